@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "json-util.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int get_typed(json_object *o, const char *key, bool required, json_type type,
+                     json_object **ret, const char *what, Error *err) {
+        json_object *v;
+        if (!json_object_is_type(o, json_type_object))
+                return error_set(err, EINVAL, "%s: expected an object", what);
+        if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+                if (required)
+                        return error_set(err, EINVAL, "%s: missing key '%s'", what, key);
+                return -ENOENT;
+        }
+        if (type == json_type_double ? !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+                                     : !json_object_is_type(v, type))
+                return error_set(err, EINVAL, "%s: key '%s' has type %s, expected %s", what, key,
+                                 json_type_to_name(json_object_get_type(v)), json_type_to_name(type));
+        *ret = v;
+        return 0;
+}
+
+int json_get_string(json_object *o, const char *key, bool required, const char **ret, const char *what, Error *err) {
+        json_object *v;
+        int r = get_typed(o, key, required, json_type_string, &v, what, err);
+        if (r < 0)
+                return r;
+        *ret = json_object_get_string(v);
+        return 0;
+}
+
+int json_get_u64(json_object *o, const char *key, bool required, uint64_t *ret, const char *what, Error *err) {
+        json_object *v;
+        int r = get_typed(o, key, required, json_type_int, &v, what, err);
+        if (r < 0)
+                return r;
+        errno = 0;
+        uint64_t u = json_object_get_uint64(v);
+        if (json_object_get_int64(v) < 0)
+                return error_set(err, ERANGE, "%s: key '%s' is negative", what, key);
+        *ret = u;
+        return 0;
+}
+
+int json_get_int(json_object *o, const char *key, bool required, int64_t *ret, const char *what, Error *err) {
+        json_object *v;
+        int r = get_typed(o, key, required, json_type_int, &v, what, err);
+        if (r < 0)
+                return r;
+        *ret = json_object_get_int64(v);
+        return 0;
+}
+
+int json_get_bool(json_object *o, const char *key, bool required, bool *ret, const char *what, Error *err) {
+        json_object *v;
+        int r = get_typed(o, key, required, json_type_boolean, &v, what, err);
+        if (r < 0)
+                return r;
+        *ret = json_object_get_boolean(v);
+        return 0;
+}
+
+int json_get_array(json_object *o, const char *key, bool required, json_object **ret, const char *what, Error *err) {
+        return get_typed(o, key, required, json_type_array, ret, what, err);
+}
+
+int json_get_object(json_object *o, const char *key, bool required, json_object **ret, const char *what, Error *err) {
+        return get_typed(o, key, required, json_type_object, ret, what, err);
+}
+
+int json_add(json_object *o, const char *key, json_object *value) {
+        if (!value)
+                return -ENOMEM;
+        if (json_object_object_add(o, key, value) < 0) {
+                json_object_put(value);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int json_add_string(json_object *o, const char *key, const char *value) {
+        if (!value)
+                return 0;
+        return json_add(o, key, json_object_new_string(value));
+}
+
+int json_add_u64(json_object *o, const char *key, uint64_t value) {
+        return json_add(o, key, json_object_new_uint64(value));
+}
+
+int json_add_int(json_object *o, const char *key, int64_t value) {
+        return json_add(o, key, json_object_new_int64(value));
+}
+
+int json_add_bool(json_object *o, const char *key, bool value) {
+        return json_add(o, key, json_object_new_boolean(value));
+}
+
+const char *json_to_pretty(json_object *o) {
+        return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+int json_parse_file(const char *path, json_object **ret, Error *err) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
+
+        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
+        if (!tok)
+                return error_set(err, ENOMEM, "out of memory");
+
+        char buf[65536];
+        json_object *o = NULL;
+        enum json_tokener_error jerr = json_tokener_continue;
+        size_t n;
+        while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+                o = json_tokener_parse_ex(tok, buf, (int) n);
+                jerr = json_tokener_get_error(tok);
+                if (jerr != json_tokener_continue)
+                        break;
+        }
+        if (ferror(f))
+                return error_set(err, EIO, "cannot read '%s'", path);
+        if (jerr == json_tokener_continue)
+                o = json_tokener_parse_ex(tok, "", -1), jerr = json_tokener_get_error(tok);
+        if (jerr != json_tokener_success || !o) {
+                json_object_put(o);
+                return error_set(err, EINVAL, "'%s': invalid JSON near offset %zu: %s", path,
+                                 json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
+        }
+        *ret = o;
+        return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Small json-c helpers: typed getters that report the missing or mistyped key. */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+/* Getters: return 0 and set *ret, -ENOENT when the key is absent (and `required` is false,
+ * *ret untouched), -EINVAL when the type is wrong; errors name `what` and the key. */
+int json_get_string(json_object *o, const char *key, bool required, const char **ret, const char *what, Error *err);
+int json_get_u64(json_object *o, const char *key, bool required, uint64_t *ret, const char *what, Error *err);
+int json_get_int(json_object *o, const char *key, bool required, int64_t *ret, const char *what, Error *err);
+int json_get_bool(json_object *o, const char *key, bool required, bool *ret, const char *what, Error *err);
+int json_get_array(json_object *o, const char *key, bool required, json_object **ret, const char *what, Error *err);
+int json_get_object(json_object *o, const char *key, bool required, json_object **ret, const char *what, Error *err);
+
+/* Adders that ignore NULL strings (the key is then omitted). Return 0 or -ENOMEM. */
+int json_add_string(json_object *o, const char *key, const char *value);
+int json_add_u64(json_object *o, const char *key, uint64_t value);
+int json_add_int(json_object *o, const char *key, int64_t value);
+int json_add_bool(json_object *o, const char *key, bool value);
+/* Takes ownership of value even on failure. */
+int json_add(json_object *o, const char *key, json_object *value);
+
+/* Pretty, stable output (two-space indent, no slash escaping). */
+const char *json_to_pretty(json_object *o);
+
+/* Read and parse a JSON file; errors name the file and the parser's message. */
+int json_parse_file(const char *path, json_object **ret, Error *err);

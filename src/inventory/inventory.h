@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The inventory model: what the agent reports for one host. Pure data plus its JSON form
+ * (documented in README.md, section "Inventory JSON"). Probing real devices lives in the
+ * agent (src/agent/), not here. Sizes and offsets are bytes. */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/error.h"
+#include "basic/macro.h"
+
+#define INVENTORY_FORMAT_VERSION 1
+
+typedef enum BcacheRole {
+        BCACHE_ROLE_NONE,
+        BCACHE_ROLE_BACKING,
+        BCACHE_ROLE_CACHE,
+} BcacheRole;
+
+typedef struct InvBcache {
+        BcacheRole role;
+        char *set_uuid;          /* cache set UUID (cache: its own; backing: attached set, NULL if none) */
+        char *dev_uuid;          /* the superblock's device UUID */
+        char *bcache_device;     /* backing: /dev/bcacheN when registered, else NULL */
+        char *cache_mode;        /* backing, registered: "writeback", ... */
+        char *state;             /* backing: "clean", "dirty", "no cache", "inconsistent" */
+        uint64_t dirty_bytes;
+        uint64_t sequential_cutoff;
+        int writeback_percent;   /* -1 unknown */
+        double hit_ratio;        /* 0..1, -1 unknown */
+} InvBcache;
+
+typedef struct InvOsd {
+        int id;                  /* -1: not an OSD device */
+        char *osd_fsid;
+        char *cluster_fsid;
+        char *role;              /* "block", "block.db", "block.wal", "journal", "data" (filestore) */
+        char *objectstore;       /* "bluestore", "filestore" */
+} InvOsd;
+
+/* What a device or partition holds and who uses it. */
+typedef struct InvContent {
+        char *fstype;            /* blkid TYPE: xfs, ext4, swap, linux_raid_member, LVM2_member,
+                                    bcache, ceph_bluestore, ... NULL when no signature */
+        char *uuid;              /* blkid UUID */
+        char *label;
+        char *mountpoint;        /* first mount point, NULL if not mounted */
+        char **holders;          /* /sys/.../holders: md0, dm-1, bcache0 */
+        bool swap_active;
+        InvBcache bcache;
+        InvOsd osd;
+} InvContent;
+
+typedef struct InvPartition {
+        unsigned number;
+        uint64_t start;          /* bytes from device start */
+        uint64_t size;
+        char *node;              /* /dev/sdb3, /dev/loop0p3; NULL when the kernel has no node */
+        char *partuuid;
+        char *name;              /* GPT partition name */
+        char *type_guid;         /* lowercase */
+        InvContent content;
+} InvPartition;
+
+typedef struct InvDevice {
+        char *name;              /* kernel name: sdb, loop3, nvme0n1 */
+        char *path;              /* /dev/sdb */
+        char **links;            /* /dev/disk/by-id/..., by-path; may be empty */
+        uint64_t size;
+        unsigned logical_sector_size;
+        unsigned physical_sector_size;
+        bool rotational;
+        bool readonly;
+        bool removable;
+        char *model;
+        char *serial;
+        char *vendor;
+        char *wwn;
+        char *pttype;            /* "gpt", "dos", NULL when none */
+        char *ptuuid;
+        uint64_t first_usable;   /* GPT first/last usable byte (inclusive); 0/0 when no table */
+        uint64_t last_usable;
+        InvContent content;      /* whole-device signature, mounts, holders */
+        InvPartition *partitions;
+        size_t n_partitions;
+        bool allowed;            /* in the host's allow-list */
+} InvDevice;
+
+typedef struct Inventory {
+        char *host;              /* the layout's host name */
+        char *hostname;          /* what the host calls itself */
+        char *agent_version;
+        bool bcache_available;   /* /sys/fs/bcache exists */
+        bool udev_available;     /* udev data present (ID_* properties, by-id links) */
+        InvDevice *devices;
+        size_t n_devices;
+} Inventory;
+
+typedef struct InventorySet {
+        Inventory **hosts;
+        size_t n_hosts;
+} InventorySet;
+
+Inventory *inventory_free(Inventory *inv);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Inventory *, inventory_free);
+InventorySet *inventory_set_free(InventorySet *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(InventorySet *, inventory_set_free);
+
+void inv_content_done(InvContent *c);
+void inv_device_done(InvDevice *d);
+
+int inventory_to_json(const Inventory *inv, json_object **ret);
+int inventory_from_json(json_object *o, Inventory **ret, Error *err);
+
+/* File form: {"format": 1, "inventories": [ {inventory}, ... ]}. */
+int inventory_set_to_json(const InventorySet *s, json_object **ret);
+int inventory_set_from_json(json_object *o, InventorySet **ret, Error *err);
+int inventory_set_load_file(const char *path, InventorySet **ret, Error *err);
+/* Takes ownership of inv. */
+int inventory_set_add(InventorySet *s, Inventory *inv);
+
+const Inventory *inventory_set_find(const InventorySet *s, const char *host);
+/* Find a device by path, kernel name or any of its links. */
+const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or_link);
+
+const char *bcache_role_to_string(BcacheRole r);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The planner: a pure function from (layout, inventories) to a plan — per host, an ordered
+ * list of steps with their dependencies. Deterministic; planning against an inventory that
+ * already matches the layout gives an empty plan. No I/O. */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+
+/* Ceph's GPT partition type GUIDs (ceph-disk's, still recognised by ceph-volume). */
+#define CEPH_GUID_BLOCK_DB  "30cd0809-c2b2-499c-8879-2d6b78529876"
+#define CEPH_GUID_BLOCK_WAL "5ce17fce-4087-4169-b7ff-056cc58473f9"
+#define CEPH_GUID_JOURNAL   "45b0969e-9b03-4f30-b4c6-b4b80ceff106"
+/* bcache's own GPT type (used by bcache-tools documentation and Arch/Gentoo) */
+#define BCACHE_GUID         "c6b0f3a9-3ae3-4dd0-98bb-6e54b7b7b9f6"
+#define LINUX_DATA_GUID     "0fc63daf-8483-4772-8e79-3d69d8477de4"
+
+#define PLAN_ALIGN (1024 * 1024) /* partitions start and end on 1 MiB */
+
+typedef enum StepKind {
+        STEP_WIPE,               /* wipe signatures of `device` (only with wipe: true) */
+        STEP_CREATE_GPT,         /* blank `device` → empty GPT */
+        STEP_CREATE_PARTITION,   /* partition `partnum` at offset/size named partname */
+        STEP_MAKE_BCACHE_BACKING,/* bcache backing superblock on `device` (a data device) */
+        STEP_MAKE_BCACHE_CACHE,  /* bcache cache superblock on partition `partname` of `device` */
+        STEP_BCACHE_ATTACH,      /* attach backing `device` to the cache set on `partname` */
+        STEP_BCACHE_TUNE,        /* cache_mode, sequential_cutoff, writeback_percent + udev rule */
+        STEP_CREATE_OSD,         /* OSD with data on `device` (or its bcache), DB/WAL on partitions */
+        _STEP_KIND_MAX,
+} StepKind;
+
+typedef enum PartRole {
+        PART_ROLE_NONE,
+        PART_ROLE_DB,
+        PART_ROLE_WAL,
+        PART_ROLE_CACHE,
+        PART_ROLE_JOURNAL,
+} PartRole;
+
+typedef struct Step {
+        unsigned id;             /* 1-based, unique within the host plan; steps are in a valid order */
+        StepKind kind;
+        char *device;            /* the whole device the step acts on (path as in the inventory) */
+        char *reason;            /* why, for people: "create DB partition for /dev/sdc" */
+
+        /* STEP_CREATE_PARTITION; also names the partition for MAKE_BCACHE_CACHE/ATTACH */
+        unsigned partnum;
+        uint64_t offset;         /* bytes */
+        uint64_t size;           /* bytes */
+        char *partname;          /* GPT name, see plan_partition_name() */
+        const char *type_guid;
+        PartRole role;
+        unsigned slot;           /* OSD slot on the host (index of the data device, from 0) */
+
+        /* STEP_BCACHE_TUNE */
+        BcacheOptions bcache;
+
+        /* STEP_CREATE_OSD: DB/WAL partitions named by GPT name on their fast device;
+         * the executor resolves them to PARTUUIDs. */
+        bool data_is_bcache;     /* data goes on the bcache device backed by `device` */
+        char *db_device;         /* fast device path, NULL: DB on the data device */
+        char *db_partname;
+        char *wal_device;
+        char *wal_partname;
+        char *device_class;      /* explicit CRUSH class, always set */
+        Objectstore objectstore;
+
+        unsigned *deps;          /* ids of steps that must succeed first */
+        size_t n_deps;
+} Step;
+
+/* Blast radius: which data devices (and so OSDs) fail with one fast device. */
+typedef struct FastDeviceUse {
+        char *fast_device;
+        char **data_devices;     /* NULL-terminated */
+        uint64_t used;           /* bytes of cephprov partitions (planned + existing) */
+        uint64_t free_after;     /* largest free extent left after the plan */
+} FastDeviceUse;
+
+typedef struct HostPlan {
+        char *host;
+        Step *steps;
+        size_t n_steps;
+        FastDeviceUse *fast;
+        size_t n_fast;
+        char **osd_data;         /* data devices that carry (or will carry) an OSD, in slot order */
+} HostPlan;
+
+typedef struct Plan {
+        HostPlan *hosts;
+        size_t n_hosts;
+} Plan;
+
+/* Every host of the layout with a profile must have an inventory in `inv`.
+ * Refuses impossible layouts with a reason naming host and device (not enough free space,
+ * ratio cannot be met, device missing, device not allowed, device carries data). */
+int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *err);
+
+Plan *plan_free(Plan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free);
+
+bool plan_is_empty(const Plan *p);
+size_t plan_count_steps(const Plan *p);
+
+int plan_to_json(const Plan *p, json_object **ret);
+/* A table per host (device, partition, size, offset, purpose), then OSDs, then blast radius. */
+void plan_print(const Plan *p, FILE *f);
+
+const char *step_kind_to_string(StepKind k);
+const char *part_role_to_string(PartRole r);
+
+/* GPT name identifying a cephprov partition: "cp:<role>:<slot>:<host>", cut to 36 UTF-16
+ * units (GPT's limit). Returns a malloc'd string. */
+char *plan_partition_name(const char *host, PartRole role, unsigned slot);
+/* Parse such a name; returns false if it is not cephprov's. */
+bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot);
