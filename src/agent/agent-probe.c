@@ -5,7 +5,11 @@
  * for holders, mounts and swaps, the bcache superblock and the BlueStore label read
  * directly. No subprocesses. */
 
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -199,6 +203,15 @@ static dev_t sysfs_devnum(const char *name) {
         return makedev(maj, min);
 }
 
+/* Start reading the first 256 KiB and the last 128 KiB of the region, where superblocks,
+ * partition tables and their backups live. */
+static void prefetch(int fd, uint64_t off, uint64_t size) {
+        uint64_t head = MIN(size, (uint64_t) 256 << 10), tail = MIN(size, (uint64_t) 128 << 10);
+        (void) readahead(fd, (off64_t) off, head);
+        if (size > head)
+                (void) readahead(fd, (off64_t) (off + size - tail), tail);
+}
+
 static int probe_partitions(int fd, InvDevice *d, blkid_probe pr, const UsageTable *ut) {
         blkid_partlist pl = blkid_probe_get_partitions(pr);
         if (!pl)
@@ -216,6 +229,12 @@ static int probe_partitions(int fd, InvDevice *d, blkid_probe pr, const UsageTab
         d->partitions = calloc((size_t) n, sizeof(InvPartition));
         if (!d->partitions)
                 return -ENOMEM;
+        /* queue all partitions' reads at once, before probing any */
+        for (int i = 0; i < n; i++) {
+                blkid_partition par = blkid_partlist_get_partition(pl, i);
+                prefetch(fd, (uint64_t) blkid_partition_get_start(par) * 512,
+                         (uint64_t) blkid_partition_get_size(par) * 512);
+        }
         for (int i = 0; i < n; i++) {
                 blkid_partition par = blkid_partlist_get_partition(pl, i);
                 InvPartition *p = &d->partitions[d->n_partitions++];
@@ -248,7 +267,36 @@ static int probe_partitions(int fd, InvDevice *d, blkid_probe pr, const UsageTab
         return 0;
 }
 
-static int probe_disk(AgentState *s, struct udev_device *ud, const UsageTable *ut, bool all,
+/* The allow-list expanded once per inventory: the real paths its entries (globs, symlinks
+ * such as /dev/disk/by-id/...) point to now. Matching a device is then fnmatch() on its
+ * path and links plus a lookup here — no file system access per device. */
+static char **allow_expand(AgentState *s) {
+        char **l = calloc(1, sizeof(char *));
+        STRV_FOREACH(e, s->allow) {
+                glob_t g = {};
+                if (glob(*e, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0)
+                        for (size_t i = 0; l && i < g.gl_pathc; i++) {
+                                char r[PATH_MAX];
+                                if (realpath(g.gl_pathv[i], r) && !strv_contains(l, r) && strv_extend(&l, r) < 0)
+                                        l = strv_free(l);
+                        }
+                globfree(&g);
+        }
+        return l;
+}
+
+static bool allow_match(AgentState *s, char * const *real, const char *path, char * const *links) {
+        STRV_FOREACH(e, s->allow) {
+                if (fnmatch(*e, path, FNM_PATHNAME) == 0)
+                        return true;
+                STRV_FOREACH(k, links)
+                        if (fnmatch(*e, *k, FNM_PATHNAME) == 0)
+                                return true;
+        }
+        return strv_contains(real, path);
+}
+
+static int probe_disk(AgentState *s, char * const *allow_real, struct udev_device *ud, const UsageTable *ut, bool all,
                       InvDevice *d, bool *ret_include) {
         const char *name = udev_device_get_sysname(ud);
         const char *node = udev_device_get_devnode(ud);
@@ -268,7 +316,7 @@ static int probe_disk(AgentState *s, struct udev_device *ud, const UsageTable *u
         _cleanup_(freep) char *path = node ? strdup(node) : strprintf("/dev/%s", name);
         if (!path)
                 return -ENOMEM;
-        bool allowed = agent_path_allowed(s, path, links);
+        bool allowed = allow_match(s, allow_real, path, links);
         if (!allowed && !all)
                 return 0;
 
@@ -301,6 +349,11 @@ static int probe_disk(AgentState *s, struct udev_device *ud, const UsageTable *u
         _cleanup_(closep) int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
                 return 0; /* keep the sysfs facts; content unknown */
+        /* libblkid reads dozens of small scattered blocks, and the kernel drops a block
+         * device's page cache at its last close: without this, every one of them is a
+         * separate synchronous I/O. Two large reads ahead of it cover the places where
+         * partition tables and signatures live (start and end of the device). */
+        prefetch(fd, 0, d->size);
 
         blkid_probe pr = blkid_new_probe();
         if (!pr)
@@ -363,6 +416,9 @@ int agent_inventory(AgentState *s, bool all, Inventory **ret, Error *err) {
         inv->agent_version = strdup(CEPHPROV_VERSION);
         inv->bcache_available = access("/sys/fs/bcache", F_OK) >= 0;
 
+        _cleanup_strv_free_ char **allow_real = allow_expand(s);
+        if (!allow_real)
+                return error_set(err, ENOMEM, "out of memory");
         r = usage_table_load(&ut);
         if (r < 0)
                 return error_set(err, r, "cannot read mounts and swaps on '%s': %s", agent_host(s), strerror(-r));
@@ -377,6 +433,27 @@ int agent_inventory(AgentState *s, bool all, Inventory **ret, Error *err) {
         }
         udev_enumerate_add_match_subsystem(e, "block");
         udev_enumerate_add_match_property(e, "DEVTYPE", "disk");
+        if (!all) {
+                /* only the candidates: libudev then skips every other device without
+                 * reading it (the whole point on hosts with hundreds of disks) */
+                DIR *dir = opendir("/sys/class/block");
+                struct dirent *de;
+                bool any = false;
+                while (dir && (de = readdir(dir))) {
+                        if (de->d_name[0] == '.')
+                                continue;
+                        char node[PATH_MAX];
+                        snprintf(node, sizeof(node), "/dev/%s", de->d_name);
+                        if (allow_match(s, allow_real, node, NULL)) {
+                                udev_enumerate_add_match_sysname(e, de->d_name);
+                                any = true;
+                        }
+                }
+                if (dir)
+                        closedir(dir);
+                if (!any)
+                        udev_enumerate_add_match_sysname(e, "/"); /* nothing is allowed: match nothing */
+        }
         r = udev_enumerate_scan_devices(e);
         if (r < 0) {
                 udev_enumerate_unref(e);
@@ -404,7 +481,7 @@ int agent_inventory(AgentState *s, bool all, Inventory **ret, Error *err) {
                 }
                 bool include = false;
                 InvDevice *d = &inv->devices[inv->n_devices];
-                r = probe_disk(s, ud, &ut, all, d, &include);
+                r = probe_disk(s, allow_real, ud, &ut, all, d, &include);
                 if (include) {
                         inv->n_devices++;
                         /* initialized = udevd has processed it (its database entry exists) */
