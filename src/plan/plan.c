@@ -1053,3 +1053,18 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
         *ret = TAKE_PTR(p);
         return 0;
 }
+
+void plan_filter_hosts(Plan *p, char * const *hosts) {
+        size_t k = 0;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                bool keep = false;
+                for (char * const *h = hosts; h && *h; h++)
+                        if (streq(*h, p->hosts[i].host))
+                                keep = true;
+                if (keep)
+                        p->hosts[k++] = p->hosts[i];
+                else
+                        host_plan_done(&p->hosts[i]);
+        }
+        p->n_hosts = k;
+}

@@ -112,6 +112,9 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
 Plan *plan_free(Plan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free);
 
+/* Keep only the plans of these hosts (NULL-terminated names). */
+void plan_filter_hosts(Plan *p, char * const *hosts);
+
 bool plan_is_empty(const Plan *p);
 size_t plan_count_steps(const Plan *p);
 
