@@ -86,12 +86,16 @@ static void progress_update(Global *g) {
 /* Runs one step outside the host lock. Returns 0 or a negative errno with err set. */
 static int step_execute(HostRun *h, const Step *s, Error *err) {
         const ExecOptions *o = h->g->o;
-        const char *op = NULL;
-        _cleanup_json_ json_object *args = NULL;
+        _cleanup_json_ json_object *req = NULL;
 
-        int r = o->step_request(s, &op, &args, err);
+        int r = o->step_request(s, &req, err);
         if (r < 0)
                 return r;
+        const char *op = json_object_get_string(json_object_object_get(req, "op"));
+        json_object *args = json_object_object_get(req, "args");
+        if (!op)
+                return error_set(err, EINVAL, "host '%s': step #%u (%s) has no agent operation", h->hp->host, s->id,
+                                 step_kind_to_string(s->kind));
 
         if (o->dry_run) {
                 pthread_mutex_lock(&h->mu);

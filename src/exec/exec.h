@@ -24,8 +24,8 @@ typedef struct HostLink {
         void *userdata;
 } HostLink;
 
-/* Turns one plan step into an agent request (op name + args). */
-typedef int (*StepRequestFn)(const Step *s, const char **ret_op, json_object **ret_args, Error *err);
+/* Turns one plan step into an agent request: {"op": NAME, "args": {...}}. */
+typedef int (*StepRequestFn)(const Step *s, json_object **ret_request, Error *err);
 
 typedef enum StageMask {
         STAGE_DISKS = 1 << 0, /* wipe, gpt, partitions, bcache */

@@ -46,10 +46,12 @@ static int recording_call(void *userdata, const char *op, json_object *args, jso
         return 0;
 }
 
-static int test_request(const Step *s, const char **ret_op, json_object **ret_args, Error *err) {
-        *ret_op = step_kind_to_string(s->kind);
-        *ret_args = json_object_new_object();
-        json_add_string(*ret_args, "subject", s->partname ? s->partname : s->device);
+static int test_request(const Step *s, json_object **ret, Error *err) {
+        json_object *req = json_object_new_object(), *args = json_object_new_object();
+        json_add_string(req, "op", step_kind_to_string(s->kind));
+        json_add_string(args, "subject", s->partname ? s->partname : s->device);
+        json_add(req, "args", args);
+        *ret = req;
         return 0;
 }
 
