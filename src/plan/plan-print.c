@@ -209,9 +209,10 @@ static void print_host(const HostPlan *h, FILE *f) {
                         const Step *s = &h->steps[i];
                         if (s->kind != STEP_CREATE_PARTITION)
                                 continue;
+                        /* offsets exact, in MiB: every partition starts on a MiB boundary */
+                        snprintf(b, sizeof(b), "%llu MiB", (unsigned long long) (s->offset / (1024 * 1024)));
                         fprintf(f, "    %-16s %5u %10s %12s  %-24s %s\n", s->device, s->partnum,
-                                size_format(s->size, a, sizeof(a)), size_format(s->offset, b, sizeof(b)),
-                                s->partname, s->reason);
+                                size_format(s->size, a, sizeof(a)), b, s->partname, s->reason);
                 }
         }
 

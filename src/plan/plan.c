@@ -520,8 +520,7 @@ static int fast_analyze(Ctx *c, FastState *f) {
 
         if (d->content.fstype) {
                 foreign = true;
-                snprintf(why, sizeof(why), "carries a%s %s signature",
-                         strchr("aeiou", d->content.fstype[0]) ? "n" : "", d->content.fstype);
+                snprintf(why, sizeof(why), "carries an existing %s signature", d->content.fstype);
         } else if (d->pttype && !streq(d->pttype, "gpt")) {
                 foreign = true;
                 snprintf(why, sizeof(why), "has a %s partition table (cephprov needs GPT)", d->pttype);
@@ -616,8 +615,7 @@ static int data_analyze(Ctx *c, Slot *s) {
         bool foreign = false;
         if (d->content.fstype && !(backing_ok && streq(d->content.fstype, "bcache"))) {
                 foreign = true;
-                snprintf(why, sizeof(why), "carries a%s %s signature",
-                         strchr("aeiou", d->content.fstype[0]) ? "n" : "", d->content.fstype);
+                snprintf(why, sizeof(why), "carries an existing %s signature", d->content.fstype);
         } else if (d->pttype || d->n_partitions > 0) {
                 foreign = true;
                 snprintf(why, sizeof(why), "has a %s partition table with %zu partition%s",
@@ -685,7 +683,7 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         if (!st->partname)
                 return oom(c);
         /* partition table edits on one device run one after the other */
-        if (step_dep(c, id, f->gpt_step) < 0 || step_dep(c, id, f->last_part_step) < 0)
+        if (step_dep(c, id, f->last_part_step ?: f->gpt_step) < 0)
                 return oom(c);
         f->last_part_step = id;
         f->numbers[num] = true;
@@ -709,11 +707,18 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
         const InvBcache *bb = &d->content.bcache;
         bool attached = cache_ready && backing_ready && bb->set_uuid &&
                         streq_ptr(bb->set_uuid, cp->existing->content.bcache.set_uuid);
-        bool tuned = attached && bb->cache_mode &&
+        /* sysfs values as the inventory shows them; unknown (no cache_mode) counts as untuned */
+        bool tuned = backing_ready && bb->cache_mode &&
                      streq(bb->cache_mode, plan_cache_mode_to_string(p->bcache.cache_mode)) &&
                      bb->sequential_cutoff == p->bcache.sequential_cutoff &&
                      (bb->writeback_percent < 0 || (unsigned) bb->writeback_percent == p->bcache.writeback_percent);
         unsigned id;
+
+        if (s->osd) {
+                /* an existing OSD's bcache is only re-tuned (drifted settings), never rebuilt */
+                if (phase != STEP_BCACHE_TUNE || !backing_ready || !bb->cache_mode || tuned)
+                        return 0;
+        }
 
         switch (phase) {
         case STEP_MAKE_BCACHE_CACHE:
@@ -749,7 +754,7 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                         return oom(c);
                 break;
         case STEP_BCACHE_TUNE: {
-                if (tuned && !s->attach_step)
+                if (tuned && attached && !s->attach_step)
                         return 0;
                 char cut[SIZE_FORMAT_MAX];
                 id = add_step(c, STEP_BCACHE_TUNE, d->path,
@@ -769,7 +774,7 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
         Step *st = step_get(c, id);
         st->slot = (unsigned) slot;
         st->bcache = p->bcache;
-        if (phase != STEP_MAKE_BCACHE_BACKING) {
+        if (phase != STEP_MAKE_BCACHE_BACKING && cp->name) {
                 st->partnum = cp->partnum;
                 st->partname = strdup(cp->name);
                 st->role = PART_ROLE_CACHE;
@@ -975,8 +980,6 @@ static int plan_host(Ctx *c) {
         if (want_cache)
                 for (size_t k = 0; k < ELEMENTSOF(bcache_phases); k++)
                         for (size_t i = 0; i < n_data; i++) {
-                                if (c->slots[i].osd)
-                                        continue;
                                 r = emit_bcache(c, i, bcache_phases[k]);
                                 if (r < 0)
                                         return r;
