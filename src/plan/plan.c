@@ -183,6 +183,7 @@ bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *r
 
 static void step_done(Step *s) {
         free(s->device);
+        free(s->part_device);
         free(s->reason);
         free(s->partname);
         free(s->db_device);
@@ -750,6 +751,8 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->attach_step = id;
+                if (!(step_get(c, id)->part_device = strdup(fastpath)))
+                        return oom(c);
                 if (step_dep(c, id, s->mk_cache_step) < 0 || step_dep(c, id, s->mk_back_step) < 0)
                         return oom(c);
                 break;
