@@ -649,6 +649,95 @@ static void test_partial(void) {
         CHECK_INTEQ(p->hosts[1].n_steps, 0);
 }
 
+static Layout *layout_str(const char *yaml) {
+        Layout *l = NULL;
+        Error err = {};
+        int r = layout_load_string("test.yaml", yaml, strlen(yaml), &l, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        if (!l)
+                exit(1);
+        return l;
+}
+
+/* FileStore journals and separate WAL partitions, on scenario 1's hosts (node1 only). */
+static void test_journal_and_wal(void) {
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        static const char head[] =
+                "cluster: {name: ceph, admin_host: node1, objectstore: %s}\n"
+                "profiles:\n"
+                "  p:\n"
+                "    allow: ['/dev/sd*']\n"
+                "    data: {devices: [/dev/sdc, /dev/sdd]}\n"
+                "    fast: {devices: [/dev/disk/by-id/ata-INTEL_SSDSC2KB480G8_PHYF810700480BGN], keep_partitions: [1, 2, 3]}\n"
+                "    %s\n"
+                "    osd: {device_class: archive}\n"
+                "hosts:\n"
+                "  - {name: node1, profile: p, transport: local}\n";
+        {
+                _cleanup_(freep) char *y = strprintf(head, "filestore", "journal_size: 10G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 4);
+                        CHECK_STREQ(hp->steps[0].type_guid, CEPH_GUID_JOURNAL);
+                        CHECK_STREQ(hp->steps[0].partname, "cp:journal:0:node1");
+                        CHECK_INTEQ(hp->steps[0].size, 10 * GiB);
+                        CHECK_INTEQ(hp->steps[2].kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(hp->steps[2].journal_partname, "cp:journal:0:node1");
+                        CHECK(hp->steps[2].db_device == NULL);
+                        CHECK_INTEQ(hp->steps[2].objectstore, OBJECTSTORE_FILESTORE);
+                        CHECK_STREQ(hp->steps[2].device_class, "archive");
+                        CHECK_STREQ(hp->fast[0].fast_device, "/dev/sda");
+                }
+        }
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 1%\n    wal_size: 2G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 6);
+                        CHECK_INTEQ(hp->steps[0].role, PART_ROLE_DB);
+                        CHECK_INTEQ(hp->steps[0].size, align_down(480103981056 / 100, PLAN_ALIGN));
+                        CHECK_INTEQ(hp->steps[1].role, PART_ROLE_WAL);
+                        CHECK_STREQ(hp->steps[1].type_guid, CEPH_GUID_BLOCK_WAL);
+                        CHECK_INTEQ(hp->steps[1].offset, hp->steps[0].offset + hp->steps[0].size);
+                        const Step *osd = &hp->steps[4];
+                        CHECK_INTEQ(osd->kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(osd->wal_partname, "cp:wal:0:node1");
+                        CHECK_INTEQ(osd->wal_partnum, 5);
+                        CHECK(osd->n_deps == 2 && osd->deps[0] == 1 && osd->deps[1] == 2);
+                }
+        }
+        /* an existing cephprov partition smaller than wanted is refused, never resized */
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 30G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                InvDevice *sda = dev_mut(s, "node1", "/dev/sda");
+                InvPartition *n = realloc(sda->partitions, sizeof(InvPartition) * (sda->n_partitions + 1));
+                if (!n)
+                        exit(1);
+                sda->partitions = n;
+                const InvPartition *last = &n[sda->n_partitions - 1];
+                n[sda->n_partitions] = (InvPartition) {
+                        .number = 4,
+                        .start = align_up(last->start + last->size, PLAN_ALIGN),
+                        .size = 20 * GiB,
+                        .name = strdup("cp:db:0:node1"),
+                        .type_guid = strdup(CEPH_GUID_BLOCK_DB),
+                        .content = { .osd = { .id = -1 }, .bcache = { .writeback_percent = -1, .hit_ratio = -1 } },
+                };
+                sda->n_partitions++;
+                Error err;
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'node1': existing partition 4 'cp:db:0:node1' on '/dev/sda' is 20 GiB, the layout wants 30 GiB "
+                            "(cephprov never resizes partitions)");
+        }
+}
+
 int main(void) {
         TEST_RUN(test_golden);
         TEST_RUN(test_converged_empty);
@@ -666,5 +755,6 @@ int main(void) {
         TEST_RUN(test_blank_fast_device);
         TEST_RUN(test_scenario3);
         TEST_RUN(test_partial);
+        TEST_RUN(test_journal_and_wal);
         return test_result();
 }
