@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "basic/size.h"
 #include "basic/strv.h"
@@ -589,6 +590,10 @@ static int data_analyze(Ctx *c, Slot *s) {
         char buf[128], why[256];
 
         s->osd = find_osd(c->inv, d);
+        if (s->osd && c->layout->fsid && s->osd->cluster_fsid && strcasecmp(c->layout->fsid, s->osd->cluster_fsid) != 0)
+                return error_set(c->err, EEXIST,
+                                 "host '%s': data device '%s' carries osd.%d of another cluster (fsid %s, the layout says %s)",
+                                 c->host->name, d->path, s->osd->id, s->osd->cluster_fsid, c->layout->fsid);
         if (s->osd) {
                 /* an OSD is ours to keep: mounts and holders are its own */
                 if (s->osd->objectstore && !streq(s->osd->objectstore, plan_objectstore_to_string(p->osd.objectstore))) {
@@ -987,6 +992,16 @@ static int plan_host(Ctx *c) {
                                 if (r < 0)
                                         return r;
                         }
+        if (want_cache && !c->inv->bcache_available)
+                for (size_t i = 0; i < c->hp->n_steps; i++)
+                        if (c->hp->steps[i].kind >= STEP_MAKE_BCACHE_BACKING && c->hp->steps[i].kind <= STEP_BCACHE_TUNE) {
+                                if (strv_consume(&c->hp->notes,
+                                                 strdup("bcache is not available on this host (no /sys/fs/bcache): "
+                                                        "the bcache steps need the bcache module loaded")) < 0)
+                                        return oom(c);
+                                break;
+                        }
+
         /* phase 8: OSDs */
         for (size_t i = 0; i < n_data; i++) {
                 if (c->slots[i].osd)

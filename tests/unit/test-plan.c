@@ -647,6 +647,14 @@ static void test_partial(void) {
                 CHECK_STREQ(hp->steps[1].db_partname, "cp:db:2:node1");
         }
         CHECK_INTEQ(p->hosts[1].n_steps, 0);
+
+        /* OSDs of another cluster are refused when the layout names its fsid */
+        l->fsid = strdup("0b0c0d0e-0000-4000-8000-000000000001");
+        Error err;
+        _cleanup_(freep) char *want = strprintf(
+                "host 'node1': data device '/dev/sdc' carries osd.0 of another cluster (fsid %s, the layout says %s)",
+                inventory_find_device(inventory_set_find(s, "node1"), "/dev/bcache0")->content.osd.cluster_fsid, l->fsid);
+        CHECK_STREQ(plan_refused(l, s, &err), want);
 }
 
 static Layout *layout_str(const char *yaml) {
@@ -738,6 +746,18 @@ static void test_journal_and_wal(void) {
         }
 }
 
+static void test_bcache_unavailable_noted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        ((Inventory *) inventory_set_find(s, "node3"))->bcache_available = false;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        CHECK(p->hosts[0].notes == NULL);
+        CHECK_INTEQ(strv_length(p->hosts[2].notes), 1);
+        CHECK(p->hosts[2].notes && startswith(p->hosts[2].notes[0], "bcache is not available on this host"));
+}
+
 int main(void) {
         TEST_RUN(test_golden);
         TEST_RUN(test_converged_empty);
@@ -756,5 +776,6 @@ int main(void) {
         TEST_RUN(test_scenario3);
         TEST_RUN(test_partial);
         TEST_RUN(test_journal_and_wal);
+        TEST_RUN(test_bcache_unavailable_noted);
         return test_result();
 }
