@@ -213,9 +213,12 @@ uint64_t size_spec_resolve(const SizeSpec *s, uint64_t device_size) {
         switch (s->kind) {
         case SIZE_BYTES:
                 return s->bytes;
-        case SIZE_SHARE:
-                /* long double keeps the 64-bit product exact enough for 2^64-byte devices */
-                return (uint64_t) ((long double) device_size * (long double) s->share);
+        case SIZE_SHARE: {
+                /* Rounded to the nearest byte: "12%" is not exact in binary, and 12 % of
+                 * 7.68 TB should be 921.6 GB, not one byte less. */
+                long double v = (long double) device_size * (long double) s->share + 0.5L;
+                return v >= (long double) device_size ? device_size : (uint64_t) v;
+        }
         case SIZE_UNSET:
         default:
                 return 0;
