@@ -389,15 +389,21 @@ static const char *in_use_reason(const InvContent *ct, char *buf, size_t len) {
         return buf;
 }
 
+/* An OSD's data lives here: BlueStore "block" or FileStore "data". A DB, WAL or journal of
+ * some OSD on a would-be data device is not an OSD on it, but something in use. */
+static bool osd_data_here(const InvOsd *o) {
+        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
 static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
-        if (d->content.osd.id >= 0)
+        if (osd_data_here(&d->content.osd))
                 return &d->content.osd;
         for (size_t i = 0; i < d->n_partitions; i++)
-                if (d->partitions[i].content.osd.id >= 0)
+                if (osd_data_here(&d->partitions[i].content.osd))
                         return &d->partitions[i].content.osd;
         if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
                 const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
-                if (b && b->content.osd.id >= 0)
+                if (b && osd_data_here(&b->content.osd))
                         return &b->content.osd;
         }
         return NULL;
@@ -617,6 +623,16 @@ static int data_analyze(Ctx *c, Slot *s) {
                 if (in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
                         return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u is in use (%s)",
                                          c->host->name, d->path, d->partitions[i].number, buf);
+
+        /* a DB/WAL/journal of some OSD: wiping it would kill that OSD, whatever `wipe` says */
+        if (d->content.osd.id >= 0)
+                return error_set(c->err, EBUSY, "host '%s': data device '%s' holds the %s of osd.%d",
+                                 c->host->name, d->path, d->content.osd.role ?: "data", d->content.osd.id);
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (d->partitions[i].content.osd.id >= 0)
+                        return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u holds the %s of osd.%d",
+                                         c->host->name, d->path, d->partitions[i].number,
+                                         d->partitions[i].content.osd.role ?: "data", d->partitions[i].content.osd.id);
 
         bool foreign = false;
         if (d->content.fstype && !(backing_ok && streq(d->content.fstype, "bcache"))) {

@@ -521,6 +521,16 @@ static void test_mounted_refused(void) {
         sdc->content.fstype = strdup("linux_raid_member");
         sdc->content.holders = strv_split("md5", " ");
         CHECK_STREQ(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdc' is in use (held by md5)");
+
+        /* an SSD carrying another OSD's DB is never taken as a data device, even with wipe */
+        _cleanup_(layout_freep) Layout *af = load_layout("all-flash");
+        _cleanup_(inventory_set_freep) InventorySet *fs = load_inv("all-flash", "-converged");
+        InvDevice *n2 = dev_mut(fs, "flash1", "/dev/nvme2n1");
+        inv_content_done(&n2->content);
+        n2->content.osd.id = 7;
+        n2->content.osd.role = strdup("block.db");
+        profile0(af)->wipe = true;
+        CHECK_STREQ(plan_refused(af, fs, &err), "host 'flash1': data device '/dev/nvme2n1' holds the block.db of osd.7");
 }
 
 static void test_keep_partitions(void) {
