@@ -554,11 +554,16 @@ static int fast_analyze(Ctx *c, FastState *f) {
                         return error_set(c->err, EEXIST,
                                          "host '%s': fast device '%s' %s and cannot be wiped: it has partitions to keep",
                                          c->host->name, d->path, why);
-                for (size_t i = 0; i < d->n_partitions; i++)
-                        if (in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
-                                return error_set(c->err, EBUSY,
-                                                 "host '%s': fast device '%s' partition %u is in use (%s); refusing to wipe it",
-                                                 c->host->name, d->path, d->partitions[i].number, buf);
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        const InvContent *pc = &d->partitions[i].content;
+                        if (pc->osd.id >= 0)
+                                snprintf(buf, sizeof(buf), "holds the %s of osd.%d", pc->osd.role ?: "data", pc->osd.id);
+                        else if (!in_use_reason(pc, buf, sizeof(buf)))
+                                continue;
+                        return error_set(c->err, EBUSY,
+                                         "host '%s': fast device '%s' partition %u is in use (%s); refusing to wipe it",
+                                         c->host->name, d->path, d->partitions[i].number, buf);
+                }
                 f->wipe = true;
                 f->gpt = true;
                 f->blank = true;

@@ -602,8 +602,21 @@ static void test_scenario3(void) {
                 }
                 CHECK(hp->notes && strstr(hp->notes[0], "osd.0 on /dev/sdc is filestore"));
         }
-        profile0(l)->db_size.bytes = 70 * GiB;
         Error err;
+        /* without keep_partitions the journals are foreign, and wipe cannot take them from
+         * their live OSDs */
+        size_t n_keep = profile0(l)->n_keep_partitions;
+        profile0(l)->n_keep_partitions = 0;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' carries partition 1 ('ceph journal', 60 GiB) that is neither "
+                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'filestore-legacy' to wipe it)");
+        profile0(l)->wipe = true;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' partition 1 is in use (holds the journal of osd.0); refusing to wipe it");
+        profile0(l)->wipe = false;
+        profile0(l)->n_keep_partitions = n_keep;
+
+        profile0(l)->db_size.bytes = 70 * GiB;
         const char *msg = plan_refused(l, s, &err);
         CHECK(startswith(msg, "host 'fs1': not enough free space on '/dev/sda' for 70 GiB DB partition of slot 2"));
 
