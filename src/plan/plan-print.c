@@ -48,7 +48,8 @@ static int step_to_json(const Step *s, json_object **ret) {
                 break;
         case STEP_MAKE_BCACHE_CACHE:
         case STEP_BCACHE_ATTACH:
-                if ((r = json_add_u64(o, "partnum", s->partnum)) < 0 ||
+                if ((r = json_add_string(o, "part_device", s->part_device)) < 0 ||
+                    (r = json_add_u64(o, "partnum", s->partnum)) < 0 ||
                     (r = json_add_string(o, "partname", s->partname)) < 0 ||
                     (r = json_add_u64(o, "slot", s->slot)) < 0)
                         return r;

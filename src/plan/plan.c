@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "basic/size.h"
 #include "basic/strv.h"
@@ -183,6 +184,7 @@ bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *r
 
 static void step_done(Step *s) {
         free(s->device);
+        free(s->part_device);
         free(s->reason);
         free(s->partname);
         free(s->db_device);
@@ -387,15 +389,21 @@ static const char *in_use_reason(const InvContent *ct, char *buf, size_t len) {
         return buf;
 }
 
+/* An OSD's data lives here: BlueStore "block" or FileStore "data". A DB, WAL or journal of
+ * some OSD on a would-be data device is not an OSD on it, but something in use. */
+static bool osd_data_here(const InvOsd *o) {
+        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
 static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
-        if (d->content.osd.id >= 0)
+        if (osd_data_here(&d->content.osd))
                 return &d->content.osd;
         for (size_t i = 0; i < d->n_partitions; i++)
-                if (d->partitions[i].content.osd.id >= 0)
+                if (osd_data_here(&d->partitions[i].content.osd))
                         return &d->partitions[i].content.osd;
         if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
                 const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
-                if (b && b->content.osd.id >= 0)
+                if (b && osd_data_here(&b->content.osd))
                         return &b->content.osd;
         }
         return NULL;
@@ -546,11 +554,16 @@ static int fast_analyze(Ctx *c, FastState *f) {
                         return error_set(c->err, EEXIST,
                                          "host '%s': fast device '%s' %s and cannot be wiped: it has partitions to keep",
                                          c->host->name, d->path, why);
-                for (size_t i = 0; i < d->n_partitions; i++)
-                        if (in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
-                                return error_set(c->err, EBUSY,
-                                                 "host '%s': fast device '%s' partition %u is in use (%s); refusing to wipe it",
-                                                 c->host->name, d->path, d->partitions[i].number, buf);
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        const InvContent *pc = &d->partitions[i].content;
+                        if (pc->osd.id >= 0)
+                                snprintf(buf, sizeof(buf), "holds the %s of osd.%d", pc->osd.role ?: "data", pc->osd.id);
+                        else if (!in_use_reason(pc, buf, sizeof(buf)))
+                                continue;
+                        return error_set(c->err, EBUSY,
+                                         "host '%s': fast device '%s' partition %u is in use (%s); refusing to wipe it",
+                                         c->host->name, d->path, d->partitions[i].number, buf);
+                }
                 f->wipe = true;
                 f->gpt = true;
                 f->blank = true;
@@ -588,6 +601,10 @@ static int data_analyze(Ctx *c, Slot *s) {
         char buf[128], why[256];
 
         s->osd = find_osd(c->inv, d);
+        if (s->osd && c->layout->fsid && s->osd->cluster_fsid && strcasecmp(c->layout->fsid, s->osd->cluster_fsid) != 0)
+                return error_set(c->err, EEXIST,
+                                 "host '%s': data device '%s' carries osd.%d of another cluster (fsid %s, the layout says %s)",
+                                 c->host->name, d->path, s->osd->id, s->osd->cluster_fsid, c->layout->fsid);
         if (s->osd) {
                 /* an OSD is ours to keep: mounts and holders are its own */
                 if (s->osd->objectstore && !streq(s->osd->objectstore, plan_objectstore_to_string(p->osd.objectstore))) {
@@ -611,6 +628,16 @@ static int data_analyze(Ctx *c, Slot *s) {
                 if (in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
                         return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u is in use (%s)",
                                          c->host->name, d->path, d->partitions[i].number, buf);
+
+        /* a DB/WAL/journal of some OSD: wiping it would kill that OSD, whatever `wipe` says */
+        if (d->content.osd.id >= 0)
+                return error_set(c->err, EBUSY, "host '%s': data device '%s' holds the %s of osd.%d",
+                                 c->host->name, d->path, d->content.osd.role ?: "data", d->content.osd.id);
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (d->partitions[i].content.osd.id >= 0)
+                        return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u holds the %s of osd.%d",
+                                         c->host->name, d->path, d->partitions[i].number,
+                                         d->partitions[i].content.osd.role ?: "data", d->partitions[i].content.osd.id);
 
         bool foreign = false;
         if (d->content.fstype && !(backing_ok && streq(d->content.fstype, "bcache"))) {
@@ -750,6 +777,8 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->attach_step = id;
+                if (!(step_get(c, id)->part_device = strdup(fastpath)))
+                        return oom(c);
                 if (step_dep(c, id, s->mk_cache_step) < 0 || step_dep(c, id, s->mk_back_step) < 0)
                         return oom(c);
                 break;
@@ -984,6 +1013,16 @@ static int plan_host(Ctx *c) {
                                 if (r < 0)
                                         return r;
                         }
+        if (want_cache && !c->inv->bcache_available)
+                for (size_t i = 0; i < c->hp->n_steps; i++)
+                        if (c->hp->steps[i].kind >= STEP_MAKE_BCACHE_BACKING && c->hp->steps[i].kind <= STEP_BCACHE_TUNE) {
+                                if (strv_consume(&c->hp->notes,
+                                                 strdup("bcache is not available on this host (no /sys/fs/bcache): "
+                                                        "the bcache steps need the bcache module loaded")) < 0)
+                                        return oom(c);
+                                break;
+                        }
+
         /* phase 8: OSDs */
         for (size_t i = 0; i < n_data; i++) {
                 if (c->slots[i].osd)

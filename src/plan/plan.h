@@ -58,6 +58,7 @@ typedef struct Step {
         const char *type_guid;
         PartRole role;
         unsigned slot;           /* OSD slot on the host (index of the data device, from 0) */
+        char *part_device;       /* STEP_BCACHE_ATTACH: the fast device holding partname */
 
         /* STEP_BCACHE_TUNE */
         BcacheOptions bcache;

@@ -521,6 +521,16 @@ static void test_mounted_refused(void) {
         sdc->content.fstype = strdup("linux_raid_member");
         sdc->content.holders = strv_split("md5", " ");
         CHECK_STREQ(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdc' is in use (held by md5)");
+
+        /* an SSD carrying another OSD's DB is never taken as a data device, even with wipe */
+        _cleanup_(layout_freep) Layout *af = load_layout("all-flash");
+        _cleanup_(inventory_set_freep) InventorySet *fs = load_inv("all-flash", "-converged");
+        InvDevice *n2 = dev_mut(fs, "flash1", "/dev/nvme2n1");
+        inv_content_done(&n2->content);
+        n2->content.osd.id = 7;
+        n2->content.osd.role = strdup("block.db");
+        profile0(af)->wipe = true;
+        CHECK_STREQ(plan_refused(af, fs, &err), "host 'flash1': data device '/dev/nvme2n1' holds the block.db of osd.7");
 }
 
 static void test_keep_partitions(void) {
@@ -592,8 +602,21 @@ static void test_scenario3(void) {
                 }
                 CHECK(hp->notes && strstr(hp->notes[0], "osd.0 on /dev/sdc is filestore"));
         }
-        profile0(l)->db_size.bytes = 70 * GiB;
         Error err;
+        /* without keep_partitions the journals are foreign, and wipe cannot take them from
+         * their live OSDs */
+        size_t n_keep = profile0(l)->n_keep_partitions;
+        profile0(l)->n_keep_partitions = 0;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' carries partition 1 ('ceph journal', 60 GiB) that is neither "
+                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'filestore-legacy' to wipe it)");
+        profile0(l)->wipe = true;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' partition 1 is in use (holds the journal of osd.0); refusing to wipe it");
+        profile0(l)->wipe = false;
+        profile0(l)->n_keep_partitions = n_keep;
+
+        profile0(l)->db_size.bytes = 70 * GiB;
         const char *msg = plan_refused(l, s, &err);
         CHECK(startswith(msg, "host 'fs1': not enough free space on '/dev/sda' for 70 GiB DB partition of slot 2"));
 
@@ -647,6 +670,115 @@ static void test_partial(void) {
                 CHECK_STREQ(hp->steps[1].db_partname, "cp:db:2:node1");
         }
         CHECK_INTEQ(p->hosts[1].n_steps, 0);
+
+        /* OSDs of another cluster are refused when the layout names its fsid */
+        l->fsid = strdup("0b0c0d0e-0000-4000-8000-000000000001");
+        Error err;
+        _cleanup_(freep) char *want = strprintf(
+                "host 'node1': data device '/dev/sdc' carries osd.0 of another cluster (fsid %s, the layout says %s)",
+                inventory_find_device(inventory_set_find(s, "node1"), "/dev/bcache0")->content.osd.cluster_fsid, l->fsid);
+        CHECK_STREQ(plan_refused(l, s, &err), want);
+}
+
+static Layout *layout_str(const char *yaml) {
+        Layout *l = NULL;
+        Error err = {};
+        int r = layout_load_string("test.yaml", yaml, strlen(yaml), &l, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        if (!l)
+                exit(1);
+        return l;
+}
+
+/* FileStore journals and separate WAL partitions, on scenario 1's hosts (node1 only). */
+static void test_journal_and_wal(void) {
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        static const char head[] =
+                "cluster: {name: ceph, admin_host: node1, objectstore: %s}\n"
+                "profiles:\n"
+                "  p:\n"
+                "    allow: ['/dev/sd*']\n"
+                "    data: {devices: [/dev/sdc, /dev/sdd]}\n"
+                "    fast: {devices: [/dev/disk/by-id/ata-INTEL_SSDSC2KB480G8_PHYF810700480BGN], keep_partitions: [1, 2, 3]}\n"
+                "    %s\n"
+                "    osd: {device_class: archive}\n"
+                "hosts:\n"
+                "  - {name: node1, profile: p, transport: local}\n";
+        {
+                _cleanup_(freep) char *y = strprintf(head, "filestore", "journal_size: 10G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 4);
+                        CHECK_STREQ(hp->steps[0].type_guid, CEPH_GUID_JOURNAL);
+                        CHECK_STREQ(hp->steps[0].partname, "cp:journal:0:node1");
+                        CHECK_INTEQ(hp->steps[0].size, 10 * GiB);
+                        CHECK_INTEQ(hp->steps[2].kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(hp->steps[2].journal_partname, "cp:journal:0:node1");
+                        CHECK(hp->steps[2].db_device == NULL);
+                        CHECK_INTEQ(hp->steps[2].objectstore, OBJECTSTORE_FILESTORE);
+                        CHECK_STREQ(hp->steps[2].device_class, "archive");
+                        CHECK_STREQ(hp->fast[0].fast_device, "/dev/sda");
+                }
+        }
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 1%\n    wal_size: 2G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 6);
+                        CHECK_INTEQ(hp->steps[0].role, PART_ROLE_DB);
+                        CHECK_INTEQ(hp->steps[0].size, align_down(480103981056 / 100, PLAN_ALIGN));
+                        CHECK_INTEQ(hp->steps[1].role, PART_ROLE_WAL);
+                        CHECK_STREQ(hp->steps[1].type_guid, CEPH_GUID_BLOCK_WAL);
+                        CHECK_INTEQ(hp->steps[1].offset, hp->steps[0].offset + hp->steps[0].size);
+                        const Step *osd = &hp->steps[4];
+                        CHECK_INTEQ(osd->kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(osd->wal_partname, "cp:wal:0:node1");
+                        CHECK_INTEQ(osd->wal_partnum, 5);
+                        CHECK(osd->n_deps == 2 && osd->deps[0] == 1 && osd->deps[1] == 2);
+                }
+        }
+        /* an existing cephprov partition smaller than wanted is refused, never resized */
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 30G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                InvDevice *sda = dev_mut(s, "node1", "/dev/sda");
+                InvPartition *n = realloc(sda->partitions, sizeof(InvPartition) * (sda->n_partitions + 1));
+                if (!n)
+                        exit(1);
+                sda->partitions = n;
+                const InvPartition *last = &n[sda->n_partitions - 1];
+                n[sda->n_partitions] = (InvPartition) {
+                        .number = 4,
+                        .start = align_up(last->start + last->size, PLAN_ALIGN),
+                        .size = 20 * GiB,
+                        .name = strdup("cp:db:0:node1"),
+                        .type_guid = strdup(CEPH_GUID_BLOCK_DB),
+                        .content = { .osd = { .id = -1 }, .bcache = { .writeback_percent = -1, .hit_ratio = -1 } },
+                };
+                sda->n_partitions++;
+                Error err;
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'node1': existing partition 4 'cp:db:0:node1' on '/dev/sda' is 20 GiB, the layout wants 30 GiB "
+                            "(cephprov never resizes partitions)");
+        }
+}
+
+static void test_bcache_unavailable_noted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        ((Inventory *) inventory_set_find(s, "node3"))->bcache_available = false;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        CHECK(p->hosts[0].notes == NULL);
+        CHECK_INTEQ(strv_length(p->hosts[2].notes), 1);
+        CHECK(p->hosts[2].notes && startswith(p->hosts[2].notes[0], "bcache is not available on this host"));
 }
 
 int main(void) {
@@ -666,5 +798,7 @@ int main(void) {
         TEST_RUN(test_blank_fast_device);
         TEST_RUN(test_scenario3);
         TEST_RUN(test_partial);
+        TEST_RUN(test_journal_and_wal);
+        TEST_RUN(test_bcache_unavailable_noted);
         return test_result();
 }
