@@ -204,6 +204,9 @@ static int parse_uint(const char *s, uint64_t *ret) {
         uint64_t v = 0;
         if (!isdigit((unsigned char) *s))
                 return -EINVAL;
+        /* "022" is octal in YAML 1.1 and decimal in 1.2: refused rather than guessed. */
+        if (s[0] == '0' && s[1])
+                return -EINVAL;
         for (; *s; s++) {
                 if (!isdigit((unsigned char) *s))
                         return -EINVAL;

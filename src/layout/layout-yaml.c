@@ -299,15 +299,20 @@ size_t edit_distance(const char *a, const char *b) {
 const char *closest_match(const char *s, const char * const *candidates, size_t n) {
         const char *best = NULL;
         size_t best_d = SIZE_MAX;
+        bool tie = false;
 
         for (size_t i = 0; i < n; i++) {
                 size_t d = edit_distance(s, candidates[i]);
                 if (d < best_d) {
                         best_d = d;
                         best = candidates[i];
-                }
+                        tie = false;
+                } else if (d == best_d)
+                        tie = true;
         }
-        if (!best)
+        /* With two equally close names ("node3" vs node1 and node2) any pick would be a
+         * guess: the caller lists them all instead. */
+        if (!best || tie)
                 return NULL;
         /* Plausible typo: up to 2 edits, and fewer than half of the word changed. */
         size_t l = strlen(best);

@@ -147,7 +147,7 @@ typedef struct Throttle {
 } Throttle;
 
 typedef struct Layout {
-        char *path;                  /* as given to layout_load_file() */
+        char *path;                  /* as given to layout_load_file(); NULL from layout_load_string() */
         char *cluster_name;          /* default "ceph" */
         char *admin_host;            /* a host name in hosts[]; required when hosts use ssh */
         char *fsid;                  /* optional: refuse to act on a cluster with another fsid */
@@ -162,7 +162,8 @@ typedef struct Layout {
 } Layout;
 
 int layout_load_file(const char *path, Layout **ret, Error *err);
-/* `name` is used in messages in place of a file name. */
+/* `name` is used in messages in place of a file name. `data` need not be NUL-terminated.
+ * On failure *ret is left untouched. */
 int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err);
 
 Layout *layout_free(Layout *l);
