@@ -147,7 +147,7 @@ typedef struct Throttle {
 } Throttle;
 
 typedef struct Layout {
-        char *path;                  /* as given to layout_load_file() */
+        char *path;                  /* as given to layout_load_file(); NULL from layout_load_string() */
         char *cluster_name;          /* default "ceph" */
         char *admin_host;            /* a host name in hosts[]; required when hosts use ssh */
         char *fsid;                  /* optional: refuse to act on a cluster with another fsid */
@@ -162,7 +162,8 @@ typedef struct Layout {
 } Layout;
 
 int layout_load_file(const char *path, Layout **ret, Error *err);
-/* `name` is used in messages in place of a file name. */
+/* `name` is used in messages in place of a file name. `data` need not be NUL-terminated.
+ * On failure *ret is left untouched. */
 int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err);
 
 Layout *layout_free(Layout *l);
@@ -182,3 +183,7 @@ const char *bcache_cache_mode_to_string(BcacheCacheMode m);
 const char *throttle_preset_to_string(ThrottlePreset p);
 /* Resolve a size spec against a fast device size; 0 for SIZE_UNSET. */
 uint64_t size_spec_resolve(const SizeSpec *s, uint64_t device_size);
+
+const char *transport_kind_to_string(TransportKind t);
+const char *host_key_policy_to_string(HostKeyPolicy p);
+const char *spread_mode_to_string(SpreadMode s);
