@@ -45,6 +45,7 @@ struct SshSession {
         unsigned port;
         int fd;
         LIBSSH2_SESSION *session;
+        bool ready; /* authenticated: keepalives only from then on (never mid key exchange) */
 };
 
 struct SshStream {
@@ -55,6 +56,7 @@ struct SshStream {
         char tail[SSH_STDERR_TAIL + 1];
         size_t tail_size;
         bool eof;
+        bool broken; /* a read timed out or failed: close without waiting on the peer */
 };
 
 uint64_t ssh_now_ms(void) {
@@ -95,11 +97,13 @@ static int ssh_wait(SshSession *s, uint64_t deadline) {
         if (!p.events)
                 p.events = POLLIN;
 
-        int next_keepalive = SSH_KEEPALIVE_SEC;
-        (void) libssh2_keepalive_send(s->session, &next_keepalive);
         uint64_t wait = deadline - now;
-        if (next_keepalive > 0 && wait > (uint64_t) next_keepalive * 1000)
-                wait = (uint64_t) next_keepalive * 1000;
+        if (s->ready) {
+                int next_keepalive = SSH_KEEPALIVE_SEC;
+                (void) libssh2_keepalive_send(s->session, &next_keepalive);
+                if (next_keepalive > 0 && wait > (uint64_t) next_keepalive * 1000)
+                        wait = (uint64_t) next_keepalive * 1000;
+        }
 
         int r = poll(&p, 1, (int) wait);
         if (r < 0 && errno != EINTR)
@@ -172,6 +176,7 @@ static int tcp_connect_once(SshSession *s, uint64_t deadline, Error *err) {
 }
 
 static void session_teardown(SshSession *s) {
+        s->ready = false;
         if (s->session) {
                 /* Best effort, bounded: a dead peer must not hang the close. */
                 uint64_t deadline = ssh_now_ms() + 500;
@@ -517,6 +522,7 @@ int ssh_session_open(const char *host_name, const char *address, const SshOption
         r = authenticate(s, o, deadline, err);
         if (r < 0)
                 return r;
+        s->ready = true;
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -546,8 +552,8 @@ static int open_channel(SshSession *s, const char *command, uint64_t deadline, L
 
 /* Close and free a channel within a short grace period; a peer that does not answer
  * does not hold us. */
-static void close_channel(SshSession *s, LIBSSH2_CHANNEL *ch, bool wait_closed) {
-        uint64_t deadline = ssh_now_ms() + SSH_CLOSE_GRACE_MS;
+static void close_channel(SshSession *s, LIBSSH2_CHANNEL *ch, bool wait_closed, unsigned grace_ms) {
+        uint64_t deadline = ssh_now_ms() + grace_ms;
         while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN)
                 if (ssh_wait(s, deadline) < 0)
                         break;
@@ -673,7 +679,7 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
         ret->err_size = err_size;
         return 0;
 fail:
-        close_channel(s, ch, false);
+        close_channel(s, ch, false, 200); /* a timed out command does not answer */
         return r;
 }
 
@@ -840,9 +846,11 @@ int ssh_stream_read_line(SshStream *st, uint64_t deadline_ms, char **ret, Error 
                                 return error_set(err, ENOBUFS, "line from the agent on host '%s' too long",
                                                  st->s->host_name);
                         progress = true;
-                } else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+                } else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+                        st->broken = true;
                         return error_set(err, EIO, "cannot read from the agent on host '%s': %s", st->s->host_name,
                                          last_error(st->s));
+                }
                 n = libssh2_channel_read_stderr(st->ch, buf, sizeof(buf));
                 if (n > 0) {
                         tail_append(st, buf, (size_t) n);
@@ -852,9 +860,15 @@ int ssh_stream_read_line(SshStream *st, uint64_t deadline_ms, char **ret, Error 
                         st->eof = true;
                         continue;
                 }
-                if (!progress && ssh_wait(st->s, deadline_ms) == -ETIME)
+                if (!progress && ssh_wait(st->s, deadline_ms) == -ETIME) {
+                        st->broken = true;
                         return error_set(err, ETIME, "no answer from the agent on host '%s' in time", st->s->host_name);
+                }
         }
+}
+
+bool ssh_stream_is_broken(SshStream *st) {
+        return st->broken || st->eof;
 }
 
 const char *ssh_stream_stderr_tail(SshStream *st) {
@@ -865,11 +879,12 @@ SshStream *ssh_stream_free(SshStream *st) {
         if (!st)
                 return NULL;
         if (st->ch) {
-                uint64_t deadline = ssh_now_ms() + SSH_CLOSE_GRACE_MS;
+                unsigned grace = st->broken ? 200 : SSH_CLOSE_GRACE_MS;
+                uint64_t deadline = ssh_now_ms() + grace;
                 while (libssh2_channel_send_eof(st->ch) == LIBSSH2_ERROR_EAGAIN)
                         if (ssh_wait(st->s, deadline) < 0)
                                 break;
-                close_channel(st->s, st->ch, true);
+                close_channel(st->s, st->ch, !st->broken, grace);
         }
         free(st->buf);
         free(st);

@@ -38,6 +38,8 @@ int ssh_session_spawn(SshSession *s, const char *command, unsigned timeout_sec, 
 int ssh_stream_write(SshStream *st, const char *data, size_t size, uint64_t deadline_ms, Error *err);
 /* Next line without its newline; -ETIME at the deadline, -EPIPE at EOF. */
 int ssh_stream_read_line(SshStream *st, uint64_t deadline_ms, char **ret, Error *err);
+/* A read timed out or failed, or the command exited: no point in talking to it. */
+bool ssh_stream_is_broken(SshStream *st);
 /* The last bytes the command wrote to stderr (for error messages), never NULL. */
 const char *ssh_stream_stderr_tail(SshStream *st);
 SshStream *ssh_stream_free(SshStream *st);

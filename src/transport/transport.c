@@ -628,7 +628,7 @@ AgentChannel *agent_channel_close(AgentChannel *c) {
                 return NULL;
         if (c->stream) {
                 /* Best effort goodbye; EOF on stdin ends the agent too. */
-                if (c->hello) {
+                if (c->hello && !ssh_stream_is_broken(c->stream)) {
                         Error e = {};
                         _cleanup_json_ json_object *res = NULL;
                         (void) agent_channel_call(c, "exit", NULL, 5, NULL, NULL, &res, &e);
