@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/log.h"
 #include "basic/strv.h"
 
 #define SSH_KEEPALIVE_SEC 15
@@ -513,6 +514,8 @@ int ssh_session_open(const char *host_name, const char *address, const SshOption
                                 return error_set(err, e.code, "%s (after %u attempts)", e.message, attempt);
                         return error_set(err, e.code, "%s", e.message);
                 }
+                log_debug("host '%s': attempt %u failed (%s), retrying in %u ms", s->host_name, attempt,
+                          e.message, backoff);
                 usleep(backoff * 1000);
                 backoff = MIN(backoff * 2, 2000u) + (unsigned) (rand() % 50);
         }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "basic/json-util.h"
+#include "basic/log.h"
 #include "basic/strv.h"
 #include "transport/fleet.h"
 #include "transport/transport.h"
@@ -266,6 +267,8 @@ int main(int argc, char **argv) {
                 case ARG_PUSH: job.push = true; break;
                 default: return 2;
                 }
+        if (getenv("LAB_SSH_TOOL_DEBUG"))
+                log_set_level(LOG_LEVEL_DEBUG);
         if (optind >= argc) {
                 fprintf(stderr, "usage: lab-ssh-tool [OPTIONS] exec|push-agent|agent-call|fake-agent ...\n");
                 return 2;
