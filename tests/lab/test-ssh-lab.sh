@@ -11,6 +11,7 @@
 # TEST_LAB_PREFIX / TEST_LAB_SUBNET); tears it down on exit.
 
 set -uo pipefail
+# shellcheck disable=SC2154 # LAB_IP_<host>, LAB_NETNS_<host> come from lab.env
 
 TOOL=${1:?usage: test-ssh-lab.sh LAB-SSH-TOOL}
 LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
@@ -55,7 +56,7 @@ if ! "$LAB" up --hosts 3 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M --dir "
         exit 1
 fi
 echo "# lab up took $(elapsed "$t0") s"
-# shellcheck disable=SC1091
+# shellcheck disable=SC1091,SC2154 # lab.env defines LAB_IP_<host>, LAB_NETNS_<host>
 . "$DIR/lab.env"
 
 HOSTS=()
