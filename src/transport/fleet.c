@@ -13,7 +13,7 @@
 #define FLEET_CONCURRENCY_DEFAULT 32
 #define FLEET_STACK_SIZE (1024 * 1024)
 
-typedef struct Fleet {
+typedef struct FleetPool {
         const Host * const *hosts;
         size_t n_hosts;
         FleetHostFn fn;
@@ -25,7 +25,7 @@ typedef struct Fleet {
         size_t done;
         size_t failed;
         bool progress;
-} Fleet;
+} FleetPool;
 
 static uint64_t now_ms(void) {
         struct timespec ts;
@@ -33,7 +33,7 @@ static uint64_t now_ms(void) {
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-static void show_progress(Fleet *f) {
+static void show_progress(FleetPool *f) {
         /* one line, rewritten in place; called under the lock */
         fprintf(stderr, "\rhosts %zu/%zu done", f->done, f->n_hosts);
         if (f->failed)
@@ -42,7 +42,7 @@ static void show_progress(Fleet *f) {
 }
 
 static void *fleet_worker(void *p) {
-        Fleet *f = p;
+        FleetPool *f = p;
         for (;;) {
                 pthread_mutex_lock(&f->lock);
                 size_t i = f->next < f->n_hosts ? f->next++ : f->n_hosts;
@@ -81,7 +81,7 @@ int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, 
         for (size_t i = 0; i < n_hosts; i++)
                 results[i].host = hosts[i];
 
-        Fleet f = {
+        FleetPool f = {
                 .hosts = hosts,
                 .n_hosts = n_hosts,
                 .fn = fn,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # LAB_IP_<host>, LAB_NETNS_<host> come from lab.env
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The ssh transport against real sshd on fake hosts (contrib/lab/lab): parallel exec,
@@ -11,7 +12,6 @@
 # TEST_LAB_PREFIX / TEST_LAB_SUBNET); tears it down on exit.
 
 set -uo pipefail
-# shellcheck disable=SC2154 # LAB_IP_<host>, LAB_NETNS_<host> come from lab.env
 
 TOOL=${1:?usage: test-ssh-lab.sh LAB-SSH-TOOL}
 LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
@@ -56,7 +56,7 @@ if ! "$LAB" up --hosts 3 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M --dir "
         exit 1
 fi
 echo "# lab up took $(elapsed "$t0") s"
-# shellcheck disable=SC1091,SC2154 # lab.env defines LAB_IP_<host>, LAB_NETNS_<host>
+# shellcheck disable=SC1091
 . "$DIR/lab.env"
 
 HOSTS=()
