@@ -202,6 +202,28 @@ check "connect timeout: reported for 'dead' ($(jget "$OUT" "h['dead'].get('errno
         grep -qE "ETIME|EHOSTUNREACH" <<< "$(jget "$OUT" "h['dead'].get('errno')")"
 check "connect timeout: within 3.5 s ($el)" lt "$el" 3.5
 
+# --- 7b. keys: hashed known_hosts, ECDSA identity, RSA identity refused clearly --------
+cp "$DIR/known_hosts" "$DIR/known_hosts.hashed"
+ssh-keygen -q -H -f "$DIR/known_hosts.hashed" >/dev/null 2>&1
+rm -f "$DIR/known_hosts.hashed.old"
+check "hashed known_hosts: file is hashed" grep -q '^|1|' "$DIR/known_hosts.hashed"
+"${T[@]}" --known-hosts "$DIR/known_hosts.hashed" --json exec "${HOSTS[@]}" -- true > "$OUT"
+check "hashed known_hosts: accepted" [ $? = 0 ]
+ssh-keygen -q -t ecdsa -N '' -f "$DIR/id_ecdsa"
+ssh-keygen -q -t rsa -b 3072 -N '' -f "$DIR/id_rsa"
+cat "$DIR/id_ecdsa.pub" "$DIR/id_rsa.pub" >> "$DIR/authorized_keys"
+"${T[@]}" --identity "$DIR/id_ecdsa" --json exec "${HOSTS[0]}" -- true > "$OUT"
+check "ECDSA identity works" [ "$(jget "$OUT" "h['node1'].get('exit')")" = 0 ]
+"${T[@]}" --identity "$DIR/id_rsa" --json exec "${HOSTS[0]}" -- true > "$OUT"
+msg=$(jget "$OUT" "h['node1'].get('error', '')")
+if [ "$(jget "$OUT" "h['node1'].get('exit')")" = 0 ]; then
+        ok "RSA identity works with this libssh2 (newer than 1.10?)"
+else
+        check "RSA identity refused with a clear message ('$msg')" grep -q "RSA keys do not work with libssh2 1.10" <<< "$msg"
+fi
+"${T[@]}" --identity "$DIR/no-such-key" --json exec "${HOSTS[0]}" -- true > "$OUT"
+check "missing identity file named" grep -q "cannot read identity '$DIR/no-such-key'" <<< "$(jget "$OUT" "h['node1'].get('error', '')")"
+
 # --- 8. a host whose sshd is stopped ----------------------------------------------------
 kill "$(cat "$DIR/hosts/node3/sshd.pid")"
 sleep 0.2
