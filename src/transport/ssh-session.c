@@ -594,7 +594,7 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
         if (r < 0)
                 return r;
 
-        _cleanup_(freep) char *out = NULL, *errbuf = NULL;
+        _cleanup_(freep) char *out = NULL, *errbuf = NULL, *exit_signal = NULL;
         size_t out_size = 0, out_alloc = 0, err_size = 0, err_alloc = 0, in_off = 0;
         bool in_done = !stdin_data || stdin_size == 0, eof_sent = false;
         char buf[32768];
@@ -660,13 +660,12 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
         while (libssh2_channel_wait_closed(ch) == LIBSSH2_ERROR_EAGAIN)
                 if (ssh_wait(s, grace) < 0)
                         break;
-        ret->exit_status = libssh2_channel_get_exit_status(ch);
-        ret->exit_signal = NULL;
+        int exit_status = libssh2_channel_get_exit_status(ch);
         char *sig = NULL;
         size_t sig_len = 0;
         if (libssh2_channel_get_exit_signal(ch, &sig, &sig_len, NULL, NULL, NULL, NULL) == 0 && sig) {
-                ret->exit_signal = strndup(sig, sig_len);
-                ret->exit_status = -1;
+                exit_signal = strndup(sig, sig_len);
+                exit_status = -1;
                 libssh2_free(s->session, sig);
         }
         while (libssh2_channel_free(ch) == LIBSSH2_ERROR_EAGAIN)
@@ -677,6 +676,8 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
                 return error_set(err, ENOMEM, "out of memory");
         if (!errbuf && buf_append(&errbuf, &err_size, &err_alloc, "", 0) < 0)
                 return error_set(err, ENOMEM, "out of memory");
+        ret->exit_status = exit_status;
+        ret->exit_signal = TAKE_PTR(exit_signal);
         ret->out = TAKE_PTR(out);
         ret->out_size = out_size;
         ret->err = TAKE_PTR(errbuf);
