@@ -32,6 +32,7 @@ int agent_op_bcache_attach(AgentState *s, json_object *args, json_object **ret, 
 int agent_op_bcache_tune(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 
 /* Allow-list check of one path with its links (no partition → disk fallback). */
 bool agent_path_allowed(AgentState *s, const char *path, char * const *links);

@@ -213,6 +213,7 @@ static const struct {
         { "bcache-tune",       agent_op_bcache_tune,        true },
         { "bcache-teardown",   agent_op_bcache_teardown,    true },
         { "run",               agent_op_run,                true },
+        { "osd-create",        agent_op_osd_create,         true }, /* agent-osd.c */
 };
 
 static json_object *error_response(json_object *id, int code, const char *message) {

@@ -22,6 +22,25 @@ const Verb verbs[] = {
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable plan\n"
           "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n" },
+        { "inventory", "LAYOUT [--json] [--hosts H1,H2]",
+          "connect to the hosts and show their disks",
+          verb_inventory, VERB_LAYOUT | VERB_HOSTS,
+          "  --hosts H1,H2     only these hosts\n"
+          "  --json            machine-readable inventory\n" },
+        { "apply", "LAYOUT [--stage disks|osds|all] [--parallel N] [--hosts H1,H2] [--json]",
+          "converge the hosts to the layout: partitions, bcache, OSDs",
+          verb_apply, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
+          "  --stage S         disks, osds or all (default)\n"
+          "  --parallel N      OSD creations at once per host (default: the layout's osd.parallel)\n"
+          "  --hosts H1,H2     only these hosts\n"
+          "  --json            machine-readable report\n" },
+        { "status", "LAYOUT [--json] [--hosts H1,H2]",
+          "hosts, OSDs, SSD blast radius, bcache, cluster health and PG states",
+          verb_status, VERB_LAYOUT | VERB_HOSTS,
+          "  --hosts H1,H2     only these hosts\n"
+          "  --json            machine-readable status\n" },
+        { "agent", "", "serve agent requests on stdin/stdout (started by the controller over SSH)",
+          verb_agent, 0, NULL },
 };
 const unsigned n_verbs = ELEMENTSOF(verbs);
 
@@ -103,6 +122,7 @@ int main(int argc, char *argv[]) {
                 return EXIT_USAGE;
         }
 
+        cli_register_local_agent();
         const char *cmd = argv[1];
         if (streq(cmd, "--version") || streq(cmd, "-V"))
                 return verb_version(0, NULL);

@@ -10,6 +10,8 @@
 #include "basic/strv.h"
 #include "cli.h"
 #include "exec/exec.h"
+#include "apply-osds.h"
+#include "ceph-admin.h"
 #include "hosts.h"
 #include "options.h"
 #include "plan/plan.h"
@@ -30,7 +32,7 @@ static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
 
 /* Inventory the hosts and plan against what they have. */
 int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                  Plan **ret, size_t *ret_failed, Error *err) {
+                  Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
         int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
@@ -46,6 +48,8 @@ int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet,
                 return r;
         if (ret_fleet)
                 *ret_fleet = TAKE_PTR(f);
+        if (ret_inv)
+                *ret_inv = TAKE_PTR(inv);
         return 0;
 }
 
@@ -74,6 +78,17 @@ static int step_request(const Step *s, json_object **ret, Error *err) {
         return 0;
 }
 
+/* The OSD stage needs the cluster: its admin host, ids, the interrupted run's leftovers. */
+static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parallel, CephAdmin **admin, OsdFlow **ret,
+                          Error *err) {
+        if (!*admin) {
+                int r = ceph_admin_open(l, admin, err);
+                if (r < 0)
+                        return r;
+        }
+        return osd_flow_new(l, f, *admin, j, parallel, ret, err);
+}
+
 int verb_apply(int argc, char *argv[]) {
         const Verb *v = verb_find("apply");
         _cleanup_(cli_options_done) CliOptions o = {};
@@ -90,19 +105,66 @@ int verb_apply(int argc, char *argv[]) {
         if (layout_load_file(o.args[0], &l, &err) < 0)
                 return cli_report(&err);
 
+        unsigned parallel_osds = o.parallel;
+        if (parallel_osds == 0)
+                for (size_t i = 0; i < l->n_hosts; i++)
+                        if (l->hosts[i].profile && l->hosts[i].profile->osd.parallel > parallel_osds)
+                                parallel_osds = l->hosts[i].profile->osd.parallel;
+        if (parallel_osds == 0)
+                parallel_osds = 1;
+
+        /* the journal (and its lock) first: an interrupted run's OSD creations are in it */
+        _cleanup_(journal_closep) Journal *j = NULL;
+        if (!o.dry_run) {
+                _cleanup_(freep) char *dir = NULL;
+                _cleanup_(freep) char *cmd = strprintf("apply %s", o.args[0]);
+                if (journal_default_dir(&dir, &err) < 0 || journal_open(dir, l->cluster_name, cmd, &j, &err) < 0)
+                        return cli_report(&err);
+        }
+
         _cleanup_(fleet_closep) Fleet *f = NULL;
         _cleanup_(plan_freep) Plan *p = NULL;
-        size_t failed_hosts = 0;
-        if (cli_plan_live(l, o.hosts, o.dry_run, o.json, &f, &p, &failed_hosts, &err) < 0)
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
+        size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
+        if (cli_plan_live(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                 return cli_report(&err);
+
+        bool osd_stage = !o.dry_run && (stages & STAGE_OSDS);
+        if (osd_stage) {
+                if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
+                        return cli_report(&err);
+                r = osd_flow_wait_inflight(flow, &err);
+                if (r < 0)
+                        return cli_report(&err);
+                if (r > 0) {
+                        /* what those creations left on the disks changes the plan */
+                        flow = osd_flow_free(flow);
+                        f = fleet_close(f);
+                        p = plan_free(p);
+                        inv = inventory_set_free(inv);
+                        if (cli_plan_live(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0 ||
+                            osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
+                                return cli_report(&err);
+                }
+                if (osd_flow_scan(flow, inv, &n_resume, &n_dangling, &err) < 0)
+                        return cli_report(&err);
+        }
 
         size_t n_steps = steps_in_stages(p, stages);
         if (!o.json) {
                 plan_print(p, stdout);
+                if (n_resume > 0)
+                        printf("%zu prepared OSD%s not running: to be activated and started\n", n_resume,
+                               n_resume == 1 ? "" : "s");
+                if (n_dangling > 0)
+                        printf("%zu OSD id%s allocated by an interrupted run: to be reused or released\n", n_dangling,
+                               n_dangling == 1 ? "" : "s");
                 fflush(stdout);
         }
 
-        if (n_steps == 0) {
+        if (n_steps == 0 && n_resume == 0 && n_dangling == 0) {
                 if (o.json)
                         printf("{\"converged\": %s, \"steps\": 0, \"unreachable_hosts\": %zu}\n",
                                failed_hosts ? "false" : "true", failed_hosts);
@@ -121,35 +183,28 @@ int verb_apply(int argc, char *argv[]) {
                 }
         }
 
-        _cleanup_(journal_closep) Journal *j = NULL;
-        if (!o.dry_run) {
-                _cleanup_(freep) char *dir = NULL;
-                _cleanup_(freep) char *cmd = strprintf("apply %s", o.args[0]);
-                if (journal_default_dir(&dir, &err) < 0 || journal_open(dir, l->cluster_name, cmd, &j, &err) < 0)
-                        return cli_report(&err);
+        if (j) {
                 json_object *fields = json_object_new_object();
                 json_add_string(fields, "layout", o.args[0]);
                 json_add_u64(fields, "steps", n_steps);
+                json_add_u64(fields, "parallel", parallel_osds);
                 if (journal_append(j, "apply-start", fields, &err) < 0)
                         return cli_report(&err);
         }
 
+        if (flow && osd_flow_allocate(flow, p, stages, &err) < 0)
+                return cli_report(&err);
+
         _cleanup_(freep) HostLink *links = NULL;
         size_t n_links = 0;
-        if (fleet_links(f, &links, &n_links) < 0) {
+        if ((flow ? osd_flow_links(flow, &links, &n_links) : fleet_links(f, &links, &n_links)) < 0) {
                 error_set(&err, ENOMEM, "out of memory");
                 return cli_report(&err);
         }
 
-        unsigned parallel_osds = o.parallel;
-        if (parallel_osds == 0)
-                for (size_t i = 0; i < l->n_hosts; i++)
-                        if (l->hosts[i].profile && l->hosts[i].profile->osd.parallel > parallel_osds)
-                                parallel_osds = l->hosts[i].profile->osd.parallel;
-
         ExecOptions eo = {
                 .parallel_hosts = l->concurrency,
-                .parallel_osds = parallel_osds ? parallel_osds : 1,
+                .parallel_osds = parallel_osds,
                 .stages = stages,
                 .dry_run = o.dry_run,
                 .progress = !o.json && isatty(STDERR_FILENO) ? stderr : NULL,
@@ -166,14 +221,24 @@ int verb_apply(int argc, char *argv[]) {
         if (!o.json)
                 exec_report_print(rep, stdout);
 
-        /* Verify: the hosts as they are now must need nothing more in these stages. */
         bool converged = r >= 0 && failed_hosts == 0;
+        Error osd_err = {};
+        if (flow) {
+                if (osd_flow_finish(flow, 300, &osd_err) < 0) {
+                        log_error("%s", osd_err.message);
+                        converged = false;
+                }
+                if (!o.json)
+                        osd_flow_print(flow, stdout);
+        }
+
+        /* Verify: the hosts as they are now must need nothing more in these stages. */
         size_t left = 0;
         if (!o.dry_run && r >= 0) {
                 _cleanup_(plan_freep) Plan *after = NULL;
                 size_t failed_after = 0;
                 Error verr = {};
-                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
+                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, NULL, &failed_after, &verr) < 0) {
                         log_error("cannot verify the result: %s", verr.message);
                         converged = false;
                 } else {
@@ -189,6 +254,7 @@ int verb_apply(int argc, char *argv[]) {
                 json_object *fields = json_object_new_object();
                 json_add_bool(fields, "converged", converged);
                 json_add_u64(fields, "failed", rep->n_failed);
+                json_add(fields, "seconds", json_object_new_double(rep->seconds));
                 journal_append(j, "apply-end", fields, NULL);
         }
 
@@ -198,6 +264,9 @@ int verb_apply(int argc, char *argv[]) {
                         json_add_bool(jr, "converged", converged && !o.dry_run);
                         json_add_u64(jr, "unreachable_hosts", failed_hosts);
                         json_add_u64(jr, "steps_left", left);
+                        json_object *osds = NULL;
+                        if (flow && osd_flow_to_json(flow, &osds) >= 0)
+                                json_add(jr, "osds", osds);
                         printf("%s\n", json_to_pretty(jr));
                 }
         } else if (o.dry_run)

@@ -418,6 +418,8 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
                         return r;
                 o->host_key_policy = (HostKeyPolicy) e;
         }
+        if ((v = FV(f, "agent_path")) && (r = get_string(c, FK(f, "agent_path"), v, "a path to the agent binary on the host", &o->agent_path)) < 0)
+                return r;
         if ((v = FV(f, "connect_timeout")) && (r = get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec)) < 0)
                 return r;
         if ((v = FV(f, "command_timeout")) && (r = get_duration(c, FK(f, "command_timeout"), v, &o->command_timeout_sec)) < 0)
@@ -428,7 +430,7 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
 static int parse_ssh(Ctx *c, const YNode *k, const YNode *v, Layout *l) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
-                "command_timeout", "concurrency",
+                "command_timeout", "concurrency", "agent_path",
         };
         Fields f;
         int r = expect_mapping(c, k, v);
@@ -803,7 +805,7 @@ static bool selector_by_filter(const DeviceSelector *s) {
 static int parse_host(Ctx *c, const YNode *k, const YNode *v, Layout *l, Host *h) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
-                "command_timeout", /* the SSH overrides, read by parse_ssh_overrides() */
+                "command_timeout", "agent_path", /* the SSH overrides, read by parse_ssh_overrides() */
                 "name", "profile", "address", "transport", "allow",
         };
         Fields f;
@@ -833,8 +835,9 @@ static int parse_host(Ctx *c, const YNode *k, const YNode *v, Layout *l, Host *h
         h->ssh.user = strdup_null(l->ssh.user);
         h->ssh.identity = strdup_null(l->ssh.identity);
         h->ssh.known_hosts = strdup_null(l->ssh.known_hosts);
+        h->ssh.agent_path = strdup_null(l->ssh.agent_path);
         if ((l->ssh.user && !h->ssh.user) || (l->ssh.identity && !h->ssh.identity) ||
-            (l->ssh.known_hosts && !h->ssh.known_hosts))
+            (l->ssh.known_hosts && !h->ssh.known_hosts) || (l->ssh.agent_path && !h->ssh.agent_path))
                 return oom(c);
         r = parse_ssh_overrides(c, &f, &h->ssh);
         if (r < 0)

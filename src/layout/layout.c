@@ -81,6 +81,7 @@ static void ssh_options_done(SshOptions *o) {
         free(o->user);
         free(o->identity);
         free(o->known_hosts);
+        free(o->agent_path);
 }
 
 static void selector_done(DeviceSelector *s) {

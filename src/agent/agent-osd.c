@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The "osd-create" op: one BlueStore OSD with a given (pre-allocated) id, made with
+ * ceph-volume and started the way the host starts OSDs (`systemctl start ceph-osd@N`).
+ *
+ * ceph-volume `lvm create` where LVM works (lvm binary and device-mapper present), else
+ * `raw prepare` + `raw activate`. Idempotent: an OSD already on the data device (BlueStore
+ * label) is not prepared again, only activated and started; a running OSD is left alone.
+ * Two osd-create on one data device (two agents, e.g. a re-run while the ceph-volume of a
+ * killed controller still runs) are serialised by a lock file per device. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+
+#define OSD_LOCK_DIR "/run/cephprov"
+#define CEPH_VOLUME_TIMEOUT 1800 /* bitmap allocator mkfs on big HDDs takes minutes */
+#define SYSTEMCTL_TIMEOUT 120
+
+typedef struct OsdArgs {
+        const char *data;          /* the data device as planned (backing device when bcache) */
+        bool data_is_bcache;
+        const char *db_device, *db_partname;
+        const char *wal_device, *wal_partname;
+        const char *device_class;
+        const char *objectstore;
+        int64_t osd_id;
+} OsdArgs;
+
+static double now_sec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* The last `max` bytes of a command's stderr (or stdout), for messages: ceph-volume puts
+ * the reason at the end. */
+static const char *tail(const char *s, size_t max) {
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                n--;
+        const char *p = n > max ? s + n - max : s;
+        return p;
+}
+
+static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout, RunResult *ret, Error *err) {
+        int r = agent_spawn(argv, NULL, env, timeout, ret, err);
+        if (r < 0)
+                return r;
+        if (ret->timed_out)
+                return error_set(err, ETIMEDOUT, "'%s %s' on '%s' timed out after %u s", argv[0], argv[1] ? argv[1] : "",
+                                 agent_host(s), timeout);
+        if (ret->exit_status != 0) {
+                _cleanup_(freep) char *cmd = strv_join(argv, " ");
+                const char *why = ret->err && ret->err[0] ? ret->err : ret->out;
+                bool cv = streq(argv[0], "ceph-volume");
+                _cleanup_(freep) char *t = NULL;
+                if (cv) {
+                        /* ceph-volume's own summary lines ("--> ..."); the cause is in its log */
+                        _cleanup_strv_free_ char **lines = strv_split(why ? why : "", "\n");
+                        _cleanup_strv_free_ char **keep = calloc(1, sizeof(char *));
+                        STRV_FOREACH(l, lines)
+                                if (startswith(*l, "--> ") && keep)
+                                        (void) strv_extend(&keep, *l + 4);
+                        t = keep && keep[0] ? strv_join(keep, "; ") : NULL;
+                }
+                if (!t)
+                        t = strdup(tail(why ? why : "", 600));
+                /* keep the message on one line */
+                for (char *c = t; c && *c; c++)
+                        if (*c == '\n')
+                                *c = ' ';
+                return error_set(err, EIO, "'%s' on '%s' failed (exit %d): %s%s", cmd ? cmd : argv[0], agent_host(s),
+                                 ret->exit_status, t ? t : "", cv ? " (details in /var/log/ceph/ceph-volume.log)" : "");
+        }
+        return 0;
+}
+
+/* The BlueStore label at the start of `dev`: 1 found (ret filled), 0 none. */
+static int read_label(const char *dev, InvOsd *ret, Error *err) {
+        _cleanup_(closep) int fd = open(dev, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %m", dev);
+        uint8_t buf[4096];
+        int r = read_exact_at(fd, buf, sizeof(buf), 0);
+        if (r < 0)
+                return error_set(err, -r, "cannot read '%s': %s", dev, strerror(-r));
+        *ret = (InvOsd) { .id = -1 };
+        return bluestore_label_parse(buf, sizeof(buf), ret);
+}
+
+static void inv_osd_done(InvOsd *o) {
+        free(o->osd_fsid);
+        free(o->cluster_fsid);
+        free(o->role);
+        free(o->objectstore);
+        *o = (InvOsd) { .id = -1 };
+}
+
+/* The bcache device (/dev/bcacheN) registered for backing device `dev`. */
+static int bcache_device_of(const char *dev, char **ret, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        int r = block_dev_resolve(dev, &d, err);
+        if (r < 0)
+                return r;
+        _cleanup_(freep) char *link = strprintf("/sys/class/block/%s/bcache/dev", d.name);
+        char target[PATH_MAX];
+        ssize_t n = link ? readlink(link, target, sizeof(target) - 1) : -1;
+        if (n < 0)
+                return error_set(err, ENODEV, "'%s' has no registered bcache device (%s missing)", dev,
+                                 link ? link : "sysfs");
+        target[n] = 0;
+        const char *b = strrchr(target, '/');
+        *ret = strprintf("/dev/%s", b ? b + 1 : target);
+        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}
+
+/* A partition by GPT name on `device`, referred to by PARTUUID when udev made the link
+ * (names like sdb3 move between boots; the OSD's block.db symlink keeps what we pass). */
+static int resolve_part(AgentState *s, const char *device, const char *partname, char **ret, Error *err) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        int r = agent_inventory(s, false, &inv, err);
+        if (r < 0)
+                return r;
+        const InvDevice *d = inventory_find_device(inv, device);
+        if (!d)
+                return error_set(err, ENOENT, "device '%s' is not among the allowed devices of '%s'", device, agent_host(s));
+        for (size_t i = 0; i < d->n_partitions; i++) {
+                const InvPartition *p = &d->partitions[i];
+                if (!streq_ptr(p->name, partname))
+                        continue;
+                if (!p->node)
+                        return error_set(err, ENODEV, "partition %u '%s' of '%s' has no kernel node", p->number, partname,
+                                         device);
+                if (p->partuuid) {
+                        _cleanup_(freep) char *link = strprintf("/dev/disk/by-partuuid/%s", p->partuuid);
+                        char a[PATH_MAX], b[PATH_MAX];
+                        if (link && realpath(link, a) && realpath(p->node, b) && streq(a, b)) {
+                                *ret = TAKE_PTR(link);
+                                return 0;
+                        }
+                }
+                *ret = strdup(p->node);
+                return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+        }
+        return error_set(err, ENOENT, "no partition named '%s' on '%s' of '%s'", partname, device, agent_host(s));
+}
+
+/* The DB/WAL partitions of an existing OSD, by their BlueStore labels (for an OSD that is
+ * prepared but not running, when the request does not name them). */
+static int find_osd_parts(AgentState *s, const char *osd_fsid, char **ret_db, char **ret_wal, Error *err) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        int r = agent_inventory(s, false, &inv, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        const InvPartition *p = &d->partitions[k];
+                        const InvOsd *o = &p->content.osd;
+                        if (!p->node || !streq_ptr(o->osd_fsid, osd_fsid))
+                                continue;
+                        char **dst = streq_ptr(o->role, "block.db") ? ret_db : streq_ptr(o->role, "block.wal") ? ret_wal : NULL;
+                        if (!dst || *dst)
+                                continue;
+                        r = resolve_part(s, d->path, p->name, dst, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static bool have_lvm(void) {
+        return (access("/sbin/lvm", X_OK) == 0 || access("/usr/sbin/lvm", X_OK) == 0) &&
+               access("/dev/mapper/control", F_OK) == 0;
+}
+
+static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        int r = block_dev_resolve(data, &d, err);
+        if (r < 0)
+                return r;
+        (void) mkdir(OSD_LOCK_DIR, 0755);
+        /* not the device node itself: BlueStore flock()s its block device */
+        _cleanup_(freep) char *path = strprintf(OSD_LOCK_DIR "/osd-create-%s.lock", d.name);
+        if (!path)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(closep) int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open lock '%s': %m", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno != EWOULDBLOCK)
+                        return error_set(err, errno, "cannot lock '%s': %m", path);
+                agent_progress(p, 0, 4, "waiting for another OSD creation on %s", data);
+                if (flock(fd, LOCK_EX) < 0)
+                        return error_set(err, errno, "cannot lock '%s': %m", path);
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+static bool osd_running(int id) {
+        _cleanup_(freep) char *unit = strprintf("ceph-osd@%d", id);
+        char *argv[] = { (char *) "systemctl", (char *) "is-active", (char *) "--quiet", unit, NULL };
+        _cleanup_(run_result_done) RunResult rr = {};
+        Error e = {};
+        if (!unit || agent_spawn(argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0)
+                return false;
+        return rr.exit_status == 0;
+}
+
+static int systemctl(AgentState *s, const char *verb, int id, Error *err) {
+        _cleanup_(freep) char *unit = strprintf("ceph-osd@%d", id);
+        char *argv[] = { (char *) "systemctl", (char *) verb, unit, NULL };
+        _cleanup_(run_result_done) RunResult rr = {};
+        if (!unit)
+                return error_set(err, ENOMEM, "out of memory");
+        return run_checked(s, argv, NULL, SYSTEMCTL_TIMEOUT, &rr, err);
+}
+
+static int parse_args(json_object *args, OsdArgs *a, Error *err) {
+        int r;
+        *a = (OsdArgs) { .osd_id = -1 };
+        /* "device" is what agent_request_from_step() sends; "data" is accepted too */
+        r = json_get_string(args, "device", false, &a->data, "osd-create", err);
+        if (r == -ENOENT)
+                r = json_get_string(args, "data", true, &a->data, "osd-create", err);
+        if (r < 0)
+                return r;
+        r = json_get_int(args, "osd_id", true, &a->osd_id, "osd-create", err);
+        if (r < 0)
+                return r;
+        if (a->osd_id < 0 || a->osd_id > INT_MAX)
+                return error_set(err, EINVAL, "osd-create: osd_id %lld is out of range", (long long) a->osd_id);
+        struct { const char *key; const char **ret; } opt[] = {
+                { "db_device", &a->db_device }, { "db_partname", &a->db_partname },
+                { "wal_device", &a->wal_device }, { "wal_partname", &a->wal_partname },
+                { "device_class", &a->device_class }, { "objectstore", &a->objectstore },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(opt); i++) {
+                r = json_get_string(args, opt[i].key, false, opt[i].ret, "osd-create", err);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        r = json_get_bool(args, "data_is_bcache", false, &a->data_is_bcache, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (a->objectstore && !streq(a->objectstore, "bluestore"))
+                return error_set(err, EOPNOTSUPP, "osd-create: objectstore '%s' is not supported (only bluestore)",
+                                 a->objectstore);
+        if (!!a->db_partname != !!a->db_device || !!a->wal_partname != !!a->wal_device)
+                return error_set(err, EINVAL, "osd-create: a DB/WAL partition name needs its device and vice versa");
+        return 0;
+}
+
+int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        OsdArgs a;
+        int r = parse_args(args, &a, err);
+        if (r < 0)
+                return r;
+        int id = (int) a.osd_id;
+        double t0 = now_sec();
+
+        if (!agent_device_allowed(s, a.data))
+                return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.data, agent_host(s));
+        if (a.db_device && !agent_device_allowed(s, a.db_device))
+                return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.db_device, agent_host(s));
+        if (a.wal_device && !agent_device_allowed(s, a.wal_device))
+                return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.wal_device, agent_host(s));
+
+        _cleanup_(freep) char *data = NULL, *db = NULL, *wal = NULL;
+        if (a.data_is_bcache)
+                r = bcache_device_of(a.data, &data, err);
+        else
+                r = (data = strdup(a.data)) ? 0 : error_set(err, ENOMEM, "out of memory");
+        if (r < 0)
+                return r;
+        if (a.db_partname && (r = resolve_part(s, a.db_device, a.db_partname, &db, err)) < 0)
+                return r;
+        if (a.wal_partname && (r = resolve_part(s, a.wal_device, a.wal_partname, &wal, err)) < 0)
+                return r;
+
+        if (s->dry_run) {
+                json_object *o = json_object_new_object();
+                if (!o)
+                        return error_set(err, ENOMEM, "out of memory");
+                json_add_int(o, "osd_id", id);
+                json_add_string(o, "data", data);
+                json_add_string(o, "block_db", db);
+                json_add_string(o, "block_wal", wal);
+                json_add_bool(o, "dry_run", true);
+                *ret = o;
+                return 0;
+        }
+
+        _cleanup_(closep) int lock_fd = -1;
+        r = osd_lock(data, &lock_fd, p, err);
+        if (r < 0)
+                return r;
+        double t_lock = now_sec();
+
+        /* normally made by the ceph-osd package; ceph-volume does not create the parent */
+        if (mkdir("/var/lib/ceph/osd", 0755) < 0 && errno != EEXIST)
+                return error_set(err, errno, "cannot create '/var/lib/ceph/osd' on '%s': %m", agent_host(s));
+
+        bool lvm = have_lvm();
+        bool loop = startswith(data, "/dev/loop");
+        char *env_loop[] = { (char *) "CEPH_VOLUME_ALLOW_LOOP_DEVICES=1", NULL };
+        char **env = loop ? env_loop : NULL;
+        _cleanup_(run_result_done) RunResult rr = {};
+        _cleanup_(inv_osd_done) InvOsd label = { .id = -1 };
+        bool prepared = false, activated = false, adopted = false;
+        char idbuf[16];
+
+        /* 1. prepare, unless the device already carries an OSD */
+        r = read_label(data, &label, err);
+        if (r < 0)
+                return r;
+        if (r == 0 && !lvm) {
+                agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
+                snprintf(idbuf, sizeof(idbuf), "%d", id);
+                _cleanup_strv_free_ char **argv = strv_split("ceph-volume raw prepare --bluestore --data", " ");
+                if (!argv || strv_extend(&argv, data) < 0 ||
+                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
+                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
+                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
+                if (r < 0)
+                        return r;
+                run_result_done(&rr);
+                prepared = true;
+                inv_osd_done(&label);
+                r = read_label(data, &label, err);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return error_set(err, EIO, "ceph-volume raw prepare reported success but '%s' on '%s' has no BlueStore label",
+                                         data, agent_host(s));
+        } else if (r == 0 && lvm) {
+                /* lvm create = prepare + activate (+ its systemd units) */
+                agent_progress(p, 1, 4, "ceph-volume lvm create osd.%d on %s", id, data);
+                snprintf(idbuf, sizeof(idbuf), "%d", id);
+                _cleanup_strv_free_ char **argv = strv_split("ceph-volume lvm create --bluestore --data", " ");
+                if (!argv || strv_extend(&argv, data) < 0 ||
+                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
+                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
+                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
+                if (r < 0)
+                        return r;
+                run_result_done(&rr);
+                prepared = activated = true;
+                label.id = id;
+        }
+        if (label.id < 0)
+                return error_set(err, EIO, "'%s' on '%s' carries a BlueStore label without an OSD id", data, agent_host(s));
+        if (!prepared && !lvm && !a.db_partname && !a.wal_partname && label.osd_fsid &&
+            (r = find_osd_parts(s, label.osd_fsid, &db, &wal, err)) < 0)
+                return r;
+        if (label.id != id)
+                /* prepared earlier with another id (e.g. by a run that was killed): that OSD is the
+                 * one to finish; the controller releases the id it allocated for this call */
+                adopted = true;
+        int osd = label.id;
+        double t_prep = now_sec();
+
+        /* 2. activate (raw), unless the daemon already runs */
+        bool running = osd_running(osd);
+        if (!running && !activated && !lvm) {
+                agent_progress(p, 2, 4, "ceph-volume raw activate osd.%d", osd);
+                _cleanup_strv_free_ char **argv = strv_split("ceph-volume raw activate --device", " ");
+                if (!argv || strv_extend(&argv, data) < 0 ||
+                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
+                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
+                    strv_extend(&argv, "--no-systemd") < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
+                if (r < 0)
+                        return r;
+                run_result_done(&rr);
+                activated = true;
+        }
+        double t_act = now_sec();
+
+        /* 3. enable and start, the way this host starts OSDs */
+        agent_progress(p, 3, 4, "systemctl start ceph-osd@%d", osd);
+        r = systemctl(s, "enable", osd, err);
+        if (r < 0)
+                return r;
+        if (!running && (r = systemctl(s, "start", osd, err)) < 0)
+                return r;
+        double t_end = now_sec();
+
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_int(o, "osd_id", osd);
+        json_add_string(o, "osd_fsid", label.osd_fsid);
+        json_add_string(o, "cluster_fsid", label.cluster_fsid);
+        json_add_string(o, "data", data);
+        json_add_string(o, "block_db", db);
+        json_add_string(o, "block_wal", wal);
+        json_add_string(o, "method", lvm ? "lvm" : "raw");
+        json_add_bool(o, "prepared", prepared);
+        json_add_bool(o, "activated", activated);
+        json_add_bool(o, "started", !running);
+        json_add_bool(o, "adopted", adopted);
+        json_add(o, "seconds_lock_wait", json_object_new_double(t_lock - t0));
+        json_add(o, "seconds_prepare", json_object_new_double(t_prep - t_lock));
+        json_add(o, "seconds_activate", json_object_new_double(t_act - t_prep));
+        json_add(o, "seconds_start", json_object_new_double(t_end - t_act));
+        *ret = o;
+        return 0;
+}

@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "apply-osds.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+
+#define OSD_CREATE_TIMEOUT 3600 /* seconds for one osd-create (mkfs of a big HDD takes minutes) */
+#define OSD_LOCK_DIR "/run/cephprov" /* agent-osd.c */
+
+typedef struct OsdAlloc {
+        char *host;
+        char *device;
+        char *device_class;
+        int id;              /* allocated */
+        int final_id;        /* the OSD that ended up on the device (-1: none) */
+        char fsid[37];
+        bool reused;         /* allocated by an earlier, interrupted run */
+        bool recreated;      /* purged by a ceph-volume rollback and made again */
+        bool created;
+        double seconds;
+        char *error;
+} OsdAlloc;
+
+typedef struct OsdResume {
+        char *host;
+        char *device;
+        int id;
+        bool done;
+        char *error;
+} OsdResume;
+
+/* The id is ours to (re)use: never booted, no OSD on any disk claims it. */
+typedef struct Candidate {
+        char *host, *device;
+        int id;
+        bool taken;
+} Candidate;
+
+typedef enum SlotState { SLOT_EMPTY, SLOT_IDLE, SLOT_BUSY, SLOT_DEAD } SlotState;
+
+typedef struct ChannelSlot {
+        SlotState state;
+        bool main;           /* the fleet's own channel (host_session_call) */
+        Transport *t;
+        AgentChannel *c;
+} ChannelSlot;
+
+typedef struct HostPool {
+        OsdFlow *flow;
+        HostSession *s;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        ChannelSlot *slots;
+        size_t n_slots;
+} HostPool;
+
+struct OsdFlow {
+        const Layout *l;
+        Fleet *fleet;
+        CephAdmin *admin;
+        Journal *j;
+        unsigned parallel;
+        pthread_mutex_t mu;  /* allocs, resumes */
+        OsdAlloc *allocs;
+        size_t n_allocs;
+        OsdResume *resumes;
+        size_t n_resumes;
+        HostPool *pools;
+        size_t n_pools;
+        char *cluster_fsid;
+        Candidate *cand;     /* ids allocated by interrupted runs, reusable */
+        size_t n_cand;
+};
+
+static double now_sec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int new_uuid(char ret[static 37]) {
+        _cleanup_(freep) char *s = NULL;
+        FILE *f = fopen("/proc/sys/kernel/random/uuid", "re");
+        if (!f)
+                return -errno;
+        char buf[64] = "";
+        bool ok = fgets(buf, sizeof(buf), f) != NULL;
+        fclose(f);
+        buf[strcspn(buf, "\n")] = 0;
+        if (!ok || strlen(buf) != 36)
+                return -EIO;
+        memcpy(ret, buf, 37);
+        return 0;
+}
+
+static void jrec(OsdFlow *f, const char *event, const char *host, const char *device, int id, const char *fsid,
+                 const char *extra_key, const char *extra) {
+        if (!f->j)
+                return;
+        json_object *o = json_object_new_object();
+        if (!o)
+                return;
+        json_add_string(o, "host", host);
+        json_add_string(o, "device", device);
+        if (id >= 0)
+                json_add_int(o, "osd_id", id);
+        json_add_string(o, "osd_fsid", fsid);
+        if (extra_key)
+                json_add_string(o, extra_key, extra);
+        (void) journal_append(f->j, event, o, NULL);
+}
+
+int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, unsigned parallel, OsdFlow **ret,
+                 Error *err) {
+        _cleanup_(osd_flow_freep) OsdFlow *f = calloc(1, sizeof(OsdFlow));
+        if (!f || !(f->pools = calloc(fleet->n ? fleet->n : 1, sizeof(HostPool))))
+                return error_set(err, ENOMEM, "out of memory");
+        pthread_mutex_init(&f->mu, NULL);
+        f->l = l;
+        f->fleet = fleet;
+        f->admin = admin;
+        f->j = j;
+        f->parallel = parallel ? parallel : 1;
+        for (size_t i = 0; i < fleet->n; i++) {
+                HostPool *p = &f->pools[f->n_pools++];
+                p->flow = f;
+                p->s = &fleet->sessions[i];
+                pthread_mutex_init(&p->mu, NULL);
+                pthread_cond_init(&p->cv, NULL);
+                p->n_slots = f->parallel;
+                p->slots = calloc(p->n_slots, sizeof(ChannelSlot));
+                if (!p->slots)
+                        return error_set(err, ENOMEM, "out of memory");
+                p->slots[0] = (ChannelSlot) { .state = SLOT_IDLE, .main = true };
+        }
+        *ret = TAKE_PTR(f);
+        return 0;
+}
+
+OsdFlow *osd_flow_free(OsdFlow *f) {
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < f->n_pools; i++) {
+                HostPool *p = &f->pools[i];
+                for (size_t k = 0; k < p->n_slots; k++)
+                        if (!p->slots[k].main) {
+                                agent_channel_close(p->slots[k].c);
+                                transport_close(p->slots[k].t);
+                        }
+                free(p->slots);
+                pthread_mutex_destroy(&p->mu);
+                pthread_cond_destroy(&p->cv);
+        }
+        free(f->pools);
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                free(f->allocs[i].host);
+                free(f->allocs[i].device);
+                free(f->allocs[i].device_class);
+                free(f->allocs[i].error);
+        }
+        free(f->allocs);
+        for (size_t i = 0; i < f->n_resumes; i++) {
+                free(f->resumes[i].host);
+                free(f->resumes[i].device);
+                free(f->resumes[i].error);
+        }
+        free(f->resumes);
+        free(f->cluster_fsid);
+        for (size_t m = 0; m < f->n_cand; m++) {
+                free(f->cand[m].host);
+                free(f->cand[m].device);
+        }
+        free(f->cand);
+        pthread_mutex_destroy(&f->mu);
+        free(f);
+        return NULL;
+}
+
+static HostPool *pool_of(OsdFlow *f, const char *host) {
+        for (size_t i = 0; i < f->n_pools; i++)
+                if (streq(f->pools[i].s->host->name, host))
+                        return &f->pools[i];
+        return NULL;
+}
+
+/* ---- 1. creations still running from an interrupted run ---- */
+
+static const char *kernel_name(const char *path) {
+        const char *b = strrchr(path, '/');
+        return b ? b + 1 : path;
+}
+
+/* Devices whose create-osd step started in the journal but has no outcome. */
+static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, Error *err) {
+        _cleanup_json_ json_object *recs = NULL;
+        _cleanup_strv_free_ char **hosts = calloc(1, sizeof(char *)), **devs = calloc(1, sizeof(char *));
+        if (!hosts || !devs)
+                return error_set(err, ENOMEM, "out of memory");
+        if (f->j && access(f->j->path, F_OK) == 0) {
+                int r = journal_read(f->j->path, &recs, err);
+                if (r < 0)
+                        return r;
+        }
+        size_t n = recs ? json_object_array_length(recs) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *kind = NULL, *host = NULL, *dev = NULL;
+                json_get_string(rec, "event", false, &ev, "journal", NULL);
+                json_get_string(rec, "kind", false, &kind, "journal", NULL);
+                json_get_string(rec, "host", false, &host, "journal", NULL);
+                json_get_string(rec, "device", false, &dev, "journal", NULL);
+                if (!ev || !streq_ptr(kind, "create-osd") || !host || !dev)
+                        continue;
+                /* a later record for the same host+device replaces an earlier one */
+                size_t k;
+                for (k = 0; hosts[k]; k++)
+                        if (streq(hosts[k], host) && streq(devs[k], dev))
+                                break;
+                bool started = streq(ev, "step-start");
+                if (hosts[k] && !started) {
+                        free(hosts[k]);
+                        free(devs[k]);
+                        for (; hosts[k + 1]; k++) {
+                                hosts[k] = hosts[k + 1];
+                                devs[k] = devs[k + 1];
+                        }
+                        hosts[k] = devs[k] = NULL;
+                } else if (!hosts[k] && started) {
+                        if (strv_extend(&hosts, host) < 0 || strv_extend(&devs, dev) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+        }
+        *ret_hosts = TAKE_PTR(hosts);
+        *ret_devices = TAKE_PTR(devs);
+        return 0;
+}
+
+static int run_on_host(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
+        _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
+        json_object *av = json_object_new_array();
+        if (!a || !av || json_add(a, "argv", av) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(p, argv)
+                json_object_array_add(av, json_object_new_string(*p));
+        json_add_int(a, "timeout", timeout);
+        int r = host_session_call(s, "run", a, timeout + 10, &res, err);
+        if (r < 0)
+                return r;
+        return json_get_int(res, "exit", true, ret_exit, "run result", err);
+}
+
+int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
+        _cleanup_strv_free_ char **hosts = NULL, **devs = NULL;
+        int r = unfinished_steps(f, &hosts, &devs, err);
+        if (r < 0)
+                return r;
+        bool waited = false;
+        for (size_t i = 0; hosts[i]; i++) {
+                HostPool *p = pool_of(f, hosts[i]);
+                if (!p || p->s->r < 0)
+                        continue;
+                _cleanup_(freep) char *lock = strprintf(OSD_LOCK_DIR "/osd-create-%s.lock", kernel_name(devs[i]));
+                if (!lock)
+                        return error_set(err, ENOMEM, "out of memory");
+                if (access(OSD_LOCK_DIR, F_OK) < 0 && p->s->host->transport == TRANSPORT_LOCAL)
+                        continue;
+                /* held → exit 75; the lock directory missing → flock fails otherwise: not held */
+                char *probe[] = { (char *) "flock", (char *) "-n", (char *) "-E", (char *) "75", lock, (char *) "true", NULL };
+                int64_t code = 0;
+                r = run_on_host(p->s, probe, 30, &code, err);
+                if (r < 0)
+                        return r;
+                if (code != 75)
+                        continue;
+                log_notice("host '%s': an OSD creation on '%s' from an interrupted run is still running: waiting for it",
+                         hosts[i], devs[i]);
+                char *wait[] = { (char *) "flock", lock, (char *) "true", NULL };
+                r = run_on_host(p->s, wait, OSD_CREATE_TIMEOUT, &code, err);
+                if (r < 0)
+                        return r;
+                waited = true;
+        }
+        return waited ? 1 : 0;
+}
+
+/* ---- 2. ids up front ---- */
+
+static bool step_selected(const HostPlan *hp, const Step *s, unsigned stages) {
+        if (s->kind != STEP_CREATE_OSD || !step_in_stages(s, stages))
+                return false;
+        for (size_t d = 0; d < s->n_deps; d++)
+                for (size_t k = 0; k < hp->n_steps; k++)
+                        if (hp->steps[k].id == s->deps[d] && !step_in_stages(&hp->steps[k], stages))
+                                return false; /* the executor skips it: its disk step is not selected */
+        return true;
+}
+
+size_t osd_flow_count_steps(const Plan *p, unsigned stages) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                for (size_t k = 0; k < p->hosts[i].n_steps; k++)
+                        if (step_selected(&p->hosts[i], &p->hosts[i].steps[k], stages))
+                                n++;
+        return n;
+}
+
+/* Is osd.id on some inventoried device (its main label)? */
+static bool id_on_disk(const InventorySet *inv, int id) {
+        for (size_t h = 0; h < inv->n_hosts; h++) {
+                const Inventory *in = inv->hosts[h];
+                for (size_t d = 0; d < in->n_devices; d++) {
+                        const InvDevice *dev = &in->devices[d];
+                        if (dev->content.osd.id == id)
+                                return true;
+                        for (size_t k = 0; k < dev->n_partitions; k++)
+                                if (dev->partitions[k].content.osd.id == id)
+                                        return true;
+                }
+        }
+        return false;
+}
+
+static int64_t dump_int(json_object *osd, const char *key) {
+        json_object *v;
+        return osd && json_object_object_get_ex(osd, key, &v) ? json_object_get_int64(v) : -1;
+}
+
+static const char *dump_str(json_object *osd, const char *key) {
+        json_object *v;
+        return osd && json_object_object_get_ex(osd, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+static int osd_dump(OsdFlow *f, json_object **ret, Error *err) {
+        int r = ceph_admin_runl(f->admin, true, ret, err, "osd", "dump", NULL);
+        if (r >= 0 && !*ret)
+                return error_set(err, EBADMSG, "'ceph osd dump' printed nothing");
+        return r;
+}
+
+static int earlier_allocations(OsdFlow *f, json_object *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
+                               Error *err) {
+        _cleanup_json_ json_object *recs = NULL;
+        Candidate *c = NULL;
+        size_t n = 0;
+        if (f->j && access(f->j->path, F_OK) == 0) {
+                int r = journal_read(f->j->path, &recs, err);
+                if (r < 0)
+                        return r;
+        }
+        size_t nr = recs ? json_object_array_length(recs) : 0;
+        for (size_t i = 0; i < nr; i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *host = NULL, *dev = NULL, *fsid = NULL;
+                int64_t id = -1;
+                json_get_string(rec, "event", false, &ev, "journal", NULL);
+                json_get_string(rec, "host", false, &host, "journal", NULL);
+                json_get_string(rec, "device", false, &dev, "journal", NULL);
+                json_get_string(rec, "osd_fsid", false, &fsid, "journal", NULL);
+                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
+                if (!ev || !host || !dev)
+                        continue;
+                if (streq(ev, "osd-allocating") && fsid) {
+                        /* killed between `osd new` and its record: find the id by our uuid */
+                        json_object *osds = NULL;
+                        json_object_object_get_ex(dump, "osds", &osds);
+                        for (size_t k = 0; k < json_object_array_length(osds); k++)
+                                if (streq_ptr(dump_str(json_object_array_get_idx(osds, k), "uuid"), fsid))
+                                        id = dump_int(json_object_array_get_idx(osds, k), "osd");
+                        if (id < 0)
+                                continue;
+                } else if (!streq(ev, "osd-allocated") || id < 0)
+                        continue;
+
+                json_object *o = ceph_osd_dump_find(dump, (int) id);
+                if (!o || ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0 || id_on_disk(inv, (int) id))
+                        continue;
+                bool dup = false;
+                for (size_t k = 0; k < n; k++)
+                        if (c[k].id == id)
+                                dup = true;
+                if (dup)
+                        continue;
+                Candidate *nc = realloc(c, (n + 1) * sizeof(Candidate));
+                if (!nc)
+                        goto oom;
+                c = nc;
+                c[n] = (Candidate) { .host = strdup(host), .device = strdup(dev), .id = (int) id };
+                n++;
+                if (!c[n - 1].host || !c[n - 1].device)
+                        goto oom;
+        }
+        *ret = c;
+        *ret_n = n;
+        return 0;
+oom:
+        for (size_t k = 0; k < n; k++) {
+                free(c[k].host);
+                free(c[k].device);
+        }
+        free(c);
+        return error_set(err, ENOMEM, "out of memory");
+}
+
+static int set_class(OsdFlow *f, int id, const char *cls, Error *err) {
+        char name[32];
+        snprintf(name, sizeof(name), "osd.%d", id);
+        /* rm first: set-device-class refuses to change an existing class */
+        int r = ceph_admin_runl(f->admin, false, NULL, err, "osd", "crush", "rm-device-class", name, NULL);
+        if (r < 0)
+                return r;
+        return ceph_admin_runl(f->admin, false, NULL, err, "osd", "crush", "set-device-class", cls, name, NULL);
+}
+
+static int destroy_id(OsdFlow *f, int id, Error *err) {
+        char name[32];
+        snprintf(name, sizeof(name), "osd.%d", id);
+        return ceph_admin_runl(f->admin, false, NULL, err, "osd", "destroy", name, "--yes-i-really-mean-it", NULL);
+}
+
+static int release_id(OsdFlow *f, const char *host, const char *device, int id, Error *err) {
+        char name[32];
+        snprintf(name, sizeof(name), "osd.%d", id);
+        int r = ceph_admin_runl(f->admin, false, NULL, err, "osd", "purge", name, "--yes-i-really-mean-it", NULL);
+        if (r < 0)
+                return r;
+        jrec(f, "osd-released", host, device, id, NULL, NULL, NULL);
+        return 0;
+}
+
+/* `ceph osd new UUID [ID]` then destroy: an id ceph-volume takes with --osd-id. */
+static int allocate_id(OsdFlow *f, OsdAlloc *a, int want_id, Error *err) {
+        if (new_uuid(a->fsid) < 0)
+                return error_set(err, EIO, "cannot generate a uuid");
+        jrec(f, "osd-allocating", a->host, a->device, -1, a->fsid, NULL, NULL);
+        char idbuf[16];
+        snprintf(idbuf, sizeof(idbuf), "%d", want_id);
+        _cleanup_json_ json_object *j = NULL;
+        int r = ceph_admin_runl(f->admin, true, &j, err, "osd", "new", a->fsid, want_id >= 0 ? idbuf : NULL, NULL);
+        if (r < 0)
+                return r;
+        int64_t id = -1;
+        if (j && json_get_int(j, "osdid", true, &id, "'ceph osd new'", err) < 0)
+                return -EBADMSG;
+        if (id < 0)
+                return error_set(err, EBADMSG, "'ceph osd new %s' printed no osd id", a->fsid);
+        a->id = (int) id;
+        jrec(f, "osd-allocated", a->host, a->device, a->id, a->fsid, NULL, NULL);
+        return destroy_id(f, a->id, err);
+}
+
+int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_t *ret_dangling, Error *err) {
+        _cleanup_json_ json_object *dump = NULL;
+        int r = osd_dump(f, &dump, err);
+        if (r < 0)
+                return r;
+        free(f->cluster_fsid);
+        f->cluster_fsid = strdup_null(dump_str(dump, "fsid"));
+
+        r = earlier_allocations(f, dump, inv, &f->cand, &f->n_cand, err);
+        if (r < 0)
+                return r;
+
+        /* 4. prepared OSDs of this cluster on the hosts' allowed devices that do not run */
+        for (size_t h = 0; h < inv->n_hosts; h++) {
+                const Inventory *in = inv->hosts[h];
+                for (size_t d = 0; d < in->n_devices; d++) {
+                        const InvDevice *dev = &in->devices[d];
+                        const InvOsd *o = &dev->content.osd;
+                        if (!dev->allowed || o->id < 0 || !streq_ptr(o->role, "block"))
+                                continue;
+                        if (f->cluster_fsid && o->cluster_fsid && strcasecmp(o->cluster_fsid, f->cluster_fsid) != 0)
+                                continue;
+                        json_object *e = ceph_osd_dump_find(dump, o->id);
+                        if (!e) {
+                                log_warning("host '%s': %s carries osd.%d, which the cluster does not know: left alone",
+                                            in->host, dev->path, o->id);
+                                continue;
+                        }
+                        if (ceph_osd_dump_up(e))
+                                continue;
+                        OsdResume *nr = realloc(f->resumes, (f->n_resumes + 1) * sizeof(OsdResume));
+                        if (!nr)
+                                return error_set(err, ENOMEM, "out of memory");
+                        f->resumes = nr;
+                        f->resumes[f->n_resumes++] = (OsdResume) { .host = strdup(in->host), .device = strdup(dev->path), .id = o->id };
+                }
+        }
+        *ret_resume = f->n_resumes;
+        *ret_dangling = f->n_cand;
+        return 0;
+}
+
+int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
+        _cleanup_json_ json_object *dump = NULL;
+        int r = osd_dump(f, &dump, err);
+        if (r < 0)
+                return r;
+
+        size_t want = osd_flow_count_steps(p, stages);
+        f->allocs = calloc(want ? want : 1, sizeof(OsdAlloc));
+        if (!f->allocs)
+                return error_set(err, ENOMEM, "out of memory");
+
+        for (size_t i = 0; r >= 0 && i < p->n_hosts; i++) {
+                const HostPlan *hp = &p->hosts[i];
+                for (size_t k = 0; r >= 0 && k < hp->n_steps; k++) {
+                        const Step *s = &hp->steps[k];
+                        if (!step_selected(hp, s, stages))
+                                continue;
+                        OsdAlloc *a = &f->allocs[f->n_allocs++];
+                        *a = (OsdAlloc) { .id = -1, .final_id = -1 };
+                        if (!(a->host = strdup(hp->host)) || !(a->device = strdup(s->device)) ||
+                            !(a->device_class = strdup(s->device_class))) {
+                                r = error_set(err, ENOMEM, "out of memory");
+                                break;
+                        }
+                        Candidate *c = NULL;
+                        for (size_t m = 0; m < f->n_cand && !c; m++)
+                                if (!f->cand[m].taken && streq(f->cand[m].host, a->host) && streq(f->cand[m].device, a->device))
+                                        c = &f->cand[m];
+                        if (c) {
+                                c->taken = true;
+                                a->id = c->id;
+                                a->reused = true;
+                                json_object *o = ceph_osd_dump_find(dump, a->id);
+                                jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "reused", "interrupted run");
+                                if (!ceph_osd_dump_has_state(o, "destroyed"))
+                                        r = destroy_id(f, a->id, err);
+                        } else
+                                r = allocate_id(f, a, -1, err);
+                        if (r >= 0)
+                                r = set_class(f, a->id, a->device_class, err);
+                        if (r >= 0)
+                                log_notice("host '%s': %s gets osd.%d (class %s%s)", a->host, a->device, a->id,
+                                           a->device_class, a->reused ? ", id of an interrupted run" : "");
+                }
+        }
+        /* ids an interrupted run allocated that no device wants any more */
+        for (size_t m = 0; r >= 0 && m < f->n_cand; m++)
+                if (!f->cand[m].taken) {
+                        log_notice("releasing osd.%d, allocated by an interrupted run for %s:%s", f->cand[m].id,
+                                   f->cand[m].host, f->cand[m].device);
+                        r = release_id(f, f->cand[m].host, f->cand[m].device, f->cand[m].id, err);
+                        f->cand[m].taken = true;
+                }
+        return r < 0 ? r : 0;
+}
+
+/* ---- 3. the executor's link ---- */
+
+static int configure_args(const Host *h, json_object **ret) {
+        _cleanup_json_ json_object *a = json_object_new_object();
+        json_object *allow = json_object_new_array();
+        if (!a || json_add(a, "allow", allow) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(p, h->allow)
+                json_object_array_add(allow, json_object_new_string(*p));
+        json_add_string(a, "host", h->name);
+        json_add_bool(a, "dry_run", false);
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
+        const Host *h = p->s->host;
+        int r = transport_open(h, &slot->t, err);
+        if (r < 0)
+                return r;
+        r = transport_agent_start(slot->t, &slot->c, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *args = NULL, *res = NULL;
+        if (configure_args(h, &args) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        return agent_channel_call(slot->c, "configure", args, 30, NULL, NULL, &res, err);
+}
+
+static ChannelSlot *slot_acquire(HostPool *p) {
+        pthread_mutex_lock(&p->mu);
+        for (;;) {
+                ChannelSlot *empty = NULL;
+                for (size_t i = 0; i < p->n_slots; i++) {
+                        if (p->slots[i].state == SLOT_IDLE) {
+                                p->slots[i].state = SLOT_BUSY;
+                                pthread_mutex_unlock(&p->mu);
+                                return &p->slots[i];
+                        }
+                        if (p->slots[i].state == SLOT_EMPTY && !empty)
+                                empty = &p->slots[i];
+                }
+                if (empty) {
+                        empty->state = SLOT_BUSY;
+                        pthread_mutex_unlock(&p->mu);
+                        Error e = {};
+                        if (slot_open(p, empty, &e) >= 0)
+                                return empty;
+                        /* fewer channels, not a failed step: the others go on */
+                        log_warning("host '%s': cannot open another agent channel, fewer OSDs at once: %s",
+                                    p->s->host->name, e.message);
+                        agent_channel_close(empty->c);
+                        transport_close(empty->t);
+                        pthread_mutex_lock(&p->mu);
+                        *empty = (ChannelSlot) { .state = SLOT_DEAD };
+                        pthread_cond_broadcast(&p->cv);
+                        continue;
+                }
+                pthread_cond_wait(&p->cv, &p->mu);
+        }
+}
+
+static void slot_release(HostPool *p, ChannelSlot *slot) {
+        pthread_mutex_lock(&p->mu);
+        slot->state = SLOT_IDLE;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+}
+
+static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, json_object **ret, Error *err) {
+        if (slot->main)
+                return host_session_call(p->s, op, args, OSD_CREATE_TIMEOUT, ret, err);
+        return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, NULL, NULL, ret, err);
+}
+
+static int pool_osd_create(HostPool *p, const char *device, int id, json_object *step_args, json_object **ret,
+                           Error *err) {
+        _cleanup_json_ json_object *args = NULL;
+        if (step_args) {
+                if (json_object_deep_copy(step_args, &args, NULL) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        } else if (!(args = json_object_new_object()) || json_add_string(args, "device", device) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        json_object_object_del(args, "osd_id");
+        json_add_int(args, "osd_id", id);
+
+        ChannelSlot *slot = slot_acquire(p);
+        int r = slot_call(p, slot, "osd-create", args, ret, err);
+        slot_release(p, slot);
+        return r;
+}
+
+static OsdAlloc *alloc_find(OsdFlow *f, const char *host, const char *device) {
+        for (size_t i = 0; i < f->n_allocs; i++)
+                if (streq(f->allocs[i].host, host) && streq(f->allocs[i].device, device))
+                        return &f->allocs[i];
+        return NULL;
+}
+
+static int flow_create(HostPool *p, json_object *args, json_object **ret, Error *err) {
+        OsdFlow *f = p->flow;
+        const char *host = p->s->host->name, *device = NULL;
+        int r = json_get_string(args, "device", true, &device, "osd-create", err);
+        if (r < 0)
+                return r;
+        OsdAlloc *a = alloc_find(f, host, device);
+        if (!a || a->id < 0)
+                return error_set(err, ENOENT, "host '%s': no OSD id was allocated for '%s'", host, device);
+
+        double t0 = now_sec();
+        _cleanup_json_ json_object *res = NULL;
+        r = pool_osd_create(p, device, a->id, args, &res, err);
+        if (r < 0) {
+                /* ceph-volume's rollback (`osd purge-new`) may have removed the id */
+                Error e2 = {};
+                _cleanup_json_ json_object *dump = NULL;
+                pthread_mutex_lock(&f->mu);
+                bool purged = osd_dump(f, &dump, &e2) >= 0 && !ceph_osd_dump_find(dump, a->id);
+                int rr = 0;
+                if (purged) {
+                        log_warning("host '%s': osd.%d was purged by ceph-volume's rollback after: %s; recreating it and retrying once",
+                                    host, a->id, err->message);
+                        int old = a->id;
+                        rr = allocate_id(f, a, old, &e2);
+                        if (rr >= 0)
+                                rr = set_class(f, a->id, a->device_class, &e2);
+                        a->recreated = rr >= 0;
+                        jrec(f, "osd-id-recreated", host, device, a->id, a->fsid, "after", err->message);
+                }
+                pthread_mutex_unlock(&f->mu);
+                if (purged && rr >= 0) {
+                        json_object_put(res);
+                        res = NULL;
+                        error_reset(err);
+                        r = pool_osd_create(p, device, a->id, args, &res, err);
+                } else if (purged)
+                        error_prefix(err, r, "cannot recreate osd.%d (%s)", a->id, e2.message);
+        }
+        a->seconds = now_sec() - t0;
+        if (r < 0) {
+                a->error = strdup(err->message);
+                jrec(f, "osd-failed", host, device, a->id, NULL, "error", err->message);
+                return r;
+        }
+
+        int64_t final = a->id;
+        json_get_int(res, "osd_id", false, &final, "osd-create", NULL);
+        a->final_id = (int) final;
+        a->created = true;
+        if (f->j) {
+                json_object *o = json_object_new_object();
+                json_add_string(o, "host", host);
+                json_add_string(o, "device", device);
+                json_add_int(o, "osd_id", a->final_id);
+                json_add(o, "seconds", json_object_new_double(a->seconds));
+                json_object *v;
+                const char *keys[] = { "seconds_prepare", "seconds_activate", "seconds_start", "seconds_lock_wait", "block_db" };
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                        if (json_object_object_get_ex(res, keys[i], &v))
+                                json_add(o, keys[i], json_object_get(v));
+                journal_append(f->j, "osd-created", o, NULL);
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static int pool_call(void *userdata, const char *op, json_object *args, json_object **ret_result, Error *err) {
+        HostPool *p = userdata;
+        if (streq(op, "osd-create"))
+                return flow_create(p, args, ret_result, err);
+        return host_session_call(p->s, op, args, 0, ret_result, err);
+}
+
+int osd_flow_links(OsdFlow *f, HostLink **ret, size_t *ret_n) {
+        HostLink *links = calloc(f->n_pools ? f->n_pools : 1, sizeof(HostLink));
+        if (!links)
+                return -ENOMEM;
+        size_t n = 0;
+        for (size_t i = 0; i < f->n_pools; i++) {
+                HostPool *p = &f->pools[i];
+                if (p->s->r < 0)
+                        continue;
+                links[n++] = (HostLink) { .host = p->s->host->name, .call = pool_call, .userdata = p };
+        }
+        *ret = links;
+        *ret_n = n;
+        return 0;
+}
+
+/* ---- 4. and 5. ---- */
+
+static const char *tree_class(json_object *tree, int id) {
+        const char *lists[] = { "nodes", "stray" };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+                json_object *arr;
+                if (!json_object_object_get_ex(tree, lists[l], &arr))
+                        continue;
+                for (size_t i = 0; i < json_object_array_length(arr); i++) {
+                        json_object *n = json_object_array_get_idx(arr, i);
+                        if (dump_int(n, "id") == id && streq_ptr(dump_str(n, "type"), "osd"))
+                                return dump_str(n, "device_class");
+                }
+        }
+        return NULL;
+}
+
+int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
+        int r, first = 0;
+        Error e = {};
+
+        for (size_t i = 0; i < f->n_resumes; i++) {
+                OsdResume *s = &f->resumes[i];
+                HostPool *p = pool_of(f, s->host);
+                if (!p || p->s->r < 0)
+                        continue;
+                _cleanup_json_ json_object *res = NULL;
+                log_notice("host '%s': osd.%d on %s is prepared but not running: activating and starting it", s->host,
+                         s->id, s->device);
+                Error re = {};
+                r = pool_osd_create(p, s->device, s->id, NULL, &res, &re);
+                jrec(f, r < 0 ? "osd-resume-failed" : "osd-resumed", s->host, s->device, s->id, NULL, "error",
+                     r < 0 ? re.message : NULL);
+                if (r < 0) {
+                        s->error = strdup(re.message);
+                        if (!first)
+                                first = error_set(err, -r, "%s", re.message);
+                } else
+                        s->done = true;
+        }
+
+        /* ids not used: skipped or failed creations, and those replaced by an adopted OSD */
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                OsdAlloc *a = &f->allocs[i];
+                if (a->id < 0 || (a->created && a->final_id == a->id))
+                        continue;
+                _cleanup_json_ json_object *dump = NULL;
+                if (osd_dump(f, &dump, &e) < 0)
+                        break;
+                json_object *o = ceph_osd_dump_find(dump, a->id);
+                if (!o || ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0 || !ceph_osd_dump_has_state(o, "destroyed"))
+                        continue;
+                r = release_id(f, a->host, a->device, a->id, &e);
+                if (r < 0 && !first)
+                        first = error_set(err, -r, "%s", e.message);
+        }
+
+        /* wait for up, mark in, check the class */
+        double deadline = now_sec() + timeout_sec;
+        for (;;) {
+                _cleanup_json_ json_object *dump = NULL;
+                r = osd_dump(f, &dump, &e);
+                if (r < 0)
+                        return first ? first : error_set(err, -r, "%s", e.message);
+                int waiting = -1;
+                for (size_t i = 0; i < f->n_allocs + f->n_resumes; i++) {
+                        bool isalloc = i < f->n_allocs;
+                        int id = isalloc ? f->allocs[i].final_id : f->resumes[i - f->n_allocs].id;
+                        if (isalloc ? !f->allocs[i].created : !f->resumes[i - f->n_allocs].done)
+                                continue;
+                        json_object *o = ceph_osd_dump_find(dump, id);
+                        if (!ceph_osd_dump_up(o)) {
+                                waiting = id;
+                                continue;
+                        }
+                        if (!ceph_osd_dump_in(o)) {
+                                char name[32];
+                                snprintf(name, sizeof(name), "osd.%d", id);
+                                r = ceph_admin_runl(f->admin, false, NULL, &e, "osd", "in", name, NULL);
+                                if (r < 0 && !first)
+                                        first = error_set(err, -r, "%s", e.message);
+                        }
+                }
+                if (waiting < 0)
+                        break;
+                if (now_sec() > deadline) {
+                        if (!first)
+                                first = error_set(err, ETIMEDOUT, "osd.%d is not up %u s after it was started", waiting,
+                                                  timeout_sec);
+                        break;
+                }
+                sleep(1);
+        }
+
+        _cleanup_json_ json_object *tree = NULL;
+        r = ceph_admin_runl(f->admin, true, &tree, &e, "osd", "tree", NULL);
+        if (r < 0)
+                return first ? first : error_set(err, -r, "%s", e.message);
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                OsdAlloc *a = &f->allocs[i];
+                if (!a->created)
+                        continue;
+                const char *cls = tree_class(tree, a->final_id);
+                if (streq_ptr(cls, a->device_class))
+                        continue;
+                log_notice("osd.%d has class '%s', the layout wants '%s': setting it", a->final_id, cls ? cls : "none",
+                         a->device_class);
+                r = set_class(f, a->final_id, a->device_class, &e);
+                if (r < 0 && !first)
+                        first = error_set(err, -r, "%s", e.message);
+        }
+        for (size_t i = 0; i < f->n_allocs && !first; i++)
+                if (!f->allocs[i].created)
+                        first = error_set(err, EIO, "host '%s': no OSD on '%s'%s%s", f->allocs[i].host, f->allocs[i].device,
+                                          f->allocs[i].error ? ": " : " (its step did not run)",
+                                          f->allocs[i].error ? f->allocs[i].error : "");
+        return first;
+}
+
+void osd_flow_print(const OsdFlow *f, FILE *out) {
+        if (f->n_allocs + f->n_resumes == 0)
+                return;
+        fprintf(out, "\n%-12s %-22s %6s %8s  %s\n", "HOST", "DEVICE", "OSD", "TIME", "OUTCOME");
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                const OsdAlloc *a = &f->allocs[i];
+                char idb[16];
+                snprintf(idb, sizeof(idb), "%d", a->created ? a->final_id : a->id);
+                fprintf(out, "%-12s %-22s %6s %7.1fs  %s%s%s\n", a->host, a->device, idb, a->seconds,
+                        a->created ? "created" : a->error ? a->error : "not run",
+                        a->created && a->final_id != a->id ? " (adopted the OSD already on the device)" : "",
+                        a->recreated ? " (id recreated after a ceph-volume rollback)" : "");
+        }
+        for (size_t i = 0; i < f->n_resumes; i++) {
+                const OsdResume *s = &f->resumes[i];
+                fprintf(out, "%-12s %-22s %6d %8s  %s\n", s->host, s->device, s->id, "-",
+                        s->done ? "started (prepared by an interrupted run)" : s->error ? s->error : "not started");
+        }
+}
+
+int osd_flow_to_json(const OsdFlow *f, json_object **ret) {
+        _cleanup_json_ json_object *arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                const OsdAlloc *a = &f->allocs[i];
+                json_object *o = json_object_new_object();
+                if (!o || json_object_array_add(arr, o) < 0)
+                        return -ENOMEM;
+                json_add_string(o, "host", a->host);
+                json_add_string(o, "device", a->device);
+                json_add_int(o, "osd_id", a->created ? a->final_id : a->id);
+                json_add_string(o, "device_class", a->device_class);
+                json_add(o, "seconds", json_object_new_double(a->seconds));
+                json_add_bool(o, "created", a->created);
+                json_add_bool(o, "reused_id", a->reused);
+                json_add_bool(o, "recreated_id", a->recreated);
+                json_add_string(o, "error", a->error);
+        }
+        for (size_t i = 0; i < f->n_resumes; i++) {
+                const OsdResume *s = &f->resumes[i];
+                json_object *o = json_object_new_object();
+                if (!o || json_object_array_add(arr, o) < 0)
+                        return -ENOMEM;
+                json_add_string(o, "host", s->host);
+                json_add_string(o, "device", s->device);
+                json_add_int(o, "osd_id", s->id);
+                json_add_bool(o, "resumed", true);
+                json_add_bool(o, "created", s->done);
+                json_add_string(o, "error", s->error);
+        }
+        *ret = TAKE_PTR(arr);
+        return 0;
+}

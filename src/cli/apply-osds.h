@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The OSD part of `apply`, around the executor:
+ *
+ *  1. wait for OSD creations still running on the hosts from an interrupted run (their
+ *     agents hold a lock per data device until ceph-volume is done);
+ *  2. allocate the OSD ids up front, one at a time, on the admin host: `ceph osd new UUID`
+ *     then `ceph osd destroy` (ceph-volume 16.2 accepts --osd-id only for an id that does
+ *     not exist or is destroyed), CRUSH device class set explicitly; ids allocated by an
+ *     earlier, interrupted run for the same device are reused, unused ones released;
+ *  3. the executor's create-osd steps go through osd_flow_links(): the request gets its
+ *     osd_id, and runs on one of up to `parallel` agent channels per host (one SSH session
+ *     and agent process each: a libssh2 session serves one thread, and the agent handles
+ *     one request at a time, so parallel creations need parallel channels);
+ *     a failure after which ceph-volume's rollback purged the id is detected, the id
+ *     recreated and the creation retried once;
+ *  4. OSDs found prepared on disk but not running (interrupted between prepare and start)
+ *     are activated and started;
+ *  5. wait until every OSD made or started is up and in, with its planned device class;
+ *     ids allocated but not used are released (`ceph osd purge`). */
+
+#include <stdio.h>
+
+#include "ceph-admin.h"
+#include "exec/exec.h"
+#include "hosts.h"
+#include "inventory/inventory.h"
+#include "plan/plan.h"
+
+typedef struct OsdFlow OsdFlow;
+
+int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, unsigned parallel, OsdFlow **ret,
+                 Error *err);
+OsdFlow *osd_flow_free(OsdFlow *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(OsdFlow *, osd_flow_free);
+
+/* 1. Returns 1 when it had to wait (the caller then inventories again), else 0. */
+int osd_flow_wait_inflight(OsdFlow *f, Error *err);
+
+/* Create-osd steps of `p` the executor will run with these stages (their dependencies
+ * selected too). */
+size_t osd_flow_count_steps(const Plan *p, unsigned stages);
+
+/* Read-only: prepared OSDs that do not run (for 4.) and ids of interrupted runs. */
+int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_t *ret_dangling, Error *err);
+/* 2. Changes the cluster: after the operator confirmed. */
+int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err);
+
+/* 3. Links for exec_run(): the fleet's, wrapped. Free with free(). */
+int osd_flow_links(OsdFlow *f, HostLink **ret, size_t *ret_n);
+
+/* 4. and 5. Returns 0 when every OSD is up and in with its class, else a negative errno
+ * with the first problem. */
+int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err);
+
+/* Per OSD: host, device, id, seconds, outcome. */
+void osd_flow_print(const OsdFlow *f, FILE *out);
+int osd_flow_to_json(const OsdFlow *f, json_object **ret);

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `cephprov status LAYOUT`: hosts, OSDs (up/in, class, data and DB devices), the fast
+ * device → OSDs blast radius, bcache state, cluster health and PG states. One result
+ * object, printed as text or JSON. */
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "ceph-admin.h"
+#include "cli.h"
+#include "hosts.h"
+#include "options.h"
+
+static json_object *jget(json_object *o, const char *key) {
+        json_object *v = NULL;
+        return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *jstr(json_object *o, const char *key) {
+        json_object *v = jget(o, key);
+        return v ? json_object_get_string(v) : NULL;
+}
+
+static json_object *metadata_of(json_object *meta, int id) {
+        for (size_t i = 0; meta && i < json_object_array_length(meta); i++) {
+                json_object *m = json_object_array_get_idx(meta, i);
+                if (jget(m, "id") && json_object_get_int(jget(m, "id")) == id)
+                        return m;
+        }
+        return NULL;
+}
+
+static json_object *tree_node(json_object *tree, int id) {
+        const char *lists[] = { "nodes", "stray" };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+                json_object *arr = jget(tree, lists[l]);
+                for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+                        json_object *n = json_object_array_get_idx(arr, i);
+                        if (jget(n, "id") && json_object_get_int(jget(n, "id")) == id)
+                                return n;
+                }
+        }
+        return NULL;
+}
+
+/* The CRUSH host bucket holding osd.id. */
+static const char *tree_host_of(json_object *tree, int id) {
+        json_object *arr = jget(tree, "nodes");
+        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+                json_object *n = json_object_array_get_idx(arr, i);
+                if (!streq_ptr(jstr(n, "type"), "host"))
+                        continue;
+                json_object *ch = jget(n, "children");
+                for (size_t k = 0; ch && k < json_object_array_length(ch); k++)
+                        if (json_object_get_int(json_object_array_get_idx(ch, k)) == id)
+                                return jstr(n, "name");
+        }
+        return NULL;
+}
+
+/* Where an OSD's DB lives, as the inventory of its host sees it: "device partition N (name)". */
+static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, json_object *blast, json_object *bcache) {
+        for (size_t h = 0; h < inv->n_hosts; h++) {
+                const Inventory *in = inv->hosts[h];
+                json_object *hj = json_object_new_object();
+                json_object_array_add(hosts_j, hj);
+                json_add_string(hj, "host", in->host);
+                json_add_string(hj, "hostname", in->hostname);
+                json_add_bool(hj, "reachable", true);
+                json_add_u64(hj, "devices", in->n_devices);
+                json_add_bool(hj, "bcache_available", in->bcache_available);
+                for (size_t d = 0; d < in->n_devices; d++) {
+                        const InvDevice *dev = &in->devices[d];
+                        json_object *ids = json_object_new_array();
+                        for (size_t k = 0; k < dev->n_partitions; k++) {
+                                const InvOsd *o = &dev->partitions[k].content.osd;
+                                if (o->id >= 0 && (streq_ptr(o->role, "block.db") || streq_ptr(o->role, "block.wal") ||
+                                                   streq_ptr(o->role, "journal")))
+                                        json_object_array_add(ids, json_object_new_int(o->id));
+                        }
+                        if (json_object_array_length(ids) > 0) {
+                                json_object *b = json_object_new_object();
+                                json_add_string(b, "host", in->host);
+                                json_add_string(b, "fast_device", dev->path);
+                                json_add(b, "osds", ids);
+                                json_object_array_add(blast, b);
+                        } else
+                                json_object_put(ids);
+                        const InvBcache *bc = &dev->content.bcache;
+                        if (bc->role == BCACHE_ROLE_BACKING) {
+                                json_object *b = json_object_new_object();
+                                json_add_string(b, "host", in->host);
+                                json_add_string(b, "backing", dev->path);
+                                json_add_string(b, "bcache_device", bc->bcache_device);
+                                json_add_string(b, "cache_set", bc->set_uuid);
+                                json_add_string(b, "cache_mode", bc->cache_mode);
+                                json_add_string(b, "state", bc->state);
+                                json_add_u64(b, "dirty_bytes", bc->dirty_bytes);
+                                json_add_u64(b, "sequential_cutoff", bc->sequential_cutoff);
+                                if (bc->hit_ratio >= 0)
+                                        json_add(b, "hit_ratio", json_object_new_double(bc->hit_ratio));
+                                json_object_array_add(bcache, b);
+                        }
+                }
+        }
+}
+
+static int status_build(const Layout *l, char * const *only, bool quiet, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *st = json_object_new_object();
+        json_object *hosts_j = json_object_new_array(), *osds_j = json_object_new_array(),
+                    *blast = json_object_new_array(), *bcache = json_object_new_array();
+        json_add(st, "hosts", hosts_j);
+        json_add(st, "osds", osds_j);
+        json_add(st, "blast_radius", blast);
+        json_add(st, "bcache", bcache);
+
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        size_t failed = 0;
+        int r = cli_inventory(l, only, true, quiet, &f, &inv, &failed, err);
+        if (r < 0)
+                return r;
+        add_inventory_osds(hosts_j, inv, blast, bcache);
+        for (size_t i = 0; i < f->n; i++)
+                if (f->sessions[i].r < 0) {
+                        json_object *hj = json_object_new_object();
+                        json_add_string(hj, "host", f->sessions[i].host->name);
+                        json_add_bool(hj, "reachable", false);
+                        json_add_string(hj, "error", f->sessions[i].error.message);
+                        json_object_array_add(hosts_j, hj);
+                }
+
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        r = ceph_admin_open(l, &admin, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *status = NULL, *dump = NULL, *tree = NULL, *meta = NULL;
+        if ((r = ceph_admin_runl(admin, true, &status, err, "status", NULL)) < 0 ||
+            (r = ceph_admin_runl(admin, true, &dump, err, "osd", "dump", NULL)) < 0 ||
+            (r = ceph_admin_runl(admin, true, &tree, err, "osd", "tree", NULL)) < 0 ||
+            (r = ceph_admin_runl(admin, true, &meta, err, "osd", "metadata", NULL)) < 0)
+                return r;
+
+        json_object *health = jget(status, "health");
+        json_add_string(st, "health", jstr(health, "status"));
+        json_object *checks = json_object_new_array();
+        json_object_object_foreach(jget(health, "checks") ? jget(health, "checks") : json_object_new_object(), name, chk) {
+                json_object *c = json_object_new_object();
+                json_add_string(c, "check", name);
+                json_add_string(c, "severity", jstr(chk, "severity"));
+                json_add_string(c, "summary", jstr(jget(chk, "summary"), "message"));
+                json_object_array_add(checks, c);
+        }
+        json_add(st, "checks", checks);
+        json_object *pgmap = jget(status, "pgmap");
+        json_object *pgs = json_object_new_array();
+        json_object *bys = jget(pgmap, "pgs_by_state");
+        for (size_t i = 0; bys && i < json_object_array_length(bys); i++) {
+                json_object *e = json_object_array_get_idx(bys, i);
+                json_object *c = json_object_new_object();
+                json_add_string(c, "state", jstr(e, "state_name"));
+                json_add_int(c, "count", jget(e, "count") ? json_object_get_int64(jget(e, "count")) : 0);
+                json_object_array_add(pgs, c);
+        }
+        json_add(st, "pg_states", pgs);
+        json_add_int(st, "num_pgs", jget(pgmap, "num_pgs") ? json_object_get_int64(jget(pgmap, "num_pgs")) : 0);
+
+        json_object *osds = jget(dump, "osds");
+        for (size_t i = 0; osds && i < json_object_array_length(osds); i++) {
+                json_object *o = json_object_array_get_idx(osds, i);
+                int id = json_object_get_int(jget(o, "osd"));
+                json_object *m = metadata_of(meta, id), *n = tree_node(tree, id);
+                const char *host = jstr(m, "hostname") ?: tree_host_of(tree, id);
+                if (only && host && !strv_contains(only, host))
+                        continue;
+                json_object *oj = json_object_new_object();
+                json_add_int(oj, "id", id);
+                json_add_string(oj, "host", host);
+                json_add_string(oj, "crush_host", tree_host_of(tree, id));
+                json_add_bool(oj, "up", ceph_osd_dump_up(o));
+                json_add_bool(oj, "in", ceph_osd_dump_in(o));
+                json_add_string(oj, "device_class", jstr(n, "device_class"));
+                json_add_string(oj, "status", jstr(n, "status"));
+                json_add_string(oj, "objectstore", jstr(m, "osd_objectstore"));
+                json_add_string(oj, "data", jstr(m, "bluestore_bdev_partition_path") ?: jstr(m, "backend_filestore_partition_path"));
+                json_add_string(oj, "db", streq_ptr(jstr(m, "bluefs_dedicated_db"), "1") ? jstr(m, "bluefs_db_partition_path") : NULL);
+                json_add_string(oj, "wal", streq_ptr(jstr(m, "bluefs_dedicated_wal"), "1") ? jstr(m, "bluefs_wal_partition_path") : NULL);
+                json_add_string(oj, "devices", jstr(m, "devices"));
+                json_object_array_add(osds_j, oj);
+        }
+        *ret = TAKE_PTR(st);
+        return 0;
+}
+
+static void status_print(json_object *st, FILE *out) {
+        fprintf(out, "HOSTS\n");
+        json_object *hosts = jget(st, "hosts");
+        for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                if (json_object_get_boolean(jget(h, "reachable")))
+                        fprintf(out, "  %-12s up, %d allowed devices%s\n", (jstr(h, "host") ?: "-"),
+                                json_object_get_int(jget(h, "devices")),
+                                json_object_get_boolean(jget(h, "bcache_available")) ? "" : ", no bcache in kernel");
+                else
+                        fprintf(out, "  %-12s UNREACHABLE: %s\n", (jstr(h, "host") ?: "-"), (jstr(h, "error") ?: "-"));
+        }
+
+        fprintf(out, "\nOSDS\n  %-6s %-10s %-4s %-4s %-6s %-26s %s\n", "ID", "HOST", "UP", "IN", "CLASS", "DATA", "DB");
+        json_object *osds = jget(st, "osds");
+        for (size_t i = 0; i < json_object_array_length(osds); i++) {
+                json_object *o = json_object_array_get_idx(osds, i);
+                fprintf(out, "  osd.%-2d %-10s %-4s %-4s %-6s %-26s %s\n", json_object_get_int(jget(o, "id")),
+                        jstr(o, "host") ?: "-", json_object_get_boolean(jget(o, "up")) ? "up" : "DOWN",
+                        json_object_get_boolean(jget(o, "in")) ? "in" : "OUT", jstr(o, "device_class") ?: "-",
+                        jstr(o, "data") ?: "-", jstr(o, "db") ?: "(on data)");
+        }
+
+        json_object *blast = jget(st, "blast_radius");
+        if (json_object_array_length(blast) > 0) {
+                fprintf(out, "\nBLAST RADIUS (a fast device failing takes down these OSDs)\n");
+                for (size_t i = 0; i < json_object_array_length(blast); i++) {
+                        json_object *b = json_object_array_get_idx(blast, i), *ids = jget(b, "osds");
+                        fprintf(out, "  %-10s %-14s →", (jstr(b, "host") ?: "-"), (jstr(b, "fast_device") ?: "-"));
+                        for (size_t k = 0; k < json_object_array_length(ids); k++)
+                                fprintf(out, " osd.%d", json_object_get_int(json_object_array_get_idx(ids, k)));
+                        fprintf(out, "\n");
+                }
+        }
+
+        json_object *bc = jget(st, "bcache");
+        if (json_object_array_length(bc) > 0) {
+                fprintf(out, "\nBCACHE\n");
+                for (size_t i = 0; i < json_object_array_length(bc); i++) {
+                        json_object *b = json_object_array_get_idx(bc, i);
+                        char dirty[SIZE_FORMAT_MAX];
+                        size_format((uint64_t) json_object_get_int64(jget(b, "dirty_bytes")), dirty, sizeof(dirty));
+                        fprintf(out, "  %-10s %-14s %-12s %-12s %-10s dirty %s", (jstr(b, "host") ?: "-"), (jstr(b, "backing") ?: "-"),
+                                jstr(b, "bcache_device") ?: "-", jstr(b, "cache_mode") ?: "-", jstr(b, "state") ?: "-", dirty);
+                        if (jget(b, "hit_ratio"))
+                                fprintf(out, ", hit ratio %.0f %%", 100 * json_object_get_double(jget(b, "hit_ratio")));
+                        fprintf(out, "\n");
+                }
+        }
+
+        fprintf(out, "\nCLUSTER\n  health %s\n", jstr(st, "health") ?: "?");
+        json_object *checks = jget(st, "checks");
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+                fprintf(out, "    %s %s: %s\n", (jstr(c, "severity") ?: "-"), (jstr(c, "check") ?: "-"), (jstr(c, "summary") ?: "-"));
+        }
+        fprintf(out, "  pgs %d:", json_object_get_int(jget(st, "num_pgs")));
+        json_object *pgs = jget(st, "pg_states");
+        for (size_t i = 0; i < json_object_array_length(pgs); i++) {
+                json_object *p = json_object_array_get_idx(pgs, i);
+                fprintf(out, "%s %d %s", i ? "," : "", json_object_get_int(jget(p, "count")), (jstr(p, "state") ?: "-"));
+        }
+        fprintf(out, "\n");
+}
+
+int verb_status(int argc, char *argv[]) {
+        const Verb *v = verb_find("status");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 1)
+                return verb_usage_error(v, "expected one layout file");
+
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return cli_report(&err);
+        _cleanup_json_ json_object *st = NULL;
+        if (status_build(l, o.hosts, o.json, &st, &err) < 0)
+                return cli_report(&err);
+        if (o.json)
+                printf("%s\n", json_to_pretty(st));
+        else
+                status_print(st, stdout);
+        return 0;
+}
