@@ -63,7 +63,21 @@ static const char *tree_host_of(json_object *tree, int id) {
         return NULL;
 }
 
-/* Where an OSD's DB lives, as the inventory of its host sees it: "device partition N (name)". */
+/* A DB/WAL label names its OSD by fsid only ("whoami" is on the main device's label). */
+static int osd_id_by_fsid(const Inventory *in, const char *fsid) {
+        for (size_t d = 0; fsid && d < in->n_devices; d++) {
+                const InvDevice *dev = &in->devices[d];
+                if (dev->content.osd.id >= 0 && streq_ptr(dev->content.osd.osd_fsid, fsid))
+                        return dev->content.osd.id;
+                for (size_t k = 0; k < dev->n_partitions; k++)
+                        if (dev->partitions[k].content.osd.id >= 0 && streq_ptr(dev->partitions[k].content.osd.osd_fsid, fsid))
+                                return dev->partitions[k].content.osd.id;
+        }
+        return -1;
+}
+
+/* Per host: reachability, the fast device → OSDs blast radius (from the DB/WAL labels on
+ * its partitions) and bcache backing devices. */
 static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, json_object *blast, json_object *bcache) {
         for (size_t h = 0; h < inv->n_hosts; h++) {
                 const Inventory *in = inv->hosts[h];
@@ -79,9 +93,10 @@ static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, js
                         json_object *ids = json_object_new_array();
                         for (size_t k = 0; k < dev->n_partitions; k++) {
                                 const InvOsd *o = &dev->partitions[k].content.osd;
-                                if (o->id >= 0 && (streq_ptr(o->role, "block.db") || streq_ptr(o->role, "block.wal") ||
-                                                   streq_ptr(o->role, "journal")))
-                                        json_object_array_add(ids, json_object_new_int(o->id));
+                                int id = o->id >= 0 ? o->id : osd_id_by_fsid(in, o->osd_fsid);
+                                if (id >= 0 && (streq_ptr(o->role, "block.db") || streq_ptr(o->role, "block.wal") ||
+                                                streq_ptr(o->role, "journal")))
+                                        json_object_array_add(ids, json_object_new_int(id));
                         }
                         if (json_object_array_length(ids) > 0) {
                                 json_object *b = json_object_new_object();

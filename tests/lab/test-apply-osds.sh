@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# `cephprov apply` end to end on a real Ceph cluster (lab suite, root only):
+#   lab of 3 storage hosts + admin, mon + mgr on admin (contrib/lab/lab, contrib/lab/ceph);
+#   1. apply from blank disks, killed with SIGKILL in the middle of OSD creation;
+#   2. the re-run converges: every planned OSD up and in, no duplicate, missing or leaked id,
+#      block.db on the planned partition (ceph osd metadata), device classes as planned;
+#      HEALTH_OK;
+#   3. a third apply is a no-op;
+#   4. data written with rados, one OSD daemon stopped, apply again (it starts the OSD),
+#      data reads back identical.
+# Teardown always (trap).
+#
+# Usage: test-apply-osds.sh CEPHPROV
+# Env: LAB (contrib/lab/lab), CEPH_LAB (contrib/lab/ceph), LAB_PREFIX, LAB_SUBNET, KEEP_LAB=1.
+set -euo pipefail
+
+CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+LAB=${LAB:-$top/contrib/lab/lab}
+CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
+export LAB_PREFIX=${LAB_PREFIX:-cpa}
+export LAB_SUBNET=${LAB_SUBNET:-10.99.7}
+
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
+for t in ceph-volume ceph-mon ceph-osd rados python3 flock; do
+        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
+done
+[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
+
+DIR=$(mktemp -d /tmp/cephprov-apply-osds.XXXXXX)
+export CEPHPROV_STATE_DIR=$DIR/state
+APPLY_PID=
+teardown() {
+        local rc=$?
+        [ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2>/dev/null
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
+        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        rm -rf "$DIR"
+        exit $rc
+}
+trap teardown EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+t0=$(date +%s.%N)
+since() { echo "$(date +%s.%N) - $1" | bc; }
+ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
+hexec() { "$LAB" exec --dir "$DIR" "$@"; }
+py() { python3 -c "$@"; }
+
+"$LAB" up --dir "$DIR" --hosts 3 >/dev/null
+"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+L=$DIR/layout.yaml
+echo "lab + cluster up in $(since "$t0") s"
+
+# the plan from blank disks: what must exist at the end
+"$CEPHPROV" inventory "$L" --save "$DIR/inv-before.json" >/dev/null
+"$CEPHPROV" plan "$L" --inventory "$DIR/inv-before.json" --json > "$DIR/plan.json"
+n_planned=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for h in p["hosts"] for s in h["steps"] if s["kind"]=="create-osd"))' "$DIR/plan.json")
+[ "$n_planned" -ge 6 ] || fail "expected at least 6 planned OSDs, the plan has $n_planned"
+
+# 1. apply, killed in the middle of OSD creation
+t_apply=$(date +%s.%N)
+"$CEPHPROV" apply "$L" --yes > "$DIR/apply1.log" 2>&1 &
+APPLY_PID=$!
+J=$CEPHPROV_STATE_DIR/ceph.journal
+for _ in $(seq 600); do
+        if [ -f "$J" ] && grep -q '"kind":"create-osd".*"event":"step-start"\|"event":"step-start".*"kind":"create-osd"' "$J" 2>/dev/null; then
+                break
+        fi
+        kill -0 "$APPLY_PID" 2>/dev/null || break
+        sleep 0.1
+done
+kill -0 "$APPLY_PID" 2>/dev/null || { cat "$DIR/apply1.log"; fail "apply ended before OSD creation started"; }
+sleep 3
+kill -KILL "$APPLY_PID"
+wait "$APPLY_PID" 2>/dev/null || true
+APPLY_PID=
+created_before=$(grep -c '"event":"osd-created"' "$J" || true)
+ok "controller killed (SIGKILL) during OSD creation ($created_before of $n_planned OSDs reported created)"
+
+# 2. re-run converges
+"$CEPHPROV" apply "$L" --yes > "$DIR/apply2.log" 2>&1 || { cat "$DIR/apply2.log"; fail "re-run after SIGKILL did not converge"; }
+grep -q '^converged' "$DIR/apply2.log" || { cat "$DIR/apply2.log"; fail "re-run did not say converged"; }
+ok "re-run converged"
+
+for _ in $(seq 180); do
+        ceph_ health 2>/dev/null | grep -q HEALTH_OK && break
+        sleep 1
+done
+ceph_ health | grep -q HEALTH_OK || { ceph_ health detail; fail "no HEALTH_OK within 180 s"; }
+ok "HEALTH_OK $(since "$t_apply") s after the first apply started"
+
+ceph_ osd dump -f json > "$DIR/dump.json"
+ceph_ osd tree -f json > "$DIR/tree.json"
+ceph_ osd metadata -f json > "$DIR/meta.json"
+"$CEPHPROV" inventory "$L" --save "$DIR/inv-after.json" >/dev/null
+py '
+import json, sys
+d = sys.argv[1]
+plan = json.load(open(d + "/plan.json"))
+dump = json.load(open(d + "/dump.json"))
+tree = json.load(open(d + "/tree.json"))
+meta = {m["id"]: m for m in json.load(open(d + "/meta.json"))}
+inv = {i["host"]: i for i in json.load(open(d + "/inv-after.json"))["inventories"]}
+err = []
+osds = dump["osds"]
+planned = [(h["host"], s) for h in plan["hosts"] for s in h["steps"] if s["kind"] == "create-osd"]
+if len(osds) != len(planned):
+    err.append("%d OSD ids in the cluster, %d planned (duplicate or leaked id)" % (len(osds), len(planned)))
+ids = sorted(o["osd"] for o in osds)
+if ids != list(range(len(ids))):
+    err.append("OSD ids are not dense: %s (an id was leaked and released)" % ids)
+for o in osds:
+    if not o["up"] or not o["in"]:
+        err.append("osd.%d is not up and in" % o["osd"])
+    if "destroyed" in o["state"]:
+        err.append("osd.%d is destroyed (leaked id)" % o["osd"])
+cls = {n["id"]: n.get("device_class") for n in tree["nodes"] + tree.get("stray", []) if n["type"] == "osd"}
+def part_node(host, dev, name):
+    for dv in inv[host]["devices"]:
+        if dv["path"] == dev:
+            for p in dv.get("partitions", []):
+                if p.get("name") == name:
+                    return p.get("node")
+for host, s in planned:
+    found = [i for i, m in meta.items() if m.get("hostname") == host and m.get("bluestore_bdev_partition_path") == s["device"]]
+    if len(found) != 1:
+        err.append("%s:%s carries %d OSDs (want 1)" % (host, s["device"], len(found)))
+        continue
+    i = found[0]
+    m = meta[i]
+    if cls.get(i) != s["device_class"]:
+        err.append("osd.%d has class %s, planned %s" % (i, cls.get(i), s["device_class"]))
+    if s.get("db_partname"):
+        want = part_node(host, s["db_device"], s["db_partname"])
+        got = m.get("bluefs_db_partition_path")
+        if m.get("bluefs_dedicated_db") != "1" or not want or got != want:
+            err.append("osd.%d block.db is %s, planned %s (%s on %s)" % (i, got, want, s["db_partname"], s["db_device"]))
+    print("osd.%d %s:%s class %s db %s" % (i, host, s["device"], cls.get(i), m.get("bluefs_db_partition_path")))
+if err:
+    print("\n".join("FAIL: " + e for e in err), file=sys.stderr)
+    sys.exit(1)
+' "$DIR" || fail "cluster does not match the plan"
+ok "$n_planned OSDs up and in, dense ids, no destroyed id, block.db on the planned partitions, classes as planned"
+
+# 3. second apply: a no-op
+steps_before=$(grep -c '"event":"step-start"' "$J" || true)
+"$CEPHPROV" apply "$L" --yes > "$DIR/apply3.log" 2>&1 || { cat "$DIR/apply3.log"; fail "third apply failed"; }
+grep -q '^nothing to do' "$DIR/apply3.log" || { cat "$DIR/apply3.log"; fail "third apply was not a no-op"; }
+[ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "third apply ran steps"
+ok "apply on the converged lab is a no-op"
+
+# 4. data written before a re-apply reads back identical after it
+mkdir -p "$DIR/data"
+for i in $(seq 1 30); do head -c 4194304 /dev/urandom > "$DIR/data/obj$i"; done
+(cd "$DIR/data" && md5sum obj* > ../data.md5)
+for i in $(seq 1 30); do hexec admin rados -p data put "obj$i" "$DIR/data/obj$i"; done
+victim=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["osds"][0]["osd"])' "$DIR/dump.json")
+vhost=$(py 'import json,sys; print([m["hostname"] for m in json.load(open(sys.argv[1])) if m["id"]==int(sys.argv[2])][0])' "$DIR/meta.json" "$victim")
+hexec "$vhost" systemctl stop "ceph-osd@$victim"
+for _ in $(seq 60); do
+        ceph_ osd dump -f json | py 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if not [o for o in d["osds"] if o["osd"]=='"$victim"'][0]["up"] else 1)' && break
+        sleep 1
+done
+"$CEPHPROV" apply "$L" --yes > "$DIR/apply4.log" 2>&1 || { cat "$DIR/apply4.log"; fail "apply after stopping osd.$victim failed"; }
+grep -q "started (prepared by an interrupted run)\|not running: to be activated" "$DIR/apply4.log" || { cat "$DIR/apply4.log"; fail "apply did not start the stopped osd.$victim"; }
+for _ in $(seq 180); do
+        ceph_ health 2>/dev/null | grep -q HEALTH_OK && break
+        sleep 1
+done
+ceph_ health | grep -q HEALTH_OK || { ceph_ health detail; fail "no HEALTH_OK after the re-apply"; }
+mkdir -p "$DIR/back"
+for i in $(seq 1 30); do hexec admin rados -p data get "obj$i" "$DIR/back/obj$i"; done
+(cd "$DIR/back" && md5sum -c ../data.md5 >/dev/null) || fail "data read back differs"
+ok "120 MiB written with rados before the re-apply (osd.$victim stopped, started again by apply) read back identical"
+
+"$CEPHPROV" status "$L" > "$DIR/status.txt" || fail "status failed"
+grep -q "HEALTH_OK" "$DIR/status.txt" || { cat "$DIR/status.txt"; fail "status does not show HEALTH_OK"; }
+"$CEPHPROV" status "$L" --json | py 'import json,sys; s=json.load(sys.stdin); assert len(s["osds"])=='"$n_planned"', s; assert all(o["up"] and o["in"] for o in s["osds"]); assert s["blast_radius"]' \
+        || fail "status --json does not list every OSD up and in with a blast radius"
+ok "status shows hosts, OSDs, blast radius, health"
+echo "PASS ($(since "$t0") s)"
