@@ -15,7 +15,10 @@
 #define OSD_CREATE_TIMEOUT 3600 /* seconds for one osd-create (mkfs of a big HDD takes minutes) */
 #define OSD_LOCK_DIR "/run/cephprov" /* agent-osd.c */
 
+typedef enum AllocState { ALLOC_PENDING, ALLOC_READY, ALLOC_FAILED } AllocState;
+
 typedef struct OsdAlloc {
+        AllocState state;
         char *host;
         char *device;
         char *device_class;
@@ -78,6 +81,9 @@ struct OsdFlow {
         char *cluster_fsid;
         Candidate *cand;     /* ids allocated by interrupted runs, reusable */
         size_t n_cand;
+        pthread_cond_t cv;   /* an allocation is ready (with mu) */
+        pthread_t allocator;
+        bool allocator_running;
 };
 
 static double now_sec(void) {
@@ -124,6 +130,7 @@ int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, un
         if (!f || !(f->pools = calloc(fleet->n ? fleet->n : 1, sizeof(HostPool))))
                 return error_set(err, ENOMEM, "out of memory");
         pthread_mutex_init(&f->mu, NULL);
+        pthread_cond_init(&f->cv, NULL);
         f->l = l;
         f->fleet = fleet;
         f->admin = admin;
@@ -148,6 +155,9 @@ int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, un
 OsdFlow *osd_flow_free(OsdFlow *f) {
         if (!f)
                 return NULL;
+        if (f->allocator_running)
+                pthread_join(f->allocator, NULL);
+        pthread_cond_destroy(&f->cv);
         for (size_t i = 0; i < f->n_pools; i++) {
                 HostPool *p = &f->pools[i];
                 for (size_t k = 0; k < p->n_slots; k++)
@@ -435,15 +445,20 @@ static int release_id(OsdFlow *f, const char *host, const char *device, int id, 
         return 0;
 }
 
-/* `ceph osd new UUID [ID]` then destroy: an id ceph-volume takes with --osd-id. */
+/* `ceph osd new UUID [ID]` (with the CRUSH device class) then destroy: an id ceph-volume
+ * takes with --osd-id. */
 static int allocate_id(OsdFlow *f, OsdAlloc *a, int want_id, Error *err) {
         if (new_uuid(a->fsid) < 0)
                 return error_set(err, EIO, "cannot generate a uuid");
         jrec(f, "osd-allocating", a->host, a->device, -1, a->fsid, NULL, NULL);
         char idbuf[16];
         snprintf(idbuf, sizeof(idbuf), "%d", want_id);
-        _cleanup_json_ json_object *j = NULL;
-        int r = ceph_admin_runl(f->admin, true, &j, err, "osd", "new", a->fsid, want_id >= 0 ? idbuf : NULL, NULL);
+        _cleanup_json_ json_object *in = json_object_new_object(), *j = NULL;
+        if (!in || json_add_string(in, "crush_device_class", a->device_class) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        char *args[] = { (char *) "osd", (char *) "new", a->fsid, (char *) "-i", (char *) "-", want_id >= 0 ? idbuf : NULL, NULL };
+        int r = ceph_admin_run_stdin(f->admin, args, json_object_to_json_string_ext(in, JSON_C_TO_STRING_PLAIN), true, &j,
+                                     NULL, err);
         if (r < 0)
                 return r;
         int64_t id = -1;
@@ -452,7 +467,7 @@ static int allocate_id(OsdFlow *f, OsdAlloc *a, int want_id, Error *err) {
         if (id < 0)
                 return error_set(err, EBADMSG, "'ceph osd new %s' printed no osd id", a->fsid);
         a->id = (int) id;
-        jrec(f, "osd-allocated", a->host, a->device, a->id, a->fsid, NULL, NULL);
+        jrec(f, "osd-allocated", a->host, a->device, a->id, a->fsid, "device_class", a->device_class);
         return destroy_id(f, a->id, err);
 }
 
@@ -498,60 +513,92 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
         return 0;
 }
 
-int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
-        _cleanup_json_ json_object *dump = NULL;
-        int r = osd_dump(f, &dump, err);
-        if (r < 0)
-                return r;
+static void alloc_set(OsdFlow *f, OsdAlloc *a, AllocState st, const char *error) {
+        pthread_mutex_lock(&f->mu);
+        a->state = st;
+        if (error && !a->error)
+                a->error = strdup(error);
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+}
 
+/* One at a time, in plan order (so ids follow hosts and slots), while the executor already
+ * creates the OSDs whose ids are ready. */
+static void *allocator_main(void *userdata) {
+        OsdFlow *f = userdata;
+        Error err = {};
+        _cleanup_json_ json_object *dump = NULL;
+        int r = osd_dump(f, &dump, &err);
+
+        for (size_t i = 0; i < f->n_allocs; i++) {
+                OsdAlloc *a = &f->allocs[i];
+                if (r < 0) {
+                        alloc_set(f, a, ALLOC_FAILED, err.message);
+                        continue;
+                }
+                Candidate *c = NULL;
+                for (size_t m = 0; m < f->n_cand && !c; m++)
+                        if (!f->cand[m].taken && streq(f->cand[m].host, a->host) && streq(f->cand[m].device, a->device))
+                                c = &f->cand[m];
+                if (c) {
+                        c->taken = true;
+                        a->id = c->id;
+                        a->reused = true;
+                        jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "reused", "interrupted run");
+                        if (!ceph_osd_dump_has_state(ceph_osd_dump_find(dump, a->id), "destroyed"))
+                                r = destroy_id(f, a->id, &err);
+                        if (r >= 0)
+                                r = set_class(f, a->id, a->device_class, &err);
+                } else
+                        r = allocate_id(f, a, -1, &err);
+                if (r < 0) {
+                        alloc_set(f, a, ALLOC_FAILED, err.message);
+                        continue;
+                }
+                log_notice("host '%s': %s gets osd.%d (class %s%s)", a->host, a->device, a->id, a->device_class,
+                           a->reused ? ", id of an interrupted run" : "");
+                alloc_set(f, a, ALLOC_READY, NULL);
+        }
+
+        /* ids an interrupted run allocated that no device wants any more */
+        for (size_t m = 0; m < f->n_cand; m++)
+                if (!f->cand[m].taken) {
+                        log_notice("releasing osd.%d, allocated by an interrupted run for %s:%s", f->cand[m].id,
+                                   f->cand[m].host, f->cand[m].device);
+                        Error e = {};
+                        if (release_id(f, f->cand[m].host, f->cand[m].device, f->cand[m].id, &e) < 0)
+                                log_error("%s", e.message);
+                        f->cand[m].taken = true;
+                }
+        return NULL;
+}
+
+int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
         size_t want = osd_flow_count_steps(p, stages);
         f->allocs = calloc(want ? want : 1, sizeof(OsdAlloc));
         if (!f->allocs)
                 return error_set(err, ENOMEM, "out of memory");
 
-        for (size_t i = 0; r >= 0 && i < p->n_hosts; i++) {
+        for (size_t i = 0; i < p->n_hosts; i++) {
                 const HostPlan *hp = &p->hosts[i];
-                for (size_t k = 0; r >= 0 && k < hp->n_steps; k++) {
+                for (size_t k = 0; k < hp->n_steps; k++) {
                         const Step *s = &hp->steps[k];
                         if (!step_selected(hp, s, stages))
                                 continue;
                         OsdAlloc *a = &f->allocs[f->n_allocs++];
                         *a = (OsdAlloc) { .id = -1, .final_id = -1 };
                         if (!(a->host = strdup(hp->host)) || !(a->device = strdup(s->device)) ||
-                            !(a->device_class = strdup(s->device_class))) {
-                                r = error_set(err, ENOMEM, "out of memory");
-                                break;
-                        }
-                        Candidate *c = NULL;
-                        for (size_t m = 0; m < f->n_cand && !c; m++)
-                                if (!f->cand[m].taken && streq(f->cand[m].host, a->host) && streq(f->cand[m].device, a->device))
-                                        c = &f->cand[m];
-                        if (c) {
-                                c->taken = true;
-                                a->id = c->id;
-                                a->reused = true;
-                                json_object *o = ceph_osd_dump_find(dump, a->id);
-                                jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "reused", "interrupted run");
-                                if (!ceph_osd_dump_has_state(o, "destroyed"))
-                                        r = destroy_id(f, a->id, err);
-                        } else
-                                r = allocate_id(f, a, -1, err);
-                        if (r >= 0)
-                                r = set_class(f, a->id, a->device_class, err);
-                        if (r >= 0)
-                                log_notice("host '%s': %s gets osd.%d (class %s%s)", a->host, a->device, a->id,
-                                           a->device_class, a->reused ? ", id of an interrupted run" : "");
+                            !(a->device_class = strdup(s->device_class)))
+                                return error_set(err, ENOMEM, "out of memory");
                 }
         }
-        /* ids an interrupted run allocated that no device wants any more */
-        for (size_t m = 0; r >= 0 && m < f->n_cand; m++)
-                if (!f->cand[m].taken) {
-                        log_notice("releasing osd.%d, allocated by an interrupted run for %s:%s", f->cand[m].id,
-                                   f->cand[m].host, f->cand[m].device);
-                        r = release_id(f, f->cand[m].host, f->cand[m].device, f->cand[m].id, err);
-                        f->cand[m].taken = true;
-                }
-        return r < 0 ? r : 0;
+        if (f->n_allocs == 0 && f->n_cand == 0)
+                return 0;
+        int r = pthread_create(&f->allocator, NULL, allocator_main, f);
+        if (r != 0)
+                return error_set(err, r, "cannot start the OSD id allocator: %s", strerror(r));
+        f->allocator_running = true;
+        return 0;
 }
 
 /* ---- 3. the executor's link ---- */
@@ -660,8 +707,15 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
         if (r < 0)
                 return r;
         OsdAlloc *a = alloc_find(f, host, device);
-        if (!a || a->id < 0)
+        if (!a)
                 return error_set(err, ENOENT, "host '%s': no OSD id was allocated for '%s'", host, device);
+        pthread_mutex_lock(&f->mu);
+        while (a->state == ALLOC_PENDING)
+                pthread_cond_wait(&f->cv, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+        if (a->state == ALLOC_FAILED)
+                return error_set(err, EIO, "host '%s': cannot allocate an OSD id for '%s': %s", host, device,
+                                 a->error ? a->error : "unknown error");
 
         double t0 = now_sec();
         _cleanup_json_ json_object *res = NULL;
@@ -763,6 +817,11 @@ static const char *tree_class(json_object *tree, int id) {
 int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         int r, first = 0;
         Error e = {};
+
+        if (f->allocator_running) {
+                pthread_join(f->allocator, NULL);
+                f->allocator_running = false;
+        }
 
         for (size_t i = 0; i < f->n_resumes; i++) {
                 OsdResume *s = &f->resumes[i];

@@ -70,6 +70,11 @@ static char *one_line(const char *s) {
 }
 
 int ceph_admin_run(CephAdmin *a, char * const *args, bool json, json_object **ret_json, char **ret_out, Error *err) {
+        return ceph_admin_run_stdin(a, args, NULL, json, ret_json, ret_out, err);
+}
+
+int ceph_admin_run_stdin(CephAdmin *a, char * const *args, const char *stdin_data, bool json, json_object **ret_json,
+                         char **ret_out, Error *err) {
         _cleanup_json_ json_object *req = json_object_new_object(), *res = NULL;
         json_object *argv = json_object_new_array();
         if (!req || !argv || json_add(req, "argv", argv) < 0)
@@ -84,6 +89,7 @@ int ceph_admin_run(CephAdmin *a, char * const *args, bool json, json_object **re
                 json_object_array_add(argv, json_object_new_string("json"));
         }
         json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT);
+        json_add_string(req, "stdin", stdin_data);
 
         pthread_mutex_lock(&a->mu);
         int r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);

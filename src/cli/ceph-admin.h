@@ -34,6 +34,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdmin *, ceph_admin_close);
  * whose message carries ceph's stderr. With json, *ret_json gets the parsed stdout (NULL
  * when stdout is empty); ret_out (may be NULL) gets stdout as text. */
 int ceph_admin_run(CephAdmin *a, char * const *args, bool json, json_object **ret_json, char **ret_out, Error *err);
+/* With data on ceph's stdin (for `-i -`). */
+int ceph_admin_run_stdin(CephAdmin *a, char * const *args, const char *stdin_data, bool json, json_object **ret_json,
+                         char **ret_out, Error *err);
 /* Same with the arguments inline, NULL-terminated. */
 int ceph_admin_runl(CephAdmin *a, bool json, json_object **ret_json, Error *err, const char *arg, ...)
         __attribute__((sentinel));
