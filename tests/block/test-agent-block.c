@@ -300,6 +300,18 @@ static void test_probe(void) {
                 free(uuid);
                 free(set);
         }
+        /* what the agent sends is what the planner reads: it parses and re-encodes the same */
+        Inventory *parsed = NULL;
+        Error perr = {};
+        CHECK(inventory_from_json(jget(r, "result"), &parsed, &perr) == 0);
+        if (parsed) {
+                json_object *again = NULL;
+                CHECK(inventory_to_json(parsed, &again) == 0);
+                CHECK(json_object_equal(again, jget(r, "result")));
+                json_object_put(again);
+                inventory_free(parsed);
+        } else
+                fprintf(stderr, "  %s\n", perr.message);
         json_object_put(r);
 
         /* usage: an active swap and a mount show up */
