@@ -232,10 +232,15 @@ int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgr
                 }
         }
 
-        if (s->dry_run) {
-                /* dry-run agents run nothing: the controller only asks read-only questions then */
+        bool read_only = false;
+        r = json_get_bool(args, "read_only", false, &read_only, "run", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (s->dry_run && !read_only) {
+                /* a dry-run agent runs only what the controller marks as a query */
                 _cleanup_(freep) char *cmd = strv_join(argv, " ");
-                return error_set(err, EPERM, "dry run on '%s': not running '%s'", agent_host(s), cmd ? cmd : argv[0]);
+                return error_set(err, EPERM, "dry run on '%s': not running '%s' (not marked read_only)",
+                                 agent_host(s), cmd ? cmd : argv[0]);
         }
 
         _cleanup_(run_result_done) RunResult rr = {};

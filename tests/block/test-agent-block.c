@@ -197,6 +197,17 @@ static void test_run(void) {
         CHECK_STREQ(jstr(r, "error.errno"), "ENOENT");
         json_object_put(r);
         agent_state_free(s);
+
+        /* dry run: only commands marked read_only run */
+        s = agent_for("[]", true);
+        r = call(s, "run", "{\"argv\":[\"true\"]}");
+        CHECK_STREQ(jstr(r, "error.errno"), "EPERM");
+        json_object_put(r);
+        r = call(s, "run", "{\"argv\":[\"echo\",\"q\"],\"read_only\":true}");
+        CHECK(resp_ok(r));
+        CHECK_STREQ(jstr(r, "result.stdout"), "q\n");
+        json_object_put(r);
+        agent_state_free(s);
 }
 
 /* Find partition `no` of device `dev` in an inventory result. */
