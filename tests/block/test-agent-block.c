@@ -193,6 +193,11 @@ static void test_run(void) {
         r = call(s, "run", "{\"argv\":[\"sleep\",\"10\"],\"timeout\":1}");
         CHECK_STREQ(jstr(r, "error.errno"), "ETIMEDOUT");
         json_object_put(r);
+        /* a daemon keeping stdout open does not hold the answer back */
+        r = call(s, "run", "{\"argv\":[\"sh\",\"-c\",\"echo started; sleep 5 & exit 0\"],\"timeout\":30}");
+        CHECK(resp_ok(r));
+        CHECK_STREQ(jstr(r, "result.stdout"), "started\n");
+        json_object_put(r);
         r = call(s, "run", "{\"argv\":[\"/nonexistent/cmd\"]}");
         CHECK_STREQ(jstr(r, "error.errno"), "ENOENT");
         json_object_put(r);
