@@ -626,7 +626,7 @@ int agent_resolve_partname(AgentState *s, const char *device, const char *partna
                         if (!streq_ptr(d->partitions[k].name, partname))
                                 continue;
                         if (found)
-                                return error_set(err, ENOTUNIQ, "partition name '%s' is on both '%s' and '%s'", partname,
+                                return error_set(err, EINVAL, "partition name '%s' is on both '%s' and '%s'", partname,
                                                  on->path, d->path);
                         found = &d->partitions[k];
                         on = d;
