@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bcache: superblock reading (for the inventory), make-bcache (bcache-tools, exec'd with
+ * an argv), registration, attach, tuning with a udev rule for persistence, teardown.
+ * Everything that needs the kernel driver first checks /sys/fs/bcache and fails with
+ * ENODEV naming the host when the module is not loaded. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+
+/* struct cache_sb (include/uapi/linux/bcache.h): csum u64 @0, offset u64 @8, version u64
+ * @16, magic[16] @24, uuid[16] @40, set_uuid[16] @56. The superblock lives at sector 8. */
+#define BCACHE_SB_OFFSET 4096
+static const uint8_t BCACHE_MAGIC[16] = {
+        0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca,
+        0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d, 0x81,
+};
+
+int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret) {
+        uint8_t sb[128];
+        int r = read_exact_at(fd, sb, sizeof(sb), off + BCACHE_SB_OFFSET);
+        if (r < 0)
+                return r == -EIO ? 0 : r; /* device shorter than 4 KiB + superblock */
+        if (memcmp(sb + 24, BCACHE_MAGIC, 16) != 0)
+                return 0;
+
+        uint64_t version = 0;
+        for (int i = 7; i >= 0; i--)
+                version = version << 8 | sb[16 + i];
+        *ret = (BcacheSuper) { .version = version };
+        /* versions 1, 4, 6: backing device; 0, 3, 5: cache device */
+        ret->role = (version == 1 || version == 4 || version == 6) ? BCACHE_ROLE_BACKING : BCACHE_ROLE_CACHE;
+        uuid_to_string(sb + 40, ret->uuid);
+        static const uint8_t zero[16];
+        if (memcmp(sb + 56, zero, 16) != 0)
+                uuid_to_string(sb + 56, ret->set_uuid);
+        return 1;
+}
+
+uint64_t bcache_parse_hsize(const char *s) {
+        /* bch_hprint(): "0", "512", "1.2k", "4.0M", ... powers of 1024 */
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || v < 0)
+                return 0;
+        static const char units[] = "kMGTPEZY";
+        const char *u = *end ? strchr(units, *end) : NULL;
+        if (u)
+                v *= pow(1024, (double) (u - units + 1));
+        return (uint64_t) llround(v);
+}
+
+static char *bracketed(const char *s) {
+        /* "writethrough [writeback] writearound none" → "writeback" */
+        const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+        if (!a || !b)
+                return strdup(s);
+        return strndup(a + 1, (size_t) (b - a - 1));
+}
+
+void bcache_fill_sysfs(const char *name, InvBcache *b) {
+        char *v = NULL;
+        if (b->role != BCACHE_ROLE_BACKING)
+                return;
+        if (sysfs_read_string(name, "bcache/state", &v) < 0)
+                return; /* not registered */
+        free(b->state);
+        b->state = v;
+        if (sysfs_read_string(name, "bcache/cache_mode", &v) >= 0) {
+                free(b->cache_mode);
+                b->cache_mode = bracketed(v);
+                free(v);
+        }
+        if (sysfs_read_string(name, "bcache/dirty_data", &v) >= 0) {
+                b->dirty_bytes = bcache_parse_hsize(v);
+                free(v);
+        }
+        if (sysfs_read_string(name, "bcache/sequential_cutoff", &v) >= 0) {
+                b->sequential_cutoff = bcache_parse_hsize(v);
+                free(v);
+        }
+        uint64_t x;
+        if (sysfs_read_u64(name, "bcache/writeback_percent", &x) >= 0)
+                b->writeback_percent = (int) x;
+        if (sysfs_read_u64(name, "bcache/stats_total/cache_hit_ratio", &x) >= 0)
+                b->hit_ratio = (double) x / 100.0;
+
+        char link[PATH_MAX], target[PATH_MAX];
+        snprintf(link, sizeof(link), "/sys/class/block/%s/bcache/dev", name);
+        if (realpath(link, target)) {
+                free(b->bcache_device);
+                b->bcache_device = strprintf("/dev/%s", strrchr(target, '/') + 1);
+        }
+}
+
+/* ---- ops ---- */
+
+static int bcache_require(AgentState *s, Error *err) {
+        if (access("/sys/fs/bcache", F_OK) >= 0)
+                return 0;
+        return error_set(err, ENODEV,
+                         "bcache is not available on host '%s': kernel module 'bcache' not loaded (/sys/fs/bcache missing)",
+                         agent_host(s));
+}
+
+/* Resolve an allowed device given in args[key], or by GPT name in args[partkey] on the
+ * device args[devkey] (when given; else on any allowed device, where the name must be
+ * unique). */
+static int bcache_device_arg(AgentState *s, json_object *args, const char *key, const char *partkey,
+                             const char *devkey, const char *op, BlockDev *ret, Error *err) {
+        const char *path = NULL, *partname = NULL, *on = NULL;
+        _cleanup_(freep) char *node = NULL;
+        int r;
+
+        if (partkey) {
+                r = json_get_string(args, partkey, false, &partname, op, err);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        if (partname) {
+                r = json_get_string(args, devkey, false, &on, op, err);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                r = agent_resolve_partname(s, on, partname, &node, err);
+                if (r < 0)
+                        return r;
+                path = node;
+        } else {
+                r = json_get_string(args, key, true, &path, op, err);
+                if (r < 0)
+                        return r;
+        }
+        if (!agent_device_allowed(s, path))
+                return error_set(err, EPERM, "%s: '%s' on '%s' is not in the allow-list", op, path, agent_host(s));
+        return block_dev_resolve(path, ret, err);
+}
+
+static int read_super_of(const BlockDev *d, BcacheSuper *sb, Error *err) {
+        _cleanup_(closep) int fd = open(d->node, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %s", d->path, strerror(errno));
+        int r = bcache_super_read(fd, 0, sb);
+        if (r < 0)
+                return error_set(err, r, "cannot read the bcache superblock of '%s': %s", d->path, strerror(-r));
+        return r;
+}
+
+static int register_device(const BlockDev *d, Error *err) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/class/block/%s/bcache", d->name);
+        if (access(path, F_OK) >= 0)
+                return 0; /* already registered (udev's 69-bcache.rules usually did it) */
+        int r = file_write_string("/sys/fs/bcache/register", d->node);
+        /* "already registered" is reported as EINVAL (older kernels) or EBUSY/EEXIST: success */
+        if (r == -EINVAL || r == -EBUSY || r == -EEXIST)
+                return 0;
+        if (r < 0)
+                return error_set(err, r, "cannot register '%s' with bcache: %s", d->path, strerror(-r));
+        return 0;
+}
+
+int agent_op_make_bcache(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        const char *role;
+        bool wipe = false;
+        int r;
+
+        r = bcache_require(s, err);
+        if (r < 0)
+                return r;
+        r = json_get_string(args, "role", true, &role, "make-bcache", err);
+        if (r < 0)
+                return r;
+        if (!streq(role, "backing") && !streq(role, "cache"))
+                return error_set(err, EINVAL, "make-bcache: role must be \"backing\" or \"cache\", not '%s'", role);
+        r = json_get_bool(args, "wipe_bcache", false, &wipe, "make-bcache", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = bcache_device_arg(s, args, "device", "partname", "device", "make-bcache", &d, err);
+        if (r < 0)
+                return r;
+
+        BcacheRole want = streq(role, "backing") ? BCACHE_ROLE_BACKING : BCACHE_ROLE_CACHE;
+        BcacheSuper sb;
+        r = read_super_of(&d, &sb, err);
+        if (r < 0)
+                return r;
+        bool created = false;
+        if (r > 0 && sb.role == want && !wipe) {
+                /* idempotent: it is already what was asked */
+        } else {
+                r = block_check_unused(&d, "make bcache on", err);
+                if (r < 0)
+                        return r;
+                if (s->dry_run)
+                        return error_set(err, EPERM, "dry run on '%s': not formatting '%s'", agent_host(s), d.path);
+                char *argv[] = { (char *) "make-bcache", (char *) (want == BCACHE_ROLE_BACKING ? "-B" : "-C"),
+                                 wipe ? (char *) "--wipe-bcache" : d.node, wipe ? d.node : NULL, NULL };
+                _cleanup_(run_result_done) RunResult rr = {};
+                agent_progress(p, 0, 1, "make-bcache %s %s", argv[1], d.path);
+                r = agent_spawn(argv, NULL, NULL, 120, &rr, err);
+                if (r < 0)
+                        return r;
+                if (rr.exit_status != 0)
+                        return error_set(err, EIO, "make-bcache on '%s' failed (exit %d): %s", d.path, rr.exit_status,
+                                         rr.err[0] ? rr.err : rr.out);
+                r = read_super_of(&d, &sb, err);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return error_set(err, EIO, "make-bcache on '%s' left no bcache superblock", d.path);
+                created = true;
+        }
+        r = register_device(&d, err);
+        if (r < 0)
+                return r;
+
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_bool(o, "created", created);
+        json_add_string(o, "uuid", sb.uuid);
+        json_add_string(o, "set_uuid", sb.set_uuid[0] ? sb.set_uuid : NULL);
+        *ret = o;
+        return 0;
+}
+
+int agent_op_bcache_register(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        int r = bcache_require(s, err);
+        if (r < 0)
+                return r;
+        r = bcache_device_arg(s, args, "device", "partname", "device", "bcache-register", &d, err);
+        if (r < 0)
+                return r;
+        r = register_device(&d, err);
+        if (r < 0)
+                return r;
+        *ret = json_object_new_object();
+        return 0;
+}
+
+int agent_op_bcache_attach(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev backing = {}, cache = {};
+        int r = bcache_require(s, err);
+        if (r < 0)
+                return r;
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-attach", &backing, err);
+        if (r < 0)
+                return r;
+        r = bcache_device_arg(s, args, "cache", "cache_partname", "cache_device", "bcache-attach", &cache, err);
+        if (r < 0)
+                return r;
+
+        BcacheSuper bsb, csb;
+        r = read_super_of(&backing, &bsb, err);
+        if (r < 0)
+                return r;
+        if (r == 0 || bsb.role != BCACHE_ROLE_BACKING)
+                return error_set(err, EINVAL, "bcache-attach: '%s' is not a bcache backing device", backing.path);
+        r = read_super_of(&cache, &csb, err);
+        if (r < 0)
+                return r;
+        if (r == 0 || csb.role != BCACHE_ROLE_CACHE)
+                return error_set(err, EINVAL, "bcache-attach: '%s' is not a bcache cache device", cache.path);
+        if (!csb.set_uuid[0])
+                return error_set(err, EINVAL, "bcache-attach: cache '%s' has no cache set uuid", cache.path);
+
+        r = register_device(&backing, err);
+        if (r >= 0)
+                r = register_device(&cache, err);
+        if (r < 0)
+                return r;
+
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_string(o, "set_uuid", csb.set_uuid);
+        if (bsb.set_uuid[0] && streq(bsb.set_uuid, csb.set_uuid)) {
+                json_add_bool(o, "attached", false); /* already attached to this set */
+                *ret = o;
+                return 0;
+        }
+        if (bsb.set_uuid[0]) {
+                json_object_put(o);
+                return error_set(err, EBUSY, "bcache-attach: '%s' is attached to another cache set %s",
+                                 backing.path, bsb.set_uuid);
+        }
+        if (s->dry_run) {
+                json_object_put(o);
+                return error_set(err, EPERM, "dry run on '%s': not attaching '%s'", agent_host(s), backing.path);
+        }
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/class/block/%s/bcache/attach", backing.name);
+        r = file_write_string(path, csb.set_uuid);
+        if (r < 0) {
+                json_object_put(o);
+                return error_set(err, r, "cannot attach '%s' to cache set %s on '%s': %s", backing.path,
+                                 csb.set_uuid, cache.path, strerror(-r));
+        }
+        json_add_bool(o, "attached", true);
+        *ret = o;
+        return 0;
+}
+
+static const char *udev_rules_dir(void) {
+        const char *d = getenv("CEPHPROV_UDEV_RULES_DIR");
+        return d && d[0] ? d : "/etc/udev/rules.d";
+}
+
+/* The kernel sends a "change" uevent for /dev/bcacheN carrying CACHED_UUID (the backing
+ * device's bcache uuid) when the backing device is registered, at every boot: keying the
+ * rule on it applies the tuning to the right device whatever its bcacheN number. The
+ * bcacheN sysfs directory links `bcache` to the backing device's bcache directory. */
+static int write_udev_rule(const char *uuid, const char *mode, uint64_t cutoff, int64_t wb_percent, Error *err) {
+        char path[PATH_MAX], tmp[PATH_MAX + 8];
+        snprintf(path, sizeof(path), "%s/69-cephprov-bcache-%s.rules", udev_rules_dir(), uuid);
+        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+
+        _cleanup_(fclosep) FILE *f = fopen(tmp, "we");
+        if (!f)
+                return error_set(err, errno, "cannot write '%s': %s", tmp, strerror(errno));
+        fprintf(f, "# written by cephprov: bcache tuning for backing device %s, kept across reboots\n", uuid);
+        fprintf(f, "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"bcache*\", ENV{CACHED_UUID}==\"%s\", \\\n", uuid);
+        fprintf(f, "  ATTR{bcache/cache_mode}=\"%s\", ATTR{bcache/sequential_cutoff}=\"%" PRIu64 "\"", mode, cutoff);
+        if (wb_percent >= 0)
+                fprintf(f, ", \\\n  ATTR{bcache/writeback_percent}=\"%" PRId64 "\"", wb_percent);
+        fprintf(f, "\n");
+        if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+                return error_set(err, errno, "cannot write '%s': %s", tmp, strerror(errno));
+        if (rename(tmp, path) < 0)
+                return error_set(err, errno, "cannot write '%s': %s", path, strerror(errno));
+        return 0;
+}
+
+int agent_op_bcache_tune(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev backing = {};
+        const char *mode = "writeback";
+        uint64_t cutoff = 0;
+        int64_t wb = -1;
+        int r = bcache_require(s, err);
+        if (r < 0)
+                return r;
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-tune", &backing, err);
+        if (r < 0)
+                return r;
+        if ((r = json_get_string(args, "cache_mode", false, &mode, "bcache-tune", err)) < 0 && r != -ENOENT)
+                return r;
+        if ((r = json_get_u64(args, "sequential_cutoff", false, &cutoff, "bcache-tune", err)) < 0 && r != -ENOENT)
+                return r;
+        if ((r = json_get_int(args, "writeback_percent", false, &wb, "bcache-tune", err)) < 0 && r != -ENOENT)
+                return r;
+        if (!streq(mode, "writeback") && !streq(mode, "writethrough") && !streq(mode, "writearound") &&
+            !streq(mode, "none"))
+                return error_set(err, EINVAL, "bcache-tune: unknown cache_mode '%s'", mode);
+        if (wb > 100)
+                return error_set(err, EINVAL, "bcache-tune: writeback_percent %" PRId64 " is above 100", wb);
+
+        BcacheSuper sb;
+        r = read_super_of(&backing, &sb, err);
+        if (r < 0)
+                return r;
+        if (r == 0 || sb.role != BCACHE_ROLE_BACKING)
+                return error_set(err, EINVAL, "bcache-tune: '%s' is not a bcache backing device", backing.path);
+        if (s->dry_run)
+                return error_set(err, EPERM, "dry run on '%s': not tuning '%s'", agent_host(s), backing.path);
+
+        char path[PATH_MAX], val[64];
+        struct {
+                const char *attr;
+                const char *value;
+        } set[3] = { { "cache_mode", mode }, { "sequential_cutoff", NULL }, { "writeback_percent", NULL } };
+        char cut[32], wbs[32];
+        snprintf(cut, sizeof(cut), "%" PRIu64, cutoff);
+        snprintf(wbs, sizeof(wbs), "%" PRId64, wb);
+        set[1].value = cut;
+        set[2].value = wb >= 0 ? wbs : NULL;
+        for (size_t i = 0; i < ELEMENTSOF(set); i++) {
+                if (!set[i].value)
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/block/%s/bcache/%s", backing.name, set[i].attr);
+                snprintf(val, sizeof(val), "%s", set[i].value);
+                r = file_write_string(path, val);
+                if (r < 0)
+                        return error_set(err, r, "cannot set %s=%s on '%s': %s", set[i].attr, val, backing.path,
+                                         strerror(-r));
+        }
+        r = write_udev_rule(sb.uuid, mode, cutoff, wb, err);
+        if (r < 0)
+                return r;
+
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(freep) char *rule = strprintf("%s/69-cephprov-bcache-%s.rules", udev_rules_dir(), sb.uuid);
+        json_add_string(o, "udev_rule", rule);
+        *ret = o;
+        return 0;
+}
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* The cache set still has backing devices attached ("bdev0", ... links)? */
+static bool set_has_backing(const char *set_uuid) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/fs/bcache/%s", set_uuid);
+        DIR *dir = opendir(path);
+        if (!dir)
+                return false;
+        bool found = false;
+        struct dirent *de;
+        while ((de = readdir(dir)))
+                if (startswith(de->d_name, "bdev"))
+                        found = true;
+        closedir(dir);
+        return found;
+}
+
+int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev backing = {};
+        int64_t timeout = 600;
+        int r = bcache_require(s, err);
+        if (r < 0)
+                return r;
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-teardown", &backing, err);
+        if (r < 0)
+                return r;
+        if ((r = json_get_int(args, "timeout", false, &timeout, "bcache-teardown", err)) < 0 && r != -ENOENT)
+                return r;
+
+        BcacheSuper sb;
+        r = read_super_of(&backing, &sb, err);
+        if (r < 0)
+                return r;
+        if (r == 0 || sb.role != BCACHE_ROLE_BACKING)
+                return error_set(err, EINVAL, "bcache-teardown: '%s' is not a bcache backing device", backing.path);
+        if (s->dry_run)
+                return error_set(err, EPERM, "dry run on '%s': not tearing down '%s'", agent_host(s), backing.path);
+
+        char dir[PATH_MAX], path[PATH_MAX + 32];
+        snprintf(dir, sizeof(dir), "/sys/class/block/%s/bcache", backing.name);
+        bool registered = access(dir, F_OK) >= 0;
+        if (registered) {
+                /* the bcacheN device must not be in use (an OSD still running on it) */
+                InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };
+                bcache_fill_sysfs(backing.name, &b);
+                if (b.bcache_device) {
+                        _cleanup_(block_dev_done) BlockDev bd = {};
+                        if (block_dev_resolve(b.bcache_device, &bd, NULL) >= 0)
+                                r = block_check_unused(&bd, "tear down", err);
+                }
+                free(b.bcache_device);
+                free(b.state);
+                free(b.cache_mode);
+                if (r < 0)
+                        return r;
+
+                /* detach: the kernel writes dirty data back first, then drops the cache */
+                if (sb.set_uuid[0]) {
+                        snprintf(path, sizeof(path), "%s/detach", dir);
+                        r = file_write_string(path, "1");
+                        if (r < 0 && r != -EINVAL)
+                                return error_set(err, r, "cannot detach '%s' from its cache: %s", backing.path,
+                                                 strerror(-r));
+                        uint64_t start_dirty = 0;
+                        for (int64_t waited = 0;; waited += 500) {
+                                _cleanup_(freep) char *state = NULL, *dirty = NULL;
+                                sysfs_read_string(backing.name, "bcache/state", &state);
+                                sysfs_read_string(backing.name, "bcache/dirty_data", &dirty);
+                                uint64_t d = dirty ? bcache_parse_hsize(dirty) : 0;
+                                if (start_dirty == 0)
+                                        start_dirty = d;
+                                if (d == 0 && state && streq(state, "no cache"))
+                                        break;
+                                if (waited >= timeout * 1000)
+                                        return error_set(err, ETIMEDOUT,
+                                                         "'%s' still has %s of dirty data after %" PRId64 " s: not detached",
+                                                         backing.path, dirty ? dirty : "?", timeout);
+                                agent_progress(p, start_dirty - MIN(d, start_dirty), start_dirty,
+                                               "flushing %s dirty data of '%s'", dirty ? dirty : "?", backing.path);
+                                sleep_ms(500);
+                        }
+                }
+                snprintf(path, sizeof(path), "%s/stop", dir);
+                r = file_write_string(path, "1");
+                if (r < 0)
+                        return error_set(err, r, "cannot stop bcache on '%s': %s", backing.path, strerror(-r));
+                for (int i = 0; i < 100 && access(dir, F_OK) >= 0; i++)
+                        sleep_ms(50);
+        }
+
+        /* the cache set, if nobody else uses it */
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        if (sb.set_uuid[0] && !set_has_backing(sb.set_uuid)) {
+                snprintf(path, sizeof(path), "/sys/fs/bcache/%s/unregister", sb.set_uuid);
+                if (file_write_string(path, "1") >= 0)
+                        json_add_string(o, "unregistered_set", sb.set_uuid);
+        }
+
+        /* finally the superblock: 4 KiB at 4 KiB */
+        _cleanup_(closep) int fd = open(backing.node, O_RDWR | O_CLOEXEC);
+        if (fd < 0 || zero_range(fd, BCACHE_SB_OFFSET, 4096) < 0 || fsync(fd) < 0) {
+                json_object_put(o);
+                return error_set(err, errno, "cannot wipe the bcache superblock of '%s': %s", backing.path,
+                                 strerror(errno));
+        }
+        json_add_string(o, "wiped", "bcache");
+        *ret = o;
+        return 0;
+}

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Block-device plumbing shared by the agent's ops: sysfs, mounts and swaps, holders,
+ * BLKPG, raw I/O, GPT headers, GUIDs and CRC32. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/blkpg.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+
+void block_dev_done(BlockDev *d) {
+        if (!d)
+                return;
+        free(d->path);
+        free(d->node);
+        free(d->name);
+        free(d->disk_name);
+        *d = (BlockDev) {};
+}
+
+int file_read_string(const char *path, char **ret) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        char buf[4096];
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        if (ferror(f))
+                return -EIO;
+        buf[n] = 0;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = 0;
+        char *s = strdup(buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int file_write_string(const char *path, const char *value) {
+        _cleanup_(closep) int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(value);
+        ssize_t n = write(fd, value, len);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        return 0;
+}
+
+int sysfs_read_string(const char *name, const char *attr, char **ret) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/class/block/%s/%s", name, attr);
+        return file_read_string(path, ret);
+}
+
+int sysfs_read_u64(const char *name, const char *attr, uint64_t *ret) {
+        _cleanup_(freep) char *s = NULL;
+        int r = sysfs_read_string(name, attr, &s);
+        if (r < 0)
+                return r;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno != 0 || end == s)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int block_dev_resolve(const char *path, BlockDev *ret, Error *err) {
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return error_set(err, errno, "cannot access '%s': %s", path, strerror(errno));
+        if (!S_ISBLK(st.st_mode))
+                return error_set(err, ENOTBLK, "'%s' is not a block device", path);
+
+        char link[PATH_MAX], real[PATH_MAX];
+        snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+        if (!realpath(link, real))
+                return error_set(err, errno, "'%s' (%u:%u) is unknown to the kernel: %s", path,
+                                 major(st.st_rdev), minor(st.st_rdev), strerror(errno));
+
+        _cleanup_(block_dev_done) BlockDev d = { .devnum = st.st_rdev };
+        const char *base = strrchr(real, '/');
+        d.path = strdup(path);
+        d.name = strdup(base + 1);
+        if (!d.path || !d.name)
+                return error_set(err, ENOMEM, "out of memory");
+        d.node = strprintf("/dev/%s", d.name);
+
+        uint64_t v;
+        if (sysfs_read_u64(d.name, "partition", &v) >= 0) {
+                d.is_partition = true;
+                d.partno = (unsigned) v;
+                if (sysfs_read_u64(d.name, "start", &v) >= 0)
+                        d.start = v * 512;
+                /* the parent directory is the whole disk */
+                char *slash = strrchr(real, '/');
+                *slash = 0;
+                slash = strrchr(real, '/');
+                d.disk_name = strdup(slash + 1);
+        } else
+                d.disk_name = strdup(d.name);
+        if (!d.node || !d.disk_name)
+                return error_set(err, ENOMEM, "out of memory");
+        if (sysfs_read_u64(d.name, "size", &v) >= 0)
+                d.size = v * 512;
+        d.logical_sector_size = 512;
+        if (sysfs_read_u64(d.disk_name, "queue/logical_block_size", &v) >= 0 && v > 0)
+                d.logical_sector_size = (unsigned) v;
+
+        *ret = d;
+        d = (BlockDev) {};
+        return 0;
+}
+
+char *block_partition_name(const char *disk_name, unsigned partno) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_(freep) unsigned *numbers = NULL;
+        size_t n = 0;
+        if (block_list_partitions(disk_name, &names, &numbers, &n) < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (numbers[i] == partno)
+                        return strdup(names[i]);
+        return NULL;
+}
+
+int block_list_partitions(const char *disk_name, char ***ret_names, unsigned **ret_numbers, size_t *ret_n) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/class/block/%s", disk_name);
+        DIR *dir = opendir(path);
+        if (!dir)
+                return -errno;
+
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_(freep) unsigned *numbers = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                if (de->d_name[0] == '.' || !startswith(de->d_name, disk_name))
+                        continue;
+                char sub[PATH_MAX];
+                snprintf(sub, sizeof(sub), "%s/%s", disk_name, de->d_name);
+                uint64_t no;
+                if (sysfs_read_u64(sub, "partition", &no) < 0)
+                        continue;
+                unsigned *nn = realloc(numbers, (n + 1) * sizeof(unsigned));
+                if (!nn) {
+                        closedir(dir);
+                        return -ENOMEM;
+                }
+                numbers = nn;
+                if (strv_extend(&names, de->d_name) < 0) {
+                        closedir(dir);
+                        return -ENOMEM;
+                }
+                numbers[n++] = (unsigned) no;
+        }
+        closedir(dir);
+
+        /* insertion sort by number: a disk has at most a few hundred partitions */
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && numbers[j - 1] > numbers[j]; j--) {
+                        unsigned t = numbers[j];
+                        numbers[j] = numbers[j - 1];
+                        numbers[j - 1] = t;
+                        char *ts = names[j];
+                        names[j] = names[j - 1];
+                        names[j - 1] = ts;
+                }
+        if (!names && !(names = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        *ret_names = TAKE_PTR(names);
+        *ret_numbers = TAKE_PTR(numbers);
+        *ret_n = n;
+        return 0;
+}
+
+void usage_table_done(UsageTable *t) {
+        free(t->mount_dev);
+        strv_free(t->mount_point);
+        free(t->swap_dev);
+        *t = (UsageTable) {};
+}
+
+/* mountinfo escapes blanks as \040 etc. */
+static void unescape_octal(char *s) {
+        char *w = s;
+        for (char *p = s; *p; p++) {
+                if (p[0] == '\\' && p[1] >= '0' && p[1] <= '7' && p[2] >= '0' && p[2] <= '7' &&
+                    p[3] >= '0' && p[3] <= '7') {
+                        *w++ = (char) ((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+                        p += 3;
+                } else
+                        *w++ = *p;
+        }
+        *w = 0;
+}
+
+int usage_table_load(UsageTable *t) {
+        *t = (UsageTable) {};
+        _cleanup_(fclosep) FILE *f = fopen("/proc/self/mountinfo", "re");
+        if (!f)
+                return -errno;
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, f) > 0) {
+                unsigned maj, min;
+                char mp[4096];
+                /* id parent major:minor root mountpoint ... */
+                if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
+                        continue;
+                if (maj == 0)
+                        continue; /* virtual file systems */
+                unescape_octal(mp);
+                dev_t *nd = realloc(t->mount_dev, (t->n_mounts + 1) * sizeof(dev_t));
+                if (!nd || strv_extend(&t->mount_point, mp) < 0) {
+                        free(line);
+                        if (nd)
+                                t->mount_dev = nd;
+                        return -ENOMEM;
+                }
+                t->mount_dev = nd;
+                t->mount_dev[t->n_mounts++] = makedev(maj, min);
+        }
+        free(line);
+        fclose(TAKE_PTR(f));
+
+        f = fopen("/proc/swaps", "re");
+        if (!f)
+                return 0; /* no swap support compiled in */
+        line = NULL;
+        cap = 0;
+        bool header = true;
+        while (getline(&line, &cap, f) > 0) {
+                if (header) {
+                        header = false;
+                        continue;
+                }
+                char fn[4096];
+                if (sscanf(line, "%4095s", fn) != 1)
+                        continue;
+                unescape_octal(fn);
+                struct stat st;
+                if (stat(fn, &st) < 0 || !S_ISBLK(st.st_mode))
+                        continue; /* swap files do not hold a device */
+                dev_t *nd = realloc(t->swap_dev, (t->n_swaps + 1) * sizeof(dev_t));
+                if (!nd) {
+                        free(line);
+                        return -ENOMEM;
+                }
+                t->swap_dev = nd;
+                t->swap_dev[t->n_swaps++] = st.st_rdev;
+        }
+        free(line);
+        return 0;
+}
+
+const char *usage_table_mountpoint(const UsageTable *t, dev_t d) {
+        for (size_t i = 0; i < t->n_mounts; i++)
+                if (t->mount_dev[i] == d)
+                        return t->mount_point[i];
+        return NULL;
+}
+
+bool usage_table_swap(const UsageTable *t, dev_t d) {
+        for (size_t i = 0; i < t->n_swaps; i++)
+                if (t->swap_dev[i] == d)
+                        return true;
+        return false;
+}
+
+char **block_holders(const char *name) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/class/block/%s/holders", name);
+        char **l = calloc(1, sizeof(char *));
+        if (!l)
+                return NULL;
+        DIR *dir = opendir(path);
+        if (!dir)
+                return l;
+        struct dirent *de;
+        while ((de = readdir(dir)))
+                if (de->d_name[0] != '.' && strv_extend(&l, de->d_name) < 0) {
+                        closedir(dir);
+                        return strv_free(l);
+                }
+        closedir(dir);
+        return l;
+}
+
+static int check_one_unused(const UsageTable *t, const char *name, const char *node, const char *what,
+                            Error *err) {
+        _cleanup_(freep) char *devstr = NULL;
+        unsigned maj, min;
+        if (sysfs_read_string(name, "dev", &devstr) < 0 || sscanf(devstr, "%u:%u", &maj, &min) != 2)
+                return error_set(err, ENODEV, "cannot %s '%s': not known to the kernel", what, node);
+        dev_t d = makedev(maj, min);
+
+        const char *mp = usage_table_mountpoint(t, d);
+        if (mp)
+                return error_set(err, EBUSY, "refusing to %s '%s': mounted on '%s'", what, node, mp);
+        if (usage_table_swap(t, d))
+                return error_set(err, EBUSY, "refusing to %s '%s': active swap", what, node);
+        _cleanup_strv_free_ char **h = block_holders(name);
+        if (h && h[0]) {
+                _cleanup_(freep) char *j = strv_join(h, ", ");
+                return error_set(err, EBUSY, "refusing to %s '%s': held by %s", what, node, j ? j : "?");
+        }
+        return 0;
+}
+
+int block_check_unused(const BlockDev *d, const char *what, Error *err) {
+        _cleanup_(usage_table_done) UsageTable t = {};
+        int r = usage_table_load(&t);
+        if (r < 0)
+                return error_set(err, r, "cannot read mounts and swaps: %s", strerror(-r));
+
+        r = check_one_unused(&t, d->name, d->path, what, err);
+        if (r < 0)
+                return r;
+        if (d->is_partition)
+                return 0;
+
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_(freep) unsigned *numbers = NULL;
+        size_t n = 0;
+        if (block_list_partitions(d->name, &names, &numbers, &n) < 0)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                char node[PATH_MAX];
+                snprintf(node, sizeof(node), "/dev/%s", names[i]);
+                r = check_one_unused(&t, names[i], node, what, err);
+                if (r < 0)
+                        return error_prefix(err, r, "refusing to %s '%s'", what, d->path);
+        }
+        return 0;
+}
+
+int blkpg_add_partition(int fd, const char *disk, unsigned partno, uint64_t start, uint64_t size, Error *err) {
+        struct blkpg_partition p = {
+                .start = (long long) start,
+                .length = (long long) size,
+                .pno = (int) partno,
+        };
+        struct blkpg_ioctl_arg a = {
+                .op = BLKPG_ADD_PARTITION,
+                .datalen = sizeof(p),
+                .data = &p,
+        };
+        if (ioctl(fd, BLKPG, &a) < 0)
+                return error_set(err, errno, "cannot tell the kernel about partition %u of '%s': %s",
+                                 partno, disk, strerror(errno));
+        return 0;
+}
+
+int blkpg_del_partition(int fd, const char *disk, unsigned partno, Error *err) {
+        struct blkpg_partition p = { .pno = (int) partno };
+        struct blkpg_ioctl_arg a = {
+                .op = BLKPG_DEL_PARTITION,
+                .datalen = sizeof(p),
+                .data = &p,
+        };
+        if (ioctl(fd, BLKPG, &a) < 0)
+                return error_set(err, errno, "cannot remove the kernel's partition %u of '%s': %s",
+                                 partno, disk, strerror(errno));
+        return 0;
+}
+
+int read_exact_at(int fd, void *buf, size_t len, uint64_t off) {
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = pread(fd, (uint8_t *) buf + done, len - done, (off_t) (off + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+int write_exact_at(int fd, const void *buf, size_t len, uint64_t off) {
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = pwrite(fd, (const uint8_t *) buf + done, len - done, (off_t) (off + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+int zero_range(int fd, uint64_t off, uint64_t len) {
+        static const uint8_t zeros[65536];
+        while (len > 0) {
+                size_t n = (size_t) MIN(len, (uint64_t) sizeof(zeros));
+                int r = write_exact_at(fd, zeros, n, off);
+                if (r < 0)
+                        return r;
+                off += n;
+                len -= n;
+        }
+        return 0;
+}
+
+uint32_t crc32_ieee(uint32_t crc, const void *data, size_t len) {
+        /* reflected CRC-32 (polynomial 0xedb88320), as used by GPT and zlib */
+        static uint32_t table[256];
+        static bool ready;
+        if (!ready) {
+                for (uint32_t i = 0; i < 256; i++) {
+                        uint32_t c = i;
+                        for (int k = 0; k < 8; k++)
+                                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+                        table[i] = c;
+                }
+                ready = true;
+        }
+        const uint8_t *p = data;
+        crc = ~crc;
+        while (len--)
+                crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        return ~crc;
+}
+
+static int hexval(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+int guid_from_string(const char *s, uint8_t out[16]) {
+        uint8_t b[16];
+        size_t k = 0;
+        if (!s || strlen(s) != 36)
+                return -EINVAL;
+        for (size_t i = 0; i < 36;) {
+                if (i == 8 || i == 13 || i == 18 || i == 23) {
+                        if (s[i] != '-')
+                                return -EINVAL;
+                        i++;
+                        continue;
+                }
+                int h = hexval(s[i]), l = hexval(s[i + 1]);
+                if (h < 0 || l < 0)
+                        return -EINVAL;
+                b[k++] = (uint8_t) (h << 4 | l);
+                i += 2;
+        }
+        /* GPT stores the first three fields little-endian */
+        uint8_t o[16] = { b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6] };
+        memcpy(o + 8, b + 8, 8);
+        memcpy(out, o, 16);
+        return 0;
+}
+
+void uuid_to_string(const uint8_t b[16], char out[37]) {
+        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                 b[14], b[15]);
+}
+
+void guid_to_string(const uint8_t in[16], char out[37]) {
+        uint8_t b[16] = { in[3], in[2], in[1], in[0], in[5], in[4], in[7], in[6] };
+        memcpy(b + 8, in + 8, 8);
+        uuid_to_string(b, out);
+}
+
+static uint64_t le64(const uint8_t *p) {
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; i--)
+                v = v << 8 | p[i];
+        return v;
+}
+
+static uint32_t le32(const uint8_t *p) {
+        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+int gpt_read_header(int fd, unsigned lss, uint64_t lba, GptHeader *ret) {
+        uint8_t h[512];
+        int r = read_exact_at(fd, h, sizeof(h), lba * lss);
+        if (r < 0)
+                return r;
+        if (memcmp(h, "EFI PART", 8) != 0)
+                return -ENOENT;
+        *ret = (GptHeader) {
+                .header_size = le32(h + 12),
+                .my_lba = le64(h + 24),
+                .alternate_lba = le64(h + 32),
+                .first_usable = le64(h + 40),
+                .last_usable = le64(h + 48),
+                .entries_lba = le64(h + 72),
+                .n_entries = le32(h + 80),
+                .entry_size = le32(h + 84),
+        };
+        if (ret->header_size < 92 || ret->header_size > 512 || ret->entry_size < 128 ||
+            ret->n_entries == 0 || ret->n_entries > 4096)
+                return -EBADMSG;
+        return 0;
+}

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GPT partitioning with libparted: a fresh GPT on a blank device, one partition at an
+ * exact offset and size with a name and a type GUID. The kernel learns about the new
+ * partition through BLKPG_ADD_PARTITION only: never a re-read of the whole table (on a
+ * kernel without a partition parser, or with partitions in use, a re-read makes every
+ * partition vanish or fails). Existing partitions are never moved or changed. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+#include <parted/parted.h>
+
+#include "agent-internal.h"
+#include "plan/plan.h"
+
+/* ---- libparted glue ---- */
+
+/* libparted reports problems through an exception handler (its default one prints and
+ * may ask questions): keep the last message so the error names it, and never choose
+ * "Fix" — a table that needs fixing is refused, not rewritten behind the operator's back. */
+static char ped_last_message[512];
+
+static PedExceptionOption ped_handler(PedException *ex) {
+        snprintf(ped_last_message, sizeof(ped_last_message), "%s", ex->message ? ex->message : "?");
+        if (ex->type == PED_EXCEPTION_INFORMATION && (ex->options & PED_EXCEPTION_OK))
+                return PED_EXCEPTION_OK;
+        if (ex->options & PED_EXCEPTION_CANCEL)
+                return PED_EXCEPTION_CANCEL;
+        return PED_EXCEPTION_UNHANDLED;
+}
+
+static void ped_setup(void) {
+        static bool done;
+        if (!done) {
+                ped_exception_set_handler(ped_handler);
+                done = true;
+        }
+        ped_last_message[0] = 0;
+}
+
+static const char *ped_message(void) {
+        return ped_last_message[0] ? ped_last_message : "libparted gave no reason";
+}
+
+static void ped_device_destroyp(PedDevice **d) {
+        if (*d)
+                ped_device_destroy(*d); /* drops libparted's cache: the next call re-reads the size */
+}
+
+static void ped_disk_destroyp(PedDisk **d) {
+        if (*d)
+                ped_disk_destroy(*d);
+}
+
+/* ---- reading and patching the GPT directly ---- */
+
+typedef struct GptEntry {
+        uint8_t type[16];
+        uint8_t uuid[16];
+        uint64_t first_lba, last_lba;
+        char name[37 * 3 + 1];   /* UTF-8 */
+        bool used;
+} GptEntry;
+
+static uint64_t get_le64(const uint8_t *p) {
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; i--)
+                v = v << 8 | p[i];
+        return v;
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+        for (int i = 0; i < 4; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void entry_decode(const uint8_t *e, GptEntry *ret) {
+        static const uint8_t zero[16];
+        *ret = (GptEntry) {};
+        memcpy(ret->type, e, 16);
+        memcpy(ret->uuid, e + 16, 16);
+        ret->first_lba = get_le64(e + 32);
+        ret->last_lba = get_le64(e + 40);
+        ret->used = memcmp(e, zero, 16) != 0;
+        /* name: 36 UTF-16LE code units at 56 (BMP only; surrogates become '?') */
+        char *w = ret->name;
+        for (int i = 0; i < 36; i++) {
+                unsigned c = e[56 + 2 * i] | e[57 + 2 * i] << 8;
+                if (c == 0)
+                        break;
+                if (c >= 0xd800 && c <= 0xdfff)
+                        c = '?';
+                if (c < 0x80)
+                        *w++ = (char) c;
+                else if (c < 0x800) {
+                        *w++ = (char) (0xc0 | c >> 6);
+                        *w++ = (char) (0x80 | (c & 0x3f));
+                } else {
+                        *w++ = (char) (0xe0 | c >> 12);
+                        *w++ = (char) (0x80 | ((c >> 6) & 0x3f));
+                        *w++ = (char) (0x80 | (c & 0x3f));
+                }
+        }
+        *w = 0;
+}
+
+/* The primary table: header + all entries (malloc'd, n_entries × entry_size). */
+static int gpt_load(int fd, unsigned lss, GptHeader *h, uint8_t **ret_entries) {
+        int r = gpt_read_header(fd, lss, 1, h);
+        if (r < 0)
+                return r;
+        size_t len = (size_t) h->n_entries * h->entry_size;
+        uint8_t *e = malloc(len);
+        if (!e)
+                return -ENOMEM;
+        r = read_exact_at(fd, e, len, h->entries_lba * lss);
+        if (r < 0) {
+                free(e);
+                return r;
+        }
+        *ret_entries = e;
+        return 0;
+}
+
+/* Set the type GUID of entry `idx` in the table whose header is at `lba`, then fix the
+ * entry-array CRC (header offset 88) and the header CRC (offset 16, over header_size
+ * bytes with the field zeroed). `expect_first` guards against patching the wrong entry. */
+static int gpt_patch_one(int fd, unsigned lss, uint64_t lba, unsigned idx, const uint8_t type[16],
+                         uint64_t expect_first) {
+        GptHeader h;
+        int r = gpt_read_header(fd, lss, lba, &h);
+        if (r < 0)
+                return r;
+        if (idx >= h.n_entries)
+                return -ERANGE;
+        size_t len = (size_t) h.n_entries * h.entry_size;
+        _cleanup_(freep) uint8_t *e = malloc(len);
+        _cleanup_(freep) uint8_t *hdr = malloc(lss);
+        if (!e || !hdr)
+                return -ENOMEM;
+        if ((r = read_exact_at(fd, e, len, h.entries_lba * lss)) < 0 ||
+            (r = read_exact_at(fd, hdr, lss, lba * lss)) < 0)
+                return r;
+        uint8_t *ent = e + (size_t) idx * h.entry_size;
+        if (get_le64(ent + 32) != expect_first)
+                return -ESTALE;
+        memcpy(ent, type, 16);
+        put_le32(hdr + 88, crc32_ieee(0, e, len));
+        put_le32(hdr + 16, 0);
+        put_le32(hdr + 16, crc32_ieee(0, hdr, h.header_size));
+        if ((r = write_exact_at(fd, e, len, h.entries_lba * lss)) < 0 ||
+            (r = write_exact_at(fd, hdr, lss, lba * lss)) < 0)
+                return r;
+        return 0;
+}
+
+/* libparted 3.5 has no API for a partition's type GUID (3.6 added
+ * ped_partition_set_type_uuid(); its flags map only to a few fixed GUIDs — ESP, BIOS boot,
+ * RAID, LVM, swap, home — none of them Ceph's or bcache's). So after
+ * ped_disk_commit_to_dev() has written the table, the type GUID of the new entry is set
+ * in both the primary and the backup table, with the entry-array and header CRC32s
+ * recomputed — the same bytes sgdisk --typecode writes. Primary first: a crash between
+ * the two leaves two valid tables that differ only in this type, and the re-run repairs
+ * it (see agent_op_create_partition). */
+static int gpt_set_type(const char *node, unsigned lss, unsigned partno, const uint8_t type[16],
+                        uint64_t first_lba, Error *err) {
+        _cleanup_(closep) int fd = open(node, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %s", node, strerror(errno));
+        GptHeader h;
+        int r = gpt_read_header(fd, lss, 1, &h);
+        if (r >= 0)
+                r = gpt_patch_one(fd, lss, 1, partno - 1, type, first_lba);
+        if (r >= 0)
+                r = gpt_patch_one(fd, lss, h.alternate_lba, partno - 1, type, first_lba);
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r < 0)
+                return error_set(err, r, "cannot set the type of partition %u on '%s': %s", partno, node,
+                                 strerror(-r));
+        return 0;
+}
+
+/* ---- create-gpt ---- */
+
+/* Every signature libblkid knows on the device (partition tables included), joined. */
+static int device_signatures(const char *node, char **ret) {
+        blkid_probe pr = blkid_new_probe_from_filename(node);
+        if (!pr)
+                return -errno ? -errno : -EIO;
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+        blkid_probe_enable_partitions(pr, 1);
+        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+
+        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+        while (l && blkid_do_probe(pr) == 0) {
+                const char *t = NULL;
+                if (blkid_probe_lookup_value(pr, "TYPE", &t, NULL) < 0 &&
+                    blkid_probe_lookup_value(pr, "PTTYPE", &t, NULL) < 0)
+                        t = "unknown";
+                if (!strv_contains(l, t) && strv_extend(&l, t) < 0)
+                        break;
+        }
+        blkid_free_probe(pr);
+        if (!l)
+                return -ENOMEM;
+        *ret = strv_join(l, ", ");
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int whole_device_arg(AgentState *s, json_object *args, const char *op, BlockDev *ret, Error *err) {
+        const char *path;
+        int r = json_get_string(args, "device", true, &path, op, err);
+        if (r < 0)
+                return r;
+        if (!agent_device_allowed(s, path))
+                return error_set(err, EPERM, "%s: '%s' on '%s' is not in the allow-list", op, path, agent_host(s));
+        r = block_dev_resolve(path, ret, err);
+        if (r < 0)
+                return r;
+        if (ret->is_partition)
+                return error_set(err, EINVAL, "%s: '%s' is a partition, not a whole device", op, path);
+        return 0;
+}
+
+int agent_op_create_gpt(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        int r = whole_device_arg(s, args, "create-gpt", &d, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_(freep) char *sigs = NULL;
+        r = device_signatures(d.node, &sigs);
+        if (r < 0)
+                return error_set(err, r, "cannot probe '%s': %s", d.path, strerror(-r));
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        /* an existing GPT (and only that: blkid also reports its protective MBR as "PMBR") */
+        if (streq(sigs, "gpt") || streq(sigs, "gpt, PMBR") || streq(sigs, "PMBR, gpt")) {
+                json_add_bool(o, "created", false);
+                *ret = o;
+                return 0;
+        }
+        if (sigs[0]) {
+                json_object_put(o);
+                return error_set(err, EEXIST, "refusing to create a GPT on '%s': it carries %s (wipe it first)",
+                                 d.path, sigs);
+        }
+        r = block_check_unused(&d, "create a GPT on", err);
+        if (r < 0) {
+                json_object_put(o);
+                return r;
+        }
+        json_add_bool(o, "created", true);
+        if (s->dry_run) {
+                json_add_bool(o, "dry_run", true);
+                *ret = o;
+                return 0;
+        }
+
+        ped_setup();
+        _cleanup_(ped_device_destroyp) PedDevice *dev = ped_device_get(d.node);
+        PedDiskType *gpt = ped_disk_type_get("gpt");
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = dev && gpt ? ped_disk_new_fresh(dev, gpt) : NULL;
+        if (!disk || !ped_disk_commit_to_dev(disk)) {
+                json_object_put(o);
+                return error_set(err, EIO, "cannot write a GPT to '%s': %s", d.path, ped_message());
+        }
+        *ret = o;
+        return 0;
+}
+
+/* ---- create-partition ---- */
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* Make sure the kernel has partition `partno` exactly at start/size; add it with BLKPG if
+ * it has none; return its node. */
+static int kernel_partition_ensure(const BlockDev *d, unsigned partno, uint64_t start, uint64_t size,
+                                   char **ret_node, Error *err) {
+        _cleanup_(freep) char *kname = block_partition_name(d->name, partno);
+        if (kname) {
+                uint64_t kstart = 0, ksize = 0;
+                sysfs_read_u64(kname, "start", &kstart);
+                sysfs_read_u64(kname, "size", &ksize);
+                if (kstart * 512 != start || ksize * 512 != size)
+                        return error_set(err, EBUSY,
+                                         "the kernel's partition '%s' (start %" PRIu64 ", size %" PRIu64
+                                         ") differs from partition %u of '%s' on disk: refusing to guess",
+                                         kname, kstart * 512, ksize * 512, partno, d->path);
+        } else {
+                _cleanup_(closep) int fd = open(d->node, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return error_set(err, errno, "cannot open '%s': %s", d->path, strerror(errno));
+                int r = blkpg_add_partition(fd, d->path, partno, start, size, err);
+                if (r < 0)
+                        return r;
+                for (int i = 0; i < 40 && !kname; i++) {
+                        kname = block_partition_name(d->name, partno);
+                        if (!kname)
+                                sleep_ms(25);
+                }
+                if (!kname)
+                        return error_set(err, ENODEV, "the kernel did not list partition %u of '%s'", partno, d->path);
+        }
+        /* devtmpfs creates the node; give it a moment */
+        _cleanup_(freep) char *node = strprintf("/dev/%s", kname);
+        if (!node)
+                return error_set(err, ENOMEM, "out of memory");
+        for (int i = 0; i < 80 && access(node, F_OK) < 0; i++)
+                sleep_ms(25);
+        *ret_node = TAKE_PTR(node);
+        return 0;
+}
+
+static int result_partition(const char *partuuid, const char *node, bool created, bool repaired, json_object **ret,
+                            Error *err) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_bool(o, "created", created);
+        if (repaired)
+                json_add_bool(o, "repaired", true);
+        json_add_string(o, "partuuid", partuuid);
+        json_add_string(o, "node", node);
+        *ret = o;
+        return 0;
+}
+
+int agent_op_create_partition(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        uint64_t number, offset, size;
+        const char *name, *type_str;
+        uint8_t type[16], linux_data[16];
+        int r;
+
+        if ((r = json_get_u64(args, "number", true, &number, "create-partition", err)) < 0 ||
+            (r = json_get_u64(args, "offset", true, &offset, "create-partition", err)) < 0 ||
+            (r = json_get_u64(args, "size", true, &size, "create-partition", err)) < 0 ||
+            (r = json_get_string(args, "name", true, &name, "create-partition", err)) < 0 ||
+            (r = json_get_string(args, "type_guid", true, &type_str, "create-partition", err)) < 0)
+                return r;
+        if (guid_from_string(type_str, type) < 0)
+                return error_set(err, EINVAL, "create-partition: type_guid '%s' is not a GUID", type_str);
+        guid_from_string(LINUX_DATA_GUID, linux_data);
+        if (number < 1 || number > 128)
+                return error_set(err, EINVAL, "create-partition: number %" PRIu64 " is not in 1..128", number);
+        if (strlen(name) > 36)
+                return error_set(err, EINVAL, "create-partition: name '%s' is longer than GPT's 36 characters", name);
+        r = whole_device_arg(s, args, "create-partition", &d, err);
+        if (r < 0)
+                return r;
+
+        unsigned lss = d.logical_sector_size;
+        if (size == 0 || offset % lss != 0 || size % lss != 0)
+                return error_set(err, EINVAL,
+                                 "create-partition: offset %" PRIu64 " and size %" PRIu64
+                                 " must be non-zero multiples of the %u-byte sectors of '%s'",
+                                 offset, size, lss, d.path);
+        uint64_t first = offset / lss, last = (offset + size) / lss - 1;
+        unsigned partno = (unsigned) number;
+
+        /* what is on disk now, read directly (libparted cannot tell us type GUIDs) */
+        _cleanup_(closep) int fd = open(d.node, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %s", d.path, strerror(errno));
+        GptHeader h;
+        _cleanup_(freep) uint8_t *entries = NULL;
+        r = gpt_load(fd, lss, &h, &entries);
+        if (r == -ENOENT)
+                return error_set(err, ENOENT, "'%s' has no GPT: create one first (create-gpt)", d.path);
+        if (r < 0)
+                return error_set(err, r, "cannot read the GPT of '%s': %s", d.path, strerror(-r));
+        if (partno > h.n_entries)
+                return error_set(err, EINVAL, "the GPT of '%s' has only %u entries", d.path, h.n_entries);
+        if (first < h.first_usable || last > h.last_usable)
+                return error_set(err, ENOSPC,
+                                 "partition %u (%" PRIu64 "+%" PRIu64 ") lies outside the usable area of '%s' "
+                                 "(%" PRIu64 "..%" PRIu64 ")",
+                                 partno, offset, size, d.path, h.first_usable * lss, (h.last_usable + 1) * lss - 1);
+
+        for (unsigned i = 0; i < h.n_entries; i++) {
+                GptEntry e;
+                entry_decode(entries + (size_t) i * h.entry_size, &e);
+                if (!e.used)
+                        continue;
+                char pu[37];
+                guid_to_string(e.uuid, pu);
+                if (i == partno - 1) {
+                        bool same_geo = e.first_lba == first && e.last_lba == last;
+                        bool same_name = streq(e.name, name);
+                        if (same_geo && same_name && memcmp(e.type, type, 16) == 0) {
+                                _cleanup_(freep) char *node = NULL;
+                                if (s->dry_run)
+                                        return result_partition(pu, NULL, false, false, ret, err);
+                                r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+                                if (r < 0)
+                                        return r;
+                                return result_partition(pu, node, false, false, ret, err);
+                        }
+                        if (same_geo && same_name && memcmp(e.type, linux_data, 16) == 0) {
+                                /* an earlier run died between libparted's commit and the type
+                                 * patch: our name at our place, libparted's default type */
+                                if (s->dry_run)
+                                        return result_partition(pu, NULL, false, true, ret, err);
+                                close(TAKE_FD(fd));
+                                r = gpt_set_type(d.node, lss, partno, type, first, err);
+                                if (r < 0)
+                                        return r;
+                                _cleanup_(freep) char *node = NULL;
+                                r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+                                if (r < 0)
+                                        return r;
+                                return result_partition(pu, node, false, true, ret, err);
+                        }
+                        char t[37];
+                        guid_to_string(e.type, t);
+                        return error_set(err, EEXIST,
+                                         "partition %u of '%s' already exists and differs: it is '%s' at %" PRIu64
+                                         "+%" PRIu64 " type %s, asked '%s' at %" PRIu64 "+%" PRIu64 " type %s",
+                                         partno, d.path, e.name, e.first_lba * lss, (e.last_lba - e.first_lba + 1) * lss,
+                                         t, name, offset, size, type_str);
+                }
+                if (e.first_lba <= last && first <= e.last_lba)
+                        return error_set(err, EEXIST,
+                                         "partition %u of '%s' (%" PRIu64 "+%" PRIu64 ") would overlap partition %u '%s' "
+                                         "(%" PRIu64 "+%" PRIu64 ")",
+                                         partno, d.path, offset, size, i + 1, e.name, e.first_lba * lss,
+                                         (e.last_lba - e.first_lba + 1) * lss);
+        }
+        close(TAKE_FD(fd));
+
+        if (s->dry_run) {
+                json_object *o = NULL;
+                r = result_partition(NULL, NULL, true, false, &o, err);
+                if (r >= 0)
+                        json_add_bool(o, "dry_run", true);
+                *ret = o;
+                return r;
+        }
+
+        /* the kernel must not already have a different partition with this number */
+        _cleanup_(freep) char *stale = block_partition_name(d.name, partno);
+        if (stale)
+                return error_set(err, EBUSY, "the kernel has a partition '%s' that is not in the GPT of '%s'", stale,
+                                 d.path);
+
+        ped_setup();
+        _cleanup_(ped_device_destroyp) PedDevice *dev = ped_device_get(d.node);
+        if (!dev)
+                return error_set(err, EIO, "libparted cannot open '%s': %s", d.path, ped_message());
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = ped_disk_new(dev);
+        if (!disk)
+                return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d.path, ped_message());
+        if (!streq(disk->type->name, "gpt"))
+                return error_set(err, EINVAL, "'%s' has a %s partition table, not GPT", d.path, disk->type->name);
+        if (dev->sector_size != lss)
+                return error_set(err, EINVAL, "libparted sees %lld-byte sectors on '%s', the kernel %u",
+                                 dev->sector_size, d.path, lss);
+
+        PedPartition *part = ped_partition_new(disk, PED_PARTITION_NORMAL, NULL, (PedSector) first, (PedSector) last);
+        if (!part)
+                return error_set(err, EIO, "cannot create partition %u on '%s': %s", partno, d.path, ped_message());
+        /* libparted keeps a number that is already set (gpt_partition_enumerate) */
+        part->num = (int) partno;
+        PedGeometry *geom = ped_geometry_new(dev, (PedSector) first, (PedSector) (last - first + 1));
+        PedConstraint *exact = geom ? ped_constraint_exact(geom) : NULL;
+        bool ok = exact && ped_disk_add_partition(disk, part, exact);
+        if (exact)
+                ped_constraint_destroy(exact);
+        if (geom)
+                ped_geometry_destroy(geom);
+        if (!ok) {
+                ped_partition_destroy(part);
+                return error_set(err, EIO, "cannot add partition %u at %" PRIu64 "+%" PRIu64 " on '%s': %s", partno,
+                                 offset, size, d.path, ped_message());
+        }
+        if (part->num != (int) partno || part->geom.start != (PedSector) first || part->geom.end != (PedSector) last)
+                return error_set(err, EIO, "libparted placed partition %u of '%s' elsewhere than asked", partno, d.path);
+        if (!ped_partition_set_name(part, name))
+                return error_set(err, EIO, "cannot name partition %u of '%s': %s", partno, d.path, ped_message());
+#ifdef HAVE_PED_PARTITION_SET_TYPE_UUID
+        /* libparted ≥ 3.6 can set the type GUID itself: written in the same commit */
+        if (!ped_partition_set_type_uuid(part, type))
+                return error_set(err, EIO, "cannot set the type of partition %u of '%s': %s", partno, d.path,
+                                 ped_message());
+#endif
+        agent_progress(p, 0, 3, "writing partition %u '%s' to '%s'", partno, name, d.path);
+        /* commit_to_dev, NOT commit_to_os: the latter makes libparted resync every partition
+         * with the kernel (and re-read the table where BLKPG is missing) */
+        if (!ped_disk_commit_to_dev(disk))
+                return error_set(err, EIO, "cannot write the GPT of '%s': %s", d.path, ped_message());
+        ped_disk_destroy(TAKE_PTR(disk));
+        ped_device_destroy(TAKE_PTR(dev));
+
+        /* test hook (tests/block): die like a power cut between the two writes */
+        const char *crash = getenv("CEPHPROV_TEST_CRASH_AFTER_COMMIT");
+        if (crash && (unsigned) atoi(crash) == partno)
+                raise(SIGKILL);
+
+#ifndef HAVE_PED_PARTITION_SET_TYPE_UUID
+        agent_progress(p, 1, 3, "setting type %s on partition %u of '%s'", type_str, partno, d.path);
+        r = gpt_set_type(d.node, lss, partno, type, first, err);
+        if (r < 0)
+                return r;
+#endif
+
+        /* read back what is on disk: PARTUUID (libparted made it) and the type we set */
+        fd = open(d.node, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %s", d.path, strerror(errno));
+        free(TAKE_PTR(entries));
+        r = gpt_load(fd, lss, &h, &entries);
+        if (r < 0)
+                return error_set(err, r, "cannot read back the GPT of '%s': %s", d.path, strerror(-r));
+        GptEntry e;
+        entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
+        if (e.first_lba != first || e.last_lba != last || memcmp(e.type, type, 16) != 0 || !streq(e.name, name))
+                return error_set(err, EIO, "partition %u of '%s' reads back differently than written", partno, d.path);
+        char pu[37];
+        guid_to_string(e.uuid, pu);
+
+        agent_progress(p, 2, 3, "adding partition %u of '%s' to the kernel", partno, d.path);
+        _cleanup_(freep) char *node = NULL;
+        r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+        if (r < 0)
+                return r;
+        return result_partition(pu, node, true, false, ret, err);
+}
+
+/* ---- partitions by GPT name ---- */
+
+int agent_resolve_partname(AgentState *s, const char *device, const char *partname, char **ret_node, Error *err) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        int r = agent_inventory(s, false, &inv, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_(block_dev_done) BlockDev want = {};
+        if (device) {
+                r = block_dev_resolve(device, &want, err);
+                if (r < 0)
+                        return r;
+        }
+        const InvPartition *found = NULL;
+        const InvDevice *on = NULL;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (device && !streq(d->name, want.name))
+                        continue;
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        if (!streq_ptr(d->partitions[k].name, partname))
+                                continue;
+                        if (found)
+                                return error_set(err, ENOTUNIQ, "partition name '%s' is on both '%s' and '%s'", partname,
+                                                 on->path, d->path);
+                        found = &d->partitions[k];
+                        on = d;
+                }
+        }
+        if (!found)
+                return error_set(err, ENOENT, "no partition named '%s' on %s%s%s of '%s'", partname,
+                                 device ? "'" : "the allowed devices", device ? device : "", device ? "'" : "",
+                                 agent_host(s));
+        if (!found->node)
+                return error_set(err, ENODEV, "partition %u '%s' of '%s' has no kernel node", found->number, partname,
+                                 on->path);
+        *ret_node = strdup(found->node);
+        return *ret_node ? 0 : error_set(err, ENOMEM, "out of memory");
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "agent-steps.h"
+#include "basic/json-util.h"
+
+/* Local names so that this file needs only the layout header, not its library. */
+static const char *cache_mode_name(BcacheCacheMode m) {
+        switch (m) {
+        case BCACHE_MODE_WRITEBACK:    return "writeback";
+        case BCACHE_MODE_WRITETHROUGH: return "writethrough";
+        case BCACHE_MODE_WRITEAROUND:  return "writearound";
+        case BCACHE_MODE_NONE:         return "none";
+        }
+        return "writeback";
+}
+
+static const char *objectstore_name(Objectstore o) {
+        return o == OBJECTSTORE_FILESTORE ? "filestore" : "bluestore";
+}
+
+int agent_request_from_step(const Step *s, json_object **ret) {
+        _cleanup_json_ json_object *req = json_object_new_object();
+        json_object *a = json_object_new_object();
+        const char *op = NULL;
+
+        if (!req || !a) {
+                json_object_put(a);
+                return -ENOMEM;
+        }
+        if (json_add(req, "args", a) < 0)
+                return -ENOMEM;
+
+        switch (s->kind) {
+        case STEP_WIPE:
+                op = "wipe";
+                json_add_string(a, "device", s->device);
+                break;
+        case STEP_CREATE_GPT:
+                op = "create-gpt";
+                json_add_string(a, "device", s->device);
+                break;
+        case STEP_CREATE_PARTITION:
+                op = "create-partition";
+                json_add_string(a, "device", s->device);
+                json_add_u64(a, "number", s->partnum);
+                json_add_u64(a, "offset", s->offset);
+                json_add_u64(a, "size", s->size);
+                json_add_string(a, "name", s->partname);
+                json_add_string(a, "type_guid", s->type_guid);
+                break;
+        case STEP_MAKE_BCACHE_BACKING:
+                op = "make-bcache";
+                json_add_string(a, "device", s->device);
+                json_add_string(a, "role", "backing");
+                break;
+        case STEP_MAKE_BCACHE_CACHE:
+                op = "make-bcache";
+                json_add_string(a, "device", s->device);
+                json_add_string(a, "partname", s->partname);
+                json_add_string(a, "role", "cache");
+                break;
+        case STEP_BCACHE_ATTACH:
+                op = "bcache-attach";
+                json_add_string(a, "backing", s->device);
+                json_add_string(a, "cache_device", s->part_device);
+                json_add_string(a, "cache_partname", s->partname);
+                break;
+        case STEP_BCACHE_TUNE:
+                op = "bcache-tune";
+                json_add_string(a, "backing", s->device);
+                json_add_string(a, "cache_mode", cache_mode_name(s->bcache.cache_mode));
+                json_add_u64(a, "sequential_cutoff", s->bcache.sequential_cutoff);
+                json_add_int(a, "writeback_percent", s->bcache.writeback_percent);
+                break;
+        case STEP_CREATE_OSD:
+                /* the op itself arrives with the Ceph work (issue 5) */
+                op = "osd-create";
+                json_add_string(a, "device", s->device);
+                json_add_bool(a, "data_is_bcache", s->data_is_bcache);
+                json_add_string(a, "db_device", s->db_device);
+                json_add_string(a, "db_partname", s->db_partname);
+                json_add_string(a, "wal_device", s->wal_device);
+                json_add_string(a, "wal_partname", s->wal_partname);
+                json_add_string(a, "journal_device", s->journal_device);
+                json_add_string(a, "journal_partname", s->journal_partname);
+                json_add_string(a, "device_class", s->device_class);
+                json_add_string(a, "objectstore", objectstore_name(s->objectstore));
+                json_add_u64(a, "slot", s->slot);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (json_add_string(req, "op", op) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(req);
+        return 0;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Wipe: every signature libblkid knows (the blkid_do_probe/blkid_do_wipe loop, as wipefs
+ * does), the whole GPT (primary and backup, not just their magic), and the whole bcache
+ * superblock. Refuses devices outside the allow-list, mounted, held or used as swap. On a
+ * partition only its content is wiped; on a whole device its partitions' contents too,
+ * then the kernel forgets the partitions (BLKPG_DEL_PARTITION, never a re-read). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+
+#include "agent-internal.h"
+
+/* Wipe (or, dry, list) the signatures of [off, off+size) of fd. Names are appended to
+ * `names`, prefixed with `prefix` ("loop3p2:") when given. */
+static int wipe_region(int fd, uint64_t off, uint64_t size, const char *prefix, bool dry, char ***names,
+                       bool *ret_gpt) {
+        blkid_probe pr = blkid_new_probe();
+        if (!pr)
+                return -ENOMEM;
+        if (blkid_probe_set_device(pr, fd, (blkid_loff_t) off, (blkid_loff_t) size) < 0) {
+                blkid_free_probe(pr);
+                return -EIO;
+        }
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_BADCSUM);
+        blkid_probe_enable_partitions(pr, 1);
+        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
+
+        int r = 0;
+        for (unsigned guard = 0; guard < 64 && blkid_do_probe(pr) == 0; guard++) {
+                const char *t = NULL;
+                if (blkid_probe_lookup_value(pr, "TYPE", &t, NULL) < 0 &&
+                    blkid_probe_lookup_value(pr, "PTTYPE", &t, NULL) < 0)
+                        t = "unknown";
+                if (ret_gpt && (streq(t, "gpt") || streq(t, "PMBR")))
+                        *ret_gpt = true;
+                _cleanup_(freep) char *n = prefix ? strprintf("%s:%s", prefix, t) : strdup(t);
+                if (!n || (!strv_contains(*names, n) && strv_extend(names, n) < 0)) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (blkid_do_wipe(pr, dry) < 0) {
+                        r = errno > 0 ? -errno : -EIO;
+                        break;
+                }
+        }
+        blkid_free_probe(pr);
+        return r;
+}
+
+/* The bcache superblock is 4 KiB at 4 KiB; libblkid erases only its magic. */
+static int wipe_bcache(int fd, uint64_t off, const char *prefix, bool dry, char ***names) {
+        BcacheSuper sb;
+        if (bcache_super_read(fd, off, &sb) <= 0)
+                return 0;
+        _cleanup_(freep) char *n = prefix ? strprintf("%s:bcache", prefix) : strdup("bcache");
+        if (!n)
+                return -ENOMEM;
+        if (!strv_contains(*names, n) && strv_extend(names, n) < 0)
+                return -ENOMEM;
+        return dry ? 0 : zero_range(fd, off + 4096, 4096);
+}
+
+/* Zero both GPT copies completely (header + entry array): wiping the magic alone leaves
+ * tables that recovery tools happily resurrect. */
+static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size) {
+        uint64_t n_lba = dev_size / lss;
+        uint64_t head = 34, tail = 33; /* the standard 128 × 128-byte entries */
+        GptHeader h;
+        if (gpt_read_header(fd, lss, 1, &h) >= 0) {
+                uint64_t arr = ((uint64_t) h.n_entries * h.entry_size + lss - 1) / lss;
+                head = MAX(head, h.entries_lba + arr);
+                if (h.alternate_lba < n_lba && h.alternate_lba > arr)
+                        tail = MAX(tail, n_lba - (h.alternate_lba - arr));
+        }
+        head = MIN(head, n_lba);
+        tail = MIN(tail, n_lba);
+        int r = zero_range(fd, 0, head * lss);
+        if (r >= 0)
+                r = zero_range(fd, (n_lba - tail) * lss, tail * lss);
+        return r;
+}
+
+int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        _cleanup_strv_free_ char **names = calloc(1, sizeof(char *));
+        const char *path;
+        int r;
+
+        if (!names)
+                return error_set(err, ENOMEM, "out of memory");
+        r = json_get_string(args, "device", true, &path, "wipe", err);
+        if (r < 0)
+                return r;
+        if (!agent_device_allowed(s, path))
+                return error_set(err, EPERM, "refusing to wipe '%s' on '%s': not in the allow-list", path, agent_host(s));
+        r = block_dev_resolve(path, &d, err);
+        if (r < 0)
+                return r;
+        r = block_check_unused(&d, "wipe", err);
+        if (r < 0)
+                return r;
+
+        bool dry = s->dry_run;
+        /* O_EXCL: fails if anyone (a mount, md, bcache) claimed the device since the check */
+        _cleanup_(closep) int fd = open(d.node, (dry ? O_RDONLY : O_RDWR | O_EXCL) | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s' to wipe it: %s", d.path, strerror(errno));
+
+        json_object *removed = json_object_new_array();
+        if (!removed)
+                return error_set(err, ENOMEM, "out of memory");
+
+        if (!d.is_partition) {
+                /* the partitions' contents first, from the table (kernel nodes or not) */
+                blkid_probe pr = blkid_new_probe();
+                if (pr && blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+                        blkid_probe_enable_superblocks(pr, 0);
+                        blkid_probe_enable_partitions(pr, 1);
+                        blkid_partlist pl = blkid_probe_get_partitions(pr);
+                        int n = pl ? blkid_partlist_numof_partitions(pl) : 0;
+                        for (int i = 0; i < n && r >= 0; i++) {
+                                blkid_partition par = blkid_partlist_get_partition(pl, i);
+                                unsigned no = (unsigned) blkid_partition_get_partno(par);
+                                uint64_t start = (uint64_t) blkid_partition_get_start(par) * 512;
+                                uint64_t size = (uint64_t) blkid_partition_get_size(par) * 512;
+                                _cleanup_(freep) char *kname = block_partition_name(d.name, no);
+                                _cleanup_(freep) char *prefix = kname ? strdup(kname) : strprintf("%s#%u", d.name, no);
+                                if (!prefix)
+                                        r = -ENOMEM;
+                                if (r >= 0)
+                                        r = wipe_region(fd, start, size, prefix, dry, &names, NULL);
+                                if (r >= 0)
+                                        r = wipe_bcache(fd, start, prefix, dry, &names);
+                                agent_progress(p, (uint64_t) i + 1, (uint64_t) n + 1, "wiped partition %u of '%s'", no,
+                                               d.path);
+                        }
+                }
+                if (pr)
+                        blkid_free_probe(pr);
+                if (r < 0) {
+                        json_object_put(removed);
+                        return error_set(err, r, "cannot wipe the partitions of '%s': %s", d.path, strerror(-r));
+                }
+        }
+
+        bool gpt = false;
+        r = wipe_region(fd, 0, 0, NULL, dry, &names, &gpt);
+        if (r >= 0)
+                r = wipe_bcache(fd, 0, NULL, dry, &names);
+        if (r >= 0 && gpt && !d.is_partition && !dry)
+                r = wipe_gpt(fd, d.logical_sector_size, d.size);
+        if (r >= 0 && !dry && fsync(fd) < 0)
+                r = -errno;
+        if (r < 0) {
+                json_object_put(removed);
+                return error_set(err, r, "cannot wipe '%s': %s", d.path, strerror(-r));
+        }
+        if (!dry)
+                (void) ioctl(fd, BLKFLSBUF, 0); /* drop cached blocks: the next probe reads the disk */
+
+        if (!d.is_partition && !dry) {
+                _cleanup_strv_free_ char **kn = NULL;
+                _cleanup_(freep) unsigned *nums = NULL;
+                size_t n = 0;
+                if (block_list_partitions(d.name, &kn, &nums, &n) >= 0)
+                        for (size_t i = 0; i < n; i++) {
+                                r = blkpg_del_partition(fd, d.path, nums[i], err);
+                                if (r < 0) {
+                                        json_object_put(removed);
+                                        return r;
+                                }
+                                json_object_array_add(removed, json_object_new_string(kn[i]));
+                        }
+        }
+
+        json_object *o = json_object_new_object();
+        json_object *w = json_object_new_array();
+        if (!o || !w) {
+                json_object_put(o);
+                json_object_put(w);
+                json_object_put(removed);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        STRV_FOREACH(n, names)
+                json_object_array_add(w, json_object_new_string(*n));
+        json_add(o, "wiped", w);
+        json_add(o, "partitions_removed", removed);
+        if (dry)
+                json_add_bool(o, "dry_run", true);
+        *ret = o;
+        return 0;
+}
