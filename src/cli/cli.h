@@ -45,3 +45,6 @@ int verb_help(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_validate(int argc, char *argv[]);
 int verb_plan(int argc, char *argv[]);
+int verb_inventory(int argc, char *argv[]);
+int verb_apply(int argc, char *argv[]);
+int verb_agent(int argc, char *argv[]);

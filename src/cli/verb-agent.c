@@ -1,11 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `cephprov agent`: the host side of the controller's SSH connection — the JSON-lines
- * protocol of docs/agent.md on stdin/stdout, logs on stderr.
- * Wiring (lead): the verb table entry
- *   { "agent", "", "serve the agent protocol on stdin/stdout (started by the controller)",
- *     verb_agent, 0, NULL },
- * `int verb_agent(int argc, char *argv[]);` in cli.h, and 'verb-agent.c' + agent_dep in
- * src/cli/meson.build. */
+ * protocol of docs/agent.md on stdin/stdout, logs on stderr. */
 
 #include <errno.h>
 #include <signal.h>
@@ -15,8 +10,6 @@
 #include "agent/agent.h"
 #include "basic/log.h"
 #include "cli.h"
-
-int verb_agent(int argc, char *argv[]);
 
 int verb_agent(int argc, char *argv[]) {
         const Verb *v = verb_find("agent");

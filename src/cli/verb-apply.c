@@ -106,6 +106,9 @@ int verb_apply(int argc, char *argv[]) {
                 if (o.json)
                         printf("{\"converged\": %s, \"steps\": 0, \"unreachable_hosts\": %zu}\n",
                                failed_hosts ? "false" : "true", failed_hosts);
+                else if (stages != STAGE_ALL && plan_count_steps(p) > 0)
+                        printf("nothing to do in stage '%s'; %zu step%s of other stages remain (see the plan above)\n",
+                               o.stage, plan_count_steps(p), plan_count_steps(p) == 1 ? "" : "s");
                 else
                         printf("nothing to do: the hosts match the layout%s\n",
                                failed_hosts ? " (except the unreachable ones above)" : "");

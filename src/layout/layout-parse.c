@@ -411,6 +411,14 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
                 return r;
         if ((v = FV(f, "known_hosts")) && (r = get_string(c, FK(f, "known_hosts"), v, "a path to a known_hosts file", &o->known_hosts)) < 0)
                 return r;
+        if ((v = FV(f, "agent_path"))) {
+                r = get_string(c, FK(f, "agent_path"), v, "an absolute path for the agent binary on the host", &o->agent_path);
+                if (r < 0)
+                        return r;
+                if (o->agent_path[0] != '/')
+                        return fail(c, v, "agent_path '%s' is not an absolute path (expected a path starting with '/')",
+                                    o->agent_path);
+        }
         if ((v = FV(f, "host_key_checking"))) {
                 k = FK(f, "host_key_checking");
                 r = get_enum(c, k, v, host_key_names, ELEMENTSOF(host_key_names), &e);
@@ -428,7 +436,7 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
 static int parse_ssh(Ctx *c, const YNode *k, const YNode *v, Layout *l) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
-                "command_timeout", "concurrency",
+                "command_timeout", "concurrency", "agent_path",
         };
         Fields f;
         int r = expect_mapping(c, k, v);
@@ -803,7 +811,7 @@ static bool selector_by_filter(const DeviceSelector *s) {
 static int parse_host(Ctx *c, const YNode *k, const YNode *v, Layout *l, Host *h) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
-                "command_timeout", /* the SSH overrides, read by parse_ssh_overrides() */
+                "command_timeout", "agent_path", /* the SSH overrides, read by parse_ssh_overrides() */
                 "name", "profile", "address", "transport", "allow",
         };
         Fields f;
@@ -833,8 +841,9 @@ static int parse_host(Ctx *c, const YNode *k, const YNode *v, Layout *l, Host *h
         h->ssh.user = strdup_null(l->ssh.user);
         h->ssh.identity = strdup_null(l->ssh.identity);
         h->ssh.known_hosts = strdup_null(l->ssh.known_hosts);
+        h->ssh.agent_path = strdup_null(l->ssh.agent_path);
         if ((l->ssh.user && !h->ssh.user) || (l->ssh.identity && !h->ssh.identity) ||
-            (l->ssh.known_hosts && !h->ssh.known_hosts))
+            (l->ssh.known_hosts && !h->ssh.known_hosts) || (l->ssh.agent_path && !h->ssh.agent_path))
                 return oom(c);
         r = parse_ssh_overrides(c, &f, &h->ssh);
         if (r < 0)

@@ -78,6 +78,7 @@ typedef struct SshOptions {
         HostKeyPolicy host_key_policy;
         unsigned connect_timeout_sec; /* default 10 */
         unsigned command_timeout_sec; /* default 600 */
+        char *agent_path;        /* agent binary on the host; NULL: /usr/local/lib/cephprov/cephprov */
 } SshOptions;
 
 /* Which devices a role takes: explicit paths (or /dev/disk/by-id links), and/or filters.
