@@ -112,11 +112,12 @@ static int bcache_require(AgentState *s, Error *err) {
                          agent_host(s));
 }
 
-/* Resolve an allowed device given in args[key], or by GPT name in args[partkey] (on the
- * device args[key] when present, else on any allowed device). */
-static int bcache_device_arg(AgentState *s, json_object *args, const char *key, const char *partkey, const char *op,
-                             BlockDev *ret, Error *err) {
-        const char *path = NULL, *partname = NULL;
+/* Resolve an allowed device given in args[key], or by GPT name in args[partkey] on the
+ * device args[devkey] (when given; else on any allowed device, where the name must be
+ * unique). */
+static int bcache_device_arg(AgentState *s, json_object *args, const char *key, const char *partkey,
+                             const char *devkey, const char *op, BlockDev *ret, Error *err) {
+        const char *path = NULL, *partname = NULL, *on = NULL;
         _cleanup_(freep) char *node = NULL;
         int r;
 
@@ -125,14 +126,18 @@ static int bcache_device_arg(AgentState *s, json_object *args, const char *key, 
                 if (r < 0 && r != -ENOENT)
                         return r;
         }
-        r = json_get_string(args, key, !partname, &path, op, err);
-        if (r < 0 && r != -ENOENT)
-                return r;
         if (partname) {
-                r = agent_resolve_partname(s, path, partname, &node, err);
+                r = json_get_string(args, devkey, false, &on, op, err);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                r = agent_resolve_partname(s, on, partname, &node, err);
                 if (r < 0)
                         return r;
                 path = node;
+        } else {
+                r = json_get_string(args, key, true, &path, op, err);
+                if (r < 0)
+                        return r;
         }
         if (!agent_device_allowed(s, path))
                 return error_set(err, EPERM, "%s: '%s' on '%s' is not in the allow-list", op, path, agent_host(s));
@@ -180,7 +185,7 @@ int agent_op_make_bcache(AgentState *s, json_object *args, json_object **ret, Ag
         r = json_get_bool(args, "wipe_bcache", false, &wipe, "make-bcache", err);
         if (r < 0 && r != -ENOENT)
                 return r;
-        r = bcache_device_arg(s, args, "device", "partname", "make-bcache", &d, err);
+        r = bcache_device_arg(s, args, "device", "partname", "device", "make-bcache", &d, err);
         if (r < 0)
                 return r;
 
@@ -234,7 +239,7 @@ int agent_op_bcache_register(AgentState *s, json_object *args, json_object **ret
         int r = bcache_require(s, err);
         if (r < 0)
                 return r;
-        r = bcache_device_arg(s, args, "device", "partname", "bcache-register", &d, err);
+        r = bcache_device_arg(s, args, "device", "partname", "device", "bcache-register", &d, err);
         if (r < 0)
                 return r;
         r = register_device(&d, err);
@@ -249,10 +254,10 @@ int agent_op_bcache_attach(AgentState *s, json_object *args, json_object **ret, 
         int r = bcache_require(s, err);
         if (r < 0)
                 return r;
-        r = bcache_device_arg(s, args, "backing", NULL, "bcache-attach", &backing, err);
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-attach", &backing, err);
         if (r < 0)
                 return r;
-        r = bcache_device_arg(s, args, "cache", "cache_partname", "bcache-attach", &cache, err);
+        r = bcache_device_arg(s, args, "cache", "cache_partname", "cache_device", "bcache-attach", &cache, err);
         if (r < 0)
                 return r;
 
@@ -345,7 +350,7 @@ int agent_op_bcache_tune(AgentState *s, json_object *args, json_object **ret, Ag
         int r = bcache_require(s, err);
         if (r < 0)
                 return r;
-        r = bcache_device_arg(s, args, "backing", NULL, "bcache-tune", &backing, err);
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-tune", &backing, err);
         if (r < 0)
                 return r;
         if ((r = json_get_string(args, "cache_mode", false, &mode, "bcache-tune", err)) < 0 && r != -ENOENT)
@@ -430,7 +435,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
         int r = bcache_require(s, err);
         if (r < 0)
                 return r;
-        r = bcache_device_arg(s, args, "backing", NULL, "bcache-teardown", &backing, err);
+        r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-teardown", &backing, err);
         if (r < 0)
                 return r;
         if ((r = json_get_int(args, "timeout", false, &timeout, "bcache-teardown", err)) < 0 && r != -ENOENT)

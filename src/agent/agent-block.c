@@ -83,7 +83,7 @@ int block_dev_resolve(const char *path, BlockDev *ret, Error *err) {
         if (stat(path, &st) < 0)
                 return error_set(err, errno, "cannot access '%s': %s", path, strerror(errno));
         if (!S_ISBLK(st.st_mode))
-                return error_set(err, ENOTBLK, "'%s' is not a block device", path);
+                return error_set(err, ENODEV, "'%s' is not a block device", path);
 
         char link[PATH_MAX], real[PATH_MAX];
         snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));

@@ -330,7 +330,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 if (!argv || strv_extend(&argv, data) < 0 ||
                     (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
                     (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
-                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0)
+                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0 ||
+                    (a.device_class && (strv_extend(&argv, "--crush-device-class") < 0 ||
+                                        strv_extend(&argv, a.device_class) < 0)))
                         return error_set(err, ENOMEM, "out of memory");
                 r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
                 if (r < 0)
@@ -352,7 +354,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 if (!argv || strv_extend(&argv, data) < 0 ||
                     (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
                     (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
-                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0)
+                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0 ||
+                    (a.device_class && (strv_extend(&argv, "--crush-device-class") < 0 ||
+                                        strv_extend(&argv, a.device_class) < 0)))
                         return error_set(err, ENOMEM, "out of memory");
                 r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
                 if (r < 0)

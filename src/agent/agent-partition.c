@@ -14,12 +14,41 @@
 #include <unistd.h>
 
 #include <blkid/blkid.h>
+#include <dlfcn.h>
 #include <parted/parted.h>
 
 #include "agent-internal.h"
 #include "plan/plan.h"
 
 /* ---- libparted glue ---- */
+
+/* libparted is loaded on first use, not linked: Debian's libparted runs
+ * `sh -c "dmidecode -s system-manufacturer"` from its library constructor (ped_disk_gpt_init,
+ * looking for Apple hardware), so every process linking it — the controller, an agent that
+ * only inventories — would fork a shell and dmidecode at start (~10 ms), and that
+ * constructor also reads past a heap buffer (AddressSanitizer stops every sanitized binary
+ * linking it before main()). Only the ops that partition pay for it now. */
+static struct {
+        bool loaded;
+        __typeof__(ped_constraint_destroy) *constraint_destroy;
+        __typeof__(ped_constraint_exact) *constraint_exact;
+        __typeof__(ped_device_destroy) *device_destroy;
+        __typeof__(ped_device_get) *device_get;
+        __typeof__(ped_disk_add_partition) *disk_add_partition;
+        __typeof__(ped_disk_commit_to_dev) *disk_commit_to_dev;
+        __typeof__(ped_disk_destroy) *disk_destroy;
+        __typeof__(ped_disk_new) *disk_new;
+        __typeof__(ped_disk_new_fresh) *disk_new_fresh;
+        __typeof__(ped_disk_type_get) *disk_type_get;
+        __typeof__(ped_exception_set_handler) *exception_set_handler;
+        __typeof__(ped_geometry_destroy) *geometry_destroy;
+        __typeof__(ped_geometry_new) *geometry_new;
+        __typeof__(ped_partition_destroy) *partition_destroy;
+        __typeof__(ped_partition_new) *partition_new;
+        __typeof__(ped_partition_set_name) *partition_set_name;
+        /* libparted >= 3.6 only: sets a GPT type GUID itself (NULL before) */
+        int (*partition_set_type_uuid)(PedPartition *part, const uint8_t *uuid);
+} P;
 
 /* libparted reports problems through an exception handler (its default one prints and
  * may ask questions): keep the last message so the error names it, and never choose
@@ -35,13 +64,41 @@ static PedExceptionOption ped_handler(PedException *ex) {
         return PED_EXCEPTION_UNHANDLED;
 }
 
-static void ped_setup(void) {
-        static bool done;
-        if (!done) {
-                ped_exception_set_handler(ped_handler);
-                done = true;
-        }
+static int ped_setup(AgentState *s, Error *err) {
         ped_last_message[0] = 0;
+        if (P.loaded)
+                return 0;
+
+        void *h = dlopen(LIBPARTED_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return error_set(err, ENOENT, "cannot load libparted on '%s': %s", agent_host(s), dlerror());
+#define LOAD(field, sym)                                                                         \
+        do {                                                                                     \
+                *(void **) &P.field = dlsym(h, sym);                                             \
+                if (!P.field)                                                                    \
+                        return error_set(err, ENOENT, "libparted on '%s' lacks %s", agent_host(s), sym); \
+        } while (0)
+        LOAD(constraint_destroy, "ped_constraint_destroy");
+        LOAD(constraint_exact, "ped_constraint_exact");
+        LOAD(device_destroy, "ped_device_destroy");
+        LOAD(device_get, "ped_device_get");
+        LOAD(disk_add_partition, "ped_disk_add_partition");
+        LOAD(disk_commit_to_dev, "ped_disk_commit_to_dev");
+        LOAD(disk_destroy, "ped_disk_destroy");
+        LOAD(disk_new, "ped_disk_new");
+        LOAD(disk_new_fresh, "ped_disk_new_fresh");
+        LOAD(disk_type_get, "ped_disk_type_get");
+        LOAD(exception_set_handler, "ped_exception_set_handler");
+        LOAD(geometry_destroy, "ped_geometry_destroy");
+        LOAD(geometry_new, "ped_geometry_new");
+        LOAD(partition_destroy, "ped_partition_destroy");
+        LOAD(partition_new, "ped_partition_new");
+        LOAD(partition_set_name, "ped_partition_set_name");
+#undef LOAD
+        *(void **) &P.partition_set_type_uuid = dlsym(h, "ped_partition_set_type_uuid");
+        P.exception_set_handler(ped_handler);
+        P.loaded = true; /* the handle stays open for the life of the process */
+        return 0;
 }
 
 static const char *ped_message(void) {
@@ -50,12 +107,12 @@ static const char *ped_message(void) {
 
 static void ped_device_destroyp(PedDevice **d) {
         if (*d)
-                ped_device_destroy(*d); /* drops libparted's cache: the next call re-reads the size */
+                P.device_destroy(*d); /* drops libparted's cache: the next call re-reads the size */
 }
 
 static void ped_disk_destroyp(PedDisk **d) {
         if (*d)
-                ped_disk_destroy(*d);
+                P.disk_destroy(*d);
 }
 
 /* ---- reading and patching the GPT directly ---- */
@@ -163,7 +220,7 @@ static int gpt_patch_one(int fd, unsigned lss, uint64_t lba, unsigned idx, const
 /* libparted 3.5 has no API for a partition's type GUID (3.6 added
  * ped_partition_set_type_uuid(); its flags map only to a few fixed GUIDs — ESP, BIOS boot,
  * RAID, LVM, swap, home — none of them Ceph's or bcache's). So after
- * ped_disk_commit_to_dev() has written the table, the type GUID of the new entry is set
+ * P.disk_commit_to_dev() has written the table, the type GUID of the new entry is set
  * in both the primary and the backup table, with the entry-array and header CRC32s
  * recomputed — the same bytes sgdisk --typecode writes. Primary first: a crash between
  * the two leaves two valid tables that differ only in this type, and the re-run repairs
@@ -266,11 +323,15 @@ int agent_op_create_gpt(AgentState *s, json_object *args, json_object **ret, Age
                 return 0;
         }
 
-        ped_setup();
-        _cleanup_(ped_device_destroyp) PedDevice *dev = ped_device_get(d.node);
-        PedDiskType *gpt = ped_disk_type_get("gpt");
-        _cleanup_(ped_disk_destroyp) PedDisk *disk = dev && gpt ? ped_disk_new_fresh(dev, gpt) : NULL;
-        if (!disk || !ped_disk_commit_to_dev(disk)) {
+        r = ped_setup(s, err);
+        if (r < 0) {
+                json_object_put(o);
+                return r;
+        }
+        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d.node);
+        PedDiskType *gpt = P.disk_type_get("gpt");
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = dev && gpt ? P.disk_new_fresh(dev, gpt) : NULL;
+        if (!disk || !P.disk_commit_to_dev(disk)) {
                 json_object_put(o);
                 return error_set(err, EIO, "cannot write a GPT to '%s': %s", d.path, ped_message());
         }
@@ -457,11 +518,13 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, EBUSY, "the kernel has a partition '%s' that is not in the GPT of '%s'", stale,
                                  d.path);
 
-        ped_setup();
-        _cleanup_(ped_device_destroyp) PedDevice *dev = ped_device_get(d.node);
+        r = ped_setup(s, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d.node);
         if (!dev)
                 return error_set(err, EIO, "libparted cannot open '%s': %s", d.path, ped_message());
-        _cleanup_(ped_disk_destroyp) PedDisk *disk = ped_disk_new(dev);
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = P.disk_new(dev);
         if (!disk)
                 return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d.path, ped_message());
         if (!streq(disk->type->name, "gpt"))
@@ -470,52 +533,51 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, EINVAL, "libparted sees %lld-byte sectors on '%s', the kernel %u",
                                  dev->sector_size, d.path, lss);
 
-        PedPartition *part = ped_partition_new(disk, PED_PARTITION_NORMAL, NULL, (PedSector) first, (PedSector) last);
+        PedPartition *part = P.partition_new(disk, PED_PARTITION_NORMAL, NULL, (PedSector) first, (PedSector) last);
         if (!part)
                 return error_set(err, EIO, "cannot create partition %u on '%s': %s", partno, d.path, ped_message());
         /* libparted keeps a number that is already set (gpt_partition_enumerate) */
         part->num = (int) partno;
-        PedGeometry *geom = ped_geometry_new(dev, (PedSector) first, (PedSector) (last - first + 1));
-        PedConstraint *exact = geom ? ped_constraint_exact(geom) : NULL;
-        bool ok = exact && ped_disk_add_partition(disk, part, exact);
+        PedGeometry *geom = P.geometry_new(dev, (PedSector) first, (PedSector) (last - first + 1));
+        PedConstraint *exact = geom ? P.constraint_exact(geom) : NULL;
+        bool ok = exact && P.disk_add_partition(disk, part, exact);
         if (exact)
-                ped_constraint_destroy(exact);
+                P.constraint_destroy(exact);
         if (geom)
-                ped_geometry_destroy(geom);
+                P.geometry_destroy(geom);
         if (!ok) {
-                ped_partition_destroy(part);
+                P.partition_destroy(part);
                 return error_set(err, EIO, "cannot add partition %u at %" PRIu64 "+%" PRIu64 " on '%s': %s", partno,
                                  offset, size, d.path, ped_message());
         }
         if (part->num != (int) partno || part->geom.start != (PedSector) first || part->geom.end != (PedSector) last)
                 return error_set(err, EIO, "libparted placed partition %u of '%s' elsewhere than asked", partno, d.path);
-        if (!ped_partition_set_name(part, name))
+        if (!P.partition_set_name(part, name))
                 return error_set(err, EIO, "cannot name partition %u of '%s': %s", partno, d.path, ped_message());
-#ifdef HAVE_PED_PARTITION_SET_TYPE_UUID
-        /* libparted ≥ 3.6 can set the type GUID itself: written in the same commit */
-        if (!ped_partition_set_type_uuid(part, type))
+        /* libparted >= 3.6 writes the type GUID in the same commit */
+        if (P.partition_set_type_uuid && !P.partition_set_type_uuid(part, type))
                 return error_set(err, EIO, "cannot set the type of partition %u of '%s': %s", partno, d.path,
                                  ped_message());
-#endif
         agent_progress(p, 0, 3, "writing partition %u '%s' to '%s'", partno, name, d.path);
         /* commit_to_dev, NOT commit_to_os: the latter makes libparted resync every partition
          * with the kernel (and re-read the table where BLKPG is missing) */
-        if (!ped_disk_commit_to_dev(disk))
+        if (!P.disk_commit_to_dev(disk))
                 return error_set(err, EIO, "cannot write the GPT of '%s': %s", d.path, ped_message());
-        ped_disk_destroy(TAKE_PTR(disk));
-        ped_device_destroy(TAKE_PTR(dev));
+        P.disk_destroy(TAKE_PTR(disk));
+        P.device_destroy(TAKE_PTR(dev));
 
         /* test hook (tests/block): die like a power cut between the two writes */
         const char *crash = getenv("CEPHPROV_TEST_CRASH_AFTER_COMMIT");
         if (crash && (unsigned) atoi(crash) == partno)
                 raise(SIGKILL);
 
-#ifndef HAVE_PED_PARTITION_SET_TYPE_UUID
-        agent_progress(p, 1, 3, "setting type %s on partition %u of '%s'", type_str, partno, d.path);
-        r = gpt_set_type(d.node, lss, partno, type, first, err);
-        if (r < 0)
-                return r;
-#endif
+        /* libparted < 3.6 wrote its default type (Linux data): patch it on disk */
+        if (!P.partition_set_type_uuid) {
+                agent_progress(p, 1, 3, "setting type %s on partition %u of '%s'", type_str, partno, d.path);
+                r = gpt_set_type(d.node, lss, partno, type, first, err);
+                if (r < 0)
+                        return r;
+        }
 
         /* read back what is on disk: PARTUUID (libparted made it) and the type we set */
         fd = open(d.node, O_RDONLY | O_CLOEXEC);
@@ -564,7 +626,7 @@ int agent_resolve_partname(AgentState *s, const char *device, const char *partna
                         if (!streq_ptr(d->partitions[k].name, partname))
                                 continue;
                         if (found)
-                                return error_set(err, ENOTUNIQ, "partition name '%s' is on both '%s' and '%s'", partname,
+                                return error_set(err, EINVAL, "partition name '%s' is on both '%s' and '%s'", partname,
                                                  on->path, d->path);
                         found = &d->partitions[k];
                         on = d;

@@ -115,28 +115,38 @@ int agent_spawn(char * const *argv, const char *stdin_data, char * const *env_ex
                 fcntl(in[1], F_SETFL, O_NONBLOCK);
 
         uint64_t deadline = timeout > 0 ? now_ms() + (uint64_t) timeout * 1000 : 0;
-        bool timed_out = false;
+        bool timed_out = false, exited = false;
+        int status = 0;
         int ofd = out[0], efd = er[0];
         while (ofd >= 0 || efd >= 0) {
+                /* A daemon the command started may keep our pipes open forever: once the
+                 * command itself has exited, take what is buffered and stop. */
+                if (!exited && waitpid(pid, &status, WNOHANG) == pid)
+                        exited = true;
                 struct pollfd pf[3];
                 int np = 0, io = -1, ie = -1, ii = -1;
                 if (ofd >= 0) { io = np; pf[np++] = (struct pollfd) { .fd = ofd, .events = POLLIN }; }
                 if (efd >= 0) { ie = np; pf[np++] = (struct pollfd) { .fd = efd, .events = POLLIN }; }
-                if (in[1] >= 0) { ii = np; pf[np++] = (struct pollfd) { .fd = in[1], .events = POLLOUT }; }
-                int wait_ms = -1;
+                if (in[1] >= 0 && !exited) { ii = np; pf[np++] = (struct pollfd) { .fd = in[1], .events = POLLOUT }; }
+                int wait_ms = exited ? 0 : 100;
                 if (deadline) {
                         uint64_t t = now_ms();
                         if (t >= deadline) {
-                                timed_out = true;
+                                timed_out = !exited;
                                 break;
                         }
-                        wait_ms = (int) (deadline - t);
+                        wait_ms = MIN(wait_ms, (int) (deadline - t));
                 }
                 int k = poll(pf, (nfds_t) np, wait_ms);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
                         break;
+                }
+                if (k == 0) {
+                        if (exited)
+                                break; /* nothing more buffered */
+                        continue;
                 }
                 char chunk[16384];
                 if (io >= 0 && pf[io].revents) {
@@ -175,10 +185,9 @@ int agent_spawn(char * const *argv, const char *stdin_data, char * const *env_ex
                 close(efd);
         if (timed_out)
                 kill(pid, SIGKILL);
-
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        if (!exited)
+                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                        ;
         *ret = (RunResult) {
                 .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
                 .out = bo.data ? bo.data : strdup(""),
@@ -232,10 +241,15 @@ int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgr
                 }
         }
 
-        if (s->dry_run) {
-                /* dry-run agents run nothing: the controller only asks read-only questions then */
+        bool read_only = false;
+        r = json_get_bool(args, "read_only", false, &read_only, "run", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (s->dry_run && !read_only) {
+                /* a dry-run agent runs only what the controller marks as a query */
                 _cleanup_(freep) char *cmd = strv_join(argv, " ");
-                return error_set(err, EPERM, "dry run on '%s': not running '%s'", agent_host(s), cmd ? cmd : argv[0]);
+                return error_set(err, EPERM, "dry run on '%s': not running '%s' (not marked read_only)",
+                                 agent_host(s), cmd ? cmd : argv[0]);
         }
 
         _cleanup_(run_result_done) RunResult rr = {};

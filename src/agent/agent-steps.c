@@ -63,6 +63,7 @@ int agent_request_from_step(const Step *s, json_object **ret) {
         case STEP_BCACHE_ATTACH:
                 op = "bcache-attach";
                 json_add_string(a, "backing", s->device);
+                json_add_string(a, "cache_device", s->part_device);
                 json_add_string(a, "cache_partname", s->partname);
                 break;
         case STEP_BCACHE_TUNE:
@@ -81,6 +82,8 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 json_add_string(a, "db_partname", s->db_partname);
                 json_add_string(a, "wal_device", s->wal_device);
                 json_add_string(a, "wal_partname", s->wal_partname);
+                json_add_string(a, "journal_device", s->journal_device);
+                json_add_string(a, "journal_partname", s->journal_partname);
                 json_add_string(a, "device_class", s->device_class);
                 json_add_string(a, "objectstore", objectstore_name(s->objectstore));
                 json_add_u64(a, "slot", s->slot);

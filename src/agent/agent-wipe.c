@@ -70,15 +70,20 @@ static int wipe_bcache(int fd, uint64_t off, const char *prefix, bool dry, char 
 
 /* Zero both GPT copies completely (header + entry array): wiping the magic alone leaves
  * tables that recovery tools happily resurrect. */
-static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size) {
+static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size, const GptHeader *hdr) {
         uint64_t n_lba = dev_size / lss;
         uint64_t head = 34, tail = 33; /* the standard 128 × 128-byte entries */
-        GptHeader h;
-        if (gpt_read_header(fd, lss, 1, &h) >= 0) {
+        if (hdr) {
+                const GptHeader h = *hdr;
                 uint64_t arr = ((uint64_t) h.n_entries * h.entry_size + lss - 1) / lss;
                 head = MAX(head, h.entries_lba + arr);
                 if (h.alternate_lba < n_lba && h.alternate_lba > arr)
                         tail = MAX(tail, n_lba - (h.alternate_lba - arr));
+                /* never more than the table areas: stop at the usable area */
+                if (h.first_usable >= 2)
+                        head = MIN(head, h.first_usable);
+                if (h.last_usable + 1 < n_lba)
+                        tail = MIN(tail, n_lba - (h.last_usable + 1));
         }
         head = MIN(head, n_lba);
         tail = MIN(tail, n_lba);
@@ -151,12 +156,15 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
                 }
         }
 
+        /* the GPT's geometry, before libblkid erases the header's magic */
+        GptHeader gh;
+        bool have_gh = !d.is_partition && gpt_read_header(fd, d.logical_sector_size, 1, &gh) >= 0;
         bool gpt = false;
         r = wipe_region(fd, 0, 0, NULL, dry, &names, &gpt);
         if (r >= 0)
                 r = wipe_bcache(fd, 0, NULL, dry, &names);
         if (r >= 0 && gpt && !d.is_partition && !dry)
-                r = wipe_gpt(fd, d.logical_sector_size, d.size);
+                r = wipe_gpt(fd, d.logical_sector_size, d.size, have_gh ? &gh : NULL);
         if (r >= 0 && !dry && fsync(fd) < 0)
                 r = -errno;
         if (r < 0) {

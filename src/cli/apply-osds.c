@@ -522,8 +522,26 @@ static void alloc_set(OsdFlow *f, OsdAlloc *a, AllocState st, const char *error)
         pthread_mutex_unlock(&f->mu);
 }
 
-/* One at a time, in plan order (so ids follow hosts and slots), while the executor already
- * creates the OSDs whose ids are ready. */
+/* The lowest id that neither the cluster nor this run uses. */
+static int free_id(OsdFlow *f, json_object *dump) {
+        for (int id = 0;; id++) {
+                bool used = ceph_osd_dump_find(dump, id) != NULL;
+                for (size_t i = 0; i < f->n_allocs && !used; i++)
+                        used = f->allocs[i].id == id;
+                for (size_t m = 0; m < f->n_cand && !used; m++)
+                        used = f->cand[m].id == id;
+                if (!used)
+                        return id;
+        }
+}
+
+/* In plan order (so ids follow hosts and slots), one at a time, while the executor already
+ * creates the OSDs whose ids are ready. A new OSD gets the lowest id the cluster does not
+ * have: ceph-volume's own `ceph osd new FSID ID` creates exactly that id with the CRUSH
+ * class we pass (the monitor refuses an id that exists and is not destroyed, so two
+ * creations can never get one id), and nothing exists in the cluster before ceph-volume
+ * runs — no id to leak when a run is killed. An id an interrupted run left in the cluster
+ * (made by a ceph-volume that did not finish) is reused after `ceph osd destroy`. */
 static void *allocator_main(void *userdata) {
         OsdFlow *f = userdata;
         Error err = {};
@@ -549,8 +567,12 @@ static void *allocator_main(void *userdata) {
                                 r = destroy_id(f, a->id, &err);
                         if (r >= 0)
                                 r = set_class(f, a->id, a->device_class, &err);
-                } else
-                        r = allocate_id(f, a, -1, &err);
+                } else {
+                        pthread_mutex_lock(&f->mu);
+                        a->id = free_id(f, dump);
+                        pthread_mutex_unlock(&f->mu);
+                        jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "device_class", a->device_class);
+                }
                 if (r < 0) {
                         alloc_set(f, a, ALLOC_FAILED, err.message);
                         continue;
@@ -560,10 +582,10 @@ static void *allocator_main(void *userdata) {
                 alloc_set(f, a, ALLOC_READY, NULL);
         }
 
-        /* ids an interrupted run allocated that no device wants any more */
+        /* ids an interrupted run left that no device wants any more */
         for (size_t m = 0; m < f->n_cand; m++)
                 if (!f->cand[m].taken) {
-                        log_notice("releasing osd.%d, allocated by an interrupted run for %s:%s", f->cand[m].id,
+                        log_notice("releasing osd.%d, left by an interrupted run for %s:%s", f->cand[m].id,
                                    f->cand[m].host, f->cand[m].device);
                         Error e = {};
                         if (release_id(f, f->cand[m].host, f->cand[m].device, f->cand[m].id, &e) < 0)
@@ -721,30 +743,46 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
         _cleanup_json_ json_object *res = NULL;
         r = pool_osd_create(p, device, a->id, args, &res, err);
         if (r < 0) {
-                /* ceph-volume's rollback (`osd purge-new`) may have removed the id */
+                /* After a failed ceph-volume: its rollback (`osd purge-new`) removes the id — a
+                 * destroyed id reused for this device loses its CRUSH slot and is made again;
+                 * an id some other creator took meanwhile is replaced by a free one. Then one
+                 * more try. */
                 Error e2 = {};
                 _cleanup_json_ json_object *dump = NULL;
                 pthread_mutex_lock(&f->mu);
-                bool purged = osd_dump(f, &dump, &e2) >= 0 && !ceph_osd_dump_find(dump, a->id);
-                int rr = 0;
-                if (purged) {
+                int rr = osd_dump(f, &dump, &e2);
+                json_object *o = rr >= 0 ? ceph_osd_dump_find(dump, a->id) : NULL;
+                bool retry = false;
+                if (rr >= 0 && !o && a->reused) {
                         log_warning("host '%s': osd.%d was purged by ceph-volume's rollback after: %s; recreating it and retrying once",
                                     host, a->id, err->message);
-                        int old = a->id;
-                        rr = allocate_id(f, a, old, &e2);
+                        rr = allocate_id(f, a, a->id, &e2);
                         if (rr >= 0)
                                 rr = set_class(f, a->id, a->device_class, &e2);
                         a->recreated = rr >= 0;
                         jrec(f, "osd-id-recreated", host, device, a->id, a->fsid, "after", err->message);
+                        retry = rr >= 0;
+                } else if (rr >= 0 && !o) {
+                        log_warning("host '%s': creating osd.%d on %s failed (%s); the id is free again, retrying once",
+                                    host, a->id, device, err->message);
+                        retry = true;
+                } else if (rr >= 0 && !a->reused && (ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0)) {
+                        int old = a->id;
+                        a->id = -1;
+                        a->id = free_id(f, dump);
+                        log_warning("host '%s': osd.%d was taken by another OSD creation; using osd.%d and retrying once",
+                                    host, old, a->id);
+                        jrec(f, "osd-allocated", host, device, a->id, NULL, "replaces", "id taken meanwhile");
+                        retry = true;
                 }
                 pthread_mutex_unlock(&f->mu);
-                if (purged && rr >= 0) {
+                if (retry) {
                         json_object_put(res);
                         res = NULL;
                         error_reset(err);
                         r = pool_osd_create(p, device, a->id, args, &res, err);
-                } else if (purged)
-                        error_prefix(err, r, "cannot recreate osd.%d (%s)", a->id, e2.message);
+                } else if (rr < 0)
+                        error_prefix(err, r, "cannot recover osd.%d (%s)", a->id, e2.message);
         }
         a->seconds = now_sec() - t0;
         if (r < 0) {

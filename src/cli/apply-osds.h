@@ -5,10 +5,14 @@
  *
  *  1. wait for OSD creations still running on the hosts from an interrupted run (their
  *     agents hold a lock per data device until ceph-volume is done);
- *  2. allocate the OSD ids up front, one at a time, on the admin host: `ceph osd new UUID`
- *     then `ceph osd destroy` (ceph-volume 16.2 accepts --osd-id only for an id that does
- *     not exist or is destroyed), CRUSH device class set explicitly; ids allocated by an
- *     earlier, interrupted run for the same device are reused, unused ones released;
+ *  2. OSD ids decided up front, one at a time in plan order (hosts, slots), recorded in the
+ *     journal: the lowest ids the cluster does not have, created by ceph-volume itself with
+ *     `--osd-id N --crush-device-class C` (`ceph osd new FSID N`, atomic on the monitor:
+ *     two creations can never share an id, and ids follow the plan, not timing); an id an
+ *     interrupted run left in the cluster (never booted, on no disk) is reused for its device
+ *     after `ceph osd destroy` (ceph-volume 16.2 takes --osd-id only for an id that does not
+ *     exist or is destroyed) or released. This runs in a thread while the executor already
+ *     creates the OSDs whose ids are ready;
  *  3. the executor's create-osd steps go through osd_flow_links(): the request gets its
  *     osd_id, and runs on one of up to `parallel` agent channels per host (one SSH session
  *     and agent process each: a libssh2 session serves one thread, and the agent handles

@@ -5,7 +5,6 @@
  * exit status: 0 success, 1 failure (reported once, here at the top), 2 usage error. */
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "basic/error.h"
 
@@ -50,16 +49,3 @@ int verb_inventory(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);
-/* Shared by inventory, plan, apply and status (verb-inventory.c, verb-apply.c). The
- * layout and fleet types come from hosts.h. */
-struct Layout;
-struct Fleet;
-struct InventorySet;
-struct Plan;
-int cli_inventory(const struct Layout *l, char * const *only, bool dry_run, bool quiet, struct Fleet **ret_fleet,
-                  struct InventorySet **ret, size_t *ret_failed, Error *err);
-int cli_plan_live(const struct Layout *l, char * const *only, bool dry_run, bool quiet, struct Fleet **ret_fleet,
-                  struct Plan **ret, struct InventorySet **ret_inv, size_t *ret_failed, Error *err);
-
-/* Makes `local` transports dispatch agent requests in process (verb-agent.c). */
-void cli_register_local_agent(void);

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "exec/exec.h"
+#include "plan/plan.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "transport/transport.h"
@@ -51,3 +52,16 @@ int fleet_inventory(Fleet *f, InventorySet **ret, Error *err);
 
 /* HostLinks for the executor, one per usable host; free with free(). */
 int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n);
+
+/* Connects to the selected hosts (`only`: NULL = every host with a profile) and inventories
+ * them. Unreachable hosts are reported on stderr and left out of *ret; *ret_failed counts
+ * them. With ret_fleet the connections stay open for the caller. */
+int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  InventorySet **ret, size_t *ret_failed, Error *err);
+
+/* cli_inventory() then plan_compute() over the hosts that answered. */
+int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  Plan **ret, size_t *ret_failed, Error *err);
+/* The same, also handing back the inventories (ret_inv may be NULL). */
+int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                            Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err);

@@ -5,8 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
 #include "basic/log.h"
 #include "cli.h"
+#include "transport/transport.h"
 
 const Verb verbs[] = {
         { "help", "[COMMAND]", "show help for cephprov or one command", verb_help, 0, NULL },
@@ -15,31 +17,33 @@ const Verb verbs[] = {
           "check a layout file completely; errors name file:line:column",
           verb_validate, VERB_LAYOUT,
           "  --json        print the resolved layout as JSON\n" },
-        { "plan", "LAYOUT --inventory FILE [--json] [--hosts H1,H2]",
+        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,
-          "  --inventory FILE  plan offline against saved inventories (JSON, one per host)\n"
+          "  --inventory FILE  plan offline against saved inventories (JSON, one per host);\n"
+          "                    without it the hosts are inventoried live\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable plan\n"
           "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n" },
-        { "inventory", "LAYOUT [--json] [--hosts H1,H2]",
-          "connect to the hosts and show their disks",
+        { "inventory", "LAYOUT [--json] [--hosts H1,H2] [--save FILE]",
+          "connect to the hosts and show their disks, partitions, signatures, bcache and OSDs",
           verb_inventory, VERB_LAYOUT | VERB_HOSTS,
           "  --hosts H1,H2     only these hosts\n"
-          "  --json            machine-readable inventory\n" },
-        { "apply", "LAYOUT [--stage disks|osds|all] [--parallel N] [--hosts H1,H2] [--json]",
-          "converge the hosts to the layout: partitions, bcache, OSDs",
+          "  --json            the inventory JSON (docs/inventory.md)\n"
+          "  --save FILE       also write the inventory JSON to FILE (for plan --inventory)\n" },
+        { "apply", "LAYOUT [--stage disks|osds|all] [--dry-run] [--yes] [--json] [--hosts H1,H2] [--parallel N]",
+          "converge the hosts to the layout: partitions, bcache, OSDs; a second run changes nothing",
           verb_apply, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
-          "  --stage S         disks, osds or all (default)\n"
-          "  --parallel N      OSD creations at once per host (default: the layout's osd.parallel)\n"
+          "  --stage STAGE     disks (partitions, wipe, bcache), osds, or all (default)\n"
           "  --hosts H1,H2     only these hosts\n"
-          "  --json            machine-readable report\n" },
+          "  --parallel N      OSD creations at once per host (default: the layout's osd.parallel)\n"
+          "  --json            machine-readable result\n" },
         { "status", "LAYOUT [--json] [--hosts H1,H2]",
-          "hosts, OSDs, SSD blast radius, bcache, cluster health and PG states",
+          "hosts, OSDs (up/in, class, data/DB devices), SSD blast radius, bcache, health and PG states",
           verb_status, VERB_LAYOUT | VERB_HOSTS,
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable status\n" },
-        { "agent", "", "serve agent requests on stdin/stdout (started by the controller over SSH)",
+        { "agent", "", "serve the agent protocol on stdin/stdout (started by the controller over SSH)",
           verb_agent, 0, NULL },
 };
 const unsigned n_verbs = ELEMENTSOF(verbs);
@@ -116,13 +120,34 @@ int verb_version(int argc, char *argv[]) {
         return 0;
 }
 
+/* The local transport runs the agent in this process. */
+static void *local_agent_new(void) {
+        return agent_state_new();
+}
+
+static void local_agent_free(void *state) {
+        agent_state_free(state);
+}
+
+static int local_agent_dispatch(void *state, json_object *request, json_object **ret_response,
+                                void (*progress)(json_object *progress, void *userdata), void *userdata) {
+        return agent_dispatch(state, request, ret_response, progress, userdata);
+}
+
+static const TransportLocalAgent local_agent = {
+        .state_new = local_agent_new,
+        .state_free = local_agent_free,
+        .dispatch = local_agent_dispatch,
+};
+
 int main(int argc, char *argv[]) {
+        transport_set_local_agent(&local_agent);
+
         if (argc < 2) {
                 print_main_help();
                 return EXIT_USAGE;
         }
 
-        cli_register_local_agent();
         const char *cmd = argv[1];
         if (streq(cmd, "--version") || streq(cmd, "-V"))
                 return verb_version(0, NULL);

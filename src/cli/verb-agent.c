@@ -1,41 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `cephprov agent`: the host side, started by the controller over SSH; and the in-process
- * agent behind `local` transports. */
+/* `cephprov agent`: the host side of the controller's SSH connection — the JSON-lines
+ * protocol of docs/agent.md on stdin/stdout, logs on stderr. */
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "basic/log.h"
 #include "cli.h"
-#include "transport/transport.h"
 
 int verb_agent(int argc, char *argv[]) {
-        int r = agent_serve(0, 1);
+        const Verb *v = verb_find("agent");
+        if (argc > 1 && v)
+                return verb_usage_error(v, "takes no arguments");
+        if (isatty(STDIN_FILENO))
+                log_warning("the agent speaks JSON lines on stdin; it is started by the controller over SSH");
+
+        /* a controller that goes away must end us with EPIPE on write, not a signal */
+        signal(SIGPIPE, SIG_IGN);
+        int r = agent_serve(STDIN_FILENO, STDOUT_FILENO);
         if (r < 0) {
-                log_error("agent: %s", strerror(-r));
-                return 1;
+                Error err = {};
+                error_set(&err, r, "agent: %s", strerror(-r));
+                return cli_report(&err);
         }
         return 0;
-}
-
-static void *local_state_new(void) {
-        return agent_state_new();
-}
-
-static void local_state_free(void *s) {
-        agent_state_free(s);
-}
-
-static int local_dispatch(void *state, json_object *request, json_object **ret_response,
-                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
-        return agent_dispatch(state, request, ret_response, progress, userdata);
-}
-
-void cli_register_local_agent(void) {
-        static const TransportLocalAgent a = {
-                .state_new = local_state_new,
-                .state_free = local_state_free,
-                .dispatch = local_dispatch,
-        };
-        transport_set_local_agent(&a);
 }

@@ -30,9 +30,9 @@ static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
         return 0;
 }
 
-/* Inventory the hosts and plan against what they have. */
-int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                  Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+/* Inventory the hosts and plan against what they have; also returns the inventories. */
+int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                            Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
         int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
@@ -51,6 +51,11 @@ int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet,
         if (ret_inv)
                 *ret_inv = TAKE_PTR(inv);
         return 0;
+}
+
+int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  Plan **ret, size_t *ret_failed, Error *err) {
+        return cli_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
 }
 
 static unsigned stages_of(const char *stage) {
@@ -128,7 +133,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
         _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
         size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
-        if (cli_plan_live(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+        if (cli_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                 return cli_report(&err);
 
         bool osd_stage = !o.dry_run && (stages & STAGE_OSDS);
@@ -144,7 +149,7 @@ int verb_apply(int argc, char *argv[]) {
                         f = fleet_close(f);
                         p = plan_free(p);
                         inv = inventory_set_free(inv);
-                        if (cli_plan_live(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0 ||
+                        if (cli_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0 ||
                             osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
                                 return cli_report(&err);
                 }
@@ -168,6 +173,9 @@ int verb_apply(int argc, char *argv[]) {
                 if (o.json)
                         printf("{\"converged\": %s, \"steps\": 0, \"unreachable_hosts\": %zu}\n",
                                failed_hosts ? "false" : "true", failed_hosts);
+                else if (stages != STAGE_ALL && plan_count_steps(p) > 0)
+                        printf("nothing to do in stage '%s'; %zu step%s of other stages remain (see the plan above)\n",
+                               o.stage, plan_count_steps(p), plan_count_steps(p) == 1 ? "" : "s");
                 else
                         printf("nothing to do: the hosts match the layout%s\n",
                                failed_hosts ? " (except the unreachable ones above)" : "");
@@ -238,7 +246,7 @@ int verb_apply(int argc, char *argv[]) {
                 _cleanup_(plan_freep) Plan *after = NULL;
                 size_t failed_after = 0;
                 Error verr = {};
-                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, NULL, &failed_after, &verr) < 0) {
+                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
                         log_error("cannot verify the result: %s", verr.message);
                         converged = false;
                 } else {

@@ -4,6 +4,7 @@
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "cli.h"
+#include "hosts.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "options.h"
@@ -25,8 +26,6 @@ int verb_plan(int argc, char *argv[]) {
                 return r;
         if (o.n_args != 1)
                 return verb_usage_error(v, "expected one layout file");
-        if (!o.inventory)
-                return verb_usage_error(v, "live planning over SSH is not built yet: give --inventory FILE");
 
         Error err = {};
         _cleanup_(layout_freep) Layout *l = NULL;
@@ -35,12 +34,16 @@ int verb_plan(int argc, char *argv[]) {
         if (check_hosts(l, o.hosts, &err) < 0)
                 return cli_report(&err);
 
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        if (inventory_set_load_file(o.inventory, &inv, &err) < 0)
-                return cli_report(&err);
-
         _cleanup_(plan_freep) Plan *p = NULL;
-        if (plan_compute(l, inv, &p, &err) < 0)
+        size_t failed_hosts = 0;
+        if (o.inventory) {
+                /* offline: from saved inventories */
+                _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+                if (inventory_set_load_file(o.inventory, &inv, &err) < 0)
+                        return cli_report(&err);
+                if (plan_compute(l, inv, &p, &err) < 0)
+                        return cli_report(&err);
+        } else if (cli_plan_live(l, o.hosts, false, o.json, NULL, &p, &failed_hosts, &err) < 0)
                 return cli_report(&err);
 
         if (o.hosts)
@@ -56,6 +59,8 @@ int verb_plan(int argc, char *argv[]) {
         } else
                 plan_print(p, stdout);
 
+        if (failed_hosts > 0)
+                return 1; /* the plan is incomplete: the unreachable hosts were reported */
         if (o.detailed_exitcode && !plan_is_empty(p))
                 return 10;
         return 0;

@@ -411,6 +411,14 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
                 return r;
         if ((v = FV(f, "known_hosts")) && (r = get_string(c, FK(f, "known_hosts"), v, "a path to a known_hosts file", &o->known_hosts)) < 0)
                 return r;
+        if ((v = FV(f, "agent_path"))) {
+                r = get_string(c, FK(f, "agent_path"), v, "an absolute path for the agent binary on the host", &o->agent_path);
+                if (r < 0)
+                        return r;
+                if (o->agent_path[0] != '/')
+                        return fail(c, v, "agent_path '%s' is not an absolute path (expected a path starting with '/')",
+                                    o->agent_path);
+        }
         if ((v = FV(f, "host_key_checking"))) {
                 k = FK(f, "host_key_checking");
                 r = get_enum(c, k, v, host_key_names, ELEMENTSOF(host_key_names), &e);

@@ -272,6 +272,7 @@ static int add_ssh(json_object *o, const char *key, const SshOptions *s, json_ob
             json_add_u64(v, "port", s->port) < 0 ||
             add_string_or_null(v, "identity", s->identity) < 0 ||
             add_string_or_null(v, "known_hosts", s->known_hosts) < 0 ||
+            add_string_or_null(v, "agent_path", s->agent_path) < 0 ||
             json_add_string(v, "host_key_checking", host_key_policy_to_string(s->host_key_policy)) < 0 ||
             json_add_u64(v, "connect_timeout", s->connect_timeout_sec) < 0 ||
             json_add_u64(v, "command_timeout", s->command_timeout_sec) < 0)

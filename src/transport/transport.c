@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libssh2.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic/json-util.h"
+#include "basic/sha256.h"
 #include "basic/strv.h"
 #include "ssh-session.h"
 
@@ -295,28 +295,8 @@ int transport_exec(Transport *t, char * const *argv, const char *stdin_data, siz
 }
 
 int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err) {
-        _cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
-        EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-        if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-                EVP_MD_CTX_free(ctx);
-                return error_set(err, EIO, "cannot initialize sha256");
-        }
-        char buf[65536];
-        ssize_t n;
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
-                EVP_DigestUpdate(ctx, buf, (size_t) n);
-        int e = errno;
-        unsigned char md[32];
-        unsigned len = 0;
-        EVP_DigestFinal_ex(ctx, md, &len);
-        EVP_MD_CTX_free(ctx);
-        if (n < 0)
-                return error_set(err, e, "cannot read '%s': %s", path, strerror(e));
-        for (unsigned i = 0; i < 32; i++)
-                snprintf(ret_hex + 2 * i, 3, "%02x", md[i]);
-        return 0;
+        /* one implementation of the build hash for both sides (the agent's hello uses it too) */
+        return sha256_file(path, 0, 0, ret_hex, err);
 }
 
 static int read_file(const char *path, char **ret, size_t *ret_size, Error *err) {

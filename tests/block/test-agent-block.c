@@ -193,8 +193,24 @@ static void test_run(void) {
         r = call(s, "run", "{\"argv\":[\"sleep\",\"10\"],\"timeout\":1}");
         CHECK_STREQ(jstr(r, "error.errno"), "ETIMEDOUT");
         json_object_put(r);
+        /* a daemon keeping stdout open does not hold the answer back */
+        r = call(s, "run", "{\"argv\":[\"sh\",\"-c\",\"echo started; sleep 5 & exit 0\"],\"timeout\":30}");
+        CHECK(resp_ok(r));
+        CHECK_STREQ(jstr(r, "result.stdout"), "started\n");
+        json_object_put(r);
         r = call(s, "run", "{\"argv\":[\"/nonexistent/cmd\"]}");
         CHECK_STREQ(jstr(r, "error.errno"), "ENOENT");
+        json_object_put(r);
+        agent_state_free(s);
+
+        /* dry run: only commands marked read_only run */
+        s = agent_for("[]", true);
+        r = call(s, "run", "{\"argv\":[\"true\"]}");
+        CHECK_STREQ(jstr(r, "error.errno"), "EPERM");
+        json_object_put(r);
+        r = call(s, "run", "{\"argv\":[\"echo\",\"q\"],\"read_only\":true}");
+        CHECK(resp_ok(r));
+        CHECK_STREQ(jstr(r, "result.stdout"), "q\n");
         json_object_put(r);
         agent_state_free(s);
 }
@@ -262,6 +278,10 @@ static void test_probe(void) {
         CHECK(resp_ok(r));
         CHECK(inv_part(r, L, 0) == NULL); /* not allowed → not listed */
         json_object_put(r);
+        r = call(s, "inventory", "{\"all\":true}");
+        CHECK(inv_part(r, L, 0) != NULL && !jbool(inv_part(r, L, 0), "allowed"));
+        CHECK_INTEQ(json_object_array_length(jget(inv_part(r, L, 0), "partitions")), 4);
+        json_object_put(r);
         agent_state_free(s);
 
         s = agent_for(allow, false);
@@ -300,6 +320,18 @@ static void test_probe(void) {
                 free(uuid);
                 free(set);
         }
+        /* what the agent sends is what the planner reads: it parses and re-encodes the same */
+        Inventory *parsed = NULL;
+        Error perr = {};
+        CHECK(inventory_from_json(jget(r, "result"), &parsed, &perr) == 0);
+        if (parsed) {
+                json_object *again = NULL;
+                CHECK(inventory_to_json(parsed, &again) == 0);
+                CHECK(json_object_equal(again, jget(r, "result")));
+                json_object_put(again);
+                inventory_free(parsed);
+        } else
+                fprintf(stderr, "  %s\n", perr.message);
         json_object_put(r);
 
         /* usage: an active swap and a mount show up */
@@ -498,6 +530,21 @@ static void test_create(void) {
         CHECK(resp_ok(r) && !jbool(r, "result.created"));
         json_object_put(r);
 
+        /* a dry run of a partition: validated, said, not written */
+        dry = agent_for(allow, true);
+        char *gpt_only = dev_hash(L, 0, 0);
+        r = create_part(dry, L, 1, 1 * MiB, 64 * MiB, "cp:db:0:node1", CEPH_GUID_BLOCK_DB);
+        CHECK(resp_ok(r) && jbool(r, "result.created") && jbool(r, "result.dry_run"));
+        json_object_put(r);
+        r = create_part(dry, L, 1, 1 * MiB, 1024 * MiB, "cp:db:0:node1", CEPH_GUID_BLOCK_DB);
+        CHECK_STREQ(jstr(r, "error.errno"), "ENOSPC"); /* checks still apply */
+        json_object_put(r);
+        char *still = dev_hash(L, 0, 0);
+        CHECK_STREQ(gpt_only, still);
+        free(gpt_only);
+        free(still);
+        agent_state_free(dry);
+
         static const struct {
                 unsigned no;
                 uint64_t off, size;
@@ -594,6 +641,59 @@ static void test_create(void) {
         CHECK(agent_dispatch(s, req, &resp, NULL, NULL) == 0);
         CHECK(resp_ok(resp) && jbool(resp, "result.created"));
         json_object_put(resp);
+        agent_state_free(s);
+}
+
+/* --- 4Kn: 4096-byte logical sectors (LBA arithmetic, the GPT patch) --- */
+static void test_4kn(void) {
+        char img[300];
+        snprintf(img, sizeof(img), "%s/4kn.img", bu_dir);
+        CHECK(sh("truncate -s 256M '%s'", img) == 0);
+        char *dev = sh_out("losetup -f --show -P -b 4096 '%s'", img);
+        if (!startswith(dev, "/dev/loop")) {
+                fprintf(stderr, "  cannot attach a 4Kn loop device\n");
+                CHECK(0);
+                free(dev);
+                return;
+        }
+        snprintf(bu_loops[bu_n_loops++], sizeof(bu_loops[0]), "%s", dev);
+        free(dev);
+        const char *L = bu_loops[bu_n_loops - 1];
+        char allow[128];
+        snprintf(allow, sizeof(allow), "[\"%s\"]", L);
+        AgentState *s = agent_for(allow, false);
+        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        r = create_part(s, L, 1, 1 * MiB, 64 * MiB, "cp:cache:0:node1", BCACHE_GUID);
+        CHECK(resp_ok(r) && jbool(r, "result.created"));
+        json_object_put(r);
+        r = create_part(s, L, 2, 65 * MiB, 32 * MiB, "cp:db:0:node1", CEPH_GUID_BLOCK_DB);
+        CHECK(resp_ok(r) && jbool(r, "result.created"));
+        json_object_put(r);
+        r = create_part(s, L, 3, 97 * MiB + 512, 4 * MiB, "x", CEPH_GUID_BLOCK_DB);
+        CHECK_STREQ(jstr(r, "error.errno"), "EINVAL"); /* not a multiple of 4096 */
+        json_object_put(r);
+        CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
+        CHECK_INTEQ(sgdisk_field(L, 1, "First sector"), 1 * MiB / 4096);
+        CHECK_INTEQ(sgdisk_field(L, 2, "Last sector"), 97 * MiB / 4096 - 1);
+        char *code = sh_out("sgdisk -i 2 %s | sed -n 's/^Partition GUID code: \\([^ ]*\\).*/\\1/p' | tr A-F a-f", L);
+        CHECK_STREQ(code, CEPH_GUID_BLOCK_DB);
+        free(code);
+        r = call(s, "inventory", "{}");
+        json_object *d = inv_part(r, L, 0);
+        CHECK_INTEQ(json_object_get_int(jget(d, "logical_sector_size")), 4096);
+        CHECK_INTEQ(json_object_get_int64(jget(inv_part(r, L, 2), "start")), 65 * MiB);
+        CHECK_INTEQ(json_object_get_int64(jget(inv_part(r, L, 2), "size")), 32 * MiB);
+        CHECK_STREQ(jstr(inv_part(r, L, 1), "type_guid"), BCACHE_GUID);
+        json_object_put(r);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        char *sig = sh_out("blkid -p %s; dd if=%s bs=4096 skip=%llu count=1 2>/dev/null | head -c 8", L, L,
+                           (unsigned long long) (dev_size(L) / 4096 - 1));
+        CHECK_STREQ(sig, ""); /* no table left, backup header included */
+        free(sig);
         agent_state_free(s);
 }
 
@@ -882,6 +982,7 @@ int main(void) {
         RUN(test_probe);
         RUN(test_bluestore_label);
         RUN(test_create);
+        RUN(test_4kn);
         RUN(test_scenario_ssd);
         RUN(test_refusals);
         RUN(test_crash_rerun);

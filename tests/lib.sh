@@ -1,0 +1,39 @@
+# Shared by the shell tests: assertions that count, and a summary that fails the test when
+# any check failed (or none ran). Source it, call `finish` last.
+checks=0 failures=0
+
+check() { # check DESCRIPTION COMMAND...
+        local what=$1; shift
+        checks=$((checks + 1))
+        if "$@"; then
+                echo "ok   $what"
+        else
+                echo "FAIL $what"
+                failures=$((failures + 1))
+        fi
+}
+
+check_eq() { # check_eq DESCRIPTION GOT EXPECTED
+        checks=$((checks + 1))
+        if [ "$2" = "$3" ]; then
+                echo "ok   $1"
+        else
+                printf 'FAIL %s\n  got:      %s\n  expected: %s\n' "$1" "$2" "$3"
+                failures=$((failures + 1))
+        fi
+}
+
+check_contains() { # check_contains DESCRIPTION HAYSTACK NEEDLE
+        checks=$((checks + 1))
+        case "$2" in
+        *"$3"*) echo "ok   $1" ;;
+        *) printf 'FAIL %s\n  %s\n  does not contain: %s\n' "$1" "$2" "$3"; failures=$((failures + 1)) ;;
+        esac
+}
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+finish() {
+        echo "$checks checks, $failures failed"
+        [ "$checks" -gt 0 ] && [ "$failures" -eq 0 ]
+}
