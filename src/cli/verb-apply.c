@@ -83,6 +83,14 @@ static int step_request(const Step *s, json_object **ret, Error *err) {
         return 0;
 }
 
+static bool inventory_has_osds(const InventorySet *inv) {
+        for (size_t h = 0; h < inv->n_hosts; h++)
+                for (size_t d = 0; d < inv->hosts[h]->n_devices; d++)
+                        if (inv->hosts[h]->devices[d].content.osd.id >= 0)
+                                return true;
+        return false;
+}
+
 /* The OSD stage needs the cluster: its admin host, ids, the interrupted run's leftovers. */
 static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parallel, CephAdmin **admin, OsdFlow **ret,
                           Error *err) {
@@ -136,7 +144,10 @@ int verb_apply(int argc, char *argv[]) {
         if (cli_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                 return cli_report(&err);
 
-        bool osd_stage = !o.dry_run && (stages & STAGE_OSDS);
+        /* the cluster only when there are OSDs to make or to check (layouts without an
+         * admin host can still apply their disks) */
+        bool osd_stage = !o.dry_run && (stages & STAGE_OSDS) &&
+                         (osd_flow_count_steps(p, stages) > 0 || inventory_has_osds(inv));
         if (osd_stage) {
                 if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
                         return cli_report(&err);
