@@ -166,7 +166,7 @@ static int find_osd_parts(AgentState *s, const char *osd_fsid, char **ret_db, ch
                         const InvOsd *o = &p->content.osd;
                         if (!p->node || !streq_ptr(o->osd_fsid, osd_fsid))
                                 continue;
-                        char **dst = streq_ptr(o->role, "block.db") ? ret_db : streq_ptr(o->role, "block.wal") ? ret_wal : NULL;
+                        char **dst = (o->role && streq(o->role, "block.db")) ? ret_db : (o->role && streq(o->role, "block.wal")) ? ret_wal : NULL;
                         if (!dst || *dst)
                                 continue;
                         r = resolve_part(s, d->path, p->name, dst, err);

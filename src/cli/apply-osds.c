@@ -93,7 +93,6 @@ static double now_sec(void) {
 }
 
 static int new_uuid(char ret[static 37]) {
-        _cleanup_(freep) char *s = NULL;
         FILE *f = fopen("/proc/sys/kernel/random/uuid", "re");
         if (!f)
                 return -errno;
@@ -227,7 +226,7 @@ static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, 
                 json_get_string(rec, "kind", false, &kind, "journal", NULL);
                 json_get_string(rec, "host", false, &host, "journal", NULL);
                 json_get_string(rec, "device", false, &dev, "journal", NULL);
-                if (!ev || !streq_ptr(kind, "create-osd") || !host || !dev)
+                if (!ev || !(kind && streq(kind, "create-osd")) || !host || !dev)
                         continue;
                 /* a later record for the same host+device replaces an earlier one */
                 size_t k;
@@ -489,7 +488,7 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                 for (size_t d = 0; d < in->n_devices; d++) {
                         const InvDevice *dev = &in->devices[d];
                         const InvOsd *o = &dev->content.osd;
-                        if (!dev->allowed || o->id < 0 || !streq_ptr(o->role, "block"))
+                        if (!dev->allowed || o->id < 0 || !(o->role && streq(o->role, "block")))
                                 continue;
                         if (f->cluster_fsid && o->cluster_fsid && strcasecmp(o->cluster_fsid, f->cluster_fsid) != 0)
                                 continue;
@@ -845,7 +844,7 @@ static const char *tree_class(json_object *tree, int id) {
                         continue;
                 for (size_t i = 0; i < json_object_array_length(arr); i++) {
                         json_object *n = json_object_array_get_idx(arr, i);
-                        if (dump_int(n, "id") == id && streq_ptr(dump_str(n, "type"), "osd"))
+                        if (dump_int(n, "id") == id && (dump_str(n, "type") && streq(dump_str(n, "type"), "osd")))
                                 return dump_str(n, "device_class");
                 }
         }

@@ -53,7 +53,7 @@ static const char *tree_host_of(json_object *tree, int id) {
         json_object *arr = jget(tree, "nodes");
         for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
                 json_object *n = json_object_array_get_idx(arr, i);
-                if (!streq_ptr(jstr(n, "type"), "host"))
+                if (!(jstr(n, "type") && streq(jstr(n, "type"), "host")))
                         continue;
                 json_object *ch = jget(n, "children");
                 for (size_t k = 0; ch && k < json_object_array_length(ch); k++)
@@ -94,8 +94,8 @@ static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, js
                         for (size_t k = 0; k < dev->n_partitions; k++) {
                                 const InvOsd *o = &dev->partitions[k].content.osd;
                                 int id = o->id >= 0 ? o->id : osd_id_by_fsid(in, o->osd_fsid);
-                                if (id >= 0 && (streq_ptr(o->role, "block.db") || streq_ptr(o->role, "block.wal") ||
-                                                streq_ptr(o->role, "journal")))
+                                if (id >= 0 && ((o->role && streq(o->role, "block.db")) || (o->role && streq(o->role, "block.wal")) ||
+                                                (o->role && streq(o->role, "journal"))))
                                         json_object_array_add(ids, json_object_new_int(id));
                         }
                         if (json_object_array_length(ids) > 0) {
@@ -203,8 +203,8 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                 json_add_string(oj, "status", jstr(n, "status"));
                 json_add_string(oj, "objectstore", jstr(m, "osd_objectstore"));
                 json_add_string(oj, "data", jstr(m, "bluestore_bdev_partition_path") ?: jstr(m, "backend_filestore_partition_path"));
-                json_add_string(oj, "db", streq_ptr(jstr(m, "bluefs_dedicated_db"), "1") ? jstr(m, "bluefs_db_partition_path") : NULL);
-                json_add_string(oj, "wal", streq_ptr(jstr(m, "bluefs_dedicated_wal"), "1") ? jstr(m, "bluefs_wal_partition_path") : NULL);
+                json_add_string(oj, "db", (jstr(m, "bluefs_dedicated_db") && streq(jstr(m, "bluefs_dedicated_db"), "1")) ? jstr(m, "bluefs_db_partition_path") : NULL);
+                json_add_string(oj, "wal", (jstr(m, "bluefs_dedicated_wal") && streq(jstr(m, "bluefs_dedicated_wal"), "1")) ? jstr(m, "bluefs_wal_partition_path") : NULL);
                 json_add_string(oj, "devices", jstr(m, "devices"));
                 json_object_array_add(osds_j, oj);
         }
