@@ -141,11 +141,13 @@ int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, un
                 p->s = &fleet->sessions[i];
                 pthread_mutex_init(&p->mu, NULL);
                 pthread_cond_init(&p->cv, NULL);
-                p->n_slots = f->parallel;
+                /* OSD creations get their own channels, the fleet's stays free for the disk
+                 * steps of the same host; it is the last resort when no other opens */
+                p->n_slots = f->parallel + 1;
                 p->slots = calloc(p->n_slots, sizeof(ChannelSlot));
                 if (!p->slots)
                         return error_set(err, ENOMEM, "out of memory");
-                p->slots[0] = (ChannelSlot) { .state = SLOT_IDLE, .main = true };
+                p->slots[f->parallel] = (ChannelSlot) { .state = SLOT_IDLE, .main = true };
         }
         *ret = TAKE_PTR(f);
         return 0;
@@ -655,7 +657,13 @@ static ChannelSlot *slot_acquire(HostPool *p) {
         pthread_mutex_lock(&p->mu);
         for (;;) {
                 ChannelSlot *empty = NULL;
+                bool all_dead = true;
+                for (size_t i = 0; i < p->n_slots; i++)
+                        if (!p->slots[i].main && p->slots[i].state != SLOT_DEAD)
+                                all_dead = false;
                 for (size_t i = 0; i < p->n_slots; i++) {
+                        if (p->slots[i].main && !all_dead)
+                                continue;
                         if (p->slots[i].state == SLOT_IDLE) {
                                 p->slots[i].state = SLOT_BUSY;
                                 pthread_mutex_unlock(&p->mu);
@@ -974,7 +982,7 @@ void osd_flow_print(const OsdFlow *f, FILE *out) {
         for (size_t i = 0; i < f->n_resumes; i++) {
                 const OsdResume *s = &f->resumes[i];
                 fprintf(out, "%-12s %-22s %6d %8s  %s\n", s->host, s->device, s->id, "-",
-                        s->done ? "started (prepared by an interrupted run)" : s->error ? s->error : "not started");
+                        s->done ? "activated and started (it was on disk, not running)" : s->error ? s->error : "not started");
         }
 }
 

@@ -14,11 +14,12 @@
  *     exist or is destroyed) or released. This runs in a thread while the executor already
  *     creates the OSDs whose ids are ready;
  *  3. the executor's create-osd steps go through osd_flow_links(): the request gets its
- *     osd_id, and runs on one of up to `parallel` agent channels per host (one SSH session
- *     and agent process each: a libssh2 session serves one thread, and the agent handles
- *     one request at a time, so parallel creations need parallel channels);
- *     a failure after which ceph-volume's rollback purged the id is detected, the id
- *     recreated and the creation retried once;
+ *     osd_id and runs on one of up to `parallel` extra agent channels per host, opened on
+ *     first use (each its own SSH session and agent process: a libssh2 session serves one
+ *     thread and an agent handles one request at a time, so parallel creations need
+ *     parallel channels; the fleet's channel stays free for the host's disk steps); after
+ *     a failed creation whose ceph-volume rollback purged a reused (destroyed) id, the id is
+ *     recreated, and the creation retried once;
  *  4. OSDs found prepared on disk but not running (interrupted between prepare and start)
  *     are activated and started;
  *  5. wait until every OSD made or started is up and in, with its planned device class;

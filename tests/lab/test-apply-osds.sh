@@ -168,7 +168,7 @@ for _ in $(seq 60); do
         sleep 1
 done
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply4.log" 2>&1 || { cat "$DIR/apply4.log"; fail "apply after stopping osd.$victim failed"; }
-grep -q "started (prepared by an interrupted run)\|not running: to be activated" "$DIR/apply4.log" || { cat "$DIR/apply4.log"; fail "apply did not start the stopped osd.$victim"; }
+grep -q "activated and started (it was on disk, not running)" "$DIR/apply4.log" || { cat "$DIR/apply4.log"; fail "apply did not start the stopped osd.$victim"; }
 for _ in $(seq 180); do
         ceph_ health 2>/dev/null | grep -q HEALTH_OK && break
         sleep 1
