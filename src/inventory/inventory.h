@@ -2,7 +2,7 @@
 #pragma once
 
 /* The inventory model: what the agent reports for one host. Pure data plus its JSON form
- * (documented in README.md, section "Inventory JSON"). Probing real devices lives in the
+ * (documented in docs/inventory.md). Probing real devices lives in the
  * agent (src/agent/), not here. Sizes and offsets are bytes. */
 
 #include <json-c/json.h>

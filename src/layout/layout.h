@@ -78,6 +78,7 @@ typedef struct SshOptions {
         HostKeyPolicy host_key_policy;
         unsigned connect_timeout_sec; /* default 10 */
         unsigned command_timeout_sec; /* default 600 */
+        char *agent_path;        /* agent binary on the host; NULL: /usr/local/lib/cephprov/cephprov */
 } SshOptions;
 
 /* Which devices a role takes: explicit paths (or /dev/disk/by-id links), and/or filters.
@@ -182,3 +183,7 @@ const char *bcache_cache_mode_to_string(BcacheCacheMode m);
 const char *throttle_preset_to_string(ThrottlePreset p);
 /* Resolve a size spec against a fast device size; 0 for SIZE_UNSET. */
 uint64_t size_spec_resolve(const SizeSpec *s, uint64_t device_size);
+
+const char *transport_kind_to_string(TransportKind t);
+const char *host_key_policy_to_string(HostKeyPolicy p);
+const char *spread_mode_to_string(SpreadMode s);

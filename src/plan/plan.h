@@ -41,6 +41,7 @@ typedef enum PartRole {
         PART_ROLE_WAL,
         PART_ROLE_CACHE,
         PART_ROLE_JOURNAL,
+        _PART_ROLE_MAX_,
 } PartRole;
 
 typedef struct Step {
@@ -57,6 +58,7 @@ typedef struct Step {
         const char *type_guid;
         PartRole role;
         unsigned slot;           /* OSD slot on the host (index of the data device, from 0) */
+        char *part_device;       /* STEP_BCACHE_ATTACH: the fast device holding partname */
 
         /* STEP_BCACHE_TUNE */
         BcacheOptions bcache;
@@ -66,8 +68,13 @@ typedef struct Step {
         bool data_is_bcache;     /* data goes on the bcache device backed by `device` */
         char *db_device;         /* fast device path, NULL: DB on the data device */
         char *db_partname;
+        unsigned db_partnum;     /* for people; the executor goes by db_partname */
         char *wal_device;
         char *wal_partname;
+        unsigned wal_partnum;
+        char *journal_device;    /* FileStore: journal partition, like db_* */
+        char *journal_partname;
+        unsigned journal_partnum;
         char *device_class;      /* explicit CRUSH class, always set */
         Objectstore objectstore;
 
@@ -90,6 +97,7 @@ typedef struct HostPlan {
         FastDeviceUse *fast;
         size_t n_fast;
         char **osd_data;         /* data devices that carry (or will carry) an OSD, in slot order */
+        char **notes;            /* for people: what the plan leaves alone and why (NULL-terminated) */
 } HostPlan;
 
 typedef struct Plan {
@@ -105,6 +113,9 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
 Plan *plan_free(Plan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free);
 
+/* Keep only the plans of these hosts (NULL-terminated names). */
+void plan_filter_hosts(Plan *p, char * const *hosts);
+
 bool plan_is_empty(const Plan *p);
 size_t plan_count_steps(const Plan *p);
 
@@ -113,6 +124,9 @@ int plan_to_json(const Plan *p, json_object **ret);
 void plan_print(const Plan *p, FILE *f);
 
 const char *step_kind_to_string(StepKind k);
+/* Names as in the layout YAML (the planner does not need the layout library for them). */
+const char *plan_cache_mode_to_string(BcacheCacheMode m);
+const char *plan_objectstore_to_string(Objectstore o);
 const char *part_role_to_string(PartRole r);
 
 /* GPT name identifying a cephprov partition: "cp:<role>:<slot>:<host>", cut to 36 UTF-16

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Installs what cephprov needs to build and to run its whole test suite (Debian 12).
+# Idempotent; safe to run again.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+apt_get() { apt-get -q -y -o DPkg::Lock::Timeout=900 "$@"; }
+
+# Build
+build_pkgs=(gcc clang meson ninja-build pkg-config
+            libyaml-dev libjson-c-dev libssh2-1-dev libblkid-dev libudev-dev libparted-dev)
+# Block and lab tiers: real devices, fake hosts over SSH, a real Ceph cluster
+lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps psmisc kmod
+          openssh-server openssh-client bcache-tools valgrind
+          ceph-mon ceph-mgr ceph-osd ceph-common)
+
+missing=()
+for p in "${build_pkgs[@]}" "${lab_pkgs[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+        echo "cephprov: installing ${missing[*]}" >&2
+        apt_get update
+        apt_get install --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The verb table and what the verbs share. Each verb parses its own options and returns an
+ * exit status: 0 success, 1 failure (reported once, here at the top), 2 usage error. */
+
+#include <stdbool.h>
+
+#include "basic/error.h"
+
+typedef enum VerbFlags {
+        VERB_LAYOUT      = 1 << 0, /* first argument is a layout file */
+        VERB_HOSTS       = 1 << 1, /* talks to hosts */
+        VERB_DESTRUCTIVE = 1 << 2, /* changes disks or the cluster: plan first, --yes or a prompt */
+} VerbFlags;
+
+typedef struct Verb {
+        const char *name;
+        const char *synopsis;
+        const char *summary;
+        int (*run)(int argc, char *argv[]);
+        unsigned flags;
+        const char *help; /* options, one per line */
+} Verb;
+
+enum {
+        EXIT_USAGE = 2,
+};
+
+extern const Verb verbs[];
+extern const unsigned n_verbs;
+
+const Verb *verb_find(const char *name);
+/* Prints "cephprov NAME: usage ..." to stderr for a bad invocation; returns EXIT_USAGE. */
+int verb_usage_error(const Verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void verb_print_help(const Verb *v);
+
+/* Reports err once ("cephprov: error: <message>") and returns 1. */
+int cli_report(const Error *err);
+
+/* Ask "question [y/N]" on the terminal; false when stdin is not a terminal. */
+bool cli_confirm(const char *question);
+
+int verb_help(int argc, char *argv[]);
+int verb_version(int argc, char *argv[]);
+int verb_validate(int argc, char *argv[]);
+int verb_plan(int argc, char *argv[]);

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "hosts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "transport/fleet.h"
+
+int hosts_select(const Layout *l, char * const *only, const Host ***ret, size_t *ret_n, Error *err) {
+        STRV_FOREACH(h, only) {
+                const Host *host = layout_find_host(l, *h);
+                if (!host)
+                        return error_set(err, ENOENT, "host '%s' is not in layout '%s'", *h, l->path);
+                if (!host->profile)
+                        return error_set(err, EINVAL, "host '%s' has no profile in layout '%s': no disks to manage", *h, l->path);
+        }
+
+        const Host **v = calloc(l->n_hosts + 1, sizeof(Host *));
+        if (!v)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const Host *h = &l->hosts[i];
+                if (!h->profile)
+                        continue;
+                if (only && !strv_contains(only, h->name))
+                        continue;
+                v[n++] = h;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static HostSession *session_of(Fleet *f, const Host *h) {
+        for (size_t i = 0; i < f->n; i++)
+                if (f->sessions[i].host == h)
+                        return &f->sessions[i];
+        return NULL;
+}
+
+static int configure_args(const Host *h, bool dry_run, json_object **ret) {
+        _cleanup_json_ json_object *a = json_object_new_object();
+        json_object *allow = json_object_new_array();
+        if (!a || json_add(a, "allow", allow) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(p, h->allow)
+                if (json_object_array_add(allow, json_object_new_string(*p)) < 0)
+                        return -ENOMEM;
+        if (json_add_string(a, "host", h->name) < 0 || json_add_bool(a, "dry_run", dry_run) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int open_one(const Host *h, void *userdata, json_object **ret_result, Error *err) {
+        Fleet *f = userdata;
+        HostSession *s = session_of(f, h);
+        int r;
+
+        r = transport_open(h, &s->transport, err);
+        if (r < 0)
+                return r;
+        if (h->transport == TRANSPORT_SSH) {
+                r = transport_ensure_agent(s->transport, NULL, &s->uploaded, err);
+                if (r < 0)
+                        return r;
+        }
+        r = transport_agent_start(s->transport, &s->channel, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_json_ json_object *args = NULL, *result = NULL;
+        if (configure_args(h, f->dry_run, &args) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        return agent_channel_call(s->channel, "configure", args, 30, NULL, NULL, &result, err);
+}
+
+int fleet_open(const Layout *l, const Host * const *hosts, size_t n, bool dry_run, bool progress, Fleet **ret, Error *err) {
+        _cleanup_(fleet_closep) Fleet *f = calloc(1, sizeof(Fleet));
+        if (!f || !(f->sessions = calloc(n ? n : 1, sizeof(HostSession))))
+                return error_set(err, ENOMEM, "out of memory");
+        f->layout = l;
+        f->dry_run = dry_run;
+        f->n = n;
+        for (size_t i = 0; i < n; i++) {
+                f->sessions[i].host = hosts[i];
+                pthread_mutex_init(&f->sessions[i].mu, NULL);
+        }
+
+        FleetOptions fo = { .concurrency = l->concurrency, .progress = progress };
+        FleetHostResult *results = NULL;
+        int r = fleet_run(hosts, n, &fo, open_one, f, &results, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                HostSession *s = session_of(f, results[i].host);
+                s->r = results[i].r;
+                s->error = results[i].error;
+        }
+        fleet_results_free(results, n);
+
+        *ret = TAKE_PTR(f);
+        return 0;
+}
+
+Fleet *fleet_close(Fleet *f) {
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < f->n; i++) {
+                HostSession *s = &f->sessions[i];
+                agent_channel_close(s->channel);
+                transport_close(s->transport);
+                pthread_mutex_destroy(&s->mu);
+        }
+        free(f->sessions);
+        free(f);
+        return NULL;
+}
+
+size_t fleet_failed(const Fleet *f) {
+        size_t n = 0;
+        for (size_t i = 0; i < f->n; i++)
+                if (f->sessions[i].r < 0)
+                        n++;
+        return n;
+}
+
+void fleet_report_failures(const Fleet *f) {
+        for (size_t i = 0; i < f->n; i++)
+                if (f->sessions[i].r < 0)
+                        log_error("host '%s': %s", f->sessions[i].host->name, f->sessions[i].error.message);
+}
+
+int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
+                      json_object **ret_result, Error *err) {
+        if (s->r < 0)
+                return error_set(err, -s->r, "host '%s' is not usable: %s", s->host->name, s->error.message);
+        pthread_mutex_lock(&s->mu);
+        int r = agent_channel_call(s->channel, op, args, timeout_sec, NULL, NULL, ret_result, err);
+        pthread_mutex_unlock(&s->mu);
+        return r;
+}
+
+static int inventory_one(const Host *h, void *userdata, json_object **ret_result, Error *err) {
+        Fleet *f = userdata;
+        HostSession *s = session_of(f, h);
+        return host_session_call(s, "inventory", NULL, 120, ret_result, err);
+}
+
+int fleet_inventory(Fleet *f, InventorySet **ret, Error *err) {
+        _cleanup_(freep) const Host **hosts = calloc(f->n ? f->n : 1, sizeof(Host *));
+        if (!hosts)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < f->n; i++)
+                if (f->sessions[i].r >= 0)
+                        hosts[n++] = f->sessions[i].host;
+
+        FleetOptions fo = { .concurrency = f->layout->concurrency };
+        FleetHostResult *results = NULL;
+        int r = fleet_run(hosts, n, &fo, inventory_one, f, &results, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_(inventory_set_freep) InventorySet *set = calloc(1, sizeof(InventorySet));
+        if (!set) {
+                fleet_results_free(results, n);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+                HostSession *s = session_of(f, results[i].host);
+                Inventory *inv = NULL;
+                if (results[i].r < 0) {
+                        s->r = results[i].r;
+                        s->error = results[i].error;
+                        continue;
+                }
+                Error e = {};
+                r = inventory_from_json(results[i].result, &inv, &e);
+                if (r < 0) {
+                        s->r = r;
+                        error_set(&s->error, -r, "host '%s': bad inventory from its agent: %s", s->host->name, e.message);
+                        continue;
+                }
+                free(inv->host);
+                inv->host = strdup(s->host->name);
+                if (!inv->host || inventory_set_add(set, inv) < 0) {
+                        inventory_free(inv);
+                        fleet_results_free(results, n);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
+        }
+        fleet_results_free(results, n);
+        *ret = TAKE_PTR(set);
+        return 0;
+}
+
+static int link_call(void *userdata, const char *op, json_object *args, json_object **ret_result, Error *err) {
+        return host_session_call(userdata, op, args, 0, ret_result, err);
+}
+
+int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n) {
+        HostLink *links = calloc(f->n ? f->n : 1, sizeof(HostLink));
+        if (!links)
+                return -ENOMEM;
+        size_t n = 0;
+        for (size_t i = 0; i < f->n; i++) {
+                HostSession *s = &f->sessions[i];
+                if (s->r < 0)
+                        continue;
+                links[n++] = (HostLink) { .host = s->host->name, .call = link_call, .userdata = s };
+        }
+        *ret = links;
+        *ret_n = n;
+        return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The controller's connections: one transport and one agent channel per host, opened in
+ * parallel (fleet), configured with the host's allow-list, and a HostLink for the
+ * executor. A host that cannot be reached is recorded with its error; the others go on. */
+
+#include <pthread.h>
+
+#include "exec/exec.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+#include "transport/transport.h"
+
+typedef struct HostSession {
+        const Host *host;
+        Transport *transport;
+        AgentChannel *channel;
+        pthread_mutex_t mu;      /* one request at a time on the channel */
+        bool uploaded;           /* the agent binary was pushed this time */
+        int r;                   /* 0, or why the host is unusable */
+        Error error;
+} HostSession;
+
+typedef struct Fleet {
+        const Layout *layout;
+        HostSession *sessions;
+        size_t n;
+        bool dry_run;
+} Fleet;
+
+/* Hosts of the layout that have a profile, restricted to `only` (NULL: all). */
+int hosts_select(const Layout *l, char * const *only, const Host ***ret, size_t *ret_n, Error *err);
+
+/* Connects to every host at once (up to the layout's concurrency), delivers the agent when
+ * needed, starts it and sends "configure". Returns 0 even when some hosts failed (see
+ * fleet_failed()); a negative errno only when nothing could be tried. */
+int fleet_open(const Layout *l, const Host * const *hosts, size_t n, bool dry_run, bool progress, Fleet **ret, Error *err);
+Fleet *fleet_close(Fleet *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Fleet *, fleet_close);
+size_t fleet_failed(const Fleet *f);
+/* Prints each unusable host with its reason to stderr. */
+void fleet_report_failures(const Fleet *f);
+
+/* One request to one host's agent. */
+int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
+                      json_object **ret_result, Error *err);
+
+/* Inventories every usable host (in parallel); hosts that fail are marked unusable. */
+int fleet_inventory(Fleet *f, InventorySet **ret, Error *err);
+
+/* HostLinks for the executor, one per usable host; free with free(). */
+int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n);

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/log.h"
+#include "cli.h"
+
+const Verb verbs[] = {
+        { "help", "[COMMAND]", "show help for cephprov or one command", verb_help, 0, NULL },
+        { "version", "", "print the version", verb_version, 0, NULL },
+        { "validate", "LAYOUT [--json]",
+          "check a layout file completely; errors name file:line:column",
+          verb_validate, VERB_LAYOUT,
+          "  --json        print the resolved layout as JSON\n" },
+        { "plan", "LAYOUT --inventory FILE [--json] [--hosts H1,H2]",
+          "show exactly what apply would change; changes nothing",
+          verb_plan, VERB_LAYOUT,
+          "  --inventory FILE  plan offline against saved inventories (JSON, one per host)\n"
+          "  --hosts H1,H2     only these hosts\n"
+          "  --json            machine-readable plan\n"
+          "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n" },
+};
+const unsigned n_verbs = ELEMENTSOF(verbs);
+
+const Verb *verb_find(const char *name) {
+        for (unsigned i = 0; i < n_verbs; i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
+void verb_print_help(const Verb *v) {
+        printf("usage: cephprov %s %s\n\n%s\n", v->name, v->synopsis, v->summary);
+        if (v->help)
+                printf("\noptions:\n%s", v->help);
+        if (v->flags & VERB_DESTRUCTIVE)
+                printf("  --dry-run     print what would be done, change nothing\n"
+                       "  --yes         do not ask for confirmation\n");
+        printf("  -v, --verbose more messages on stderr\n"
+               "  -h, --help    this help\n");
+}
+
+int verb_usage_error(const Verb *v, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "cephprov %s: ", v->name);
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\nusage: cephprov %s %s\n(see 'cephprov %s --help')\n", v->name, v->synopsis, v->name);
+        va_end(ap);
+        return EXIT_USAGE;
+}
+
+int cli_report(const Error *err) {
+        log_error("%s", err->code ? err->message : "unknown error");
+        return 1;
+}
+
+bool cli_confirm(const char *question) {
+        if (!isatty(STDIN_FILENO))
+                return false;
+        fprintf(stderr, "%s [y/N] ", question);
+        fflush(stderr);
+        char buf[16];
+        if (!fgets(buf, sizeof(buf), stdin))
+                return false;
+        return buf[0] == 'y' || buf[0] == 'Y';
+}
+
+static void print_main_help(void) {
+        printf("cephprov %s — provision Ceph storage hosts from one declarative disk layout\n\n"
+               "usage: cephprov COMMAND [ARGS...]\n\ncommands:\n",
+               CEPHPROV_VERSION);
+        for (unsigned i = 0; i < n_verbs; i++)
+                printf("  %-10s %s\n", verbs[i].name, verbs[i].summary);
+        printf("\n'cephprov COMMAND --help' for a command's options.\n");
+}
+
+int verb_help(int argc, char *argv[]) {
+        if (argc < 2) {
+                print_main_help();
+                return 0;
+        }
+        const Verb *v = verb_find(argv[1]);
+        if (!v) {
+                log_error("unknown command '%s' (see 'cephprov help')", argv[1]);
+                return EXIT_USAGE;
+        }
+        verb_print_help(v);
+        return 0;
+}
+
+int verb_version(int argc, char *argv[]) {
+        printf("cephprov %s\n", CEPHPROV_VERSION);
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        if (argc < 2) {
+                print_main_help();
+                return EXIT_USAGE;
+        }
+
+        const char *cmd = argv[1];
+        if (streq(cmd, "--version") || streq(cmd, "-V"))
+                return verb_version(0, NULL);
+        if (streq(cmd, "--help") || streq(cmd, "-h"))
+                return verb_help(1, argv);
+
+        const Verb *v = verb_find(cmd);
+        if (!v) {
+                log_error("unknown command '%s' (see 'cephprov help')", cmd);
+                return EXIT_USAGE;
+        }
+
+        /* "cephprov VERB --help" anywhere in the arguments */
+        for (int i = 2; i < argc; i++) {
+                if (streq(argv[i], "--"))
+                        break;
+                if (streq(argv[i], "--help") || streq(argv[i], "-h")) {
+                        verb_print_help(v);
+                        return 0;
+                }
+                if (streq(argv[i], "-v") || streq(argv[i], "--verbose"))
+                        log_set_level(log_get_level() == LOG_LEVEL_INFO ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+        }
+
+        return v->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/strv.h"
+
+enum {
+        ARG_JSON = 0x100,
+        ARG_INVENTORY,
+        ARG_HOSTS,
+        ARG_DRY_RUN,
+        ARG_YES,
+        ARG_STAGE,
+        ARG_PARALLEL,
+        ARG_DETAILED_EXITCODE,
+        ARG_SAVE,
+};
+
+static const struct {
+        int val;
+        unsigned mask;
+} option_masks[] = {
+        { ARG_JSON, OPT_JSON },           { ARG_INVENTORY, OPT_INVENTORY },
+        { ARG_HOSTS, OPT_HOSTS },         { ARG_DRY_RUN, OPT_DRY_RUN },
+        { ARG_YES, OPT_YES },             { ARG_STAGE, OPT_STAGE },
+        { ARG_PARALLEL, OPT_PARALLEL },   { ARG_DETAILED_EXITCODE, OPT_DETAILED_EXITCODE },
+        { ARG_SAVE, OPT_SAVE },
+};
+
+int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
+        static const struct option options[] = {
+                { "json", no_argument, NULL, ARG_JSON },
+                { "inventory", required_argument, NULL, ARG_INVENTORY },
+                { "hosts", required_argument, NULL, ARG_HOSTS },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "yes", no_argument, NULL, ARG_YES },
+                { "stage", required_argument, NULL, ARG_STAGE },
+                { "parallel", required_argument, NULL, ARG_PARALLEL },
+                { "detailed-exitcode", no_argument, NULL, ARG_DETAILED_EXITCODE },
+                { "save", required_argument, NULL, ARG_SAVE },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        CliOptions o = {};
+        int c;
+
+        optind = 0; /* full re-initialisation of getopt */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":vhy", options, NULL)) >= 0) {
+                if (c == 'y')
+                        c = ARG_YES;
+                for (size_t i = 0; i < ELEMENTSOF(option_masks); i++)
+                        if (option_masks[i].val == c && !(accepted & option_masks[i].mask)) {
+                                cli_options_done(&o);
+                                return verb_usage_error(v, "option '%s' does not apply to this command",
+                                                        argv[optind - 1]);
+                        }
+
+                switch (c) {
+                case 'v':
+                case 'h':
+                        break; /* handled in main() */
+                case ARG_JSON:
+                        o.json = true;
+                        break;
+                case ARG_INVENTORY:
+                        o.inventory = optarg;
+                        break;
+                case ARG_SAVE:
+                        o.save = optarg;
+                        break;
+                case ARG_HOSTS:
+                        strv_free(o.hosts);
+                        o.hosts = strv_split(optarg, ",");
+                        if (!o.hosts || !o.hosts[0]) {
+                                cli_options_done(&o);
+                                return verb_usage_error(v, "--hosts needs a comma-separated list of host names");
+                        }
+                        break;
+                case ARG_DRY_RUN:
+                        o.dry_run = true;
+                        break;
+                case ARG_YES:
+                        o.yes = true;
+                        break;
+                case ARG_STAGE:
+                        if (!streq(optarg, "disks") && !streq(optarg, "osds") && !streq(optarg, "all")) {
+                                cli_options_done(&o);
+                                return verb_usage_error(v, "unknown stage '%s' (expected disks, osds or all)", optarg);
+                        }
+                        o.stage = optarg;
+                        break;
+                case ARG_PARALLEL: {
+                        char *end;
+                        errno = 0;
+                        long n = strtol(optarg, &end, 10);
+                        if (errno || *end || end == optarg || n < 1 || n > 256) {
+                                cli_options_done(&o);
+                                return verb_usage_error(v, "--parallel needs a number from 1 to 256, not '%s'", optarg);
+                        }
+                        o.parallel = (unsigned) n;
+                        break;
+                }
+                case ':':
+                        cli_options_done(&o);
+                        return verb_usage_error(v, "option '%s' needs an argument", argv[optind - 1]);
+                default:
+                        cli_options_done(&o);
+                        return verb_usage_error(v, "unknown option '%s'", argv[optind - 1]);
+                }
+        }
+
+        o.args = argv + optind;
+        o.n_args = argc - optind;
+        *ret = o;
+        return 0;
+}
+
+void cli_options_done(CliOptions *o) {
+        o->hosts = strv_free(o->hosts);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* One option parser for all verbs: each verb says which options it accepts, so the same
+ * option means the same thing everywhere. */
+
+#include <stdbool.h>
+
+#include "cli.h"
+
+typedef enum OptionMask {
+        OPT_JSON              = 1 << 0,
+        OPT_INVENTORY         = 1 << 1,
+        OPT_HOSTS             = 1 << 2,
+        OPT_DRY_RUN           = 1 << 3,
+        OPT_YES               = 1 << 4,
+        OPT_STAGE             = 1 << 5,
+        OPT_PARALLEL          = 1 << 6,
+        OPT_DETAILED_EXITCODE = 1 << 7,
+        OPT_SAVE              = 1 << 8,
+} OptionMask;
+
+typedef struct CliOptions {
+        bool json;
+        bool dry_run;
+        bool yes;
+        bool detailed_exitcode;
+        const char *inventory; /* --inventory FILE */
+        const char *save;      /* --save FILE */
+        char **hosts;          /* --hosts a,b (NULL-terminated, owned) */
+        const char *stage;     /* --stage disks|osds|all */
+        unsigned parallel;     /* --parallel N, 0 = layout's */
+        char **args;           /* positional arguments (borrowed from argv) */
+        int n_args;
+} CliOptions;
+
+/* Returns 0, or EXIT_USAGE after printing the problem. */
+int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret);
+void cli_options_done(CliOptions *o);

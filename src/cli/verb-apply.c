@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent-steps.h"
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "cli.h"
+#include "exec/exec.h"
+#include "hosts.h"
+#include "options.h"
+#include "plan/plan.h"
+
+/* A shallow view of the layout with only the hosts that have an inventory, so that one
+ * unreachable host does not stop planning the others. Free view->hosts only. */
+static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
+        *view = *l;
+        view->hosts = calloc(l->n_hosts ? l->n_hosts : 1, sizeof(Host));
+        if (!view->hosts)
+                return -ENOMEM;
+        view->n_hosts = 0;
+        for (size_t i = 0; i < l->n_hosts; i++)
+                if (inventory_set_find(inv, l->hosts[i].name))
+                        view->hosts[view->n_hosts++] = l->hosts[i];
+        return 0;
+}
+
+/* Inventory the hosts and plan against what they have. */
+int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  Plan **ret, size_t *ret_failed, Error *err) {
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
+        if (r < 0)
+                return r;
+
+        Layout view;
+        if (layout_view(l, inv, &view) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        r = plan_compute(&view, inv, ret, err);
+        free(view.hosts);
+        if (r < 0)
+                return r;
+        if (ret_fleet)
+                *ret_fleet = TAKE_PTR(f);
+        return 0;
+}
+
+static unsigned stages_of(const char *stage) {
+        if (!stage || streq(stage, "all"))
+                return STAGE_ALL;
+        if (streq(stage, "osds"))
+                return STAGE_OSDS;
+        return STAGE_DISKS;
+}
+
+static size_t steps_in_stages(const Plan *p, unsigned stages) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                for (size_t k = 0; k < p->hosts[i].n_steps; k++)
+                        if (step_in_stages(&p->hosts[i].steps[k], stages))
+                                n++;
+        return n;
+}
+
+static int step_request(const Step *s, json_object **ret, Error *err) {
+        int r = agent_request_from_step(s, ret);
+        if (r < 0)
+                return error_set(err, -r, "step #%u (%s on '%s') has no agent request", s->id,
+                                 step_kind_to_string(s->kind), s->device);
+        return 0;
+}
+
+int verb_apply(int argc, char *argv[]) {
+        const Verb *v = verb_find("apply");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv,
+                                  OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 1)
+                return verb_usage_error(v, "expected one layout file");
+        unsigned stages = stages_of(o.stage);
+
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return cli_report(&err);
+
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        _cleanup_(plan_freep) Plan *p = NULL;
+        size_t failed_hosts = 0;
+        if (cli_plan_live(l, o.hosts, o.dry_run, o.json, &f, &p, &failed_hosts, &err) < 0)
+                return cli_report(&err);
+
+        size_t n_steps = steps_in_stages(p, stages);
+        if (!o.json) {
+                plan_print(p, stdout);
+                fflush(stdout);
+        }
+
+        if (n_steps == 0) {
+                if (o.json)
+                        printf("{\"converged\": %s, \"steps\": 0, \"unreachable_hosts\": %zu}\n",
+                               failed_hosts ? "false" : "true", failed_hosts);
+                else
+                        printf("nothing to do: the hosts match the layout%s\n",
+                               failed_hosts ? " (except the unreachable ones above)" : "");
+                return failed_hosts ? 1 : 0;
+        }
+
+        if (!o.dry_run && !o.yes) {
+                char q[128];
+                snprintf(q, sizeof q, "apply these %zu steps?", n_steps);
+                if (!cli_confirm(q)) {
+                        log_error("not confirmed: nothing changed (give --yes to apply without asking, --dry-run to see the requests)");
+                        return 1;
+                }
+        }
+
+        _cleanup_(journal_closep) Journal *j = NULL;
+        if (!o.dry_run) {
+                _cleanup_(freep) char *dir = NULL;
+                _cleanup_(freep) char *cmd = strprintf("apply %s", o.args[0]);
+                if (journal_default_dir(&dir, &err) < 0 || journal_open(dir, l->cluster_name, cmd, &j, &err) < 0)
+                        return cli_report(&err);
+                json_object *fields = json_object_new_object();
+                json_add_string(fields, "layout", o.args[0]);
+                json_add_u64(fields, "steps", n_steps);
+                if (journal_append(j, "apply-start", fields, &err) < 0)
+                        return cli_report(&err);
+        }
+
+        _cleanup_(freep) HostLink *links = NULL;
+        size_t n_links = 0;
+        if (fleet_links(f, &links, &n_links) < 0) {
+                error_set(&err, ENOMEM, "out of memory");
+                return cli_report(&err);
+        }
+
+        unsigned parallel_osds = o.parallel;
+        if (parallel_osds == 0)
+                for (size_t i = 0; i < l->n_hosts; i++)
+                        if (l->hosts[i].profile && l->hosts[i].profile->osd.parallel > parallel_osds)
+                                parallel_osds = l->hosts[i].profile->osd.parallel;
+
+        ExecOptions eo = {
+                .parallel_hosts = l->concurrency,
+                .parallel_osds = parallel_osds ? parallel_osds : 1,
+                .stages = stages,
+                .dry_run = o.dry_run,
+                .progress = !o.json && isatty(STDERR_FILENO) ? stderr : NULL,
+                .out = o.json ? NULL : stdout,
+                .journal = j,
+                .step_request = step_request,
+        };
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+        Error exec_err = {};
+        r = exec_run(p, links, n_links, &eo, &rep, &exec_err);
+        if (r < 0 && !rep)
+                return cli_report(&exec_err);
+
+        if (!o.json)
+                exec_report_print(rep, stdout);
+
+        /* Verify: the hosts as they are now must need nothing more in these stages. */
+        bool converged = r >= 0 && failed_hosts == 0;
+        size_t left = 0;
+        if (!o.dry_run && r >= 0) {
+                _cleanup_(plan_freep) Plan *after = NULL;
+                size_t failed_after = 0;
+                Error verr = {};
+                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
+                        log_error("cannot verify the result: %s", verr.message);
+                        converged = false;
+                } else {
+                        left = steps_in_stages(after, stages);
+                        if (left > 0) {
+                                log_error("after apply, %zu step%s still planned: not converged", left, left == 1 ? " is" : "s are");
+                                converged = false;
+                        }
+                }
+        }
+
+        if (j) {
+                json_object *fields = json_object_new_object();
+                json_add_bool(fields, "converged", converged);
+                json_add_u64(fields, "failed", rep->n_failed);
+                journal_append(j, "apply-end", fields, NULL);
+        }
+
+        if (o.json) {
+                _cleanup_json_ json_object *jr = NULL;
+                if (exec_report_to_json(rep, &jr) >= 0) {
+                        json_add_bool(jr, "converged", converged && !o.dry_run);
+                        json_add_u64(jr, "unreachable_hosts", failed_hosts);
+                        json_add_u64(jr, "steps_left", left);
+                        printf("%s\n", json_to_pretty(jr));
+                }
+        } else if (o.dry_run)
+                printf("dry run: nothing changed\n");
+        else if (converged)
+                printf("converged: every selected step done and verified by a fresh inventory\n");
+
+        if (r < 0)
+                log_error("%s", exec_err.message);
+        return converged || o.dry_run ? 0 : 1;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "cli.h"
+#include "hosts.h"
+#include "options.h"
+
+/* Connects to the selected hosts and inventories them. Unreachable hosts are reported
+ * and left out of *ret; *ret_failed counts them. Shared by inventory, plan and apply. */
+int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  InventorySet **ret, size_t *ret_failed, Error *err) {
+        _cleanup_(freep) const Host **hosts = NULL;
+        size_t n;
+        int r = hosts_select(l, only, &hosts, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return error_set(err, ENOENT, "layout '%s' has no host with a profile to inventory", l->path);
+
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        r = fleet_open(l, hosts, n, dry_run, !quiet && isatty(STDERR_FILENO), &f, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        r = fleet_inventory(f, &inv, err);
+        if (r < 0)
+                return r;
+
+        *ret_failed = fleet_failed(f);
+        fleet_report_failures(f);
+        *ret = TAKE_PTR(inv);
+        if (ret_fleet)
+                *ret_fleet = TAKE_PTR(f);
+        return 0;
+}
+
+static void print_content(const InvContent *c, FILE *out) {
+        if (c->fstype)
+                fprintf(out, " %s", c->fstype);
+        if (c->osd.id >= 0)
+                fprintf(out, " osd.%d(%s)", c->osd.id, c->osd.role ? c->osd.role : "?");
+        if (c->bcache.role != BCACHE_ROLE_NONE)
+                fprintf(out, " bcache-%s", bcache_role_to_string(c->bcache.role));
+        if (c->mountpoint)
+                fprintf(out, " mounted:%s", c->mountpoint);
+        if (c->swap_active)
+                fprintf(out, " swap-active");
+        STRV_FOREACH(h, c->holders)
+                fprintf(out, " held-by:%s", *h);
+}
+
+static void inventory_print(const Inventory *inv, FILE *out) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], c[SIZE_FORMAT_MAX];
+        fprintf(out, "host %s (%s)%s\n", inv->host, inv->hostname ? inv->hostname : "?",
+                inv->bcache_available ? "" : ", no bcache in kernel");
+        fprintf(out, "  %-14s %10s %-4s %-24s %-20s %-5s %s\n", "DEVICE", "SIZE", "TYPE", "MODEL", "SERIAL", "TABLE", "CONTENT");
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (!d->allowed)
+                        continue;
+                fprintf(out, "  %-14s %10s %-4s %-24s %-20s %-5s", d->path, size_format(d->size, a, sizeof a),
+                        d->rotational ? "hdd" : "ssd", d->model ? d->model : "-", d->serial ? d->serial : "-",
+                        d->pttype ? d->pttype : "-");
+                print_content(&d->content, out);
+                fputc('\n', out);
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        const InvPartition *p = &d->partitions[k];
+                        fprintf(out, "    %2u %10s at %-10s %-22s", p->number, size_format(p->size, b, sizeof b),
+                                size_format(p->start, c, sizeof c), p->name ? p->name : "-");
+                        print_content(&p->content, out);
+                        fputc('\n', out);
+                }
+        }
+}
+
+int verb_inventory(int argc, char *argv[]) {
+        const Verb *v = verb_find("inventory");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS | OPT_SAVE, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 1)
+                return verb_usage_error(v, "expected one layout file");
+
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return cli_report(&err);
+
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        size_t failed = 0;
+        if (cli_inventory(l, o.hosts, false, o.json, NULL, &inv, &failed, &err) < 0)
+                return cli_report(&err);
+
+        _cleanup_json_ json_object *j = NULL;
+        if ((o.json || o.save) && inventory_set_to_json(inv, &j) < 0) {
+                error_set(&err, ENOMEM, "cannot format the inventory as JSON");
+                return cli_report(&err);
+        }
+        if (o.save) {
+                if (json_object_to_file_ext(o.save, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
+                        error_set(&err, EIO, "cannot write inventory to '%s': %s", o.save, json_util_get_last_err());
+                        return cli_report(&err);
+                }
+        }
+        if (o.json)
+                printf("%s\n", json_to_pretty(j));
+        else
+                for (size_t i = 0; i < inv->n_hosts; i++)
+                        inventory_print(inv->hosts[i], stdout);
+
+        return failed > 0 ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+
+static int mkdir_p(const char *path, mode_t mode) {
+        _cleanup_(freep) char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++)
+                if (*s == '/') {
+                        *s = 0;
+                        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                                return -errno;
+                        *s = '/';
+                }
+        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int journal_default_dir(char **ret, Error *err) {
+        const char *e = getenv("CEPHPROV_STATE_DIR");
+        char *d;
+
+        if (!isempty(e))
+                d = strdup(e);
+        else if (geteuid() == 0)
+                d = strdup("/var/lib/cephprov");
+        else if (!isempty(getenv("XDG_STATE_HOME")))
+                d = strprintf("%s/cephprov", getenv("XDG_STATE_HOME"));
+        else if (!isempty(getenv("HOME")))
+                d = strprintf("%s/.local/state/cephprov", getenv("HOME"));
+        else
+                return error_set(err, ENOENT, "cannot find a state directory for the journal: set CEPHPROV_STATE_DIR");
+        if (!d)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = d;
+        return 0;
+}
+
+static void iso_time(char *buf, size_t len) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+int journal_open(const char *dir, const char *cluster, const char *command, Journal **ret, Error *err) {
+        int r = mkdir_p(dir, 0700);
+        if (r < 0)
+                return error_set(err, -r, "cannot create journal directory '%s': %s", dir, strerror(-r));
+
+        _cleanup_(freep) char *lock_path = strprintf("%s/%s.lock", dir, cluster);
+        _cleanup_(freep) char *path = strprintf("%s/%s.journal", dir, cluster);
+        if (!lock_path || !path)
+                return error_set(err, ENOMEM, "out of memory");
+
+        _cleanup_(closep) int lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lock_fd < 0)
+                return error_set(err, errno, "cannot open lock '%s': %s", lock_path, strerror(errno));
+        if (flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = errno;
+                char holder[256] = "";
+                ssize_t n = pread(lock_fd, holder, sizeof(holder) - 1, 0);
+                holder[n > 0 ? n : 0] = 0;
+                holder[strcspn(holder, "\n")] = 0;
+                if (e == EWOULDBLOCK)
+                        return error_set(err, EBUSY, "cluster '%s' is locked by another cephprov on this machine (%s; lock '%s')",
+                                         cluster, holder[0] ? holder : "holder unknown", lock_path);
+                return error_set(err, e, "cannot lock '%s': %s", lock_path, strerror(e));
+        }
+
+        char holder[256], now[40];
+        iso_time(now, sizeof(now));
+        int len = snprintf(holder, sizeof(holder), "pid %d, '%s', since %s\n", (int) getpid(), command, now);
+        if (ftruncate(lock_fd, 0) < 0 || pwrite(lock_fd, holder, (size_t) len, 0) != len)
+                return error_set(err, errno, "cannot write lock '%s': %s", lock_path, strerror(errno));
+
+        _cleanup_(closep) int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open journal '%s': %s", path, strerror(errno));
+
+        Journal *j = calloc(1, sizeof(Journal));
+        if (!j)
+                return error_set(err, ENOMEM, "out of memory");
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        j->run_id = strprintf("%lld-%d", (long long) ts.tv_sec, (int) getpid());
+        j->path = TAKE_PTR(path);
+        j->fd = TAKE_FD(fd);
+        j->lock_fd = TAKE_FD(lock_fd);
+        pthread_mutex_init(&j->mutex, NULL);
+        *ret = j;
+        return 0;
+}
+
+Journal *journal_close(Journal *j) {
+        if (!j)
+                return NULL;
+        if (j->fd >= 0)
+                close(j->fd);
+        if (j->lock_fd >= 0) {
+                if (ftruncate(j->lock_fd, 0) < 0) {
+                        /* nothing to do: the lock is released by close() anyway */
+                }
+                close(j->lock_fd); /* releases the flock */
+        }
+        pthread_mutex_destroy(&j->mutex);
+        free(j->path);
+        free(j->run_id);
+        free(j);
+        return NULL;
+}
+
+int journal_append(Journal *j, const char *event, json_object *fields, Error *err) {
+        _cleanup_json_ json_object *o = fields ? fields : json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        if (!j)
+                return 0;
+
+        char now[40];
+        iso_time(now, sizeof(now));
+        if (json_add_string(o, "time", now) < 0 || json_add_string(o, "run", j->run_id) < 0 ||
+            json_add_string(o, "event", event) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        _cleanup_(freep) char *line = strprintf("%s\n", s);
+        if (!line)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t len = strlen(line);
+
+        pthread_mutex_lock(&j->mutex);
+        ssize_t n = write(j->fd, line, len); /* O_APPEND: one record, one write */
+        int e = n < 0 ? errno : 0;
+        if (n == (ssize_t) len && fsync(j->fd) < 0)
+                e = errno;
+        pthread_mutex_unlock(&j->mutex);
+
+        if (n != (ssize_t) len)
+                return error_set(err, e ? e : EIO, "cannot append to journal '%s': %s", j->path, e ? strerror(e) : "short write");
+        if (e)
+                return error_set(err, e, "cannot sync journal '%s': %s", j->path, strerror(e));
+        return 0;
+}
+
+int journal_read(const char *path, json_object **ret_array, Error *err) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return error_set(err, errno, "cannot open journal '%s': %s", path, strerror(errno));
+
+        _cleanup_json_ json_object *a = json_object_new_array();
+        _cleanup_(freep) char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, f)) > 0) {
+                if (line[n - 1] != '\n')
+                        break; /* torn last record */
+                json_object *o = json_tokener_parse(line);
+                if (!o || !json_object_is_type(o, json_type_object)) {
+                        json_object_put(o);
+                        continue;
+                }
+                json_object_array_add(a, o);
+        }
+        *ret_array = TAKE_PTR(a);
+        return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The journal: an append-only JSON-lines file per cluster on the controller. Every record
+ * is written with one write() and fsync()ed, so a crash leaves at most a torn last line,
+ * which readers skip. A lock (flock on a sibling file) keeps two controllers on this
+ * machine from acting on one cluster at once. */
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "basic/error.h"
+#include "basic/macro.h"
+
+typedef struct Journal {
+        char *path;
+        int fd;
+        int lock_fd;
+        char *run_id;
+        pthread_mutex_t mutex;
+} Journal;
+
+/* Default directory: $CEPHPROV_STATE_DIR, else /var/lib/cephprov when root, else
+ * $XDG_STATE_HOME/cephprov or ~/.local/state/cephprov. */
+int journal_default_dir(char **ret, Error *err);
+
+/* Opens (creating) DIR/<cluster>.journal and takes DIR/<cluster>.lock without waiting;
+ * a held lock is refused naming the holder's pid and command recorded in the lock file. */
+int journal_open(const char *dir, const char *cluster, const char *command, Journal **ret, Error *err);
+Journal *journal_close(Journal *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Journal *, journal_close);
+
+/* Appends {"time":..,"run":..,"event":event, ...fields}; takes ownership of fields (may be NULL). */
+int journal_append(Journal *j, const char *event, json_object *fields, Error *err);
+
+/* Reads every complete record of a journal file, oldest first; a torn last line is skipped. */
+int journal_read(const char *path, json_object **ret_array, Error *err);

@@ -1,0 +1,1112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "plan.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "basic/size.h"
+#include "basic/strv.h"
+
+/* The planner. For every host with a profile:
+ *   1. select data and fast devices from the inventory (explicit list order, else by path),
+ *   2. check them (allow-list, foreign signatures, in use, keep_partitions),
+ *   3. assign data devices to fast devices (data_per_fast, balanced or fill),
+ *   4. emit steps phase by phase: wipe → gpt → partitions → make-bcache cache/backing →
+ *      attach → tune → create-osd, each with the ids of the steps it needs.
+ * Everything already in place (partitions by GPT name, bcache superblocks, attachment,
+ * tuning, OSDs) produces no step, so a converged host plans empty. */
+
+#define _cleanup_free_ _cleanup_(freep)
+
+#define GPT_MAX_PARTITIONS 128u
+/* Assumed usable range of a device that gets a new GPT: 1 MiB at each end (GPT needs 17 KiB
+ * at 512 B sectors, 24 KiB at 4 KiB; the rest is alignment slack) */
+#define BLANK_GPT_MARGIN PLAN_ALIGN
+
+typedef struct Extent {
+        uint64_t start; /* inclusive */
+        uint64_t end;   /* exclusive */
+} Extent;
+
+typedef struct FastState {
+        const InvDevice *dev;
+        bool wipe;              /* planned STEP_WIPE */
+        bool gpt;               /* planned STEP_CREATE_GPT */
+        bool blank;             /* existing partitions disappear (wiped) or there are none */
+        unsigned wipe_step, gpt_step, last_part_step;
+        uint64_t first, last;   /* usable range, inclusive */
+        Extent *used;           /* occupied extents: existing partitions + planned ones */
+        size_t n_used;
+        bool numbers[GPT_MAX_PARTITIONS + 1];
+        uint64_t used_bytes;    /* cephprov partitions, existing + planned */
+} FastState;
+
+typedef struct SlotPart {
+        bool wanted;
+        uint64_t size;
+        char *name;
+        unsigned partnum;
+        unsigned step;               /* 0: exists already */
+        const InvPartition *existing;
+} SlotPart;
+
+typedef struct Slot {
+        const InvDevice *data;
+        int fast;                    /* index into fast states, -1 none */
+        const InvOsd *osd;           /* existing OSD on the data device */
+        bool convert;                /* existing OSD of another objectstore: partitions only */
+        bool wipe;
+        unsigned wipe_step;
+        SlotPart parts[_PART_ROLE_MAX_];
+        unsigned mk_cache_step, mk_back_step, attach_step, tune_step;
+} Slot;
+
+typedef struct Ctx {
+        const Layout *layout;
+        const Host *host;
+        const Profile *profile;
+        const Inventory *inv;
+        HostPlan *hp;
+        Error *err;
+        Slot *slots;
+        size_t n_slots;
+        FastState *fast;
+        size_t n_fast;
+} Ctx;
+
+static const char *const step_kind_table[_STEP_KIND_MAX] = {
+        [STEP_WIPE] = "wipe",
+        [STEP_CREATE_GPT] = "create-gpt",
+        [STEP_CREATE_PARTITION] = "create-partition",
+        [STEP_MAKE_BCACHE_BACKING] = "make-bcache-backing",
+        [STEP_MAKE_BCACHE_CACHE] = "make-bcache-cache",
+        [STEP_BCACHE_ATTACH] = "bcache-attach",
+        [STEP_BCACHE_TUNE] = "bcache-tune",
+        [STEP_CREATE_OSD] = "create-osd",
+};
+
+const char *step_kind_to_string(StepKind k) {
+        if ((unsigned) k >= _STEP_KIND_MAX)
+                return NULL;
+        return step_kind_table[k];
+}
+
+static const char *const part_role_table[_PART_ROLE_MAX_] = {
+        [PART_ROLE_NONE] = "none",
+        [PART_ROLE_DB] = "db",
+        [PART_ROLE_WAL] = "wal",
+        [PART_ROLE_CACHE] = "cache",
+        [PART_ROLE_JOURNAL] = "journal",
+};
+
+const char *part_role_to_string(PartRole r) {
+        if ((unsigned) r >= _PART_ROLE_MAX_)
+                return NULL;
+        return part_role_table[r];
+}
+
+static const char *part_role_title(PartRole r) {
+        switch (r) {
+        case PART_ROLE_DB: return "DB";
+        case PART_ROLE_WAL: return "WAL";
+        case PART_ROLE_CACHE: return "bcache cache";
+        case PART_ROLE_JOURNAL: return "journal";
+        default: return "?";
+        }
+}
+
+static const char *part_role_guid(PartRole r) {
+        switch (r) {
+        case PART_ROLE_DB: return CEPH_GUID_BLOCK_DB;
+        case PART_ROLE_WAL: return CEPH_GUID_BLOCK_WAL;
+        case PART_ROLE_CACHE: return BCACHE_GUID;
+        case PART_ROLE_JOURNAL: return CEPH_GUID_JOURNAL;
+        default: return LINUX_DATA_GUID;
+        }
+}
+
+const char *plan_cache_mode_to_string(BcacheCacheMode m) {
+        static const char *const t[] = {
+                [BCACHE_MODE_WRITEBACK] = "writeback",
+                [BCACHE_MODE_WRITETHROUGH] = "writethrough",
+                [BCACHE_MODE_WRITEAROUND] = "writearound",
+                [BCACHE_MODE_NONE] = "none",
+        };
+        if ((unsigned) m >= ELEMENTSOF(t))
+                return NULL;
+        return t[m];
+}
+
+const char *plan_objectstore_to_string(Objectstore o) {
+        return o == OBJECTSTORE_FILESTORE ? "filestore" : "bluestore";
+}
+
+char *plan_partition_name(const char *host, PartRole role, unsigned slot) {
+        char *s = strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: "");
+        if (s && strlen(s) > 36)
+                s[36] = 0; /* GPT names hold 36 UTF-16 units; host names are ASCII */
+        return s;
+}
+
+bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot) {
+        if (!name || !startswith(name, "cp:"))
+                return false;
+        const char *p = name + 3;
+        const char *colon = strchr(p, ':');
+        if (!colon)
+                return false;
+        PartRole role = PART_ROLE_NONE;
+        for (unsigned i = PART_ROLE_DB; i < _PART_ROLE_MAX_; i++)
+                if (strlen(part_role_table[i]) == (size_t) (colon - p) &&
+                    strncmp(p, part_role_table[i], colon - p) == 0)
+                        role = i;
+        if (role == PART_ROLE_NONE)
+                return false;
+        p = colon + 1;
+        char *end;
+        if (*p < '0' || *p > '9')
+                return false;
+        errno = 0;
+        unsigned long slot = strtoul(p, &end, 10);
+        if (errno != 0 || *end != ':' || slot > UINT32_MAX)
+                return false;
+        if (ret_role)
+                *ret_role = role;
+        if (ret_slot)
+                *ret_slot = (unsigned) slot;
+        return true;
+}
+
+/* ---- freeing ---- */
+
+static void step_done(Step *s) {
+        free(s->device);
+        free(s->part_device);
+        free(s->reason);
+        free(s->partname);
+        free(s->db_device);
+        free(s->db_partname);
+        free(s->wal_device);
+        free(s->wal_partname);
+        free(s->journal_device);
+        free(s->journal_partname);
+        free(s->device_class);
+        free(s->deps);
+}
+
+static void host_plan_done(HostPlan *h) {
+        free(h->host);
+        for (size_t i = 0; i < h->n_steps; i++)
+                step_done(&h->steps[i]);
+        free(h->steps);
+        for (size_t i = 0; i < h->n_fast; i++) {
+                free(h->fast[i].fast_device);
+                strv_free(h->fast[i].data_devices);
+        }
+        free(h->fast);
+        strv_free(h->osd_data);
+        strv_free(h->notes);
+}
+
+Plan *plan_free(Plan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                host_plan_done(&p->hosts[i]);
+        free(p->hosts);
+        free(p);
+        return NULL;
+}
+
+bool plan_is_empty(const Plan *p) {
+        return plan_count_steps(p) == 0;
+}
+
+size_t plan_count_steps(const Plan *p) {
+        size_t n = 0;
+        for (size_t i = 0; p && i < p->n_hosts; i++)
+                n += p->hosts[i].n_steps;
+        return n;
+}
+
+/* ---- helpers ---- */
+
+static int oom(Ctx *c) {
+        return error_set(c->err, ENOMEM, "out of memory");
+}
+
+static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
+        return size_format(v, buf, SIZE_FORMAT_MAX);
+}
+
+static bool device_allowed(const Host *h, const InvDevice *d) {
+        /* The layout's allow-list is the authority when there is one; the inventory's own flag
+         * serves inventories used without it (it was computed from the same list) */
+        if (!h->allow || !h->allow[0])
+                return d->allowed;
+        STRV_FOREACH(g, h->allow) {
+                if (fnmatch(*g, d->path, 0) == 0)
+                        return true;
+                STRV_FOREACH(l, d->links)
+                        if (fnmatch(*g, *l, 0) == 0)
+                                return true;
+        }
+        return false;
+}
+
+static bool glob_ok(const char *glob, const char *value) {
+        if (!glob)
+                return true;
+        return value && fnmatch(glob, value, 0) == 0;
+}
+
+/* NULL when the device matches the selector's filters, else what does not match. */
+static const char *selector_mismatch(const DeviceSelector *s, const InvDevice *d) {
+        if (s->rotational >= 0 && (bool) s->rotational != d->rotational)
+                return s->rotational ? "not rotational" : "rotational";
+        if (s->size_min > 0 && d->size < s->size_min)
+                return "too small";
+        if (s->size_max > 0 && d->size > s->size_max)
+                return "too large";
+        if (!glob_ok(s->model, d->model))
+                return "model does not match";
+        if (!glob_ok(s->serial, d->serial))
+                return "serial does not match";
+        if (!glob_ok(s->vendor, d->vendor))
+                return "vendor does not match";
+        return NULL;
+}
+
+static int cmp_dev_path(const void *a, const void *b) {
+        const InvDevice *const *x = a, *const *y = b;
+        return strcmp((*x)->path, (*y)->path);
+}
+
+static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
+                          const InvDevice ***ret, size_t *ret_n) {
+        _cleanup_free_ const InvDevice **l = calloc(c->inv->n_devices + strv_length(s->devices) + 1,
+                                                     sizeof(InvDevice *));
+        size_t n = 0;
+
+        if (!l)
+                return oom(c);
+        if (s->devices) {
+                STRV_FOREACH(p, s->devices) {
+                        const InvDevice *d = inventory_find_device(c->inv, *p);
+                        if (!d)
+                                return error_set(c->err, ENODEV,
+                                                 "host '%s': device '%s' listed in profile '%s' %s not found",
+                                                 c->host->name, *p, c->profile->name, role);
+                        for (size_t i = 0; i < n; i++)
+                                if (l[i] == d)
+                                        return error_set(c->err, EINVAL,
+                                                         "host '%s': device '%s' listed twice in profile '%s' %s",
+                                                         c->host->name, d->path, c->profile->name, role);
+                        const char *why = selector_mismatch(s, d);
+                        if (why)
+                                return error_set(c->err, EINVAL,
+                                                 "host '%s': device '%s' listed in profile '%s' %s does not match its filters (%s)",
+                                                 c->host->name, d->path, c->profile->name, role, why);
+                        if (!device_allowed(c->host, d))
+                                return error_set(c->err, EPERM,
+                                                 "host '%s': device '%s' selected as %s device is not in the allow-list",
+                                                 c->host->name, d->path, role);
+                        l[n++] = d;
+                }
+        } else {
+                for (size_t i = 0; i < c->inv->n_devices; i++) {
+                        const InvDevice *d = &c->inv->devices[i];
+                        /* virtual devices built on top of selected ones are never candidates */
+                        if (startswith(d->name, "bcache") || d->readonly)
+                                continue;
+                        if (!device_allowed(c->host, d) || selector_mismatch(s, d))
+                                continue;
+                        l[n++] = d;
+                }
+                qsort(l, n, sizeof(InvDevice *), cmp_dev_path);
+        }
+        if (s->limit > 0 && n > s->limit)
+                n = s->limit;
+        *ret = TAKE_PTR(l);
+        *ret_n = n;
+        return 0;
+}
+
+static unsigned add_step(Ctx *c, StepKind kind, const char *device, char *reason) {
+        HostPlan *hp = c->hp;
+        Step *n = realloc(hp->steps, sizeof(Step) * (hp->n_steps + 1));
+        if (!n || !reason) {
+                free(reason);
+                if (n)
+                        hp->steps = n;
+                return 0;
+        }
+        hp->steps = n;
+        Step *s = &hp->steps[hp->n_steps];
+        *s = (Step) {
+                .id = (unsigned) hp->n_steps + 1,
+                .kind = kind,
+                .device = strdup(device),
+                .reason = reason,
+        };
+        hp->n_steps++;
+        if (!s->device)
+                return 0;
+        return s->id;
+}
+
+static Step *step_get(Ctx *c, unsigned id) {
+        return &c->hp->steps[id - 1];
+}
+
+static int step_dep(Ctx *c, unsigned id, unsigned dep) {
+        if (dep == 0)
+                return 0;
+        Step *s = step_get(c, id);
+        for (size_t i = 0; i < s->n_deps; i++)
+                if (s->deps[i] == dep)
+                        return 0;
+        unsigned *n = realloc(s->deps, sizeof(unsigned) * (s->n_deps + 1));
+        if (!n)
+                return -ENOMEM;
+        s->deps = n;
+        s->deps[s->n_deps++] = dep;
+        return 0;
+}
+
+static const char *in_use_reason(const InvContent *ct, char *buf, size_t len) {
+        if (ct->mountpoint)
+                snprintf(buf, len, "mounted at %s", ct->mountpoint);
+        else if (ct->swap_active)
+                snprintf(buf, len, "active swap");
+        else if (ct->holders && ct->holders[0])
+                snprintf(buf, len, "held by %s", ct->holders[0]);
+        else
+                return NULL;
+        return buf;
+}
+
+/* An OSD's data lives here: BlueStore "block" or FileStore "data". A DB, WAL or journal of
+ * some OSD on a would-be data device is not an OSD on it, but something in use. */
+static bool osd_data_here(const InvOsd *o) {
+        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
+static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
+        if (osd_data_here(&d->content.osd))
+                return &d->content.osd;
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (osd_data_here(&d->partitions[i].content.osd))
+                        return &d->partitions[i].content.osd;
+        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
+                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
+                if (b && osd_data_here(&b->content.osd))
+                        return &b->content.osd;
+        }
+        return NULL;
+}
+
+static bool keep_listed(const Profile *p, unsigned number) {
+        for (size_t i = 0; i < p->n_keep_partitions; i++)
+                if (p->keep_partitions[i] == number)
+                        return true;
+        return false;
+}
+
+/* Ours: a GPT name that plan_partition_name() gives for this host. */
+static bool partition_is_ours(const Ctx *c, const InvPartition *p) {
+        PartRole role;
+        unsigned slot;
+        if (!plan_partition_name_parse(p->name, &role, &slot))
+                return false;
+        _cleanup_free_ char *want = plan_partition_name(c->host->name, role, slot);
+        return want && streq(want, p->name);
+}
+
+static uint64_t resolve_size(const SizeSpec *s, uint64_t device_size) {
+        switch (s->kind) {
+        case SIZE_BYTES:
+                /* partitions are whole MiB: round a byte size up */
+                return align_up(s->bytes, PLAN_ALIGN);
+        case SIZE_SHARE:
+                return align_down((uint64_t) ((double) device_size * s->share), PLAN_ALIGN);
+        default:
+                return 0;
+        }
+}
+
+static const char *device_class_auto(const InvDevice *d) {
+        if (d->rotational)
+                return "hdd";
+        if (startswith(d->name, "nvme"))
+                return "nvme";
+        return "ssd";
+}
+
+/* ---- fast devices ---- */
+
+static int fast_add_used(FastState *f, uint64_t start, uint64_t end) {
+        Extent *n = realloc(f->used, sizeof(Extent) * (f->n_used + 1));
+        if (!n)
+                return -ENOMEM;
+        f->used = n;
+        /* keep sorted by start */
+        size_t i = f->n_used;
+        while (i > 0 && f->used[i - 1].start > start) {
+                f->used[i] = f->used[i - 1];
+                i--;
+        }
+        f->used[i] = (Extent) { start, end };
+        f->n_used++;
+        return 0;
+}
+
+/* Walk the free extents between used ones within the usable range; returns the aligned
+ * start of the first fitting `size`, or UINT64_MAX; *ret_largest gets the largest aligned
+ * free extent. */
+static uint64_t fast_find_free(const FastState *f, uint64_t size, uint64_t *ret_largest) {
+        uint64_t cursor = f->first, largest = 0, found = UINT64_MAX;
+        uint64_t end_limit = f->last + 1;
+
+        for (size_t i = 0; i <= f->n_used; i++) {
+                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, end_limit) : end_limit;
+                uint64_t s = align_up(cursor, PLAN_ALIGN);
+                uint64_t e = align_down(hole_end, PLAN_ALIGN);
+                if (e > s) {
+                        largest = MAX(largest, e - s);
+                        if (found == UINT64_MAX && e - s >= size && size > 0)
+                                found = s;
+                }
+                if (i < f->n_used)
+                        cursor = MAX(cursor, f->used[i].end);
+        }
+        if (ret_largest)
+                *ret_largest = largest;
+        return found;
+}
+
+static unsigned fast_next_number(const FastState *f) {
+        for (unsigned n = 1; n <= GPT_MAX_PARTITIONS; n++)
+                if (!f->numbers[n])
+                        return n;
+        return 0;
+}
+
+static const InvPartition *fast_find_partition(const FastState *f, const char *name) {
+        if (f->blank)
+                return NULL;
+        for (size_t i = 0; i < f->dev->n_partitions; i++)
+                if (streq_ptr(f->dev->partitions[i].name, name))
+                        return &f->dev->partitions[i];
+        return NULL;
+}
+
+static int fast_analyze(Ctx *c, FastState *f) {
+        const InvDevice *d = f->dev;
+        const Profile *p = c->profile;
+        char why[256], buf[128];
+        bool foreign = false;
+
+        if (in_use_reason(&d->content, buf, sizeof(buf)))
+                return error_set(c->err, EBUSY, "host '%s': fast device '%s' is in use (%s)",
+                                 c->host->name, d->path, buf);
+
+        /* keep_partitions first: a missing one most likely means the wrong device */
+        for (size_t k = 0; k < p->n_keep_partitions; k++) {
+                bool found = false;
+                for (size_t i = 0; i < d->n_partitions; i++)
+                        if (d->partitions[i].number == p->keep_partitions[k])
+                                found = true;
+                if (!found)
+                        return error_set(c->err, ENOENT,
+                                         "host '%s': partition %u listed in keep_partitions of profile '%s' not found on fast device '%s' (wrong device?)",
+                                         c->host->name, p->keep_partitions[k], p->name, d->path);
+        }
+
+        if (d->content.fstype) {
+                foreign = true;
+                snprintf(why, sizeof(why), "carries an existing %s signature", d->content.fstype);
+        } else if (d->pttype && !streq(d->pttype, "gpt")) {
+                foreign = true;
+                snprintf(why, sizeof(why), "has a %s partition table (cephprov needs GPT)", d->pttype);
+        } else {
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        const InvPartition *pt = &d->partitions[i];
+                        if (keep_listed(p, pt->number) || partition_is_ours(c, pt))
+                                continue;
+                        foreign = true;
+                        snprintf(why, sizeof(why),
+                                 "carries partition %u ('%s', %s) that is neither cephprov's nor in keep_partitions",
+                                 pt->number, pt->name ?: "", fmt_size(pt->size, buf));
+                        break;
+                }
+        }
+
+        if (foreign) {
+                if (!p->wipe)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': fast device '%s' %s; refusing to touch it (set wipe: true in profile '%s' to wipe it)",
+                                         c->host->name, d->path, why, p->name);
+                if (p->n_keep_partitions > 0)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': fast device '%s' %s and cannot be wiped: it has partitions to keep",
+                                         c->host->name, d->path, why);
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        const InvContent *pc = &d->partitions[i].content;
+                        if (pc->osd.id >= 0)
+                                snprintf(buf, sizeof(buf), "holds the %s of osd.%d", pc->osd.role ?: "data", pc->osd.id);
+                        else if (!in_use_reason(pc, buf, sizeof(buf)))
+                                continue;
+                        return error_set(c->err, EBUSY,
+                                         "host '%s': fast device '%s' partition %u is in use (%s); refusing to wipe it",
+                                         c->host->name, d->path, d->partitions[i].number, buf);
+                }
+                f->wipe = true;
+                f->gpt = true;
+                f->blank = true;
+        } else if (!d->pttype) {
+                f->gpt = true;
+                f->blank = true;
+        }
+
+        if (f->blank || (d->first_usable == 0 && d->last_usable == 0)) {
+                f->first = BLANK_GPT_MARGIN;
+                f->last = d->size > 2 * BLANK_GPT_MARGIN ? d->size - BLANK_GPT_MARGIN - 1 : 0;
+        } else {
+                f->first = d->first_usable;
+                f->last = d->last_usable;
+        }
+
+        if (!f->blank)
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        const InvPartition *pt = &d->partitions[i];
+                        if (fast_add_used(f, pt->start, pt->start + pt->size) < 0)
+                                return oom(c);
+                        if (pt->number <= GPT_MAX_PARTITIONS)
+                                f->numbers[pt->number] = true;
+                        if (partition_is_ours(c, pt))
+                                f->used_bytes += pt->size;
+                }
+        return 0;
+}
+
+/* ---- data devices ---- */
+
+static int data_analyze(Ctx *c, Slot *s) {
+        const InvDevice *d = s->data;
+        const Profile *p = c->profile;
+        char buf[128], why[256];
+
+        s->osd = find_osd(c->inv, d);
+        if (s->osd && c->layout->fsid && s->osd->cluster_fsid && strcasecmp(c->layout->fsid, s->osd->cluster_fsid) != 0)
+                return error_set(c->err, EEXIST,
+                                 "host '%s': data device '%s' carries osd.%d of another cluster (fsid %s, the layout says %s)",
+                                 c->host->name, d->path, s->osd->id, s->osd->cluster_fsid, c->layout->fsid);
+        if (s->osd) {
+                /* an OSD is ours to keep: mounts and holders are its own */
+                if (s->osd->objectstore && !streq(s->osd->objectstore, plan_objectstore_to_string(p->osd.objectstore))) {
+                        s->convert = true;
+                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: `cephprov convert` replaces it",
+                                               s->osd->id, d->path, s->osd->objectstore,
+                                               plan_objectstore_to_string(p->osd.objectstore));
+                        if (strv_consume(&c->hp->notes, note) < 0)
+                                return oom(c);
+                }
+                return 0;
+        }
+
+        bool backing_ok = p->bcache.enabled && d->content.bcache.role == BCACHE_ROLE_BACKING;
+        if (d->content.mountpoint || d->content.swap_active ||
+            (d->content.holders && d->content.holders[0] &&
+             !(backing_ok && startswith(d->content.holders[0], "bcache"))))
+                return error_set(c->err, EBUSY, "host '%s': data device '%s' is in use (%s)",
+                                 c->host->name, d->path, in_use_reason(&d->content, buf, sizeof(buf)));
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
+                        return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u is in use (%s)",
+                                         c->host->name, d->path, d->partitions[i].number, buf);
+
+        /* a DB/WAL/journal of some OSD: wiping it would kill that OSD, whatever `wipe` says */
+        if (d->content.osd.id >= 0)
+                return error_set(c->err, EBUSY, "host '%s': data device '%s' holds the %s of osd.%d",
+                                 c->host->name, d->path, d->content.osd.role ?: "data", d->content.osd.id);
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (d->partitions[i].content.osd.id >= 0)
+                        return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u holds the %s of osd.%d",
+                                         c->host->name, d->path, d->partitions[i].number,
+                                         d->partitions[i].content.osd.role ?: "data", d->partitions[i].content.osd.id);
+
+        bool foreign = false;
+        if (d->content.fstype && !(backing_ok && streq(d->content.fstype, "bcache"))) {
+                foreign = true;
+                snprintf(why, sizeof(why), "carries an existing %s signature", d->content.fstype);
+        } else if (d->pttype || d->n_partitions > 0) {
+                foreign = true;
+                snprintf(why, sizeof(why), "has a %s partition table with %zu partition%s",
+                         d->pttype ?: "", d->n_partitions, d->n_partitions == 1 ? "" : "s");
+        }
+        if (foreign) {
+                if (!p->wipe)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': data device '%s' %s; refusing to touch it (set wipe: true in profile '%s' to wipe it)",
+                                         c->host->name, d->path, why, p->name);
+                s->wipe = true;
+        }
+        return 0;
+}
+
+/* ---- step emission ---- */
+
+static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
+        SlotPart *sp = &s->parts[role];
+        FastState *f = &c->fast[s->fast];
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+
+        if (!sp->wanted)
+                return 0;
+        sp->name = plan_partition_name(c->host->name, role, (unsigned) slot);
+        if (!sp->name)
+                return oom(c);
+
+        const InvPartition *ex = fast_find_partition(f, sp->name);
+        if (ex) {
+                if (ex->size < sp->size)
+                        return error_set(c->err, ENOSPC,
+                                         "host '%s': existing partition %u '%s' on '%s' is %s, the layout wants %s (cephprov never resizes partitions)",
+                                         c->host->name, ex->number, sp->name, f->dev->path,
+                                         fmt_size(ex->size, a), fmt_size(sp->size, b));
+                sp->existing = ex;
+                sp->partnum = ex->number;
+                return 0;
+        }
+
+        uint64_t largest;
+        uint64_t off = fast_find_free(f, sp->size, &largest);
+        if (off == UINT64_MAX)
+                return error_set(c->err, ENOSPC,
+                                 "host '%s': not enough free space on '%s' for %s %s partition of slot %zu (largest free extent %s)",
+                                 c->host->name, f->dev->path, fmt_size(sp->size, a), part_role_title(role),
+                                 slot, fmt_size(largest, b));
+        unsigned num = fast_next_number(f);
+        if (num == 0)
+                return error_set(c->err, ENOSPC, "host '%s': no free GPT partition entry on '%s' for slot %zu",
+                                 c->host->name, f->dev->path, slot);
+
+        unsigned id = add_step(c, STEP_CREATE_PARTITION, f->dev->path,
+                               strprintf("%s partition for slot %zu (%s)", part_role_title(role), slot, s->data->path));
+        if (id == 0)
+                return oom(c);
+        Step *st = step_get(c, id);
+        st->partnum = num;
+        st->offset = off;
+        st->size = sp->size;
+        st->partname = strdup(sp->name);
+        st->type_guid = part_role_guid(role);
+        st->role = role;
+        st->slot = (unsigned) slot;
+        if (!st->partname)
+                return oom(c);
+        /* partition table edits on one device run one after the other */
+        if (step_dep(c, id, f->last_part_step ?: f->gpt_step) < 0)
+                return oom(c);
+        f->last_part_step = id;
+        f->numbers[num] = true;
+        f->used_bytes += sp->size;
+        if (fast_add_used(f, off, off + sp->size) < 0)
+                return oom(c);
+        sp->partnum = num;
+        sp->step = id;
+        return 0;
+}
+
+static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
+        Slot *s = &c->slots[slot];
+        const Profile *p = c->profile;
+        const SlotPart *cp = &s->parts[PART_ROLE_CACHE];
+        const InvDevice *d = s->data;
+        const char *fastpath = c->fast[s->fast].dev->path;
+
+        bool cache_ready = cp->existing && cp->existing->content.bcache.role == BCACHE_ROLE_CACHE;
+        bool backing_ready = !s->wipe && d->content.bcache.role == BCACHE_ROLE_BACKING;
+        const InvBcache *bb = &d->content.bcache;
+        bool attached = cache_ready && backing_ready && bb->set_uuid &&
+                        streq_ptr(bb->set_uuid, cp->existing->content.bcache.set_uuid);
+        /* sysfs values as the inventory shows them; unknown (no cache_mode) counts as untuned */
+        bool tuned = backing_ready && bb->cache_mode &&
+                     streq(bb->cache_mode, plan_cache_mode_to_string(p->bcache.cache_mode)) &&
+                     bb->sequential_cutoff == p->bcache.sequential_cutoff &&
+                     (bb->writeback_percent < 0 || (unsigned) bb->writeback_percent == p->bcache.writeback_percent);
+        unsigned id;
+
+        if (s->osd) {
+                /* an existing OSD's bcache is only re-tuned (drifted settings), never rebuilt */
+                if (phase != STEP_BCACHE_TUNE || !backing_ready || !bb->cache_mode || tuned)
+                        return 0;
+        }
+
+        switch (phase) {
+        case STEP_MAKE_BCACHE_CACHE:
+                if (cache_ready)
+                        return 0;
+                id = add_step(c, STEP_MAKE_BCACHE_CACHE, fastpath,
+                              strprintf("bcache cache superblock on partition %u for slot %zu (%s)",
+                                        cp->partnum, slot, d->path));
+                if (id == 0)
+                        return oom(c);
+                s->mk_cache_step = id;
+                break;
+        case STEP_MAKE_BCACHE_BACKING:
+                if (backing_ready)
+                        return 0;
+                id = add_step(c, STEP_MAKE_BCACHE_BACKING, d->path,
+                              strprintf("bcache backing superblock on %s (slot %zu)", d->path, slot));
+                if (id == 0)
+                        return oom(c);
+                s->mk_back_step = id;
+                if (step_dep(c, id, s->wipe_step) < 0)
+                        return oom(c);
+                break;
+        case STEP_BCACHE_ATTACH:
+                if (attached)
+                        return 0;
+                id = add_step(c, STEP_BCACHE_ATTACH, d->path,
+                              strprintf("attach %s to the cache set on %s partition %u", d->path, fastpath, cp->partnum));
+                if (id == 0)
+                        return oom(c);
+                s->attach_step = id;
+                if (!(step_get(c, id)->part_device = strdup(fastpath)))
+                        return oom(c);
+                if (step_dep(c, id, s->mk_cache_step) < 0 || step_dep(c, id, s->mk_back_step) < 0)
+                        return oom(c);
+                break;
+        case STEP_BCACHE_TUNE: {
+                if (tuned && attached && !s->attach_step)
+                        return 0;
+                char cut[SIZE_FORMAT_MAX];
+                id = add_step(c, STEP_BCACHE_TUNE, d->path,
+                              strprintf("cache_mode %s, sequential_cutoff %s, writeback_percent %u (persisted by a udev rule)",
+                                        plan_cache_mode_to_string(p->bcache.cache_mode),
+                                        fmt_size(p->bcache.sequential_cutoff, cut), p->bcache.writeback_percent));
+                if (id == 0)
+                        return oom(c);
+                s->tune_step = id;
+                if (step_dep(c, id, s->attach_step) < 0)
+                        return oom(c);
+                break;
+        }
+        default:
+                return 0;
+        }
+        Step *st = step_get(c, id);
+        st->slot = (unsigned) slot;
+        st->bcache = p->bcache;
+        if (phase != STEP_MAKE_BCACHE_BACKING && cp->name) {
+                st->partnum = cp->partnum;
+                st->partname = strdup(cp->name);
+                st->role = PART_ROLE_CACHE;
+                if (!st->partname)
+                        return oom(c);
+        }
+        if (phase == STEP_MAKE_BCACHE_CACHE && step_dep(c, id, cp->step) < 0)
+                return oom(c);
+        return 0;
+}
+
+static int emit_osd(Ctx *c, size_t slot) {
+        Slot *s = &c->slots[slot];
+        const Profile *p = c->profile;
+        const InvDevice *d = s->data;
+        const char *fastpath = s->fast >= 0 ? c->fast[s->fast].dev->path : NULL;
+        const char *cls = p->osd.device_class && !streq(p->osd.device_class, "auto") ? p->osd.device_class
+                                                                                    : device_class_auto(d);
+        bool bcache = p->bcache.enabled;
+
+        unsigned id = add_step(c, STEP_CREATE_OSD, d->path,
+                               strprintf("%s OSD on %s%s (slot %zu)", plan_objectstore_to_string(p->osd.objectstore),
+                                         bcache ? "the bcache device of " : "", d->path, slot));
+        if (id == 0)
+                return oom(c);
+        Step *st = step_get(c, id);
+        st->slot = (unsigned) slot;
+        st->data_is_bcache = bcache;
+        st->objectstore = p->osd.objectstore;
+        st->device_class = strdup(cls);
+        if (!st->device_class)
+                return oom(c);
+        const SlotPart *db = &s->parts[PART_ROLE_DB], *wal = &s->parts[PART_ROLE_WAL],
+                       *jn = &s->parts[PART_ROLE_JOURNAL];
+        if (db->wanted && (!(st->db_device = strdup(fastpath)) || !(st->db_partname = strdup(db->name))))
+                return oom(c);
+        if (wal->wanted && (!(st->wal_device = strdup(fastpath)) || !(st->wal_partname = strdup(wal->name))))
+                return oom(c);
+        if (jn->wanted && (!(st->journal_device = strdup(fastpath)) || !(st->journal_partname = strdup(jn->name))))
+                return oom(c);
+        st->db_partnum = db->partnum;
+        st->wal_partnum = wal->partnum;
+        st->journal_partnum = jn->partnum;
+
+        unsigned last_bcache = s->tune_step ?: s->attach_step;
+        if (step_dep(c, id, db->step) < 0 || step_dep(c, id, wal->step) < 0 || step_dep(c, id, jn->step) < 0 ||
+            step_dep(c, id, last_bcache) < 0)
+                return oom(c);
+        if (!last_bcache && (step_dep(c, id, s->mk_back_step) < 0 || step_dep(c, id, s->mk_cache_step) < 0 ||
+                             step_dep(c, id, s->wipe_step) < 0))
+                return oom(c);
+        return 0;
+}
+
+static void ctx_done(Ctx *c) {
+        for (size_t i = 0; i < c->n_slots; i++)
+                for (unsigned r = 0; r < _PART_ROLE_MAX_; r++)
+                        free(c->slots[i].parts[r].name);
+        free(c->slots);
+        for (size_t i = 0; i < c->n_fast; i++)
+                free(c->fast[i].used);
+        free(c->fast);
+}
+
+static int plan_host(Ctx *c) {
+        const Profile *p = c->profile;
+        const char *hn = c->host->name;
+        _cleanup_free_ const InvDevice **data = NULL, **fast = NULL;
+        size_t n_data = 0, n_fast = 0;
+        int r;
+
+        if (p->osd.per_device > 1)
+                return error_set(c->err, EOPNOTSUPP, "host '%s': profile '%s': per_device %u is not supported by the planner yet",
+                                 hn, p->name, p->osd.per_device);
+
+        r = select_devices(c, &p->data, "data", &data, &n_data);
+        if (r < 0)
+                return r;
+        if (p->fast.set) {
+                r = select_devices(c, &p->fast, "fast", &fast, &n_fast);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < n_data; i++)
+                for (size_t j = 0; j < n_fast; j++)
+                        if (data[i] == fast[j])
+                                return error_set(c->err, EINVAL, "host '%s': device '%s' is selected both as data and as fast device",
+                                                 hn, data[i]->path);
+        if (n_data == 0)
+                return error_set(c->err, ENODEV, "host '%s': profile '%s' selects no data device", hn, p->name);
+
+        bool filestore = p->osd.objectstore == OBJECTSTORE_FILESTORE;
+        bool want_db = !filestore && p->db_size.kind != SIZE_UNSET;
+        bool want_wal = !filestore && p->wal_size.kind != SIZE_UNSET;
+        bool want_journal = filestore && p->journal_size.kind != SIZE_UNSET;
+        bool want_cache = p->bcache.enabled;
+        if ((want_db || want_wal || want_journal || want_cache) && n_fast == 0)
+                return error_set(c->err, ENODEV, "host '%s': profile '%s' needs fast devices for %s but selects none",
+                                 hn, p->name, want_cache ? "bcache caches" : want_db ? "DB partitions" :
+                                              want_wal ? "WAL partitions" : "journals");
+
+        /* data → fast assignment */
+        c->slots = calloc(n_data, sizeof(Slot));
+        c->fast = calloc(n_fast + 1, sizeof(FastState));
+        if (!c->slots || !c->fast)
+                return oom(c);
+        c->n_slots = n_data;
+        c->n_fast = n_fast;
+        size_t per = n_fast == 0 ? 0 : p->data_per_fast ? p->data_per_fast : (n_data + n_fast - 1) / n_fast;
+        if (n_fast > 0 && n_data > n_fast * per)
+                return error_set(c->err, ERANGE,
+                                 "host '%s': %zu data devices but %zu fast device%s × %zu (data_per_fast) = %zu slots",
+                                 hn, n_data, n_fast, n_fast == 1 ? "" : "s", per, n_fast * per);
+        for (size_t i = 0; i < n_data; i++) {
+                Slot *s = &c->slots[i];
+                s->data = data[i];
+                s->fast = n_fast == 0 ? -1 : p->spread == SPREAD_FILL ? (int) (i / per) : (int) (i % n_fast);
+        }
+
+        /* analysis: safety checks and what exists */
+        for (size_t j = 0; j < n_fast; j++) {
+                c->fast[j].dev = fast[j];
+                r = fast_analyze(c, &c->fast[j]);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < n_data; i++) {
+                Slot *s = &c->slots[i];
+                r = data_analyze(c, s);
+                if (r < 0)
+                        return r;
+                if (s->fast < 0)
+                        continue;
+                uint64_t fsize = c->fast[s->fast].dev->size;
+                s->parts[PART_ROLE_DB] = (SlotPart) { .wanted = want_db, .size = resolve_size(&p->db_size, fsize) };
+                s->parts[PART_ROLE_WAL] = (SlotPart) { .wanted = want_wal, .size = resolve_size(&p->wal_size, fsize) };
+                s->parts[PART_ROLE_CACHE] = (SlotPart) { .wanted = want_cache, .size = resolve_size(&p->bcache.cache_size, fsize) };
+                s->parts[PART_ROLE_JOURNAL] = (SlotPart) { .wanted = want_journal, .size = resolve_size(&p->journal_size, fsize) };
+                for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++)
+                        if (s->parts[role].wanted && s->parts[role].size == 0)
+                                return error_set(c->err, EINVAL, "host '%s': %s partition size resolves to 0 on '%s'",
+                                                 hn, part_role_title(role), c->fast[s->fast].dev->path);
+        }
+
+        /* phase 1: wipes, fast devices first */
+        for (size_t j = 0; j < n_fast; j++) {
+                FastState *f = &c->fast[j];
+                if (!f->wipe)
+                        continue;
+                f->wipe_step = add_step(c, STEP_WIPE, f->dev->path,
+                                        strprintf("wipe signatures and partition table of %s (wipe: true)", f->dev->path));
+                if (!f->wipe_step)
+                        return oom(c);
+        }
+        for (size_t i = 0; i < n_data; i++) {
+                Slot *s = &c->slots[i];
+                if (!s->wipe)
+                        continue;
+                s->wipe_step = add_step(c, STEP_WIPE, s->data->path,
+                                        strprintf("wipe signatures and partition table of %s (wipe: true)", s->data->path));
+                if (!s->wipe_step)
+                        return oom(c);
+        }
+        /* phase 2: GPTs */
+        for (size_t j = 0; j < n_fast; j++) {
+                FastState *f = &c->fast[j];
+                if (!f->gpt)
+                        continue;
+                f->gpt_step = add_step(c, STEP_CREATE_GPT, f->dev->path, strprintf("create an empty GPT on %s", f->dev->path));
+                if (!f->gpt_step || step_dep(c, f->gpt_step, f->wipe_step) < 0)
+                        return oom(c);
+        }
+        /* phase 3: partitions, per fast device in slot order; an OSD already in place needs none */
+        for (size_t j = 0; j < n_fast; j++)
+                for (size_t i = 0; i < n_data; i++) {
+                        Slot *s = &c->slots[i];
+                        if (s->fast != (int) j)
+                                continue;
+                        if (s->osd && !s->convert) {
+                                for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++) {
+                                        if (!s->parts[role].wanted)
+                                                continue;
+                                        _cleanup_free_ char *n = plan_partition_name(hn, role, (unsigned) i);
+                                        if (n && !fast_find_partition(&c->fast[j], n)) {
+                                                char *note = strprintf("osd.%d on %s has no %s partition '%s': recreate the OSD to apply the layout",
+                                                                       s->osd->id, s->data->path, part_role_title(role), n);
+                                                if (strv_consume(&c->hp->notes, note) < 0)
+                                                        return oom(c);
+                                        }
+                                }
+                                continue;
+                        }
+                        for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++) {
+                                r = emit_partition(c, s, i, role);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+        /* phases 4-7: bcache, in slot order */
+        static const StepKind bcache_phases[] = {
+                STEP_MAKE_BCACHE_CACHE, STEP_MAKE_BCACHE_BACKING, STEP_BCACHE_ATTACH, STEP_BCACHE_TUNE,
+        };
+        if (want_cache)
+                for (size_t k = 0; k < ELEMENTSOF(bcache_phases); k++)
+                        for (size_t i = 0; i < n_data; i++) {
+                                r = emit_bcache(c, i, bcache_phases[k]);
+                                if (r < 0)
+                                        return r;
+                        }
+        if (want_cache && !c->inv->bcache_available)
+                for (size_t i = 0; i < c->hp->n_steps; i++)
+                        if (c->hp->steps[i].kind >= STEP_MAKE_BCACHE_BACKING && c->hp->steps[i].kind <= STEP_BCACHE_TUNE) {
+                                if (strv_consume(&c->hp->notes,
+                                                 strdup("bcache is not available on this host (no /sys/fs/bcache): "
+                                                        "the bcache steps need the bcache module loaded")) < 0)
+                                        return oom(c);
+                                break;
+                        }
+
+        /* phase 8: OSDs */
+        for (size_t i = 0; i < n_data; i++) {
+                if (c->slots[i].osd)
+                        continue;
+                r = emit_osd(c, i);
+                if (r < 0)
+                        return r;
+        }
+
+        /* results: OSD data devices, blast radius */
+        for (size_t i = 0; i < n_data; i++)
+                if (strv_extend(&c->hp->osd_data, c->slots[i].data->path) < 0)
+                        return oom(c);
+        if (n_fast > 0) {
+                c->hp->fast = calloc(n_fast, sizeof(FastDeviceUse));
+                if (!c->hp->fast)
+                        return oom(c);
+        }
+        for (size_t j = 0; j < n_fast; j++) {
+                FastDeviceUse *u = &c->hp->fast[c->hp->n_fast++];
+                u->fast_device = strdup(c->fast[j].dev->path);
+                if (!u->fast_device)
+                        return oom(c);
+                for (size_t i = 0; i < n_data; i++)
+                        if (c->slots[i].fast == (int) j && strv_extend(&u->data_devices, c->slots[i].data->path) < 0)
+                                return oom(c);
+                if (!u->data_devices && !(u->data_devices = calloc(1, sizeof(char *))))
+                        return oom(c);
+                u->used = c->fast[j].used_bytes;
+                fast_find_free(&c->fast[j], 0, &u->free_after);
+        }
+        return 0;
+}
+
+int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *err) {
+        _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+        int r;
+
+        if (!p)
+                return error_set(err, ENOMEM, "out of memory");
+        p->hosts = calloc(l->n_hosts + 1, sizeof(HostPlan));
+        if (!p->hosts)
+                return error_set(err, ENOMEM, "out of memory");
+
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const Host *h = &l->hosts[i];
+                if (!h->profile)
+                        continue;
+                const Inventory *hi = inventory_set_find(inv, h->name);
+                if (!hi)
+                        return error_set(err, ENOENT, "host '%s': no inventory", h->name);
+
+                HostPlan *hp = &p->hosts[p->n_hosts++];
+                hp->host = strdup(h->name);
+                if (!hp->host)
+                        return error_set(err, ENOMEM, "out of memory");
+                Ctx c = {
+                        .layout = l,
+                        .host = h,
+                        .profile = h->profile,
+                        .inv = hi,
+                        .hp = hp,
+                        .err = err,
+                };
+                r = plan_host(&c);
+                ctx_done(&c);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+void plan_filter_hosts(Plan *p, char * const *hosts) {
+        size_t k = 0;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                bool keep = false;
+                for (char * const *h = hosts; h && *h; h++)
+                        if (streq(*h, p->hosts[i].host))
+                                keep = true;
+                if (keep)
+                        p->hosts[k++] = p->hosts[i];
+                else
+                        host_plan_done(&p->hosts[i]);
+        }
+        p->n_hosts = k;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "fleet.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport.h"
+
+#define FLEET_CONCURRENCY_DEFAULT 32
+#define FLEET_STACK_SIZE (1024 * 1024)
+
+typedef struct FleetPool {
+        const Host * const *hosts;
+        size_t n_hosts;
+        FleetHostFn fn;
+        void *userdata;
+        FleetHostResult *results;
+
+        pthread_mutex_t lock;
+        size_t next;  /* next host index to take */
+        size_t done;
+        size_t failed;
+        bool progress;
+} FleetPool;
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static void show_progress(FleetPool *f) {
+        /* one line, rewritten in place; called under the lock */
+        fprintf(stderr, "\rhosts %zu/%zu done", f->done, f->n_hosts);
+        if (f->failed)
+                fprintf(stderr, " (%zu failed)", f->failed);
+        fflush(stderr);
+}
+
+static void *fleet_worker(void *p) {
+        FleetPool *f = p;
+        for (;;) {
+                pthread_mutex_lock(&f->lock);
+                size_t i = f->next < f->n_hosts ? f->next++ : f->n_hosts;
+                pthread_mutex_unlock(&f->lock);
+                if (i >= f->n_hosts)
+                        return NULL;
+
+                FleetHostResult *res = &f->results[i];
+                uint64_t start = now_ms();
+                json_object *result = NULL;
+                res->r = f->fn(f->hosts[i], f->userdata, &result, &res->error);
+                if (res->r < 0 && res->error.code == 0)
+                        error_set(&res->error, -res->r, "host '%s': %s", f->hosts[i]->name, strerror(-res->r));
+                res->result = result;
+                res->duration_ms = now_ms() - start;
+
+                pthread_mutex_lock(&f->lock);
+                f->done++;
+                if (res->r < 0)
+                        f->failed++;
+                if (f->progress)
+                        show_progress(f);
+                pthread_mutex_unlock(&f->lock);
+        }
+}
+
+int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, FleetHostFn fn, void *userdata,
+              FleetHostResult **ret_results, Error *err) {
+        int r = transport_global_init(); /* libssh2_init is not thread-safe: do it first */
+        if (r < 0)
+                return error_set(err, -r, "cannot initialize libssh2");
+
+        FleetHostResult *results = calloc(MAX(n_hosts, (size_t) 1), sizeof(FleetHostResult));
+        if (!results)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n_hosts; i++)
+                results[i].host = hosts[i];
+
+        FleetPool f = {
+                .hosts = hosts,
+                .n_hosts = n_hosts,
+                .fn = fn,
+                .userdata = userdata,
+                .results = results,
+                .progress = o && o->progress && isatty(STDERR_FILENO),
+        };
+        pthread_mutex_init(&f.lock, NULL);
+
+        size_t concurrency = o && o->concurrency ? o->concurrency : FLEET_CONCURRENCY_DEFAULT;
+        size_t n_threads = MIN(concurrency, n_hosts);
+        pthread_t *threads = calloc(MAX(n_threads, (size_t) 1), sizeof(pthread_t));
+        if (!threads) {
+                free(results);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, FLEET_STACK_SIZE);
+
+        if (f.progress)
+                show_progress(&f);
+        size_t started = 0;
+        for (; started < n_threads; started++) {
+                r = pthread_create(&threads[started], &attr, fleet_worker, &f);
+                if (r != 0)
+                        break;
+        }
+        pthread_attr_destroy(&attr);
+        if (started == 0 && n_hosts > 0) {
+                free(threads);
+                free(results);
+                pthread_mutex_destroy(&f.lock);
+                return error_set(err, r, "cannot start worker threads: %s", strerror(r));
+        }
+        /* Fewer threads than asked (EAGAIN): the started ones take all the hosts. */
+        for (size_t i = 0; i < started; i++)
+                pthread_join(threads[i], NULL);
+        free(threads);
+        pthread_mutex_destroy(&f.lock);
+        if (f.progress)
+                fputs("\n", stderr);
+
+        *ret_results = results;
+        return 0;
+}
+
+size_t fleet_results_failed(const FleetHostResult *results, size_t n) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (results[i].r < 0)
+                        k++;
+        return k;
+}
+
+FleetHostResult *fleet_results_free(FleetHostResult *results, size_t n) {
+        if (!results)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                json_object_put(results[i].result);
+        free(results);
+        return NULL;
+}

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Fan-out benchmark: one inventory-ish command (`cat /proc/partitions; lsblk -J`) on N fake
+# hosts (default 50) with
+#   1. cephprov's transport fan-out (tests/lab/lab-ssh-tool exec: libssh2, one thread per
+#      host up to the concurrency),
+#   2. OpenSSH `ssh` per host, xargs -P at the same concurrency, default key exchange,
+#   3. the same with -o KexAlgorithms=curve25519-sha256,
+#   4. Ansible ad-hoc `command` (ansible-core; "skipped" when it is not installed),
+# printing wall time, controller CPU (user+sys of the whole process tree) and ratios, and
+# the peak RSS of our tool.
+#
+#   bench-fanout.sh PATH/TO/lab-ssh-tool [--hosts N] [--concurrency C] [--runs R]
+#
+# Env: LAB (contrib/lab/lab), BENCH_LAB_PREFIX / BENCH_LAB_SUBNET (default cpb / 10.99.4).
+# Needs root. Targets: ours ≤ 0.8 × OpenSSH-curve25519 wall, ≤ 1 s CPU for 50 hosts.
+
+set -uo pipefail
+
+TOOL=${1:?usage: bench-fanout.sh LAB-SSH-TOOL [--hosts N] [--concurrency C] [--runs R]}
+shift
+HOSTS_N=50
+CONC=50
+RUNS=3
+while [ $# -gt 0 ]; do
+        case $1 in
+        --hosts) HOSTS_N=$2; shift 2 ;;
+        --concurrency) CONC=$2; shift 2 ;;
+        --runs) RUNS=$2; shift 2 ;;
+        *) echo "unknown option '$1'" >&2; exit 2 ;;
+        esac
+done
+LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
+export LAB_PREFIX=${BENCH_LAB_PREFIX:-cpb}
+export LAB_SUBNET=${BENCH_LAB_SUBNET:-10.99.4}
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root" >&2; exit 77; }
+ip netns list >/dev/null 2>&1 || { echo "SKIP: no 'ip netns'" >&2; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
+
+DIR=$(mktemp -u /tmp/cephprov-bench-fanout.XXXXXX)
+trap '"$LAB" down --dir "$DIR" >/dev/null' EXIT
+
+echo "# lab: $HOSTS_N hosts (no disks), concurrency $CONC, best of $RUNS runs"
+start=$(date +%s.%N)
+"$LAB" up --hosts "$HOSTS_N" --ssd 0 --hdd 0 --dir "$DIR" >/dev/null || exit 1
+echo "# lab up: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$start") s"
+# shellcheck disable=SC1091
+. "$DIR/lab.env"
+
+CMD='cat /proc/partitions; lsblk -J'
+IPS=$DIR/ips
+SPECS=()
+: > "$IPS"
+for h in $LAB_HOSTS; do
+        [ "$h" = admin ] && continue
+        ipv=LAB_IP_$h
+        echo "${!ipv}" >> "$IPS"
+        SPECS+=("$h=${!ipv}")
+done
+
+SSH=(ssh -F /dev/null -i "$DIR/id_ed25519" -o UserKnownHostsFile="$DIR/known_hosts"
+     -o StrictHostKeyChecking=yes -o BatchMode=yes -o ControlMaster=no -o ControlPath=none
+     -o LogLevel=ERROR)
+
+# measure NAME CMD...: runs CMD RUNS times, keeps the best wall; prints "NAME wall cpu rss"
+# to $DIR/results. CPU = user+sys of CMD and all its descendants (RUSAGE_CHILDREN).
+measure() {
+        local name=$1
+        shift
+        python3 - "$name" "$RUNS" "$DIR/results" "$@" <<'EOF'
+import resource, subprocess, sys, time
+name, runs, out, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+best = None
+for _ in range(runs):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.monotonic()
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wall = time.monotonic() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        sys.stderr.write(f"{name}: exit {p.returncode}: {p.stderr.decode(errors='replace')[-2000:]}\n")
+        sys.exit(1)
+    if best is None or wall < best[0]:
+        best = (wall, cpu, after.ru_maxrss)
+with open(out, "a") as f:
+    f.write(f"{name} {best[0]:.3f} {best[1]:.3f} {best[2]}\n")
+EOF
+}
+
+: > "$DIR/results"
+measure cephprov "$TOOL" --identity "$DIR/id_ed25519" --known-hosts "$DIR/known_hosts" \
+        --concurrency "$CONC" --json exec "${SPECS[@]}" -- sh -c "$CMD" || exit 1
+# peak RSS of our tool alone (getrusage(RUSAGE_SELF) inside it)
+RSS=$(LAB_SSH_TOOL_RUSAGE=1 "$TOOL" --identity "$DIR/id_ed25519" --known-hosts "$DIR/known_hosts" \
+        --concurrency "$CONC" --json exec "${SPECS[@]}" -- sh -c "$CMD" 2>&1 >/dev/null |
+        sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p')
+
+measure openssh-default xargs -a "$IPS" -P "$CONC" -I{} "${SSH[@]}" root@{} "$CMD" || exit 1
+measure openssh-curve25519 xargs -a "$IPS" -P "$CONC" -I{} "${SSH[@]}" -o KexAlgorithms=curve25519-sha256 \
+        root@{} "$CMD" || exit 1
+
+if command -v ansible >/dev/null; then
+        INV=$DIR/inventory.ini
+        {
+                echo "[lab]"
+                for s in "${SPECS[@]}"; do echo "${s%%=*} ansible_host=${s#*=}"; done
+                echo "[lab:vars]"
+                echo "ansible_user=root"
+                echo "ansible_ssh_private_key_file=$DIR/id_ed25519"
+                echo "ansible_ssh_common_args='-F /dev/null -o UserKnownHostsFile=$DIR/known_hosts -o StrictHostKeyChecking=yes'"
+                echo "ansible_python_interpreter=/usr/bin/python3"
+        } > "$INV"
+        mkdir -p "$DIR/ansible-home"
+        HOME=$DIR/ansible-home ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_GATHERING=explicit \
+        ANSIBLE_LOCAL_TEMP=$DIR/ansible-home/tmp ANSIBLE_NOCOLOR=1 \
+                measure ansible ansible lab -i "$INV" -f "$CONC" -m command -a "sh -c '$CMD'" || exit 1
+        HAVE_ANSIBLE=1
+else
+        HAVE_ANSIBLE=0
+fi
+
+python3 - "$DIR/results" "$HOSTS_N" "$CONC" "$RSS" "$HAVE_ANSIBLE" <<'EOF'
+import sys
+path, n, conc, rss, have_ansible = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] == "1"
+r = {}
+for line in open(path):
+    name, wall, cpu, _ = line.split()
+    r[name] = (float(wall), float(cpu))
+print(f"{'':20} {'wall s':>8} {'CPU s':>8}   (command on {n} hosts, concurrency {conc})")
+for name in ["cephprov", "openssh-default", "openssh-curve25519", "ansible"]:
+    if name not in r:
+        print(f"{name:20} skipped (not installed)")
+        continue
+    print(f"{name:20} {r[name][0]:8.2f} {r[name][1]:8.2f}")
+c = r["cephprov"]
+for name in ["openssh-default", "openssh-curve25519", "ansible"]:
+    if name in r:
+        print(f"ratio cephprov/{name:18} wall {c[0] / r[name][0]:5.2f}  CPU {c[1] / max(r[name][1], 1e-6):5.2f}")
+print(f"cephprov peak RSS: {int(rss) / 1024:.1f} MiB" if rss else "cephprov peak RSS: ?")
+wall_ok = c[0] <= 0.8 * r["openssh-curve25519"][0]
+cpu_ok = c[1] <= 1.0 * int(n) / 50
+print(f"target wall <= 0.8 x openssh-curve25519: {'met' if wall_ok else 'NOT met'}")
+print(f"target CPU <= 1 s per 50 hosts: {'met' if cpu_ok else 'NOT met'}")
+EOF

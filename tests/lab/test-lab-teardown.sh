@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# contrib/lab/lab itself: `up` builds what LAB-CONVENTIONS.md promises, `down` leaves the
+# machine clean — also after an `up` that failed half-way (LAB_FAIL_AT test hook).
+#
+#   test-lab-teardown.sh        (env LAB: path of contrib/lab/lab)
+
+set -uo pipefail
+
+LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
+export LAB_PREFIX=${TEST_LAB_PREFIX:-cpt}
+export LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.3}
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, loop devices)"
+ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd"
+if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
+        skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
+fi
+
+DIR=$(mktemp -u /tmp/cephprov-lab-teardown.XXXXXX)
+trap '"$LAB" down --dir "$DIR" >/dev/null 2>&1' EXIT
+
+FAILED=0
+CHECKS=0
+check() {
+        local what=$1
+        shift
+        CHECKS=$((CHECKS + 1))
+        if "$@"; then echo "ok   $what"; else echo "FAIL $what"; FAILED=$((FAILED + 1)); fi
+}
+
+not() { ! "$@" 2>/dev/null; }
+
+# What a lab with our prefix leaves on the machine, one thing per line.
+leftovers() {
+        ip netns list | awk '{print $1}' | grep "^$LAB_PREFIX-" | sed 's/^/netns /'
+        ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$LAB_PREFIX" | sed 's/^/link /'
+        losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$DIR/" | sed 's/^/loop /'
+        ps -eo pid=,args= | grep -F "$DIR/" | grep -v grep | sed 's/^/process /'
+        [ -e "$DIR" ] && echo "dir $DIR"
+        ip route show | grep "^$LAB_SUBNET\.0/24" | sed 's/^/route /'
+        true
+}
+
+check "nothing of ours before the test" [ -z "$(leftovers)" ]
+
+# A complete lab.
+"$LAB" up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M --dir "$DIR" >/dev/null
+check "up: 3 namespaces" [ "$(ip netns list | grep -c "^$LAB_PREFIX-")" = 3 ]
+check "up: route to the subnet via the bridge" grep -q "dev ${LAB_PREFIX}br0" <<< "$(ip route show "$LAB_SUBNET.0/24")"
+check "up: lab.env, known_hosts, key, layout.yaml" \
+        test -s "$DIR/lab.env" -a -s "$DIR/known_hosts" -a -s "$DIR/id_ed25519" -a -s "$DIR/layout.yaml"
+check "up: 2 loops per storage host, SSD non-rotational" \
+        test "$(wc -l < "$DIR/hosts/node1/loops")" = 2 -a \
+        "$(cat "/sys/block/$(awk '$2 == "ssd" {sub("/dev/", "", $1); print $1}' "$DIR/hosts/node1/loops")/queue/rotational")" = 0
+check "up: layout allow-list = the host's loops" \
+        grep -qF "allow: [$(cut -d' ' -f1 "$DIR/hosts/node2/loops" | paste -sd, - | sed 's/,/, /g')]" "$DIR/layout.yaml"
+check "exec: hostname is the host's" [ "$("$LAB" exec --dir "$DIR" node2 hostname)" = node2 ]
+check "exec: own /root" [ "$("$LAB" exec --dir "$DIR" node1 findmnt -n -o SOURCE /root | grep -c hosts/node1/root)" = 1 ]
+check "exec: own address" grep -q "$LAB_SUBNET.12/24" <<< "$("$LAB" exec --dir "$DIR" node2 ip -o addr show eth0)"
+check "status: all up" "$LAB" status --dir "$DIR"
+check "up refuses a second lab in the same dir" not "$LAB" up --dir "$DIR"
+"$LAB" exec --dir "$DIR" node1 sh -c 'sleep 300 </dev/null >/dev/null 2>&1 &'
+"$LAB" down --dir "$DIR" >/dev/null
+check "down after a full up: nothing left (also a process started in a host)" [ -z "$(leftovers)" ]
+
+# Half-built labs.
+for step in bridge setup-admin setup-node2 start-node1; do
+        LAB_FAIL_AT=$step "$LAB" up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M --dir "$DIR" \
+                >/dev/null 2>&1
+        check "up failing at '$step' fails" [ $? != 0 ]
+        "$LAB" down --dir "$DIR" >/dev/null
+        left=$(leftovers)
+        check "down after up failed at '$step': nothing left${left:+ ($left)}" [ -z "$left" ]
+done
+check "down with no lab is fine" "$LAB" down --dir "$DIR"
+
+echo "$CHECKS checks, $FAILED failed"
+[ $FAILED = 0 ]

@@ -1,0 +1,101 @@
+#!/bin/bash
+# Runs cephprov's whole test suite: installs what it needs (apt), builds, then runs
+#   1. every suite (unit, block, lab, vm) in a normal build,
+#   2. the unit and block suites again under AddressSanitizer + UBSan,
+#   3. the unit suite under valgrind,
+#   4. the layout fuzzer for a bounded time (clang/libFuzzer),
+# and ends with one line "N passed, N failed, N skipped".
+# Tiers that need root, loop devices, network namespaces or qemu skip with a message where
+# those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (default "unit block lab vm").
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+fuzz_seconds=${FUZZ_SECONDS:-60}
+suites=${SUITES:-unit block lab vm}
+passed=0 failed=0 skipped=0
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# Adds the counts of the last `meson test` run in build dir $1 to the totals
+# ($2: the log's name, "testlog" or "testlog-WRAPPER").
+count() {
+        local log="$1/meson-logs/${2:-testlog}.json" p f s
+        [ -f "$log" ] || { failed=$((failed + 1)); return; }
+        read -r p f s < <(python3 - "$log" <<'PY'
+import json, sys
+p = f = s = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line).get("result")
+    if r in ("OK", "EXPECTEDFAIL"): p += 1
+    elif r == "SKIP": s += 1
+    else: f += 1
+print(p, f, s)
+PY
+)
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+# Runs `meson test` for the given suites in build dir $1 (extra args after --).
+run_suites() {
+        local dir=$1; shift
+        local args=()
+        for s in $suites; do
+                args+=(--suite "$s")
+        done
+        rm -f "$dir/meson-logs/testlog.json"
+        meson test -C "$dir" --print-errorlogs "${args[@]}" "$@"
+        count "$dir"
+}
+
+step "installing dependencies"
+if [ "$(id -u)" = 0 ]; then
+        bash contrib/install-deps.sh >/dev/null || { echo "dependency installation failed" >&2; failed=$((failed + 1)); }
+else
+        echo "not root: skipping apt installation (tests needing root will skip)"
+fi
+
+step "building (warnings are errors)"
+if { [ -d build ] || meson setup build; } && ninja -C build; then
+        step "all suites: $suites"
+        run_suites build
+else
+        echo "build failed" >&2
+        failed=$((failed + 1))
+fi
+
+step "unit and block suites under address and undefined-behaviour sanitizers"
+if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
+        suites_save=$suites
+        suites=$(for s in $suites_save; do case $s in unit|block) echo -n "$s ";; esac; done)
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+                run_suites build-asan
+        suites=$suites_save
+else
+        echo "sanitizer build failed" >&2
+        failed=$((failed + 1))
+fi
+
+step "unit suite under valgrind"
+if command -v valgrind >/dev/null; then
+        rm -f build/meson-logs/testlog-valgrind.json
+        meson test -C build --suite unit --print-errorlogs \
+                --wrap='valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite'
+        count build testlog-valgrind
+else
+        echo "valgrind missing: skipped"
+        skipped=$((skipped + 1))
+fi
+
+step "layout fuzzer, ${fuzz_seconds}s"
+if [ -x tests/fuzz/run-fuzz.sh ]; then
+        if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+else
+        echo "no fuzz target yet: skipped"
+        skipped=$((skipped + 1))
+fi
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

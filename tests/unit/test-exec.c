@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The executor's scheduling on hand-built plans. The host link here is a test double that
+ * records calls in memory (named so): what is tested is the ordering, the parallelism bound,
+ * failure propagation and the journal, not an agent. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "exec/exec.h"
+#include "test.h"
+
+typedef struct RecordingLink {
+        pthread_mutex_t mu;
+        char **calls;          /* "op:subject" in call order */
+        unsigned running, max_running;
+        const char *fail_subject;
+        unsigned sleep_ms;
+} RecordingLink;
+
+static int recording_call(void *userdata, const char *op, json_object *args, json_object **ret, Error *err) {
+        RecordingLink *l = userdata;
+        const char *subject = json_object_get_string(json_object_object_get(args, "subject"));
+
+        pthread_mutex_lock(&l->mu);
+        strv_consume(&l->calls, strprintf("%s:%s", op, subject));
+        l->running++;
+        if (l->running > l->max_running)
+                l->max_running = l->running;
+        pthread_mutex_unlock(&l->mu);
+
+        if (l->sleep_ms)
+                usleep(l->sleep_ms * 1000);
+
+        pthread_mutex_lock(&l->mu);
+        l->running--;
+        pthread_mutex_unlock(&l->mu);
+
+        if (l->fail_subject && streq(subject, l->fail_subject))
+                return error_set(err, EIO, "test double fails '%s' on purpose", subject);
+        *ret = json_object_new_object();
+        return 0;
+}
+
+static int test_request(const Step *s, json_object **ret, Error *err) {
+        json_object *req = json_object_new_object(), *args = json_object_new_object();
+        json_add_string(req, "op", step_kind_to_string(s->kind));
+        json_add_string(args, "subject", s->partname ? s->partname : s->device);
+        json_add(req, "args", args);
+        *ret = req;
+        return 0;
+}
+
+/* One host: a partition for each of n OSDs, each OSD depending on its partition. */
+static void make_plan(Plan *p, HostPlan *hp, Step *steps, unsigned (*deps)[1], unsigned n) {
+        memset(steps, 0, sizeof(Step) * 2 * n);
+        for (unsigned i = 0; i < n; i++) {
+                Step *part = &steps[i], *osd = &steps[n + i];
+                part->id = i + 1;
+                part->kind = STEP_CREATE_PARTITION;
+                part->device = (char *) "/dev/ssd";
+                part->partname = strprintf("p%u", i);
+                osd->id = n + i + 1;
+                osd->kind = STEP_CREATE_OSD;
+                osd->device = strprintf("/dev/hdd%u", i);
+                deps[i][0] = i + 1;
+                osd->deps = deps[i];
+                osd->n_deps = 1;
+        }
+        *hp = (HostPlan) { .host = (char *) "node1", .steps = steps, .n_steps = 2 * n };
+        *p = (Plan) { .hosts = hp, .n_hosts = 1 };
+}
+
+static void free_plan_names(Step *steps, unsigned n) {
+        for (unsigned i = 0; i < n; i++) {
+                free(steps[i].partname);
+                free(steps[n + i].device);
+        }
+}
+
+static ssize_t call_index(char **calls, const char *what) {
+        for (size_t i = 0; calls && calls[i]; i++)
+                if (streq(calls[i], what))
+                        return (ssize_t) i;
+        return -1;
+}
+
+static void test_order_and_parallelism(void) {
+        enum { N = 6 };
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * N];
+        unsigned deps[N][1];
+        make_plan(&p, &hp, steps, deps, N);
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 30 };
+        HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
+        ExecOptions o = { .parallel_hosts = 4, .parallel_osds = 3, .stages = STAGE_ALL, .step_request = test_request };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(strv_length(rl.calls), 2 * N);
+        CHECK(rep && rep->n_done == 2 * N && rep->n_failed == 0);
+        /* every OSD after its partition */
+        for (unsigned i = 0; i < N; i++) {
+                char a[32], b[32];
+                snprintf(a, sizeof a, "create-partition:p%u", i);
+                snprintf(b, sizeof b, "create-osd:/dev/hdd%u", i);
+                CHECK(call_index(rl.calls, a) >= 0);
+                CHECK(call_index(rl.calls, a) < call_index(rl.calls, b));
+        }
+        /* OSDs overlapped, but never more than 3 at once; partitions never overlap each other */
+        CHECK(rl.max_running >= 2);
+        CHECK(rl.max_running <= 3 + 1);
+        strv_free(rl.calls);
+        free_plan_names(steps, N);
+}
+
+static void test_failure_skips_dependents_only(void) {
+        enum { N = 3 };
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * N];
+        unsigned deps[N][1];
+        make_plan(&p, &hp, steps, deps, N);
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .fail_subject = "p1" };
+        HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
+        ExecOptions o = { .parallel_hosts = 1, .parallel_osds = 2, .stages = STAGE_ALL, .step_request = test_request };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), -EIO);
+        CHECK(rep != NULL);
+        if (rep) {
+                CHECK_INTEQ(rep->n_failed, 1);
+                CHECK_INTEQ(rep->n_skipped, 1);
+                CHECK_INTEQ(rep->n_done, 4);
+                CHECK(rep->hosts[0].first_error && strstr(rep->hosts[0].first_error, "'p1'"));
+        }
+        CHECK(call_index(rl.calls, "create-osd:/dev/hdd1") < 0);
+        CHECK(call_index(rl.calls, "create-osd:/dev/hdd0") >= 0);
+        CHECK(call_index(rl.calls, "create-osd:/dev/hdd2") >= 0);
+        strv_free(rl.calls);
+        free_plan_names(steps, N);
+}
+
+static void test_stage_disks_and_dry_run(void) {
+        enum { N = 2 };
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * N];
+        unsigned deps[N][1];
+        make_plan(&p, &hp, steps, deps, N);
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
+        HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
+        ExecOptions o = { .parallel_hosts = 1, .parallel_osds = 1, .stages = STAGE_DISKS, .step_request = test_request };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(strv_length(rl.calls), N);
+        CHECK(call_index(rl.calls, "create-osd:/dev/hdd0") < 0);
+        rep = exec_report_free(rep);
+
+        /* dry run: nothing sent */
+        o.dry_run = true;
+        o.stages = STAGE_ALL;
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(strv_length(rl.calls), N);
+        strv_free(rl.calls);
+        free_plan_names(steps, N);
+}
+
+static void test_journal(void) {
+        char dir[] = "/tmp/cephprov-test-journal-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        Error err = {};
+        _cleanup_(journal_closep) Journal *j = NULL;
+        CHECK_INTEQ(journal_open(dir, "ceph", "apply test", &j, &err), 0);
+
+        /* a second controller on the same cluster is refused while the first holds the lock */
+        Journal *j2 = NULL;
+        Error err2 = {};
+        CHECK_INTEQ(journal_open(dir, "ceph", "apply other", &j2, &err2), -EBUSY);
+        CHECK(strstr(err2.message, "locked by another cephprov") != NULL);
+        CHECK(strstr(err2.message, "apply test") != NULL);
+
+        enum { N = 2 };
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * N];
+        unsigned deps[N][1];
+        make_plan(&p, &hp, steps, deps, N);
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
+        HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
+        ExecOptions o = { .parallel_hosts = 1, .parallel_osds = 2, .stages = STAGE_ALL, .step_request = test_request,
+                          .journal = j };
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+
+        _cleanup_(freep) char *path = strprintf("%s/ceph.journal", dir);
+        /* a torn last record (crash mid-write) is skipped by readers */
+        FILE *f = fopen(path, "ae");
+        CHECK(f != NULL);
+        if (f) {
+                fputs("{\"event\":\"step-st", f);
+                fclose(f);
+        }
+        _cleanup_json_ json_object *a = NULL;
+        CHECK_INTEQ(journal_read(path, &a, &err), 0);
+        CHECK_INTEQ(a ? json_object_array_length(a) : 0, 2 * 2 * N); /* start + done per step */
+        if (a) {
+                json_object *first = json_object_array_get_idx(a, 0);
+                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "event")), "step-start");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "host")), "node1");
+        }
+
+        j = journal_close(j);
+        /* released: can be taken again */
+        CHECK_INTEQ(journal_open(dir, "ceph", "apply again", &j, &err), 0);
+        j = journal_close(j);
+
+        _cleanup_(freep) char *lock = strprintf("%s/ceph.lock", dir);
+        unlink(path);
+        unlink(lock);
+        rmdir(dir);
+        strv_free(rl.calls);
+        free_plan_names(steps, N);
+}
+
+int main(void) {
+        TEST_RUN(test_order_and_parallelism);
+        TEST_RUN(test_failure_skips_dependents_only);
+        TEST_RUN(test_stage_disks_and_dry_run);
+        TEST_RUN(test_journal);
+        return test_result();
+}

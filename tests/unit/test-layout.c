@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The layout language: valid layouts parse to the expected values and defaults, hosts are
+ * resolved, and every invalid layout in tests/data/layout-invalid/ gives exactly the message
+ * in its sibling .expected file. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "layout/layout.h"
+#include "test.h"
+
+static const char *data_dir(void) {
+        const char *d = getenv("TEST_DATA");
+        if (!d)
+                test_skip("TEST_DATA is not set (run through meson test)");
+        return d;
+}
+
+static char *read_all(const char *path, size_t *ret_len) {
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        size_t cap = 4096, len = 0;
+        char *buf = malloc(cap);
+        for (;;) {
+                size_t k = fread(buf + len, 1, cap - len - 1, f);
+                len += k;
+                if (k == 0)
+                        break;
+                if (len + 1 == cap)
+                        buf = realloc(buf, cap *= 2);
+        }
+        fclose(f);
+        buf[len] = 0;
+        if (ret_len)
+                *ret_len = len;
+        return buf;
+}
+
+static Layout *load(const char *name, const char *yaml) {
+        Error err = {};
+        Layout *l = NULL;
+        int r = layout_load_string(name, yaml, strlen(yaml), &l, &err);
+        if (r < 0)
+                fprintf(stderr, "  unexpected error: %s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        return l;
+}
+
+static Layout *load_valid_file(const char *file) {
+        char path[PATH_MAX];
+        Error err = {};
+        Layout *l = NULL;
+        snprintf(path, sizeof path, "%s/layout-valid/%s", data_dir(), file);
+        int r = layout_load_file(path, &l, &err);
+        if (r < 0)
+                fprintf(stderr, "  %s: unexpected error: %s\n", file, err.message);
+        CHECK_INTEQ(r, 0);
+        if (l)
+                CHECK_STREQ(l->path, path);
+        return l;
+}
+
+static void test_minimal_defaults(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("minimal.yaml");
+        if (!l)
+                return;
+        CHECK_STREQ(l->cluster_name, "ceph");
+        CHECK_STREQ(l->admin_host, "mon1");
+        CHECK(l->fsid == NULL);
+        CHECK_INTEQ(l->objectstore, OBJECTSTORE_BLUESTORE);
+        CHECK_STREQ(l->ssh.user, "root");
+        CHECK_INTEQ(l->ssh.port, 22);
+        CHECK(l->ssh.identity == NULL);
+        CHECK_STREQ(l->ssh.known_hosts, "~/.ssh/known_hosts");
+        CHECK_INTEQ(l->ssh.host_key_policy, HOST_KEY_STRICT);
+        CHECK_INTEQ(l->ssh.connect_timeout_sec, 10);
+        CHECK_INTEQ(l->ssh.command_timeout_sec, 600);
+        CHECK_INTEQ(l->concurrency, 32);
+        CHECK_INTEQ(l->throttle.preset, THROTTLE_DEFAULT);
+        CHECK_INTEQ(l->throttle.osd_max_backfills, 1);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_active, 3);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_single_start, 1);
+        CHECK(l->throttle.osd_recovery_sleep < 0);
+        CHECK_INTEQ(l->n_profiles, 0);
+        CHECK_INTEQ(l->n_hosts, 1);
+        const Host *h = &l->hosts[0];
+        CHECK_STREQ(h->name, "mon1");
+        CHECK_STREQ(h->address, "mon1");
+        CHECK_INTEQ(h->transport, TRANSPORT_SSH);
+        CHECK(h->profile == NULL);
+        CHECK(h->allow == NULL);
+        CHECK_STREQ(h->ssh.user, "root");
+        CHECK(h->ssh.user != l->ssh.user); /* owned copies, not shared pointers */
+        CHECK_INTEQ(h->ssh.port, 22);
+        CHECK_INTEQ(h->mark.line, 5);
+        CHECK_INTEQ(h->mark.column, 5);
+        CHECK(layout_find_host(l, "mon1") == h);
+        CHECK(layout_find_host(l, "mon2") == NULL);
+        CHECK(layout_find_profile(l, "mon1") == NULL);
+}
+
+static void test_full(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("full.yaml");
+        if (!l)
+                return;
+        CHECK_STREQ(l->cluster_name, "lab-1");
+        CHECK_STREQ(l->fsid, "8a9c6f2e-1234-4abc-9def-0123456789ab");
+        CHECK_STREQ(l->ssh.user, "admin");
+        CHECK_INTEQ(l->ssh.port, 2222);
+        CHECK_STREQ(l->ssh.identity, "~/.ssh/id_ed25519"); /* `~` stays literal */
+        CHECK_STREQ(l->ssh.known_hosts, "/etc/cephprov/known_hosts");
+        CHECK_INTEQ(l->ssh.host_key_policy, HOST_KEY_ACCEPT_NEW);
+        CHECK_INTEQ(l->ssh.connect_timeout_sec, 5);
+        CHECK_INTEQ(l->ssh.command_timeout_sec, 20 * 60);
+        CHECK_INTEQ(l->concurrency, 8);
+
+        /* preset slow (1/1/1) with one explicit override */
+        CHECK_INTEQ(l->throttle.preset, THROTTLE_SLOW);
+        CHECK_INTEQ(l->throttle.osd_max_backfills, 2);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_active, 1);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_single_start, 1);
+        CHECK(l->throttle.osd_recovery_sleep > 0.49 && l->throttle.osd_recovery_sleep < 0.51);
+
+        CHECK_INTEQ(l->n_profiles, 2);
+        const Profile *p = layout_find_profile(l, "hc-1u");
+        CHECK(p == &l->profiles[0]);
+        if (!p)
+                return;
+        CHECK_INTEQ(p->mark.line, 24);
+        CHECK_INTEQ(p->mark.column, 3);
+        CHECK_INTEQ(strv_length(p->allow), 2);
+        CHECK_STREQ(p->allow[0], "/dev/disk/by-id/ata-SSD*");
+        CHECK_STREQ(p->allow[1], "/dev/sd[c-f]");
+
+        CHECK(p->data.set);
+        CHECK_INTEQ(p->data.mark.line, 28);
+        CHECK_INTEQ(p->data.mark.column, 5);
+        CHECK_INTEQ(strv_length(p->data.devices), 4);
+        CHECK_STREQ(p->data.devices[3], "/dev/sdf");
+        CHECK_INTEQ(p->data.rotational, 1);
+        CHECK(p->data.size_min == TiB);
+        CHECK(p->data.size_max == 8 * TiB);
+        CHECK_STREQ(p->data.model, "ST2000*");
+        CHECK_STREQ(p->data.serial, "Z4*");
+        CHECK_STREQ(p->data.vendor, "ATA*");
+        CHECK_INTEQ(p->data.limit, 4);
+
+        CHECK(p->fast.set);
+        CHECK_INTEQ(strv_length(p->fast.devices), 2);
+        CHECK_STREQ(p->fast.devices[0], "/dev/disk/by-id/ata-SSD1");
+        CHECK_INTEQ(p->fast.rotational, 0);
+        CHECK(p->fast.size_min == 400 * GiB);
+        CHECK(p->fast.size_max == 0);
+        CHECK_INTEQ(p->fast.limit, 0);
+        CHECK(p->fast.model == NULL);
+        CHECK_INTEQ(p->n_keep_partitions, 3);
+        if (p->n_keep_partitions == 3)
+                CHECK(p->keep_partitions[0] == 1 && p->keep_partitions[1] == 2 && p->keep_partitions[2] == 3);
+        CHECK_INTEQ(p->data_per_fast, 2);
+        CHECK_INTEQ(p->spread, SPREAD_FILL);
+
+        CHECK_INTEQ(p->db_size.kind, SIZE_BYTES);
+        CHECK(p->db_size.bytes == 30 * GiB);
+        CHECK_INTEQ(p->wal_size.kind, SIZE_SHARE);
+        CHECK(p->wal_size.share > 0.0099 && p->wal_size.share < 0.0101);
+        CHECK_INTEQ(p->journal_size.kind, SIZE_UNSET);
+
+        CHECK(p->bcache.enabled);
+        CHECK_INTEQ(p->bcache.cache_size.kind, SIZE_BYTES);
+        CHECK(p->bcache.cache_size.bytes == 60 * GiB);
+        CHECK_INTEQ(p->bcache.cache_mode, BCACHE_MODE_WRITETHROUGH);
+        CHECK(p->bcache.sequential_cutoff == 4 * MiB);
+        CHECK_INTEQ(p->bcache.writeback_percent, 40);
+
+        CHECK_INTEQ(p->osd.objectstore, OBJECTSTORE_BLUESTORE);
+        CHECK_STREQ(p->osd.device_class, "hdd");
+        CHECK_INTEQ(p->osd.per_device, 1);
+        CHECK_INTEQ(p->osd.parallel, 8);
+        CHECK(p->wipe);
+
+        /* the second profile: everything defaulted; device_class auto → NULL */
+        const Profile *a = layout_find_profile(l, "admin");
+        CHECK(a == &l->profiles[1]);
+        if (a) {
+                CHECK(a->allow == NULL);
+                CHECK_INTEQ(a->data.rotational, -1);
+                CHECK(!a->fast.set);
+                CHECK_INTEQ(a->fast.rotational, -1);
+                CHECK(a->fast.devices == NULL);
+                CHECK_INTEQ(a->n_keep_partitions, 0);
+                CHECK_INTEQ(a->data_per_fast, 0);
+                CHECK_INTEQ(a->spread, SPREAD_BALANCED);
+                CHECK_INTEQ(a->db_size.kind, SIZE_UNSET);
+                CHECK(!a->bcache.enabled);
+                CHECK(a->osd.device_class == NULL);
+                CHECK_INTEQ(a->osd.per_device, 1);
+                CHECK_INTEQ(a->osd.parallel, 4);
+                CHECK(!a->wipe);
+        }
+}
+
+static void test_host_resolution(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("full.yaml");
+        if (!l)
+                return;
+        CHECK_INTEQ(l->n_hosts, 3);
+        const Host *mon = layout_find_host(l, "mon1"), *n1 = layout_find_host(l, "node1"),
+                   *n2 = layout_find_host(l, "node2");
+        CHECK(mon && n1 && n2);
+        if (!mon || !n1 || !n2)
+                return;
+
+        CHECK_INTEQ(mon->transport, TRANSPORT_LOCAL);
+        CHECK(mon->profile == NULL);
+        CHECK(mon->allow == NULL);
+
+        /* node1: the ssh defaults, the profile's allow-list */
+        CHECK_INTEQ(n1->transport, TRANSPORT_SSH);
+        CHECK_STREQ(n1->address, "10.0.0.11");
+        CHECK(n1->profile == layout_find_profile(l, "hc-1u"));
+        CHECK_STREQ(n1->ssh.user, "admin");
+        CHECK_INTEQ(n1->ssh.port, 2222);
+        CHECK_STREQ(n1->ssh.identity, "~/.ssh/id_ed25519");
+        CHECK_STREQ(n1->ssh.known_hosts, "/etc/cephprov/known_hosts");
+        CHECK_INTEQ(n1->ssh.host_key_policy, HOST_KEY_ACCEPT_NEW);
+        CHECK_INTEQ(n1->ssh.connect_timeout_sec, 5);
+        CHECK_INTEQ(n1->ssh.command_timeout_sec, 1200);
+        CHECK_INTEQ(strv_length(n1->allow), 2);
+        CHECK(n1->allow != n1->profile->allow);
+        CHECK_STREQ(n1->allow[1], "/dev/sd[c-f]");
+
+        /* node2: every override, its own allow-list replaces the profile's */
+        CHECK_STREQ(n2->address, "node2.example.org");
+        CHECK_STREQ(n2->ssh.user, "ops");
+        CHECK_INTEQ(n2->ssh.port, 22);
+        CHECK_STREQ(n2->ssh.identity, "/root/.ssh/node2");
+        CHECK_STREQ(n2->ssh.known_hosts, "~/.ssh/known_hosts.lab");
+        CHECK_INTEQ(n2->ssh.host_key_policy, HOST_KEY_STRICT);
+        CHECK_INTEQ(n2->ssh.connect_timeout_sec, 30);
+        CHECK_INTEQ(n2->ssh.command_timeout_sec, 3600);
+        CHECK_INTEQ(strv_length(n2->allow), 2);
+        CHECK_STREQ(n2->allow[0], "/dev/sdc");
+        CHECK_STREQ(n2->allow[1], "/dev/sdd");
+        CHECK_INTEQ(n2->mark.line, 68);
+        CHECK_INTEQ(n2->mark.column, 5);
+
+        /* the layout's defaults stay as given */
+        CHECK_STREQ(l->ssh.user, "admin");
+        CHECK_INTEQ(l->ssh.port, 2222);
+}
+
+static void test_local_filters(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("local-filters.yaml");
+        if (!l)
+                return;
+        /* no admin_host: allowed because no host uses ssh */
+        CHECK(l->admin_host == NULL);
+        CHECK_STREQ(l->cluster_name, "single");
+        /* all three values without a preset: custom */
+        CHECK_INTEQ(l->throttle.preset, THROTTLE_CUSTOM);
+        CHECK_INTEQ(l->throttle.osd_max_backfills, 2);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_active, 2);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_single_start, 1);
+        const Profile *p = layout_find_profile(l, "flash");
+        CHECK(p != NULL);
+        if (!p)
+                return;
+        CHECK(p->data.devices == NULL);
+        CHECK_INTEQ(p->data.rotational, 0);
+        CHECK(p->data.size_min == 0);
+        CHECK(p->data.size_max == 4 * TiB);
+        CHECK_INTEQ(p->osd.per_device, 2);
+        CHECK_STREQ(p->osd.device_class, "nvme");
+        CHECK_STREQ(l->hosts[0].allow[0], "/dev/nvme*n1");
+        CHECK(l->hosts[0].profile == p);
+}
+
+static void test_filestore(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("filestore-journal.yaml");
+        if (!l)
+                return;
+        CHECK_INTEQ(l->objectstore, OBJECTSTORE_FILESTORE);
+        CHECK_INTEQ(l->throttle.preset, THROTTLE_FAST);
+        CHECK_INTEQ(l->throttle.osd_max_backfills, 4);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_active, 4);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_single_start, 4);
+        const Profile *p = layout_find_profile(l, "legacy");
+        CHECK(p != NULL);
+        if (!p)
+                return;
+        CHECK_INTEQ(p->osd.objectstore, OBJECTSTORE_FILESTORE); /* the cluster's */
+        CHECK_INTEQ(p->journal_size.kind, SIZE_BYTES);
+        CHECK(p->journal_size.bytes == 60 * GiB);
+        CHECK(!p->bcache.enabled); /* bcache: false */
+        CHECK_INTEQ(l->n_hosts, 3);
+        CHECK(layout_find_host(l, "store2")->profile == p);
+        /* flow-style host entries keep their marks */
+        CHECK_INTEQ(layout_find_host(l, "store2")->mark.line, 20);
+}
+
+static void test_bulk_share(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("bulk-bcache.yaml");
+        if (!l)
+                return;
+        const Profile *p = layout_find_profile(l, "bulk");
+        CHECK(p != NULL);
+        if (!p)
+                return;
+        CHECK_INTEQ(p->bcache.cache_size.kind, SIZE_SHARE);
+        CHECK_INTEQ(p->bcache.cache_mode, BCACHE_MODE_WRITEBACK);
+        CHECK_INTEQ(p->bcache.writeback_percent, 10);
+        CHECK(p->bcache.sequential_cutoff == 0);
+        /* 12 % of a 7.68 TB NVMe */
+        CHECK(size_spec_resolve(&p->bcache.cache_size, UINT64_C(7680000000000)) == UINT64_C(921600000000));
+        CHECK_INTEQ(p->data.limit, 8);
+        CHECK_INTEQ(p->osd.parallel, 16);
+}
+
+static void test_small_forms(void) {
+        /* flow style, durations, quoted strings, YAML 1.2 booleans, size forms */
+        _cleanup_(layout_freep) Layout *l = load("inline", "{cluster: {admin_host: 'a'}, ssh: {connect_timeout: 2m, command_timeout: 45s},"
+                                                          " hosts: [{name: a, profile: p}],"
+                                                          " profiles: {p: {data: {devices: [\"/dev/sdc\"]}, fast: {devices: [/dev/sda]},"
+                                                          " db_size: 512M, wal_size: \"1 GiB\", wipe: True, bcache: {cache_size: 100%}}}}");
+        if (!l)
+                return;
+        CHECK_INTEQ(l->ssh.connect_timeout_sec, 120);
+        CHECK_INTEQ(l->ssh.command_timeout_sec, 45);
+        const Profile *p = &l->profiles[0];
+        CHECK(p->db_size.bytes == 512 * MiB);
+        CHECK(p->wal_size.bytes == GiB);
+        CHECK(p->wipe);
+        CHECK(p->bcache.cache_size.kind == SIZE_SHARE && p->bcache.cache_size.share == 1.0);
+        CHECK(l->path == NULL);
+}
+
+static void test_json(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("full.yaml");
+        _cleanup_json_ json_object *j = NULL;
+        if (!l)
+                return;
+        CHECK_INTEQ(layout_to_json(l, &j), 0);
+        if (!j)
+                return;
+        json_object *v, *w;
+        CHECK(json_object_object_get_ex(j, "cluster", &v));
+        CHECK(json_object_object_get_ex(v, "admin_host", &w) && streq(json_object_get_string(w), "mon1"));
+        CHECK(json_object_object_get_ex(j, "ssh", &v));
+        CHECK(json_object_object_get_ex(v, "concurrency", &w) && json_object_get_int(w) == 8);
+        CHECK(json_object_object_get_ex(j, "throttle", &v));
+        CHECK(json_object_object_get_ex(v, "preset", &w) && streq(json_object_get_string(w), "slow"));
+        CHECK(json_object_object_get_ex(j, "hosts", &v) && json_object_array_length(v) == 3);
+        json_object *h2 = json_object_array_get_idx(v, 2);
+        CHECK(json_object_object_get_ex(h2, "profile", &w) && streq(json_object_get_string(w), "hc-1u"));
+        CHECK(json_object_object_get_ex(h2, "ssh", &w));
+        json_object *port;
+        CHECK(json_object_object_get_ex(w, "port", &port) && json_object_get_int(port) == 22);
+        json_object *mon = json_object_array_get_idx(v, 0), *prof;
+        /* JSON null for a host without profile */
+        CHECK(json_object_object_get_ex(mon, "profile", &prof) && prof == NULL);
+        CHECK(json_object_object_get_ex(j, "profiles", &v) && json_object_array_length(v) == 2);
+        json_object *p0 = json_object_array_get_idx(v, 0), *db, *bytes;
+        CHECK(json_object_object_get_ex(p0, "db_size", &db) && json_object_object_get_ex(db, "bytes", &bytes) &&
+              json_object_get_int64(bytes) == (int64_t) (30 * GiB));
+        CHECK(json_object_object_get_ex(p0, "bcache", &w) && w != NULL);
+        json_object *p1 = json_object_array_get_idx(v, 1);
+        CHECK(json_object_object_get_ex(p1, "bcache", &w) && w == NULL);
+        /* the whole thing serializes */
+        const char *s = json_to_pretty(j);
+        CHECK(s && strstr(s, "\"known_hosts\": \"~/.ssh/known_hosts.lab\""));
+}
+
+static void test_helpers(void) {
+        Throttle t;
+        throttle_preset_values(THROTTLE_SLOW, &t);
+        CHECK(t.preset == THROTTLE_SLOW && t.osd_max_backfills == 1 && t.osd_recovery_max_active == 1 &&
+              t.osd_recovery_max_single_start == 1 && t.osd_recovery_sleep < 0);
+        throttle_preset_values(THROTTLE_DEFAULT, &t);
+        CHECK(t.osd_max_backfills == 1 && t.osd_recovery_max_active == 3 && t.osd_recovery_max_single_start == 1);
+        throttle_preset_values(THROTTLE_FAST, &t);
+        CHECK(t.osd_max_backfills == 4 && t.osd_recovery_max_active == 4 && t.osd_recovery_max_single_start == 4);
+
+        CHECK_STREQ(objectstore_to_string(OBJECTSTORE_FILESTORE), "filestore");
+        CHECK_STREQ(bcache_cache_mode_to_string(BCACHE_MODE_WRITEAROUND), "writearound");
+        CHECK_STREQ(throttle_preset_to_string(THROTTLE_CUSTOM), "custom");
+        CHECK_STREQ(transport_kind_to_string(TRANSPORT_LOCAL), "local");
+        CHECK_STREQ(host_key_policy_to_string(HOST_KEY_ACCEPT_NEW), "accept-new");
+        CHECK_STREQ(spread_mode_to_string(SPREAD_FILL), "fill");
+
+        SizeSpec unset = { .kind = SIZE_UNSET }, bytes = { .kind = SIZE_BYTES, .bytes = 30 * GiB },
+                 share = { .kind = SIZE_SHARE, .share = 0.05 };
+        CHECK(size_spec_resolve(&unset, TiB) == 0);
+        CHECK(size_spec_resolve(&bytes, TiB) == 30 * GiB);
+        CHECK(size_spec_resolve(&share, 400 * GiB) == 20 * GiB);
+        CHECK(size_spec_resolve(NULL, TiB) == 0);
+        CHECK(layout_free(NULL) == NULL);
+}
+
+static void test_load_file_errors(void) {
+        Error err = {};
+        Layout *l = NULL;
+        CHECK_INTEQ(layout_load_file("/nonexistent/layout.yaml", &l, &err), -ENOENT);
+        CHECK_STREQ(err.message, "cannot open layout '/nonexistent/layout.yaml': No such file or directory");
+        CHECK(l == NULL);
+
+        error_reset(&err);
+        CHECK_INTEQ(layout_load_file(data_dir(), &l, &err), -EISDIR);
+        CHECK(l == NULL);
+
+        /* embedded NUL bytes in the text are refused by the YAML reader, not read past */
+        error_reset(&err);
+        static const char nul[] = "cluster: {admin_host: a}\nhosts:\n  - name: a\0b\n";
+        CHECK_INTEQ(layout_load_string("nul.yaml", nul, sizeof nul - 1, &l, &err), -EINVAL);
+        CHECK_STREQ(err.message, "nul.yaml:3:12: invalid text: control characters are not allowed (expected UTF-8 or UTF-16 text)");
+        CHECK(l == NULL);
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+static void test_invalid_fixtures(void) {
+        char dir[PATH_MAX], cwd[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/layout-invalid", data_dir());
+        DIR *d = opendir(dir);
+        CHECK(d != NULL);
+        if (!d)
+                return;
+        _cleanup_strv_free_ char **names = NULL;
+        size_t n_expected = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (endswith(de->d_name, ".yaml"))
+                        CHECK_INTEQ(strv_extend(&names, de->d_name), 0);
+                else if (endswith(de->d_name, ".expected"))
+                        n_expected++;
+        }
+        closedir(d);
+        size_t n = strv_length(names);
+        CHECK(n >= 35);
+        CHECK_INTEQ(n, n_expected); /* every case has its expected message, and no orphans */
+        qsort(names, n, sizeof(char *), cmp_str);
+
+        CHECK(getcwd(cwd, sizeof cwd) != NULL);
+        CHECK_INTEQ(chdir(dir), 0);
+        STRV_FOREACH(name, names) {
+                char exp_name[PATH_MAX];
+                snprintf(exp_name, sizeof exp_name, "%.*s.expected", (int) (strlen(*name) - 5), *name);
+                _cleanup_(freep) char *expected = read_all(exp_name, NULL);
+                size_t len;
+                _cleanup_(freep) char *yaml = read_all(*name, &len);
+                CHECK(expected && yaml);
+                if (!expected || !yaml)
+                        continue;
+                expected[strcspn(expected, "\n")] = 0;
+
+                /* from memory, named like the file */
+                Error err = {};
+                Layout *l = (Layout *) 0x1; /* must stay untouched on failure */
+                int r = layout_load_string(*name, yaml, len, &l, &err);
+                if (r != -EINVAL || !streq(err.message, expected))
+                        fprintf(stderr, "  case %s\n", *name);
+                CHECK_INTEQ(r, -EINVAL);
+                CHECK_STREQ(err.message, expected);
+                CHECK(l == (Layout *) 0x1);
+
+                /* from the file, by a relative path: the same message */
+                error_reset(&err);
+                l = NULL;
+                r = layout_load_file(*name, &l, &err);
+                CHECK_INTEQ(r, -EINVAL);
+                CHECK_STREQ(err.message, expected);
+                CHECK(l == NULL);
+        }
+        CHECK_INTEQ(chdir(cwd), 0);
+        fprintf(stderr, "  %zu invalid layouts checked\n", n);
+}
+
+static void test_valid_fixtures_and_shipped_layouts(void) {
+        /* Every layout under tests/data/layout-valid/ and every shipped layout in layouts/ loads. */
+        const char *dirs[2] = { NULL, getenv("LAYOUTS") };
+        char valid[PATH_MAX];
+        snprintf(valid, sizeof valid, "%s/layout-valid", data_dir());
+        dirs[0] = valid;
+        size_t n_loaded = 0;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                if (!dirs[i])
+                        continue;
+                DIR *d = opendir(dirs[i]);
+                if (!d) {
+                        CHECK(i == 1); /* layouts/ may not exist yet; our fixtures must */
+                        continue;
+                }
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        if (!endswith(de->d_name, ".yaml"))
+                                continue;
+                        char path[PATH_MAX];
+                        snprintf(path, sizeof path, "%s/%s", dirs[i], de->d_name);
+                        Error err = {};
+                        _cleanup_(layout_freep) Layout *l = NULL;
+                        int r = layout_load_file(path, &l, &err);
+                        if (r < 0)
+                                fprintf(stderr, "  %s\n", err.message);
+                        CHECK_INTEQ(r, 0);
+                        _cleanup_json_ json_object *j = NULL;
+                        if (l)
+                                CHECK_INTEQ(layout_to_json(l, &j), 0);
+                        n_loaded++;
+                }
+                closedir(d);
+        }
+        CHECK(n_loaded >= 5);
+}
+
+int main(void) {
+        TEST_RUN(test_minimal_defaults);
+        TEST_RUN(test_full);
+        TEST_RUN(test_host_resolution);
+        TEST_RUN(test_local_filters);
+        TEST_RUN(test_filestore);
+        TEST_RUN(test_bulk_share);
+        TEST_RUN(test_small_forms);
+        TEST_RUN(test_json);
+        TEST_RUN(test_helpers);
+        TEST_RUN(test_load_file_errors);
+        TEST_RUN(test_invalid_fixtures);
+        TEST_RUN(test_valid_fixtures_and_shipped_layouts);
+        return test_result();
+}

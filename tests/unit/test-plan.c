@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The planner on the shipped layouts and their saved inventories.
+ *
+ * Golden files: tests/data/plan-<name>.txt and .json are compared exactly. With
+ * UPDATE_GOLDEN=1 in the environment they are written instead (tests/update-golden.sh). */
+#include <errno.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+#include "test.h"
+
+static const char *const scenarios[] = {
+        "scenario-1-hyperconverged",
+        "scenario-2-bulk-nvme",
+        "scenario-3-filestore",
+        "all-flash",
+};
+
+static const char *env_dir(const char *var) {
+        const char *d = getenv(var);
+        if (!d)
+                test_skip("TEST_DATA/LAYOUTS not set (run through meson test)");
+        return d;
+}
+
+static Layout *load_layout(const char *name) {
+        _cleanup_(freep) char *p = strprintf("%s/%s.yaml", env_dir("LAYOUTS"), name);
+        Layout *l = NULL;
+        Error err = {};
+        int r = layout_load_file(p, &l, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK(r == 0);
+        if (!l)
+                exit(1); /* nothing below can run */
+        return l;
+}
+
+static InventorySet *load_inv(const char *name, const char *suffix) {
+        _cleanup_(freep) char *p = strprintf("%s/inventory-%s%s.json", env_dir("TEST_DATA"), name, suffix);
+        InventorySet *s = NULL;
+        Error err = {};
+        int r = inventory_set_load_file(p, &s, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK(r == 0);
+        if (!s)
+                exit(1);
+        return s;
+}
+
+static char *plan_text(const Plan *p) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        plan_print(p, f);
+        fclose(f);
+        return buf;
+}
+
+static char *plan_json_text(const Plan *p) {
+        _cleanup_json_ json_object *o = NULL;
+        if (plan_to_json(p, &o) < 0)
+                return NULL;
+        return strprintf("%s\n", json_to_pretty(o));
+}
+
+static char *read_all(const char *path) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(TAKE_PTR(m));
+        return buf;
+}
+
+static void check_golden(const char *file, const char *text) {
+        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), file);
+        if (getenv("UPDATE_GOLDEN")) {
+                _cleanup_(fclosep) FILE *f = fopen(p, "we");
+                CHECK(f != NULL);
+                if (f)
+                        fputs(text, f);
+                fprintf(stderr, "updated %s\n", file);
+                return;
+        }
+        _cleanup_(freep) char *want = read_all(p);
+        if (!want)
+                fprintf(stderr, "missing golden file %s (tests/update-golden.sh writes it)\n", file);
+        CHECK_STREQ(text, want);
+}
+
+static Plan *plan_ok(const Layout *l, const InventorySet *s) {
+        Plan *p = NULL;
+        Error err = {};
+        int r = plan_compute(l, s, &p, &err);
+        if (r < 0)
+                fprintf(stderr, "plan_compute: %s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        return p;
+}
+
+/* Plan expected to be refused; returns the message. */
+static const char *plan_refused(const Layout *l, const InventorySet *s, Error *err) {
+        _cleanup_(plan_freep) Plan *p = NULL;
+        *err = (Error) {};
+        int r = plan_compute(l, s, &p, err);
+        CHECK(r < 0);
+        CHECK(p == NULL);
+        return err->message;
+}
+
+static void test_golden(void) {
+        for (size_t i = 0; i < ELEMENTSOF(scenarios); i++) {
+                _cleanup_(layout_freep) Layout *l = load_layout(scenarios[i]);
+                _cleanup_(inventory_set_freep) InventorySet *s = load_inv(scenarios[i], "");
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (!p)
+                        continue;
+                _cleanup_(freep) char *txt = plan_text(p), *js = plan_json_text(p);
+                _cleanup_(freep) char *ftxt = strprintf("plan-%s.txt", scenarios[i]);
+                _cleanup_(freep) char *fjs = strprintf("plan-%s.json", scenarios[i]);
+                check_golden(ftxt, txt);
+                check_golden(fjs, js);
+                CHECK(!plan_is_empty(p));
+                CHECK_INTEQ(p->n_hosts, l->n_hosts);
+
+                /* determinism: a second run gives the same JSON */
+                _cleanup_(plan_freep) Plan *p2 = plan_ok(l, s);
+                _cleanup_(freep) char *js2 = p2 ? plan_json_text(p2) : NULL;
+                CHECK_STREQ(js, js2);
+        }
+}
+
+static void test_converged_empty(void) {
+        for (size_t i = 0; i < ELEMENTSOF(scenarios); i++) {
+                _cleanup_(layout_freep) Layout *l = load_layout(scenarios[i]);
+                _cleanup_(inventory_set_freep) InventorySet *s = load_inv(scenarios[i], "-converged");
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (!p)
+                        continue;
+                CHECK(plan_is_empty(p));
+                CHECK_INTEQ(plan_count_steps(p), 0);
+                _cleanup_(freep) char *txt = plan_text(p);
+                _cleanup_(freep) char *want = strprintf("host %s: nothing to do\n", l->hosts[0].name);
+                CHECK(txt && startswith(txt, want));
+                if (!plan_is_empty(p))
+                        fprintf(stderr, "%s converged:\n%s", scenarios[i], txt);
+        }
+}
+
+static const InvPartition *find_part(const InvDevice *d, unsigned number) {
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (d->partitions[i].number == number)
+                        return &d->partitions[i];
+        return NULL;
+}
+
+static bool overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
+        return a < b + bn && b < a + an;
+}
+
+/* Scenario 1: partitions 1-3 untouched, new partitions aligned, inside the usable range,
+ * never overlapping anything; 2 HDDs per SSD; 30G DB + 60G cache per HDD. */
+static void test_scenario1(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        CHECK_INTEQ(p->n_hosts, 3);
+        for (size_t h = 0; h < p->n_hosts; h++) {
+                const HostPlan *hp = &p->hosts[h];
+                const Inventory *inv = inventory_set_find(s, hp->host);
+                size_t n_db = 0, n_cache = 0, n_osd = 0;
+                CHECK(inv != NULL);
+
+                for (size_t i = 0; i < hp->n_steps; i++) {
+                        const Step *st = &hp->steps[i];
+                        CHECK_INTEQ(st->id, i + 1);
+                        for (size_t d = 0; d < st->n_deps; d++)
+                                CHECK(st->deps[d] < st->id); /* valid order */
+                        CHECK(st->kind != STEP_WIPE && st->kind != STEP_CREATE_GPT);
+                        if (st->kind == STEP_CREATE_PARTITION || st->kind == STEP_MAKE_BCACHE_CACHE ||
+                            st->kind == STEP_BCACHE_ATTACH)
+                                CHECK(st->partnum > 3);
+                        if (st->kind == STEP_CREATE_OSD) {
+                                n_osd++;
+                                CHECK_STREQ(st->device_class, "hdd");
+                                CHECK(st->data_is_bcache);
+                                CHECK(st->db_device && st->db_partname && !st->wal_device);
+                        }
+                        if (st->kind != STEP_CREATE_PARTITION)
+                                continue;
+                        const InvDevice *fd = inventory_find_device(inv, st->device);
+                        CHECK(fd && !fd->rotational);
+                        if (!fd)
+                                continue;
+                        CHECK_INTEQ(st->offset % PLAN_ALIGN, 0);
+                        CHECK_INTEQ(st->size % PLAN_ALIGN, 0);
+                        CHECK(st->offset >= fd->first_usable);
+                        CHECK(st->offset + st->size - 1 <= fd->last_usable);
+                        for (unsigned k = 1; k <= 3; k++) {
+                                const InvPartition *kp = find_part(fd, k);
+                                CHECK(kp != NULL);
+                                if (kp)
+                                        CHECK(!overlaps(st->offset, st->size, kp->start, kp->size));
+                        }
+                        for (size_t j = 0; j < i; j++) {
+                                const Step *o = &hp->steps[j];
+                                if (o->kind == STEP_CREATE_PARTITION && streq(o->device, st->device)) {
+                                        CHECK(!overlaps(st->offset, st->size, o->offset, o->size));
+                                        CHECK(o->partnum != st->partnum);
+                                }
+                        }
+                        if (st->role == PART_ROLE_DB) {
+                                n_db++;
+                                CHECK_INTEQ(st->size, 30 * GiB);
+                                CHECK_STREQ(st->type_guid, CEPH_GUID_BLOCK_DB);
+                        } else if (st->role == PART_ROLE_CACHE) {
+                                n_cache++;
+                                CHECK_INTEQ(st->size, 60 * GiB);
+                                CHECK_STREQ(st->type_guid, BCACHE_GUID);
+                        } else
+                                CHECK(false);
+                        _cleanup_(freep) char *name = plan_partition_name(hp->host, st->role, st->slot);
+                        CHECK_STREQ(st->partname, name);
+                }
+                CHECK_INTEQ(n_db, 4);
+                CHECK_INTEQ(n_cache, 4);
+                CHECK_INTEQ(n_osd, 4);
+                CHECK_INTEQ(strv_length(hp->osd_data), 4);
+
+                /* two HDDs per SSD, balanced: sda ← sdc, sde; sdb ← sdd, sdf */
+                CHECK_INTEQ(hp->n_fast, 2);
+                if (hp->n_fast == 2) {
+                        CHECK_STREQ(hp->fast[0].fast_device, "/dev/sda");
+                        CHECK_INTEQ(strv_length(hp->fast[0].data_devices), 2);
+                        CHECK_STREQ(hp->fast[0].data_devices[0], "/dev/sdc");
+                        CHECK_STREQ(hp->fast[0].data_devices[1], "/dev/sde");
+                        CHECK_STREQ(hp->fast[1].data_devices[0], "/dev/sdd");
+                        CHECK_STREQ(hp->fast[1].data_devices[1], "/dev/sdf");
+                        CHECK_INTEQ(hp->fast[0].used, 180 * GiB);
+                }
+        }
+        _cleanup_(freep) char *txt = plan_text(p);
+        CHECK(txt && strstr(txt, "blast radius: /dev/sda → /dev/sdc, /dev/sde (2 OSDs)"));
+}
+
+static void test_partition_names(void) {
+        _cleanup_(freep) char *a = plan_partition_name("node1", PART_ROLE_DB, 3);
+        CHECK_STREQ(a, "cp:db:3:node1");
+        _cleanup_(freep) char *b = plan_partition_name("a-very-long-host-name.rack12.example.net", PART_ROLE_CACHE, 12);
+        CHECK_STREQ(b, "cp:cache:12:a-very-long-host-name.ra");
+        CHECK_INTEQ(strlen(b), 36);
+        PartRole role;
+        unsigned slot;
+        CHECK(plan_partition_name_parse(b, &role, &slot));
+        CHECK_INTEQ(role, PART_ROLE_CACHE);
+        CHECK_INTEQ(slot, 12);
+        CHECK(plan_partition_name_parse("cp:wal:0:x", &role, &slot) && role == PART_ROLE_WAL && slot == 0);
+        CHECK(!plan_partition_name_parse("ceph journal", NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:foo:1:x", NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:x:node1", NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:1", NULL, NULL));
+}
+
+/* ---- refusals and variations ---- */
+
+static Profile *profile0(Layout *l) {
+        return &l->profiles[0];
+}
+
+static void test_free_space_refused(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        Error err;
+
+        /* 2 × (40 + 60) GiB do not fit in what the kept partitions leave on a 480 GB SSD:
+         * slot 0 takes 100 GiB, slot 2's DB fits, its cache does not */
+        profile0(l)->db_size.bytes = 40 * GiB;
+        const Inventory *inv = inventory_set_find(s, "node1");
+        const InvDevice *sda = inventory_find_device(inv, "/dev/sda");
+        const InvPartition *p3 = find_part(sda, 3);
+        uint64_t free_start = align_up(p3->start + p3->size, PLAN_ALIGN);
+        uint64_t free_end = align_down(sda->last_usable + 1, PLAN_ALIGN);
+        uint64_t left = free_end - free_start - (40 + 60 + 40) * GiB;
+        char buf[SIZE_FORMAT_MAX];
+        _cleanup_(freep) char *want = strprintf(
+                "host 'node1': not enough free space on '/dev/sda' for 60 GiB bcache cache partition of slot 2 (largest free extent %s)",
+                size_format(left, buf, sizeof(buf)));
+        CHECK_STREQ(plan_refused(l, s, &err), want);
+        CHECK_INTEQ(err.code, ENOSPC);
+}
+
+static void test_ratio_refused(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        Error err;
+        profile0(l)->data_per_fast = 1;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': 4 data devices but 2 fast devices × 1 (data_per_fast) = 2 slots");
+}
+
+static void check_fast(const HostPlan *hp, size_t idx, const char *dev, const char *const *data) {
+        CHECK(idx < hp->n_fast);
+        if (idx >= hp->n_fast)
+                return;
+        CHECK_STREQ(hp->fast[idx].fast_device, dev);
+        _cleanup_(freep) char *got = strv_join(hp->fast[idx].data_devices, ",");
+        _cleanup_(freep) char *want = strv_join((char **) data, ",");
+        CHECK_STREQ(got, want);
+}
+
+static void test_spread_2_to_1(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+
+        profile0(l)->spread = SPREAD_FILL;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        check_fast(&p->hosts[0], 0, "/dev/sda", (const char *[]) { "/dev/sdc", "/dev/sdd", NULL });
+        check_fast(&p->hosts[0], 1, "/dev/sdb", (const char *[]) { "/dev/sde", "/dev/sdf", NULL });
+        /* each OSD's DB is on its assigned fast device */
+        for (size_t i = 0; i < p->hosts[0].n_steps; i++) {
+                const Step *st = &p->hosts[0].steps[i];
+                if (st->kind == STEP_CREATE_OSD)
+                        CHECK_STREQ(st->db_device, st->slot < 2 ? "/dev/sda" : "/dev/sdb");
+        }
+}
+
+/* A second NVMe in scenario 2's hosts: 8 HDDs over 2 fast devices. */
+static InventorySet *scenario2_two_nvme(void) {
+        _cleanup_(freep) char *path = strprintf("%s/inventory-scenario-2-bulk-nvme.json", env_dir("TEST_DATA"));
+        _cleanup_json_ json_object *o = NULL;
+        CHECK_INTEQ(json_parse_file(path, &o, NULL), 0);
+        json_object *invs = json_object_object_get(o, "inventories");
+        for (size_t h = 0; h < json_object_array_length(invs); h++) {
+                json_object *devs = json_object_object_get(json_object_array_get_idx(invs, h), "devices");
+                json_object *nvme = json_object_array_get_idx(devs, json_object_array_length(devs) - 1);
+                json_object *copy = NULL;
+                CHECK_INTEQ(json_object_deep_copy(nvme, &copy, NULL), 0);
+                json_object_object_add(copy, "name", json_object_new_string("nvme1n1"));
+                json_object_object_add(copy, "path", json_object_new_string("/dev/nvme1n1"));
+                json_object_object_add(copy, "links", json_object_new_array());
+                json_object_array_add(devs, copy);
+        }
+        InventorySet *s = NULL;
+        CHECK_INTEQ(inventory_set_from_json(o, &s, NULL), 0);
+        if (!s)
+                exit(1);
+        return s;
+}
+
+static void test_spread_8_to_1(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-2-bulk-nvme");
+        _cleanup_(inventory_set_freep) InventorySet *one = load_inv("scenario-2-bulk-nvme", "");
+        _cleanup_(inventory_set_freep) InventorySet *two = scenario2_two_nvme();
+        static const char *const all8[] = { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde",
+                                            "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL };
+        Profile *pr = profile0(l);
+
+        /* 8:1 on one NVMe, balanced or fill alike */
+        for (int mode = 0; mode < 2; mode++) {
+                pr->spread = mode ? SPREAD_FILL : SPREAD_BALANCED;
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, one);
+                if (p)
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", (const char *const *) all8);
+        }
+
+        /* two NVMe, 4 per fast device */
+        strv_free(pr->fast.devices);
+        pr->fast.devices = strv_split("/dev/nvme0n1 /dev/nvme1n1", " ");
+        free(l->hosts[0].allow[0]);
+        l->hosts[0].allow[0] = strdup("/dev/*"); /* the copy has no by-id link */
+        for (size_t h = 1; h < l->n_hosts; h++)
+                l->hosts[h].profile = NULL; /* one host is enough here */
+        pr->data_per_fast = 4;
+        pr->spread = SPREAD_BALANCED;
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
+                if (p) {
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
+                                   (const char *[]) { "/dev/sdb", "/dev/sdd", "/dev/sdf", "/dev/sdh", NULL });
+                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
+                                   (const char *[]) { "/dev/sdc", "/dev/sde", "/dev/sdg", "/dev/sdi", NULL });
+                }
+        }
+        pr->spread = SPREAD_FILL;
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
+                if (p) {
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
+                                   (const char *[]) { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde", NULL });
+                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
+                                   (const char *[]) { "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL });
+                }
+        }
+        /* 8 per fast device, fill: all on the first, the second stays empty */
+        pr->data_per_fast = 8;
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
+                if (p) {
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", (const char *const *) all8);
+                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1", (const char *[]) { NULL });
+                }
+        }
+        /* 3 per fast device: 8 > 2 × 3 */
+        pr->data_per_fast = 3;
+        Error err;
+        CHECK_STREQ(plan_refused(l, two, &err),
+                    "host 'bulk1': 8 data devices but 2 fast devices × 3 (data_per_fast) = 6 slots");
+}
+
+static void test_missing_device(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        Error err;
+        profile0(l)->data.devices = strv_split("/dev/sdc /dev/sdx", " ");
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': device '/dev/sdx' listed in profile 'hc-1u' data not found");
+        CHECK_INTEQ(err.code, ENODEV);
+
+        /* no inventory for a host */
+        strv_free(profile0(l)->data.devices);
+        profile0(l)->data.devices = NULL;
+        free(l->hosts[2].name);
+        l->hosts[2].name = strdup("node7");
+        CHECK_STREQ(plan_refused(l, s, &err), "host 'node7': no inventory");
+}
+
+static void test_not_allowed(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        Error err;
+
+        /* node1 may only touch its SSDs and sdc-sde: selected by filters, sdf is simply not taken */
+        strv_free(l->hosts[0].allow);
+        l->hosts[0].allow = strv_split("/dev/disk/by-id/ata-INTEL_SSDSC2KB480G8_* /dev/sd[c-e]", " ");
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        CHECK_INTEQ(strv_length(p->hosts[0].osd_data), 3);
+                        CHECK(!strv_contains(p->hosts[0].osd_data, "/dev/sdf"));
+                }
+        }
+        /* listed explicitly: refused */
+        profile0(l)->data.devices = strv_split("/dev/sdc /dev/disk/by-id/ata-ST2000NM0135_ZFL01413K", " ");
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': device '/dev/sdf' selected as data device is not in the allow-list");
+        CHECK_INTEQ(err.code, EPERM);
+}
+
+static InvDevice *dev_mut(InventorySet *s, const char *host, const char *path) {
+        return (InvDevice *) inventory_find_device(inventory_set_find(s, host), path);
+}
+
+static void test_foreign_signature(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        InvDevice *sdd = dev_mut(s, "node2", "/dev/sdd");
+        Error err;
+
+        sdd->content.fstype = strdup("xfs");
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node2': data device '/dev/sdd' carries an existing xfs signature; refusing to touch it "
+                    "(set wipe: true in profile 'hc-1u' to wipe it)");
+        CHECK_INTEQ(err.code, EEXIST);
+
+        profile0(l)->wipe = true;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *hp = &p->hosts[1];
+        CHECK(hp->n_steps > 0);
+        if (hp->n_steps == 0)
+                return;
+        CHECK_INTEQ(hp->steps[0].kind, STEP_WIPE);
+        CHECK_STREQ(hp->steps[0].device, "/dev/sdd");
+        size_t n_wipe = 0;
+        for (size_t i = 0; i < hp->n_steps; i++) {
+                const Step *st = &hp->steps[i];
+                n_wipe += st->kind == STEP_WIPE;
+                if (st->kind == STEP_MAKE_BCACHE_BACKING && streq(st->device, "/dev/sdd"))
+                        CHECK(st->n_deps == 1 && st->deps[0] == hp->steps[0].id);
+        }
+        CHECK_INTEQ(n_wipe, 1);
+        /* the other hosts have nothing to wipe */
+        CHECK(p->hosts[0].steps[0].kind != STEP_WIPE);
+}
+
+static void test_mounted_refused(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        InvDevice *sdc = dev_mut(s, "node1", "/dev/sdc");
+        Error err;
+
+        sdc->content.fstype = strdup("xfs");
+        sdc->content.mountpoint = strdup("/srv/backup");
+        profile0(l)->wipe = true;
+        CHECK_STREQ(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdc' is in use (mounted at /srv/backup)");
+        CHECK_INTEQ(err.code, EBUSY);
+
+        /* held (an md member) is refused too */
+        free(sdc->content.mountpoint);
+        sdc->content.mountpoint = NULL;
+        free(sdc->content.fstype);
+        sdc->content.fstype = strdup("linux_raid_member");
+        sdc->content.holders = strv_split("md5", " ");
+        CHECK_STREQ(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdc' is in use (held by md5)");
+
+        /* an SSD carrying another OSD's DB is never taken as a data device, even with wipe */
+        _cleanup_(layout_freep) Layout *af = load_layout("all-flash");
+        _cleanup_(inventory_set_freep) InventorySet *fs = load_inv("all-flash", "-converged");
+        InvDevice *n2 = dev_mut(fs, "flash1", "/dev/nvme2n1");
+        inv_content_done(&n2->content);
+        n2->content.osd.id = 7;
+        n2->content.osd.role = strdup("block.db");
+        profile0(af)->wipe = true;
+        CHECK_STREQ(plan_refused(af, fs, &err), "host 'flash1': data device '/dev/nvme2n1' holds the block.db of osd.7");
+}
+
+static void test_keep_partitions(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        Profile *pr = profile0(l);
+        Error err;
+
+        pr->keep_partitions[2] = 4;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': partition 4 listed in keep_partitions of profile 'hc-1u' not found on fast device '/dev/sda' (wrong device?)");
+
+        /* without keep_partitions the md partitions are foreign: refused, and wipe cannot help
+         * while they are in use */
+        pr->n_keep_partitions = 0;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': fast device '/dev/sda' carries partition 1 ('BIOS boot', 1 MiB) that is neither "
+                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'hc-1u' to wipe it)");
+        pr->wipe = true;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': fast device '/dev/sda' partition 2 is in use (held by md0); refusing to wipe it");
+}
+
+/* A blank fast device gets a GPT first; partitions start at 1 MiB. */
+static void test_blank_fast_device(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-2-bulk-nvme");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-2-bulk-nvme", "");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *hp = &p->hosts[0];
+        CHECK(hp->n_steps > 2);
+        CHECK_INTEQ(hp->steps[0].kind, STEP_CREATE_GPT);
+        CHECK_STREQ(hp->steps[0].device, "/dev/nvme0n1");
+        CHECK_INTEQ(hp->steps[1].kind, STEP_CREATE_PARTITION);
+        CHECK_INTEQ(hp->steps[1].offset, PLAN_ALIGN);
+        CHECK_INTEQ(hp->steps[1].partnum, 1);
+        CHECK(hp->steps[1].n_deps == 1 && hp->steps[1].deps[0] == 1);
+        /* 11 % of 7.68 TB, rounded down to MiB */
+        CHECK_INTEQ(hp->steps[2].size, align_down((uint64_t) (7681501126656.0 * 0.11), PLAN_ALIGN));
+        CHECK_INTEQ(hp->steps[2].role, PART_ROLE_CACHE);
+        size_t n_osd = 0;
+        for (size_t i = 0; i < hp->n_steps; i++)
+                if (hp->steps[i].kind == STEP_CREATE_OSD) {
+                        n_osd++;
+                        CHECK_STREQ(hp->steps[i].device_class, "hdd");
+                }
+        CHECK_INTEQ(n_osd, 8);
+        /* the OS disk, mounted and not allowed, is never selected */
+        CHECK(!strv_contains(hp->osd_data, "/dev/sda"));
+}
+
+/* Scenario 3: journals kept, DBs after them; FileStore OSDs noted, not recreated. With
+ * larger DBs the journals are in the way: refused. */
+static void test_scenario3(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-3-filestore");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-3-filestore", "");
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (!p)
+                        return;
+                const HostPlan *hp = &p->hosts[0];
+                CHECK_INTEQ(hp->n_steps, 6);
+                CHECK_INTEQ(strv_length(hp->notes), 6);
+                for (size_t i = 0; i < hp->n_steps; i++) {
+                        CHECK_INTEQ(hp->steps[i].kind, STEP_CREATE_PARTITION);
+                        CHECK(hp->steps[i].partnum >= 4);
+                        CHECK(hp->steps[i].offset >= 180 * GiB + PLAN_ALIGN);
+                }
+                CHECK(hp->notes && strstr(hp->notes[0], "osd.0 on /dev/sdc is filestore"));
+        }
+        Error err;
+        /* without keep_partitions the journals are foreign, and wipe cannot take them from
+         * their live OSDs */
+        size_t n_keep = profile0(l)->n_keep_partitions;
+        profile0(l)->n_keep_partitions = 0;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' carries partition 1 ('ceph journal', 60 GiB) that is neither "
+                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'filestore-legacy' to wipe it)");
+        profile0(l)->wipe = true;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'fs1': fast device '/dev/sda' partition 1 is in use (holds the journal of osd.0); refusing to wipe it");
+        profile0(l)->wipe = false;
+        profile0(l)->n_keep_partitions = n_keep;
+
+        profile0(l)->db_size.bytes = 70 * GiB;
+        const char *msg = plan_refused(l, s, &err);
+        CHECK(startswith(msg, "host 'fs1': not enough free space on '/dev/sda' for 70 GiB DB partition of slot 2"));
+
+        /* mid-conversion: osd.0's HDD zapped → its OSD is created on the DB partition */
+        profile0(l)->db_size.bytes = 60 * GiB;
+        _cleanup_(inventory_set_freep) InventorySet *conv = load_inv("scenario-3-filestore", "-converged");
+        InvDevice *sdc = dev_mut(conv, "fs1", "/dev/sdc");
+        inv_content_done(&sdc->content);
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, conv);
+        if (!p)
+                return;
+        CHECK_INTEQ(p->hosts[0].n_steps, 1);
+        CHECK_INTEQ(p->hosts[1].n_steps, 0);
+        if (p->hosts[0].n_steps == 1) {
+                const Step *st = &p->hosts[0].steps[0];
+                CHECK_INTEQ(st->kind, STEP_CREATE_OSD);
+                CHECK_STREQ(st->device, "/dev/sdc");
+                CHECK_STREQ(st->db_partname, "cp:db:0:fs1");
+                CHECK_INTEQ(st->db_partnum, 4);
+                CHECK_INTEQ(st->n_deps, 0);
+                CHECK(!st->data_is_bcache);
+        }
+}
+
+/* Partly converged: tuning drifted on one device, an OSD missing on another. */
+static void test_partial(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "-converged");
+        InvDevice *sdc = dev_mut(s, "node1", "/dev/sdc");
+        free(sdc->content.bcache.cache_mode);
+        sdc->content.bcache.cache_mode = strdup("writethrough");
+        sdc->content.bcache.sequential_cutoff = 4 * MiB;
+        InvDevice *sde = dev_mut(s, "node1", "/dev/sde");
+        InvDevice *bc = dev_mut(s, "node1", sde->content.bcache.bcache_device);
+        inv_content_done(&bc->content);
+
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *hp = &p->hosts[0];
+        CHECK_INTEQ(hp->n_steps, 2);
+        _cleanup_(freep) char *txt = plan_text(p);
+        if (hp->n_steps != 2)
+                fprintf(stderr, "%s", txt);
+        if (hp->n_steps == 2) {
+                CHECK_INTEQ(hp->steps[0].kind, STEP_BCACHE_TUNE);
+                CHECK_STREQ(hp->steps[0].device, "/dev/sdc");
+                CHECK_INTEQ(hp->steps[1].kind, STEP_CREATE_OSD);
+                CHECK_STREQ(hp->steps[1].device, "/dev/sde");
+                CHECK(hp->steps[1].data_is_bcache);
+                CHECK_STREQ(hp->steps[1].db_partname, "cp:db:2:node1");
+        }
+        CHECK_INTEQ(p->hosts[1].n_steps, 0);
+
+        /* OSDs of another cluster are refused when the layout names its fsid */
+        l->fsid = strdup("0b0c0d0e-0000-4000-8000-000000000001");
+        Error err;
+        _cleanup_(freep) char *want = strprintf(
+                "host 'node1': data device '/dev/sdc' carries osd.0 of another cluster (fsid %s, the layout says %s)",
+                inventory_find_device(inventory_set_find(s, "node1"), "/dev/bcache0")->content.osd.cluster_fsid, l->fsid);
+        CHECK_STREQ(plan_refused(l, s, &err), want);
+}
+
+static Layout *layout_str(const char *yaml) {
+        Layout *l = NULL;
+        Error err = {};
+        int r = layout_load_string("test.yaml", yaml, strlen(yaml), &l, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        if (!l)
+                exit(1);
+        return l;
+}
+
+/* FileStore journals and separate WAL partitions, on scenario 1's hosts (node1 only). */
+static void test_journal_and_wal(void) {
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        static const char head[] =
+                "cluster: {name: ceph, admin_host: node1, objectstore: %s}\n"
+                "profiles:\n"
+                "  p:\n"
+                "    allow: ['/dev/sd*']\n"
+                "    data: {devices: [/dev/sdc, /dev/sdd]}\n"
+                "    fast: {devices: [/dev/disk/by-id/ata-INTEL_SSDSC2KB480G8_PHYF810700480BGN], keep_partitions: [1, 2, 3]}\n"
+                "    %s\n"
+                "    osd: {device_class: archive}\n"
+                "hosts:\n"
+                "  - {name: node1, profile: p, transport: local}\n";
+        {
+                _cleanup_(freep) char *y = strprintf(head, "filestore", "journal_size: 10G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 4);
+                        CHECK_STREQ(hp->steps[0].type_guid, CEPH_GUID_JOURNAL);
+                        CHECK_STREQ(hp->steps[0].partname, "cp:journal:0:node1");
+                        CHECK_INTEQ(hp->steps[0].size, 10 * GiB);
+                        CHECK_INTEQ(hp->steps[2].kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(hp->steps[2].journal_partname, "cp:journal:0:node1");
+                        CHECK(hp->steps[2].db_device == NULL);
+                        CHECK_INTEQ(hp->steps[2].objectstore, OBJECTSTORE_FILESTORE);
+                        CHECK_STREQ(hp->steps[2].device_class, "archive");
+                        CHECK_STREQ(hp->fast[0].fast_device, "/dev/sda");
+                }
+        }
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 1%\n    wal_size: 2G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p) {
+                        const HostPlan *hp = &p->hosts[0];
+                        CHECK_INTEQ(hp->n_steps, 6);
+                        CHECK_INTEQ(hp->steps[0].role, PART_ROLE_DB);
+                        CHECK_INTEQ(hp->steps[0].size, align_down(480103981056 / 100, PLAN_ALIGN));
+                        CHECK_INTEQ(hp->steps[1].role, PART_ROLE_WAL);
+                        CHECK_STREQ(hp->steps[1].type_guid, CEPH_GUID_BLOCK_WAL);
+                        CHECK_INTEQ(hp->steps[1].offset, hp->steps[0].offset + hp->steps[0].size);
+                        const Step *osd = &hp->steps[4];
+                        CHECK_INTEQ(osd->kind, STEP_CREATE_OSD);
+                        CHECK_STREQ(osd->wal_partname, "cp:wal:0:node1");
+                        CHECK_INTEQ(osd->wal_partnum, 5);
+                        CHECK(osd->n_deps == 2 && osd->deps[0] == 1 && osd->deps[1] == 2);
+                }
+        }
+        /* an existing cephprov partition smaller than wanted is refused, never resized */
+        {
+                _cleanup_(freep) char *y = strprintf(head, "bluestore", "db_size: 30G");
+                _cleanup_(layout_freep) Layout *l = layout_str(y);
+                InvDevice *sda = dev_mut(s, "node1", "/dev/sda");
+                InvPartition *n = realloc(sda->partitions, sizeof(InvPartition) * (sda->n_partitions + 1));
+                if (!n)
+                        exit(1);
+                sda->partitions = n;
+                const InvPartition *last = &n[sda->n_partitions - 1];
+                n[sda->n_partitions] = (InvPartition) {
+                        .number = 4,
+                        .start = align_up(last->start + last->size, PLAN_ALIGN),
+                        .size = 20 * GiB,
+                        .name = strdup("cp:db:0:node1"),
+                        .type_guid = strdup(CEPH_GUID_BLOCK_DB),
+                        .content = { .osd = { .id = -1 }, .bcache = { .writeback_percent = -1, .hit_ratio = -1 } },
+                };
+                sda->n_partitions++;
+                Error err;
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'node1': existing partition 4 'cp:db:0:node1' on '/dev/sda' is 20 GiB, the layout wants 30 GiB "
+                            "(cephprov never resizes partitions)");
+        }
+}
+
+static void test_bcache_unavailable_noted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        ((Inventory *) inventory_set_find(s, "node3"))->bcache_available = false;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        CHECK(p->hosts[0].notes == NULL);
+        CHECK_INTEQ(strv_length(p->hosts[2].notes), 1);
+        CHECK(p->hosts[2].notes && startswith(p->hosts[2].notes[0], "bcache is not available on this host"));
+}
+
+int main(void) {
+        TEST_RUN(test_golden);
+        TEST_RUN(test_converged_empty);
+        TEST_RUN(test_scenario1);
+        TEST_RUN(test_partition_names);
+        TEST_RUN(test_free_space_refused);
+        TEST_RUN(test_ratio_refused);
+        TEST_RUN(test_spread_2_to_1);
+        TEST_RUN(test_spread_8_to_1);
+        TEST_RUN(test_missing_device);
+        TEST_RUN(test_not_allowed);
+        TEST_RUN(test_foreign_signature);
+        TEST_RUN(test_mounted_refused);
+        TEST_RUN(test_keep_partitions);
+        TEST_RUN(test_blank_fast_device);
+        TEST_RUN(test_scenario3);
+        TEST_RUN(test_partial);
+        TEST_RUN(test_journal_and_wal);
+        TEST_RUN(test_bcache_unavailable_noted);
+        return test_result();
+}
