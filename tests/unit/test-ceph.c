@@ -177,6 +177,27 @@ static void test_osd_tree(void) {
         CHECK(o && str_eq(o->device_class, "ssd"));
         o = ceph_osd_tree_find_osd(t, 2);
         CHECK(o && str_eq(o->device_class, "hdd"));
+        t = ceph_osd_tree_free(t);
+
+        _cleanup_(freep) char *mixed = slurp("osd-tree-mixed-classes.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(mixed, &t, &err), 0);
+        size_t n_ssd = 0;
+        for (size_t i = 0; t && i < t->n_osds; i++)
+                n_ssd += str_eq(t->osds[i].device_class, "ssd");
+        CHECK_INTEQ(n_ssd, 4);
+        h = ceph_osd_tree_find_host(t, "node1");
+        CHECK(h && h->n_osds == 4);
+        o = ceph_osd_tree_find_osd(t, 9);
+        CHECK(o && str_eq(o->host, "node2") && str_eq(o->device_class, "ssd"));
+        t = ceph_osd_tree_free(t);
+
+        /* after `ceph osd out 9`: reweight 0, still up */
+        _cleanup_(freep) char *out = slurp("osd-tree-osd9-out.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(out, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 9);
+        CHECK(o && !o->in && o->reweight == 0 && o->status == CEPH_OSD_TREE_UP);
+        o = ceph_osd_tree_find_osd(t, 8);
+        CHECK(o && o->in);
 }
 
 static void test_osd_dump(void) {
@@ -213,6 +234,14 @@ static void test_osd_dump(void) {
         o = ceph_osd_dump_find_osd(d, 4);
         CHECK(o && o->is_new && o->exists && !o->up && !o->destroyed);
         CHECK(o && str_eq(o->uuid, "0b940c58-1aea-40cc-8d8d-d15a402c9f53"));
+        d = ceph_osd_dump_free(d);
+
+        _cleanup_(freep) char *out = slurp("osd-dump-osd9-out.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(out, &d, &err), 0);
+        o = ceph_osd_dump_find_osd(d, 9);
+        CHECK(o && o->up && !o->in && o->weight == 0);
+        o = ceph_osd_dump_find_osd(d, 8);
+        CHECK(o && o->up && o->in && o->weight == 1);
 }
 
 static void test_osd_metadata(void) {
@@ -248,6 +277,14 @@ static void test_osd_metadata(void) {
         CHECK_INTEQ(ceph_osd_metadata_parse(one, &l, &err), 0);
         CHECK_INTEQ(l->n_osds, 1);
         CHECK(l->n_osds == 1 && l->osds[0].id == 0 && str_eq(l->osds[0].db_path, "/dev/loop5p1"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* an OSD on an SSD loop, no separate DB: the OSD picks class ssd */
+        _cleanup_(freep) char *ssd = slurp("osd-metadata-6-ssd.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(ssd, &l, &err), 0);
+        m = ceph_osd_metadata_find(l, 6);
+        CHECK(m && str_eq(m->bdev_type, "ssd") && str_eq(m->default_device_class, "ssd") && !m->dedicated_db);
+        CHECK(m && str_eq(m->bdev_path, "/dev/loop2") && str_eq(m->hostname, "node1"));
 }
 
 static void test_pg_stat(void) {
