@@ -325,6 +325,10 @@ char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key
         return argv_build(cli, err, "config", "set", who, key, value, NULL);
 }
 
+char **ceph_argv_config_dump(const CephCli *cli, Error *err) {
+        return argv_build(cli, err, "config", "dump", "-f", "json", NULL);
+}
+
 char **ceph_argv_config_rm(const CephCli *cli, const char *who, const char *key, Error *err) {
         if (!who_is_valid(who) || !ceph_name_is_valid(key)) {
                 error_set(err, EINVAL, "config rm: invalid target '%s' or option '%s'", strnull(who), strnull(key));

@@ -315,6 +315,67 @@ int ceph_config_value_parse_u64(const char *out, uint64_t *ret, Error *err) {
         return 0;
 }
 
+/* ---- config dump ------------------------------------------------------------------ */
+
+CephConfigDump *ceph_config_dump_free(CephConfigDump *d) {
+        if (!d)
+                return NULL;
+        for (size_t i = 0; i < d->n_entries; i++) {
+                free(d->entries[i].section);
+                free(d->entries[i].name);
+                free(d->entries[i].value);
+                free(d->entries[i].mask);
+        }
+        free(d->entries);
+        free(d);
+        return NULL;
+}
+
+int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err) {
+        const char *what = "ceph config dump";
+        _cleanup_json_ json_object *root = NULL;
+        int r = ceph_json_parse(json, what, &root, err);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(root, json_type_array))
+                return error_set(err, EINVAL, "%s: expected an array", what);
+        size_t n = json_object_array_length(root);
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *d = calloc(1, sizeof(CephConfigDump));
+        if (!d)
+                return -ENOMEM;
+        d->entries = calloc(n ? n : 1, sizeof(CephConfigEntry));
+        if (!d->entries)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(root, i);
+                CephConfigEntry *c = &d->entries[d->n_entries++];
+                const char *section, *name, *value;
+                if ((r = json_get_string(e, "section", true, &section, what, err)) < 0 ||
+                    (r = json_get_string(e, "name", true, &name, what, err)) < 0 ||
+                    (r = json_get_string(e, "value", true, &value, what, err)) < 0)
+                        return r;
+                c->section = strdup(section);
+                c->name = strdup(name);
+                c->value = strdup(value);
+                if (!c->section || !c->name || !c->value || ceph_json_dup_string(e, "mask", &c->mask) < 0)
+                        return -ENOMEM;
+                if (c->mask && !c->mask[0]) {
+                        free(c->mask);
+                        c->mask = NULL;
+                }
+        }
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name) {
+        for (size_t i = 0; d && section && name && i < d->n_entries; i++)
+                if (!d->entries[i].mask && strcmp(d->entries[i].section, section) == 0 &&
+                    strcmp(d->entries[i].name, name) == 0)
+                        return &d->entries[i];
+        return NULL;
+}
+
 /* ---- lock -------------------------------------------------------------------------- */
 
 CephLock *ceph_lock_free(CephLock *l) {

@@ -308,6 +308,27 @@ int ceph_osd_new_parse(const char *out, int *ret_id, Error *err);
 int ceph_config_value_parse(const char *out, char **ret, Error *err);
 int ceph_config_value_parse_u64(const char *out, uint64_t *ret, Error *err);
 
+/* `ceph config dump -f json`: the options set explicitly in the mon's config database.
+ * An option absent here runs at its default: to restore it after a throttle, `config rm`
+ * it rather than setting the default value. */
+typedef struct CephConfigEntry {
+        char *section; /* "osd", "osd.3", "global" */
+        char *name;    /* "osd_max_backfills" */
+        char *value;
+        char *mask;    /* "host:node1", "class:hdd" or NULL */
+} CephConfigEntry;
+
+typedef struct CephConfigDump {
+        CephConfigEntry *entries;
+        size_t n_entries;
+} CephConfigDump;
+
+int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err);
+CephConfigDump *ceph_config_dump_free(CephConfigDump *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigDump *, ceph_config_dump_free);
+/* the entry for exactly this section and name without a mask, NULL when unset */
+const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name);
+
 /* The controller's lock in the cluster's config-key store, key "cephprov/lock/<cluster>"
  * (config-key has no compare-and-set: see docs/ceph.md for how it is taken). */
 typedef struct CephLock {
@@ -368,6 +389,7 @@ char **ceph_argv_osd_crush_set_device_class(const CephCli *cli, const char *cls,
 char **ceph_argv_config_get(const CephCli *cli, const char *who, const char *key, Error *err);
 char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key, const char *value,
                             Error *err);
+char **ceph_argv_config_dump(const CephCli *cli, Error *err);
 char **ceph_argv_config_rm(const CephCli *cli, const char *who, const char *key, Error *err);
 char **ceph_argv_config_key_get(const CephCli *cli, const char *key, Error *err);
 char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char *value, Error *err);

@@ -549,6 +549,16 @@ static void test_small_answers(void) {
         CHECK_INTEQ(ceph_config_value_parse("\n\n", &v, &e), -EINVAL);
         CHECK_INTEQ(ceph_config_value_parse_u64("wpq\n", &u, &e), -EINVAL);
 
+        /* set explicitly (osd_max_backfills 1 and the lab's spillover mute) vs default */
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *cd = NULL;
+        _cleanup_(freep) char *dump = slurp("config-dump.json");
+        CHECK_INTEQ(ceph_config_dump_parse(dump, &cd, &err), 0);
+        CHECK(cd && cd->n_entries == 2);
+        const CephConfigEntry *ce = ceph_config_dump_find(cd, "osd", "osd_max_backfills");
+        CHECK(ce && str_eq(ce->value, "1") && ce->mask == NULL);
+        CHECK(ceph_config_dump_find(cd, "osd", "osd_recovery_max_active") == NULL);
+        CHECK(ceph_config_dump_find(cd, "osd.0", "osd_max_backfills") == NULL);
+
         r = run_load("config-get-unknown");
         CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
         CHECK(r.err && strstr(r.err, "unrecognized key 'no_such_option'"));
@@ -613,6 +623,7 @@ static void test_argv(void) {
                    "ceph config set osd osd_max_backfills 1");
         check_argv(ceph_argv_config_get(NULL, "osd.0", "osd_op_queue", &err), "ceph config get osd.0 osd_op_queue");
         check_argv(ceph_argv_config_rm(NULL, "osd", "osd_max_backfills", &err), "ceph config rm osd osd_max_backfills");
+        check_argv(ceph_argv_config_dump(NULL, &err), "ceph config dump -f json");
         check_argv(ceph_argv_osd_set(NULL, "noout", &err), "ceph osd set noout");
         check_argv(ceph_argv_osd_unset(NULL, "norebalance", &err), "ceph osd unset norebalance");
         check_argv(ceph_argv_config_key_get(NULL, "cephprov/lock/lab", &err), "ceph config-key get cephprov/lock/lab");
