@@ -312,6 +312,18 @@ bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag) {
         return d && flag && strv_contains(d->flags, flag);
 }
 
+int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err) {
+        if (!d)
+                return error_set(err, EINVAL, "no osd map");
+        for (size_t i = 0; i < n; i++) {
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(d, ids[i]);
+                if (!o || !o->exists)
+                        return error_set(err, ENOENT, "osd.%d does not exist in cluster '%s' (osd map epoch %llu)",
+                                         ids[i], d->fsid, (unsigned long long) d->epoch);
+        }
+        return 0;
+}
+
 /* ---- osd metadata ------------------------------------------------------------------ */
 
 static void metadata_done(CephOsdMetadata *m) {

@@ -172,6 +172,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdDump *, ceph_osd_dump_free);
 const CephDumpOsd *ceph_osd_dump_find_osd(const CephOsdDump *d, int id);
 const CephDumpOsd *ceph_osd_dump_find_uuid(const CephOsdDump *d, const char *uuid);
 bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag);
+/* 0 when every id exists in the map, else -ENOENT naming the first missing one. Ask this
+ * before a gate: ok-to-stop and safe-to-destroy answer "yes" for ids that do not exist. */
+int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err);
 
 /* ---- osd metadata ------------------------------------------------------------------ */
 

@@ -198,6 +198,21 @@ static void test_osd_tree(void) {
         CHECK(o && !o->in && o->reweight == 0 && o->status == CEPH_OSD_TREE_UP);
         o = ceph_osd_tree_find_osd(t, 8);
         CHECK(o && o->in);
+        t = ceph_osd_tree_free(t);
+
+        /* purge-new: a destroyed id keeps its CRUSH place and class ... */
+        _cleanup_(freep) char *kept = slurp("osd-tree-destroyed-in-crush.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(kept, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 0);
+        CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && str_eq(o->host, "node1") && !o->stray);
+        CHECK(o && str_eq(o->device_class, "hdd"));
+        t = ceph_osd_tree_free(t);
+        /* ... until a failed `ceph-volume raw prepare --osd-id 0` purges it */
+        _cleanup_(freep) char *lost = slurp("osd-tree-after-purge-new.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(lost, &t, &err), 0);
+        CHECK(ceph_osd_tree_find_osd(t, 0) == NULL);
+        h = ceph_osd_tree_find_host(t, "node1");
+        CHECK(h && h->n_osds == 1 && h->osds[0] == 3);
 }
 
 static void test_osd_dump(void) {
@@ -242,6 +257,17 @@ static void test_osd_dump(void) {
         CHECK(o && o->up && !o->in && o->weight == 0);
         o = ceph_osd_dump_find_osd(d, 8);
         CHECK(o && o->up && o->in && o->weight == 1);
+        d = ceph_osd_dump_free(d);
+
+        /* after a failed `ceph-volume raw prepare --osd-id 0` rolled back with purge-new */
+        _cleanup_(freep) char *purged = slurp("osd-dump-after-purge-new.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(purged, &d, &err), 0);
+        CHECK(ceph_osd_dump_find_osd(d, 0) == NULL);
+        int ids[] = { 1, 2, 3 }, gone[] = { 3, 0 };
+        CHECK_INTEQ(ceph_osd_dump_check_ids(d, ids, 3, &err), 0);
+        Error e = {};
+        CHECK_INTEQ(ceph_osd_dump_check_ids(d, gone, 2, &e), -ENOENT);
+        CHECK(strstr(e.message, "osd.0 does not exist") != NULL);
 }
 
 static void test_osd_metadata(void) {
@@ -418,6 +444,13 @@ static void test_ok_to_stop(void) {
         o = ceph_ok_to_stop_free(o);
         run_done(&r);
 
+        /* an OSD that does not exist is "ok to stop" (check ids against the map first) */
+        r = run_load("ok-to-stop-unknown-osd");
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && o->ok && o->n_osds == 1 && o->osds[0] == 42 && o->num_ok_pgs == 0);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
         /* contradictions and other failures are errors, never a guess */
         Error e = {};
         CHECK_INTEQ(ceph_ok_to_stop_parse(0, "{\"ok_to_stop\":false}", "", &o, &e), -EPROTO);
@@ -471,6 +504,23 @@ static void test_safe_to_destroy(void) {
         CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
         CHECK(s && ceph_safe_to_destroy_is_safe(s, 0));
         s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* and "safe to destroy" as well */
+        int n42 = 42;
+        r = run_load("safe-to-destroy-unknown-osd");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &n42, 1, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 42));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* destroy and purge refuse an OSD that is up */
+        r = run_load("osd-destroy-up-busy");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        CHECK(r.err && strstr(r.err, "is not `down`"));
+        run_done(&r);
+        r = run_load("osd-purge-3-up");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
         run_done(&r);
 
         Error e = {};
