@@ -301,7 +301,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         }
 
         _cleanup_(closep) int lock_fd = -1;
-        r = osd_lock(data, &lock_fd, p, err);
+        r = osd_lock(a.data, &lock_fd, p, err); /* the planned device: the controller waits on its name */
         if (r < 0)
                 return r;
         double t_lock = now_sec();
