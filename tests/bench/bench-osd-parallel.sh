@@ -48,7 +48,13 @@ run() { # $1: label, $2...: extra apply options
         "$CEPHPROV" apply "$DIR/layout.yaml" --yes --stage osds "$@" > "$OUT/$label.log" 2>&1 ||
                 { cat "$OUT/$label.log"; echo "apply $label failed"; exit 1; }
         t1=$(date +%s.%N)
-        until "$CEPH_LAB" cli --dir "$DIR" health 2>/dev/null | grep -q HEALTH_OK; do
+        until "$CEPH_LAB" cli --dir "$DIR" health 2>/dev/null | grep -q HEALTH_OK &&
+                "$CEPH_LAB" cli --dir "$DIR" pg stat -f json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d.get("pg_summary", d)
+n = {x["name"]: x["num"] for x in d["num_pg_by_state"]}
+sys.exit(0 if d["num_pgs"] > 0 and n.get("active+clean") == d["num_pgs"] else 1)'; do
                 [ "$(echo "$(date +%s.%N) - $t1 > 300" | bc)" = 0 ] || { echo "no HEALTH_OK"; exit 1; }
                 sleep 1
         done
@@ -93,7 +99,7 @@ for label in ("p1", "default"):
                       act=statistics.median(r.get("seconds_activate", 0) for r in created),
                       start=statistics.median(r.get("seconds_start", 0) for r in created))
 for label, r in res.items():
-    print("%-8s parallel %d: %d OSDs; apply --stage osds %.1f s (journal: apply %.1f s, OSD phase %.1f s); HEALTH_OK after %.1f s"
+    print("%-8s parallel %d: %d OSDs; apply --stage osds %.1f s (journal: apply %.1f s, OSD phase %.1f s); HEALTH_OK + all PGs active+clean after %.1f s"
           % (label, r["P"], r["n"], r["cmd"], r["apply"], r["phase"], r["health"]))
     print("         per-OSD creation min/median/max %.1f/%.1f/%.1f s (median prepare %.1f, activate %.1f, start %.1f)"
           % (r["secs"][0], statistics.median(r["secs"]), r["secs"][-1], r["prep"], r["act"], r["start"]))

@@ -51,6 +51,23 @@ since() { echo "$(date +%s.%N) - $1" | bc; }
 ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
 hexec() { "$LAB" exec --dir "$DIR" "$@"; }
 py() { python3 -c "$@"; }
+# HEALTH_OK alone is not enough: health stays OK while new PGs are still creating/peering
+healthy() {
+        ceph_ health 2>/dev/null | grep -q HEALTH_OK &&
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+d = d.get("pg_summary", d)
+n = {x["name"]: x["num"] for x in d["num_pg_by_state"]}
+sys.exit(0 if d["num_pgs"] > 0 and n.get("active+clean") == d["num_pgs"] else 1)'
+}
+wait_healthy() { # $1: timeout in seconds
+        local t=$(($(date +%s) + $1))
+        until healthy; do
+                [ "$(date +%s)" -lt "$t" ] || return 1
+                sleep 0.5
+        done
+}
 
 "$LAB" up --dir "$DIR" --hosts 3 >/dev/null
 "$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
@@ -88,12 +105,8 @@ ok "controller killed (SIGKILL) during OSD creation ($created_before of $n_plann
 grep -q '^converged' "$DIR/apply2.log" || { cat "$DIR/apply2.log"; fail "re-run did not say converged"; }
 ok "re-run converged"
 
-for _ in $(seq 180); do
-        ceph_ health 2>/dev/null | grep -q HEALTH_OK && break
-        sleep 1
-done
-ceph_ health | grep -q HEALTH_OK || { ceph_ health detail; fail "no HEALTH_OK within 180 s"; }
-ok "HEALTH_OK $(since "$t_apply") s after the first apply started"
+wait_healthy 180 || { ceph_ health detail; ceph_ pg stat; fail "no HEALTH_OK with all PGs active+clean within 180 s"; }
+ok "HEALTH_OK, all PGs active+clean $(since "$t_apply") s after the first apply started"
 
 ceph_ osd dump -f json > "$DIR/dump.json"
 ceph_ osd tree -f json > "$DIR/tree.json"
@@ -169,11 +182,7 @@ for _ in $(seq 60); do
 done
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply4.log" 2>&1 || { cat "$DIR/apply4.log"; fail "apply after stopping osd.$victim failed"; }
 grep -q "activated and started (it was on disk, not running)" "$DIR/apply4.log" || { cat "$DIR/apply4.log"; fail "apply did not start the stopped osd.$victim"; }
-for _ in $(seq 180); do
-        ceph_ health 2>/dev/null | grep -q HEALTH_OK && break
-        sleep 1
-done
-ceph_ health | grep -q HEALTH_OK || { ceph_ health detail; fail "no HEALTH_OK after the re-apply"; }
+wait_healthy 180 || { ceph_ health detail; ceph_ pg stat; fail "no HEALTH_OK with all PGs active+clean after the re-apply"; }
 mkdir -p "$DIR/back"
 for i in $(seq 1 30); do hexec admin rados -p data get "obj$i" "$DIR/back/obj$i"; done
 (cd "$DIR/back" && md5sum -c ../data.md5 >/dev/null) || fail "data read back differs"
