@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 LAB=${LAB:-$top/contrib/lab/lab}
 CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cpa}
+export LAB_PREFIX=${LAB_PREFIX:-cpat}
 export LAB_SUBNET=${LAB_SUBNET:-10.99.7}
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
