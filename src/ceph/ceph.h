@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What cephprov asks a Ceph cluster and how it reads the answers.
+ *
+ * Pure code: the parsers take the text the `ceph` CLI printed (with `-f json`) and build
+ * small structs; the argv builders return NULL-terminated argv arrays to exec directly
+ * (never a shell string). Running the commands is someone else's job (the agent's "run"
+ * op on the admin host). Every parser was written against captured output of a real
+ * cluster (tests/data/ceph/, Ceph 16.2.15 Pacific); docs/ceph.md says how to read it.
+ *
+ * Ownership: every `*_parse` returns a new object through `ret` (untouched on failure);
+ * free it with the matching `*_free` (NULL-safe, returns NULL). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/error.h"
+#include "basic/macro.h"
+
+/* The ceph CLI exits with EBUSY (16) when a gate (ok-to-stop, safe-to-destroy, a device
+ * class already bound) says "not now", with ENOENT (2) for a missing key. */
+#define CEPH_EXIT_EBUSY 16
+#define CEPH_EXIT_ENOENT 2
+
+/* ---- releases ---------------------------------------------------------------------- */
+
+typedef enum CephRelease {
+        CEPH_RELEASE_UNKNOWN = 0,
+        CEPH_RELEASE_LUMINOUS = 12,
+        CEPH_RELEASE_MIMIC = 13,
+        CEPH_RELEASE_NAUTILUS = 14,
+        CEPH_RELEASE_OCTOPUS = 15,
+        CEPH_RELEASE_PACIFIC = 16,
+        CEPH_RELEASE_QUINCY = 17,
+        CEPH_RELEASE_REEF = 18,
+        CEPH_RELEASE_SQUID = 19,
+} CephRelease;
+
+/* "pacific", NULL for an unknown release */
+const char *ceph_release_to_string(CephRelease r);
+/* "pacific" → CEPH_RELEASE_PACIFIC; CEPH_RELEASE_UNKNOWN when not known */
+CephRelease ceph_release_from_string(const char *name);
+/* Quincy and later schedule recovery with mClock: osd_max_backfills and friends are
+ * ignored unless osd_mclock_override_recovery_settings; throttle with mClock profiles. */
+bool ceph_release_uses_mclock(CephRelease r);
+
+typedef struct CephVersion {
+        unsigned major, minor, patch;
+        CephRelease release; /* from the major number */
+} CephVersion;
+
+/* "ceph version 16.2.15 (618f...) pacific (stable)" or "16.2.15" → {16, 2, 15, PACIFIC} */
+int ceph_version_parse(const char *s, CephVersion *ret, Error *err);
+
+/* `ceph versions -f json`: every daemon's version string, counted per daemon type. */
+typedef struct CephVersions {
+        CephVersion oldest;  /* lowest version running anywhere ("overall") */
+        CephVersion newest;  /* highest */
+        unsigned n_distinct; /* > 1: an upgrade is in progress (mixed versions) */
+        unsigned n_mon, n_mgr, n_osd, n_mds; /* daemons reporting */
+} CephVersions;
+
+int ceph_versions_parse(const char *json, CephVersions *ret, Error *err);
+
+/* ---- health ------------------------------------------------------------------------ */
+
+typedef enum CephHealthStatus {
+        CEPH_HEALTH_UNKNOWN,
+        CEPH_HEALTH_OK,
+        CEPH_HEALTH_WARN,
+        CEPH_HEALTH_ERR,
+} CephHealthStatus;
+
+const char *ceph_health_status_to_string(CephHealthStatus s); /* "HEALTH_OK" */
+CephHealthStatus ceph_health_status_from_string(const char *s);
+
+typedef struct CephHealthCheck {
+        char *code;     /* "OSD_DOWN", "OSDMAP_FLAGS", "PG_DEGRADED" ... */
+        CephHealthStatus severity;
+        char *summary;  /* "1 osds down" */
+        uint64_t count; /* summary.count (0 when absent) */
+        bool muted;
+        char **details; /* detail[].message, NULL-terminated, may be empty (never NULL) */
+} CephHealthCheck;
+
+typedef struct CephHealth {
+        CephHealthStatus status;
+        CephHealthCheck *checks; /* sorted by code */
+        size_t n_checks;
+} CephHealth;
+
+/* `ceph health detail -f json`, or `ceph status -f json` (its "health" member). */
+int ceph_health_parse(const char *json, CephHealth **ret, Error *err);
+CephHealth *ceph_health_free(CephHealth *h);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephHealth *, ceph_health_free);
+const CephHealthCheck *ceph_health_find(const CephHealth *h, const char *code);
+
+/* ---- osd tree ---------------------------------------------------------------------- */
+
+typedef enum CephOsdTreeStatus {
+        CEPH_OSD_TREE_UP,
+        CEPH_OSD_TREE_DOWN,
+        CEPH_OSD_TREE_DESTROYED, /* `osd destroy`: the id is kept for reuse (--osd-id) */
+} CephOsdTreeStatus;
+
+typedef struct CephTreeOsd {
+        int id;
+        char *device_class; /* NULL: none bound (after rm-device-class, or a stray) */
+        char *host;         /* CRUSH host bucket; NULL for a stray (not in CRUSH) */
+        CephOsdTreeStatus status;
+        bool in;            /* reweight > 0 */
+        double reweight;    /* 0 = out, 1 = in */
+        double crush_weight;
+        bool stray;         /* in the "stray" list: exists but not placed in CRUSH */
+} CephTreeOsd;
+
+typedef struct CephTreeHost {
+        int bucket_id; /* negative CRUSH id */
+        char *name;
+        int *osds;     /* ids, in the order ceph lists them */
+        size_t n_osds;
+} CephTreeHost;
+
+typedef struct CephOsdTree {
+        CephTreeHost *hosts;
+        size_t n_hosts;
+        CephTreeOsd *osds; /* sorted by id, placed and stray */
+        size_t n_osds;
+} CephOsdTree;
+
+int ceph_osd_tree_parse(const char *json, CephOsdTree **ret, Error *err);
+CephOsdTree *ceph_osd_tree_free(CephOsdTree *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdTree *, ceph_osd_tree_free);
+const CephTreeOsd *ceph_osd_tree_find_osd(const CephOsdTree *t, int id);
+const CephTreeHost *ceph_osd_tree_find_host(const CephOsdTree *t, const char *name);
+
+/* ---- osd dump ---------------------------------------------------------------------- */
+
+typedef struct CephDumpOsd {
+        int id;
+        char *uuid;      /* the OSD's fsid, as given to `osd new UUID` */
+        bool up, in;
+        bool exists;     /* state "exists" */
+        bool is_new;     /* state "new": allocated by `osd new`, never booted */
+        bool destroyed;  /* state "destroyed" */
+        double weight;   /* the in/out weight (reweight) */
+} CephDumpOsd;
+
+typedef struct CephDumpPool {
+        int id;
+        char *name;
+        unsigned size, min_size, pg_num;
+} CephDumpPool;
+
+typedef struct CephOsdDump {
+        uint64_t epoch;
+        char *fsid;
+        char **flags;               /* "noout", "norebalance", ... NULL-terminated, never NULL */
+        CephRelease require_osd_release;
+        CephDumpOsd *osds;          /* sorted by id */
+        size_t n_osds;
+        CephDumpPool *pools;
+        size_t n_pools;
+        int max_osd;
+} CephOsdDump;
+
+int ceph_osd_dump_parse(const char *json, CephOsdDump **ret, Error *err);
+CephOsdDump *ceph_osd_dump_free(CephOsdDump *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdDump *, ceph_osd_dump_free);
+const CephDumpOsd *ceph_osd_dump_find_osd(const CephOsdDump *d, int id);
+const CephDumpOsd *ceph_osd_dump_find_uuid(const CephOsdDump *d, const char *uuid);
+bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag);
+/* 0 when every id exists in the map, else -ENOENT naming the first missing one. Ask this
+ * before a gate: ok-to-stop and safe-to-destroy answer "yes" for ids that do not exist. */
+int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err);
+
+/* ---- osd metadata ------------------------------------------------------------------ */
+
+typedef struct CephOsdMetadata {
+        int id;
+        char *hostname;           /* the daemon's host name (not necessarily its CRUSH host) */
+        char *objectstore;        /* "bluestore" | "filestore" */
+        char *ceph_release;       /* "pacific" */
+        char *osd_data;           /* "/var/lib/ceph/osd/ceph-0" */
+        char *default_device_class; /* what the OSD would pick: "hdd" | "ssd" */
+        char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated */
+        /* BlueStore */
+        char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
+        char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" */
+        bool dedicated_db;        /* bluefs_dedicated_db == "1" */
+        char *db_path;            /* bluefs_db_partition_path, NULL without a dedicated DB */
+        char *db_type;            /* bluefs_db_type */
+        bool dedicated_wal;
+        char *wal_path;           /* bluefs_wal_partition_path */
+        /* FileStore */
+        char *journal_path;       /* backend_filestore_journal_partition_path / osd_journal */
+} CephOsdMetadata;
+
+typedef struct CephOsdMetadataList {
+        CephOsdMetadata *osds; /* sorted by id */
+        size_t n_osds;
+} CephOsdMetadataList;
+
+/* `ceph osd metadata -f json` (an array) or `ceph osd metadata N -f json` (one object).
+ * OSDs that never booted are absent from the array. */
+int ceph_osd_metadata_parse(const char *json, CephOsdMetadataList **ret, Error *err);
+CephOsdMetadataList *ceph_osd_metadata_list_free(CephOsdMetadataList *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdMetadataList *, ceph_osd_metadata_list_free);
+const CephOsdMetadata *ceph_osd_metadata_find(const CephOsdMetadataList *l, int id);
+
+/* ---- placement groups -------------------------------------------------------------- */
+
+typedef struct CephPgStateCount {
+        char *state; /* "active+undersized+degraded" */
+        uint64_t count;
+} CephPgStateCount;
+
+typedef struct CephPgStat {
+        uint64_t num_pgs;
+        CephPgStateCount *states;
+        size_t n_states;
+        uint64_t degraded_objects, misplaced_objects, unfound_objects;
+} CephPgStat;
+
+/* `ceph pg stat -f json` (pg_summary.num_pg_by_state) or `ceph status -f json`
+ * (pgmap.pgs_by_state). */
+int ceph_pg_stat_parse(const char *json, CephPgStat **ret, Error *err);
+CephPgStat *ceph_pg_stat_free(CephPgStat *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephPgStat *, ceph_pg_stat_free);
+
+/* Every PG is exactly "active+clean", the counts add up to num_pgs, and no object is
+ * degraded, misplaced or unfound (a cluster with no PGs is clean). */
+bool ceph_pg_stat_all_active_clean(const CephPgStat *s);
+/* PGs whose state has every flag of `flags` ("degraded", "backfilling",
+ * "active+remapped"); "!active" counts the PGs that lack "active" (inactive). */
+uint64_t ceph_pg_stat_count(const CephPgStat *s, const char *flags);
+
+/* true when `state` ("active+clean+scrubbing") has the flag `flag` ("clean") */
+bool ceph_pg_state_has(const char *state, const char *flag);
+
+typedef struct CephPgBrief {
+        char *pgid;  /* "1.1f" */
+        char *state;
+        int *up;
+        size_t n_up;
+        int *acting;
+        size_t n_acting;
+} CephPgBrief;
+
+typedef struct CephPgDump {
+        CephPgBrief *pgs;
+        size_t n_pgs;
+} CephPgDump;
+
+/* `ceph pg dump pgs_brief -f json` (Pacific: {"pg_ready":..,"pg_stats":[..]}; older
+ * releases print the bare array: both accepted). */
+int ceph_pg_dump_parse(const char *json, CephPgDump **ret, Error *err);
+CephPgDump *ceph_pg_dump_free(CephPgDump *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephPgDump *, ceph_pg_dump_free);
+/* PGs with `osd` in their up or acting set that are not active+clean */
+size_t ceph_pg_dump_count_unclean_on_osd(const CephPgDump *d, int osd);
+
+/* ---- gates: ok-to-stop, safe-to-destroy -------------------------------------------- */
+
+/* Both gates answer "not now" with exit status 16 (EBUSY) and lag a few seconds behind
+ * the cluster: callers poll with a timeout, and after safe-to-destroy still wait for
+ * every PG to be active+clean (it says "safe" while PGs recover: see docs/ceph.md). */
+
+typedef struct CephOkToStop {
+        bool ok;
+        int *osds;                    /* the OSDs asked about */
+        size_t n_osds;
+        uint64_t num_ok_pgs, num_not_ok_pgs;
+        size_t n_become_inactive;     /* PGs that would go inactive (the reason for "no") */
+        size_t n_become_degraded;     /* ok_become_degraded + ok_become_more_degraded */
+        char *message;                /* the CLI's stderr line, e.g. "unsafe to stop osd(s) ..." */
+} CephOkToStop;
+
+/* From the exit status and both streams of `ceph osd ok-to-stop IDS -f json`:
+ * exit 0 → ok; exit 16 → not ok (the JSON on stdout, when there is one, says why); any
+ * other exit, or a JSON that contradicts the exit status, is an error naming stderr. */
+int ceph_ok_to_stop_parse(int exit_status, const char *out, const char *err_text, CephOkToStop **ret,
+                          Error *err);
+CephOkToStop *ceph_ok_to_stop_free(CephOkToStop *o);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephOkToStop *, ceph_ok_to_stop_free);
+
+typedef struct CephSafeToDestroy {
+        int *safe, *active, *missing_stats, *stored_pgs;
+        size_t n_safe, n_active, n_missing_stats, n_stored_pgs;
+        char *message; /* stderr (plain form: "Error EBUSY: OSD(s) 0 have 19 pgs ...") */
+} CephSafeToDestroy;
+
+/* `ceph osd safe-to-destroy IDS [-f json]`. Careful: with -f json Pacific exits 0 even
+ * when nothing is safe ({"safe_to_destroy":[],"active":[0],...}); without it, it exits 16.
+ * Both are accepted; ask ceph_safe_to_destroy_is_safe(), never the exit status alone. */
+int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err_text,
+                               const int *osds, size_t n_osds, CephSafeToDestroy **ret, Error *err);
+CephSafeToDestroy *ceph_safe_to_destroy_free(CephSafeToDestroy *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephSafeToDestroy *, ceph_safe_to_destroy_free);
+bool ceph_safe_to_destroy_is_safe(const CephSafeToDestroy *s, int osd);
+
+/* ---- small answers ----------------------------------------------------------------- */
+
+/* `ceph osd new UUID [ID]` prints "4\n"; with -f json {"osdid":4}. */
+int ceph_osd_new_parse(const char *out, int *ret_id, Error *err);
+
+/* `ceph config get WHO KEY [-f json]` prints the bare value even with -f json ("wpq\n",
+ * "3\n"), a JSON string on some releases: both give the value without quotes/newline. */
+int ceph_config_value_parse(const char *out, char **ret, Error *err);
+int ceph_config_value_parse_u64(const char *out, uint64_t *ret, Error *err);
+
+/* `ceph config dump -f json`: the options set explicitly in the mon's config database.
+ * An option absent here runs at its default: to restore it after a throttle, `config rm`
+ * it rather than setting the default value. */
+typedef struct CephConfigEntry {
+        char *section; /* "osd", "osd.3", "global" */
+        char *name;    /* "osd_max_backfills" */
+        char *value;
+        char *mask;    /* "host:node1", "class:hdd" or NULL */
+} CephConfigEntry;
+
+typedef struct CephConfigDump {
+        CephConfigEntry *entries;
+        size_t n_entries;
+} CephConfigDump;
+
+int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err);
+CephConfigDump *ceph_config_dump_free(CephConfigDump *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigDump *, ceph_config_dump_free);
+/* the entry for exactly this section and name without a mask, NULL when unset */
+const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name);
+
+/* The controller's lock in the cluster's config-key store, key "cephprov/lock/<cluster>"
+ * (config-key has no compare-and-set: see docs/ceph.md for how it is taken). */
+typedef struct CephLock {
+        char *holder;  /* "admin-host:pid" */
+        char *since;   /* ISO 8601 UTC */
+        char *command; /* "apply", "convert" ... */
+} CephLock;
+
+int ceph_lock_parse(const char *out, CephLock **ret, Error *err);
+CephLock *ceph_lock_free(CephLock *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephLock *, ceph_lock_free);
+/* the value to store, one line of JSON */
+char *ceph_lock_format(const CephLock *l);
+/* "cephprov/lock/<cluster>"; NULL (EINVAL) when cluster is empty or has '/' or spaces */
+char *ceph_lock_key(const char *cluster, Error *err);
+
+/* ---- argv builders ----------------------------------------------------------------- */
+
+/* How to reach the cluster; NULL means `ceph` with its defaults. */
+typedef struct CephCli {
+        const char *binary;  /* default "ceph" */
+        const char *cluster; /* --cluster */
+        const char *conf;    /* -c */
+        const char *name;    /* -n client.admin */
+        const char *keyring; /* -k */
+        unsigned connect_timeout; /* --connect-timeout SECONDS, 0 = CLI default */
+} CephCli;
+
+/* Every builder returns a new NULL-terminated argv (free with strv_free), or NULL with
+ * `err` set: EINVAL for an argument that is not a valid id/uuid/name (names never start
+ * with '-', so a value cannot turn into an option), ENOMEM. Query commands end with
+ * "-f json". */
+char **ceph_argv_status(const CephCli *cli, Error *err);
+char **ceph_argv_health_detail(const CephCli *cli, Error *err);
+char **ceph_argv_osd_tree(const CephCli *cli, Error *err);
+char **ceph_argv_osd_dump(const CephCli *cli, Error *err);
+char **ceph_argv_osd_metadata(const CephCli *cli, int id /* -1: all */, Error *err);
+char **ceph_argv_pg_stat(const CephCli *cli, Error *err);
+char **ceph_argv_pg_dump_pgs_brief(const CephCli *cli, Error *err);
+char **ceph_argv_versions(const CephCli *cli, Error *err);
+char **ceph_argv_ok_to_stop(const CephCli *cli, const int *ids, size_t n, Error *err);
+char **ceph_argv_safe_to_destroy(const CephCli *cli, const int *ids, size_t n, Error *err);
+/* `osd new UUID [ID]` (id -1: next free); with_secrets adds "-i -" (cephx secrets JSON on
+ * stdin, as ceph-volume does). The same UUID again returns the same id. */
+char **ceph_argv_osd_new(const CephCli *cli, const char *uuid, int id, bool with_secrets, Error *err);
+char **ceph_argv_osd_destroy(const CephCli *cli, int id, Error *err);
+char **ceph_argv_osd_purge(const CephCli *cli, int id, Error *err);
+char **ceph_argv_osd_out(const CephCli *cli, const int *ids, size_t n, Error *err);
+char **ceph_argv_osd_in(const CephCli *cli, const int *ids, size_t n, Error *err);
+char **ceph_argv_osd_down(const CephCli *cli, const int *ids, size_t n, Error *err);
+char **ceph_argv_osd_crush_remove(const CephCli *cli, int id, Error *err);
+/* flags: noout, noin, nobackfill, norebalance, norecover, noscrub, nodeep-scrub, pause */
+char **ceph_argv_osd_set(const CephCli *cli, const char *flag, Error *err);
+char **ceph_argv_osd_unset(const CephCli *cli, const char *flag, Error *err);
+/* set-device-class refuses (EBUSY) while a class is bound: rm-device-class first */
+char **ceph_argv_osd_crush_rm_device_class(const CephCli *cli, int id, Error *err);
+char **ceph_argv_osd_crush_set_device_class(const CephCli *cli, const char *cls, int id, Error *err);
+char **ceph_argv_config_get(const CephCli *cli, const char *who, const char *key, Error *err);
+char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key, const char *value,
+                            Error *err);
+char **ceph_argv_config_dump(const CephCli *cli, Error *err);
+char **ceph_argv_config_rm(const CephCli *cli, const char *who, const char *key, Error *err);
+char **ceph_argv_config_key_get(const CephCli *cli, const char *key, Error *err);
+char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char *value, Error *err);
+char **ceph_argv_config_key_rm(const CephCli *cli, const char *key, Error *err);
+char **ceph_argv_config_key_exists(const CephCli *cli, const char *key, Error *err);
+/* `config-key set cephprov/lock/<cluster> <json>` */
+char **ceph_argv_lock_set(const CephCli *cli, const char *cluster, const CephLock *lock, Error *err);
+
+/* `systemctl VERB ceph-osd@ID` (start, stop, restart, enable, disable, is-active) */
+char **ceph_argv_systemctl_osd(const char *verb, int id, Error *err);
+
+/* Validators the builders use (exported for the agent and the plan). */
+bool ceph_uuid_is_valid(const char *s);
+bool ceph_name_is_valid(const char *s); /* [A-Za-z0-9_.-]+, not starting with '-' */

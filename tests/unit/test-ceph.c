@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* src/ceph parsers on output captured from a real Ceph 16.2.15 cluster (tests/data/ceph,
+ * see its README for how each file was made). */
+
+#include <errno.h>
+
+#include "basic/macro.h"
+#include "basic/strv.h"
+#include "ceph/ceph.h"
+#include "test.h"
+
+/* both set and equal (streq_ptr compares pointers first: clang warns on literals) */
+static bool str_eq(const char *a, const char *b) {
+        return a && b && strcmp(a, b) == 0;
+}
+
+static char *data_path(const char *name) {
+        const char *dir = getenv("TEST_DATA");
+        return strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
+}
+
+/* the whole file, or NULL (a failed check) */
+static char *slurp(const char *name) {
+        _cleanup_(freep) char *p = data_path(name);
+        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
+        if (!f) {
+                fprintf(stderr, "cannot open '%s'\n", p ? p : name);
+                CHECK(f != NULL);
+                return NULL;
+        }
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        char chunk[8192];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(m);
+        return buf;
+}
+
+static int slurp_rc(const char *base) {
+        _cleanup_(freep) char *name = strprintf("%s.rc", base);
+        _cleanup_(freep) char *s = slurp(name);
+        return s ? atoi(s) : -1;
+}
+
+/* a capture of stdout, stderr and exit status: NAME.out, NAME.err, NAME.rc */
+typedef struct Run {
+        int rc;
+        char *out, *err;
+} Run;
+
+static Run run_load(const char *base) {
+        _cleanup_(freep) char *o = strprintf("%s.out", base), *e = strprintf("%s.err", base);
+        return (Run) { .rc = slurp_rc(base), .out = slurp(o), .err = slurp(e) };
+}
+
+static void run_done(Run *r) {
+        free(r->out);
+        free(r->err);
+}
+
+static void test_health(void) {
+        Error err = {};
+        _cleanup_(freep) char *ok = slurp("health-detail-ok.json");
+        _cleanup_(ceph_health_freep) CephHealth *h = NULL;
+        CHECK_INTEQ(ceph_health_parse(ok, &h, &err), 0);
+        CHECK_INTEQ(h->status, CEPH_HEALTH_OK);
+        CHECK_INTEQ(h->n_checks, 0);
+        h = ceph_health_free(h);
+
+        _cleanup_(freep) char *noout = slurp("health-detail-noout.json");
+        CHECK_INTEQ(ceph_health_parse(noout, &h, &err), 0);
+        CHECK_INTEQ(h->status, CEPH_HEALTH_WARN);
+        CHECK_INTEQ(h->n_checks, 1);
+        const CephHealthCheck *c = ceph_health_find(h, "OSDMAP_FLAGS");
+        CHECK(c != NULL);
+        if (c) {
+                CHECK_STREQ(c->summary, "noout flag(s) set");
+                CHECK_INTEQ(c->severity, CEPH_HEALTH_WARN);
+                CHECK_INTEQ(strv_length(c->details), 0);
+        }
+        h = ceph_health_free(h);
+
+        _cleanup_(freep) char *down = slurp("health-detail-osd-down.json");
+        CHECK_INTEQ(ceph_health_parse(down, &h, &err), 0);
+        CHECK_INTEQ(h->n_checks, 4);
+        /* sorted by code */
+        CHECK_STREQ(h->checks[0].code, "OSDMAP_FLAGS");
+        CHECK_STREQ(h->checks[1].code, "OSD_DOWN");
+        CHECK_STREQ(h->checks[2].code, "OSD_HOST_DOWN");
+        CHECK_STREQ(h->checks[3].code, "PG_DEGRADED");
+        c = ceph_health_find(h, "OSD_DOWN");
+        CHECK(c && c->count == 1 && !c->muted);
+        if (c && c->details && c->details[0])
+                CHECK_STREQ(c->details[0], "osd.1 (root=default,host=node3) is down");
+        c = ceph_health_find(h, "PG_DEGRADED");
+        CHECK(c && c->count == 13 && strv_length(c->details) == 13);
+        CHECK(ceph_health_find(h, "TOO_FEW_OSDS") == NULL);
+        h = ceph_health_free(h);
+
+        /* `ceph status` carries the same object under "health" */
+        _cleanup_(freep) char *status = slurp("status-osd-down.json");
+        CHECK_INTEQ(ceph_health_parse(status, &h, &err), 0);
+        CHECK_INTEQ(h->status, CEPH_HEALTH_WARN);
+        CHECK_INTEQ(h->n_checks, 4);
+        CHECK(ceph_health_find(h, "OSD_HOST_DOWN") != NULL);
+        h = ceph_health_free(h);
+
+        _cleanup_(freep) char *one = slurp("health-detail-one-osd.json");
+        CHECK_INTEQ(ceph_health_parse(one, &h, &err), 0);
+        CHECK(ceph_health_find(h, "TOO_FEW_OSDS") != NULL);
+        CHECK(ceph_health_find(h, "BLUEFS_SPILLOVER") != NULL);
+        c = ceph_health_find(h, "PG_AVAILABILITY");
+        CHECK(c && startswith(c->summary, "Reduced data availability: 32 pgs inactive"));
+        h = ceph_health_free(h);
+
+        CHECK_STREQ(ceph_health_status_to_string(CEPH_HEALTH_ERR), "HEALTH_ERR");
+        Error e2 = {};
+        CHECK_INTEQ(ceph_health_parse("{\"status\":\"HEALTH_BOGUS\"}", &h, &e2), -EINVAL);
+        CHECK(h == NULL);
+        CHECK(strstr(e2.message, "HEALTH_BOGUS") != NULL);
+        error_reset(&e2);
+        CHECK_INTEQ(ceph_health_parse("{\"status\":\"HEALTH_OK\"} trailing", &h, &e2), -EINVAL);
+        error_reset(&e2);
+        CHECK_INTEQ(ceph_health_parse("", &h, &e2), -EINVAL);
+        CHECK(h == NULL);
+}
+
+static void test_osd_tree(void) {
+        Error err = {};
+        _cleanup_(freep) char *s = slurp("osd-tree.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
+        CHECK_INTEQ(ceph_osd_tree_parse(s, &t, &err), 0);
+        CHECK_INTEQ(t->n_hosts, 3);
+        CHECK_INTEQ(t->n_osds, 12);
+        const CephTreeHost *h = ceph_osd_tree_find_host(t, "node2");
+        CHECK(h && h->bucket_id == -5 && h->n_osds == 3);
+        h = ceph_osd_tree_find_host(t, "node1");
+        CHECK(h && h->n_osds == 5);
+        for (size_t i = 0; i < t->n_osds; i++) {
+                CHECK_INTEQ(t->osds[i].id, (int) i); /* sorted, ids 0..11 */
+                CHECK_STREQ(t->osds[i].device_class, "hdd");
+                CHECK(t->osds[i].status == CEPH_OSD_TREE_UP);
+                CHECK(!t->osds[i].stray);
+        }
+        const CephTreeOsd *o = ceph_osd_tree_find_osd(t, 1);
+        CHECK(o && str_eq(o->host, "node3") && o->in);
+        CHECK(ceph_osd_tree_find_osd(t, 12) == NULL);
+        t = ceph_osd_tree_free(t);
+
+        _cleanup_(freep) char *down = slurp("osd-tree-osd-down.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(down, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 1);
+        CHECK(o && o->status == CEPH_OSD_TREE_DOWN && o->in);
+        o = ceph_osd_tree_find_osd(t, 0);
+        CHECK(o && o->status == CEPH_OSD_TREE_UP);
+        t = ceph_osd_tree_free(t);
+
+        /* `osd new` + `osd destroy`: ids 4 and 5 kept as destroyed strays, no class */
+        _cleanup_(freep) char *destroyed = slurp("osd-tree-destroyed.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(destroyed, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 4);
+        CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && o->stray && !o->host && !o->device_class);
+        t = ceph_osd_tree_free(t);
+
+        _cleanup_(freep) char *newids = slurp("osd-tree-new-ids.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(newids, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 5);
+        CHECK(o && o->stray && o->status == CEPH_OSD_TREE_DOWN && o->crush_weight == 0);
+        t = ceph_osd_tree_free(t);
+
+        _cleanup_(freep) char *ssd = slurp("osd-tree-ssd-class.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(ssd, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 0);
+        CHECK(o && str_eq(o->device_class, "ssd"));
+        o = ceph_osd_tree_find_osd(t, 2);
+        CHECK(o && str_eq(o->device_class, "hdd"));
+        t = ceph_osd_tree_free(t);
+
+        _cleanup_(freep) char *mixed = slurp("osd-tree-mixed-classes.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(mixed, &t, &err), 0);
+        size_t n_ssd = 0;
+        for (size_t i = 0; t && i < t->n_osds; i++)
+                n_ssd += str_eq(t->osds[i].device_class, "ssd");
+        CHECK_INTEQ(n_ssd, 4);
+        h = ceph_osd_tree_find_host(t, "node1");
+        CHECK(h && h->n_osds == 4);
+        o = ceph_osd_tree_find_osd(t, 9);
+        CHECK(o && str_eq(o->host, "node2") && str_eq(o->device_class, "ssd"));
+        t = ceph_osd_tree_free(t);
+
+        /* after `ceph osd out 9`: reweight 0, still up */
+        _cleanup_(freep) char *out = slurp("osd-tree-osd9-out.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(out, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 9);
+        CHECK(o && !o->in && o->reweight == 0 && o->status == CEPH_OSD_TREE_UP);
+        o = ceph_osd_tree_find_osd(t, 8);
+        CHECK(o && o->in);
+        t = ceph_osd_tree_free(t);
+
+        /* purge-new: a destroyed id keeps its CRUSH place and class ... */
+        _cleanup_(freep) char *kept = slurp("osd-tree-destroyed-in-crush.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(kept, &t, &err), 0);
+        o = ceph_osd_tree_find_osd(t, 0);
+        CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && str_eq(o->host, "node1") && !o->stray);
+        CHECK(o && str_eq(o->device_class, "hdd"));
+        t = ceph_osd_tree_free(t);
+        /* ... until a failed `ceph-volume raw prepare --osd-id 0` purges it */
+        _cleanup_(freep) char *lost = slurp("osd-tree-after-purge-new.json");
+        CHECK_INTEQ(ceph_osd_tree_parse(lost, &t, &err), 0);
+        CHECK(ceph_osd_tree_find_osd(t, 0) == NULL);
+        h = ceph_osd_tree_find_host(t, "node1");
+        CHECK(h && h->n_osds == 1 && h->osds[0] == 3);
+}
+
+static void test_osd_dump(void) {
+        Error err = {};
+        _cleanup_(freep) char *s = slurp("osd-dump-noout-osd-down.json");
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        CHECK_INTEQ(ceph_osd_dump_parse(s, &d, &err), 0);
+        CHECK_INTEQ(d->epoch, 40);
+        CHECK_STREQ(d->fsid, "5881fcfd-4408-49eb-8f72-3158a118d6ab");
+        CHECK(ceph_osd_dump_has_flag(d, "noout"));
+        CHECK(ceph_osd_dump_has_flag(d, "sortbitwise"));
+        CHECK(!ceph_osd_dump_has_flag(d, "norebalance"));
+        CHECK_INTEQ(d->require_osd_release, CEPH_RELEASE_PACIFIC);
+        CHECK_INTEQ(d->n_osds, 6);
+        CHECK_INTEQ(d->max_osd, 6);
+        const CephDumpOsd *o = ceph_osd_dump_find_osd(d, 1);
+        CHECK(o && !o->up && o->in && o->exists && !o->is_new);
+        CHECK(o && str_eq(o->uuid, "471fabbf-fde8-4700-a3aa-c45140101d74"));
+        CHECK(ceph_osd_dump_find_uuid(d, "471FABBF-FDE8-4700-A3AA-C45140101D74") == o);
+        CHECK_INTEQ(d->n_pools, 2);
+        CHECK(d->n_pools == 2 && str_eq(d->pools[0].name, "data") && d->pools[0].size == 2 &&
+              d->pools[0].min_size == 1 && d->pools[0].pg_num == 32);
+        d = ceph_osd_dump_free(d);
+
+        _cleanup_(freep) char *clean = slurp("osd-dump.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(clean, &d, &err), 0);
+        CHECK(!ceph_osd_dump_has_flag(d, "noout"));
+        CHECK_INTEQ(strv_length(d->flags), 4);
+        d = ceph_osd_dump_free(d);
+
+        /* ids allocated by `osd new` and never booted: exists+new, down, in */
+        _cleanup_(freep) char *newids = slurp("osd-dump-new-ids.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(newids, &d, &err), 0);
+        o = ceph_osd_dump_find_osd(d, 4);
+        CHECK(o && o->is_new && o->exists && !o->up && !o->destroyed);
+        CHECK(o && str_eq(o->uuid, "0b940c58-1aea-40cc-8d8d-d15a402c9f53"));
+        d = ceph_osd_dump_free(d);
+
+        _cleanup_(freep) char *out = slurp("osd-dump-osd9-out.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(out, &d, &err), 0);
+        o = ceph_osd_dump_find_osd(d, 9);
+        CHECK(o && o->up && !o->in && o->weight == 0);
+        o = ceph_osd_dump_find_osd(d, 8);
+        CHECK(o && o->up && o->in && o->weight == 1);
+        d = ceph_osd_dump_free(d);
+
+        /* after a failed `ceph-volume raw prepare --osd-id 0` rolled back with purge-new */
+        _cleanup_(freep) char *purged = slurp("osd-dump-after-purge-new.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(purged, &d, &err), 0);
+        CHECK(ceph_osd_dump_find_osd(d, 0) == NULL);
+        int ids[] = { 1, 2, 3 }, gone[] = { 3, 0 };
+        CHECK_INTEQ(ceph_osd_dump_check_ids(d, ids, 3, &err), 0);
+        Error e = {};
+        CHECK_INTEQ(ceph_osd_dump_check_ids(d, gone, 2, &e), -ENOENT);
+        CHECK(strstr(e.message, "osd.0 does not exist") != NULL);
+}
+
+static void test_osd_metadata(void) {
+        Error err = {};
+        _cleanup_(freep) char *s = slurp("osd-metadata.json");
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *l = NULL;
+        CHECK_INTEQ(ceph_osd_metadata_parse(s, &l, &err), 0);
+        CHECK_INTEQ(l->n_osds, 12);
+        const CephOsdMetadata *m = ceph_osd_metadata_find(l, 0);
+        CHECK(m != NULL);
+        if (m) {
+                CHECK_STREQ(m->hostname, "node1");
+                CHECK_STREQ(m->objectstore, "bluestore");
+                CHECK_STREQ(m->bdev_type, "hdd");
+                CHECK_STREQ(m->bdev_path, "/dev/loop3");
+                CHECK(m->dedicated_db);
+                CHECK_STREQ(m->db_path, "/dev/loop5p1");
+                CHECK_STREQ(m->db_type, "ssd");
+                CHECK(!m->dedicated_wal && !m->wal_path);
+                CHECK_STREQ(m->ceph_release, "pacific");
+                CHECK_STREQ(m->osd_data, "/var/lib/ceph/osd/ceph-0");
+                CHECK_STREQ(m->default_device_class, "hdd");
+                CHECK_INTEQ(strv_length(m->devices), 2);
+                CHECK(strv_contains(m->devices, "loop3") && strv_contains(m->devices, "loop5"));
+        }
+        m = ceph_osd_metadata_find(l, 6); /* created without block.db */
+        CHECK(m && !m->dedicated_db && !m->db_path && str_eq(m->hostname, "node3"));
+        CHECK(m && strv_length(m->devices) == 1);
+        CHECK(ceph_osd_metadata_find(l, 12) == NULL);
+        l = ceph_osd_metadata_list_free(l);
+
+        _cleanup_(freep) char *one = slurp("osd-metadata-0.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(one, &l, &err), 0);
+        CHECK_INTEQ(l->n_osds, 1);
+        CHECK(l->n_osds == 1 && l->osds[0].id == 0 && str_eq(l->osds[0].db_path, "/dev/loop5p1"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* an OSD on an SSD loop, no separate DB: the OSD picks class ssd */
+        _cleanup_(freep) char *ssd = slurp("osd-metadata-6-ssd.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(ssd, &l, &err), 0);
+        m = ceph_osd_metadata_find(l, 6);
+        CHECK(m && str_eq(m->bdev_type, "ssd") && str_eq(m->default_device_class, "ssd") && !m->dedicated_db);
+        CHECK(m && str_eq(m->bdev_path, "/dev/loop2") && str_eq(m->hostname, "node1"));
+}
+
+static void test_pg_stat(void) {
+        Error err = {};
+        _cleanup_(ceph_pg_stat_freep) CephPgStat *s = NULL;
+        _cleanup_(freep) char *clean = slurp("pg-stat-clean.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(clean, &s, &err), 0);
+        CHECK_INTEQ(s->num_pgs, 33);
+        CHECK(ceph_pg_stat_all_active_clean(s));
+        CHECK_INTEQ(ceph_pg_stat_count(s, "active+clean"), 33);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 0);
+        s = ceph_pg_stat_free(s);
+
+        _cleanup_(freep) char *down = slurp("pg-stat-osd-down.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(down, &s, &err), 0);
+        CHECK(!ceph_pg_stat_all_active_clean(s));
+        CHECK_INTEQ(ceph_pg_stat_count(s, "degraded"), 13);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "undersized"), 15);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "active"), 33);
+        CHECK_INTEQ(s->degraded_objects, 20);
+        s = ceph_pg_stat_free(s);
+
+        /* during recovery after `osd out 0` */
+        _cleanup_(freep) char *bf = slurp("pg-stat-backfill.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(bf, &s, &err), 0);
+        CHECK(!ceph_pg_stat_all_active_clean(s));
+        CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 9);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "peering"), 9);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "active+degraded"), 5);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "recovering"), 1);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "recovery_wait"), 4);
+        CHECK_INTEQ(s->degraded_objects, 44);
+        CHECK_INTEQ(s->misplaced_objects, 7);
+        s = ceph_pg_stat_free(s);
+
+        /* the same moment seen by `ceph status` (pgmap.pgs_by_state) */
+        _cleanup_(freep) char *st = slurp("status-backfill.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(st, &s, &err), 0);
+        CHECK_INTEQ(s->num_pgs, 33);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "active+clean"), 19);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "degraded"), 5);
+        CHECK(!ceph_pg_stat_all_active_clean(s));
+        s = ceph_pg_stat_free(s);
+
+        _cleanup_(freep) char *st_ok = slurp("status-ok.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(st_ok, &s, &err), 0);
+        CHECK(ceph_pg_stat_all_active_clean(s));
+        s = ceph_pg_stat_free(s);
+
+        _cleanup_(freep) char *creating = slurp("pg-stat-one-osd.json");
+        CHECK_INTEQ(ceph_pg_stat_parse(creating, &s, &err), 0);
+        CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 32);
+        CHECK(!ceph_pg_stat_all_active_clean(s));
+
+        CHECK(ceph_pg_state_has("active+clean+scrubbing+deep", "scrubbing"));
+        CHECK(!ceph_pg_state_has("active+clean+scrubbing+deep", "scrub"));
+        CHECK(!ceph_pg_state_has("active+recovery_wait+degraded", "recovery"));
+}
+
+static void test_pg_dump(void) {
+        Error err = {};
+        _cleanup_(ceph_pg_dump_freep) CephPgDump *d = NULL;
+        _cleanup_(freep) char *clean = slurp("pg-dump-pgs-brief-clean.json");
+        CHECK_INTEQ(ceph_pg_dump_parse(clean, &d, &err), 0);
+        CHECK_INTEQ(d->n_pgs, 33);
+        CHECK_STREQ(d->pgs[0].pgid, "1.1f");
+        CHECK(d->pgs[0].n_up == 2 && d->pgs[0].up[0] == 0 && d->pgs[0].up[1] == 1);
+        CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 0);
+        d = ceph_pg_dump_free(d);
+
+        _cleanup_(freep) char *bf = slurp("pg-dump-pgs-brief-backfill.json");
+        CHECK_INTEQ(ceph_pg_dump_parse(bf, &d, &err), 0);
+        CHECK_STREQ(d->pgs[0].state, "active+recovering+degraded");
+        CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 1), 9);
+        CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 0); /* out: in no set */
+        d = ceph_pg_dump_free(d);
+
+        _cleanup_(freep) char *down = slurp("pg-dump-pgs-brief-osd-down.json");
+        CHECK_INTEQ(ceph_pg_dump_parse(down, &d, &err), 0);
+        CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 6);
+        d = ceph_pg_dump_free(d);
+
+        /* older releases print the bare array */
+        CHECK_INTEQ(ceph_pg_dump_parse("[{\"pgid\":\"1.0\",\"state\":\"active+clean\",\"up\":[1,2],"
+                                       "\"acting\":[1,2],\"up_primary\":1,\"acting_primary\":1}]",
+                                       &d, &err),
+                    0);
+        CHECK(d && d->n_pgs == 1);
+}
+
+static void test_ok_to_stop(void) {
+        Error err = {};
+        _cleanup_(ceph_ok_to_stop_freep) CephOkToStop *o = NULL;
+
+        Run r = run_load("ok-to-stop-0");
+        CHECK_INTEQ(r.rc, 0);
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && o->ok && o->n_osds == 1 && o->osds[0] == 0);
+        CHECK(o && o->num_ok_pgs == 19 && o->num_not_ok_pgs == 0 && o->n_become_inactive == 0);
+        CHECK(o && o->n_become_degraded == 19);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* stopping every OSD: EBUSY, 33 PGs would go inactive */
+        r = run_load("ok-to-stop-all-busy");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && !o->ok && o->n_osds == 4 && o->num_not_ok_pgs == 33 && o->n_become_inactive == 33);
+        CHECK(o && str_eq(o->message, "Error EBUSY: unsafe to stop osd(s) at this time (33 PGs are or would become offline)"));
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* with osd.1 down, osd.3 holds the only copy of 5 PGs */
+        r = run_load("ok-to-stop-3-with-1-down");
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && !o->ok && o->n_become_inactive == 5 && o->n_become_degraded == 6);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* during recovery: ok, but PGs become more degraded */
+        r = run_load("ok-to-stop-0-backfill");
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && o->ok && o->n_become_degraded == 5);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* plain output is JSON as well */
+        r = run_load("ok-to-stop-0-plain");
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && o->ok);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* an OSD that does not exist is "ok to stop" (check ids against the map first) */
+        r = run_load("ok-to-stop-unknown-osd");
+        CHECK_INTEQ(ceph_ok_to_stop_parse(r.rc, r.out, r.err, &o, &err), 0);
+        CHECK(o && o->ok && o->n_osds == 1 && o->osds[0] == 42 && o->num_ok_pgs == 0);
+        o = ceph_ok_to_stop_free(o);
+        run_done(&r);
+
+        /* contradictions and other failures are errors, never a guess */
+        Error e = {};
+        CHECK_INTEQ(ceph_ok_to_stop_parse(0, "{\"ok_to_stop\":false}", "", &o, &e), -EPROTO);
+        CHECK(o == NULL);
+        error_reset(&e);
+        CHECK_INTEQ(ceph_ok_to_stop_parse(2, "", "Error ENOENT: osd.99 does not exist\n", &o, &e), -ENOENT);
+        CHECK(strstr(e.message, "osd.99 does not exist") != NULL);
+        error_reset(&e);
+        CHECK_INTEQ(ceph_ok_to_stop_parse(16, "", "Error EBUSY: later\n", &o, &e), 0);
+        CHECK(o && !o->ok && str_eq(o->message, "Error EBUSY: later"));
+}
+
+static void test_safe_to_destroy(void) {
+        Error err = {};
+        _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *s = NULL;
+        int zero = 0;
+
+        /* with -f json, "not safe" exits 0: only the lists tell */
+        Run r = run_load("safe-to-destroy-0-busy");
+        CHECK_INTEQ(r.rc, 0);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
+        CHECK(s && !ceph_safe_to_destroy_is_safe(s, 0) && s->n_active == 1 && s->active[0] == 0);
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* right after `osd out 0`: still active (the answer lags) */
+        r = run_load("safe-to-destroy-0-just-out");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
+        CHECK(s && !ceph_safe_to_destroy_is_safe(s, 0));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* plain form: EBUSY and a message */
+        r = run_load("safe-to-destroy-0-busy-plain");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
+        CHECK(s && !ceph_safe_to_destroy_is_safe(s, 0));
+        CHECK(s && s->message && startswith(s->message, "Error EBUSY: OSD(s) 0 have 19 pgs"));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* "safe" while PGs still recover (pg-stat-backfill was taken just before) */
+        r = run_load("safe-to-destroy-0-backfill");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0) && !ceph_safe_to_destroy_is_safe(s, 1));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        r = run_load("safe-to-destroy-0-out-clean-plain");
+        CHECK_INTEQ(r.rc, 0);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &zero, 1, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* and "safe to destroy" as well */
+        int n42 = 42;
+        r = run_load("safe-to-destroy-unknown-osd");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, &n42, 1, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 42));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+
+        /* destroy and purge refuse an OSD that is up */
+        r = run_load("osd-destroy-up-busy");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        CHECK(r.err && strstr(r.err, "is not `down`"));
+        run_done(&r);
+        r = run_load("osd-purge-3-up");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        run_done(&r);
+
+        Error e = {};
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(16, "{\"safe_to_destroy\":[0],\"active\":[]}", "", &zero, 1, &s, &e),
+                    -EPROTO);
+        CHECK(s == NULL);
+}
+
+static void test_versions(void) {
+        Error err = {};
+        _cleanup_(freep) char *s = slurp("versions.json");
+        CephVersions v;
+        CHECK_INTEQ(ceph_versions_parse(s, &v, &err), 0);
+        CHECK(v.oldest.major == 16 && v.oldest.minor == 2 && v.oldest.patch == 15);
+        CHECK_INTEQ(v.oldest.release, CEPH_RELEASE_PACIFIC);
+        CHECK_INTEQ(v.n_distinct, 1);
+        CHECK(v.n_mon == 1 && v.n_mgr == 1 && v.n_osd == 4 && v.n_mds == 0);
+        CHECK(!ceph_release_uses_mclock(v.newest.release));
+        CHECK_STREQ(ceph_release_to_string(v.newest.release), "pacific");
+
+        CephVersion cv;
+        CHECK_INTEQ(ceph_version_parse("ceph version 17.2.7 (b12291d110049b2f35e32e0de30d70e9a4c060d2) quincy (stable)",
+                                       &cv, &err),
+                    0);
+        CHECK(cv.release == CEPH_RELEASE_QUINCY && ceph_release_uses_mclock(cv.release));
+        CHECK_INTEQ(ceph_version_parse("20.1.0 (abc) tentacle (dev)", &cv, &err), 0);
+        CHECK_INTEQ(cv.release, CEPH_RELEASE_UNKNOWN);
+        Error e = {};
+        CHECK_INTEQ(ceph_version_parse("ceph version sixteen", &cv, &e), -EINVAL);
+        CHECK_INTEQ(ceph_release_from_string("reef"), CEPH_RELEASE_REEF);
+
+        /* a mixed cluster during an upgrade */
+        const char *mixed = "{\"mon\":{\"ceph version 16.2.15 (x) pacific (stable)\":1},"
+                            "\"osd\":{\"ceph version 16.2.15 (x) pacific (stable)\":2,"
+                            "\"ceph version 17.2.7 (y) quincy (stable)\":1},"
+                            "\"overall\":{\"ceph version 16.2.15 (x) pacific (stable)\":3,"
+                            "\"ceph version 17.2.7 (y) quincy (stable)\":1}}";
+        CHECK_INTEQ(ceph_versions_parse(mixed, &v, &err), 0);
+        CHECK(v.n_distinct == 2 && v.oldest.major == 16 && v.newest.major == 17 && v.n_osd == 3);
+}
+
+static void test_small_answers(void) {
+        Error err = {};
+        int id = -1;
+        Run r = run_load("osd-new");
+        CHECK_INTEQ(ceph_osd_new_parse(r.out, &id, &err), 0);
+        CHECK_INTEQ(id, 4);
+        run_done(&r);
+        r = run_load("osd-new-json");
+        CHECK_INTEQ(ceph_osd_new_parse(r.out, &id, &err), 0);
+        CHECK_INTEQ(id, 5);
+        run_done(&r);
+        r = run_load("osd-new-again-same-uuid"); /* same uuid again: same id */
+        CHECK_INTEQ(ceph_osd_new_parse(r.out, &id, &err), 0);
+        CHECK_INTEQ(id, 4);
+        run_done(&r);
+        Error e = {};
+        CHECK(ceph_osd_new_parse("Error EINVAL: nope", &id, &e) < 0);
+
+        _cleanup_(freep) char *v = NULL;
+        _cleanup_(freep) char *q = slurp("config-get-osd-op-queue.json");
+        CHECK_INTEQ(ceph_config_value_parse(q, &v, &err), 0);
+        CHECK_STREQ(v, "wpq"); /* bare word even with -f json */
+        uint64_t u = 0;
+        _cleanup_(freep) char *b = slurp("config-get-osd-max-backfills-set.json");
+        CHECK_INTEQ(ceph_config_value_parse_u64(b, &u, &err), 0);
+        CHECK_INTEQ(u, 3);
+        _cleanup_(freep) char *b0 = slurp("config-get-osd-max-backfills.json");
+        CHECK_INTEQ(ceph_config_value_parse_u64(b0, &u, &err), 0);
+        CHECK_INTEQ(u, 1);
+        free(v);
+        v = NULL;
+        CHECK_INTEQ(ceph_config_value_parse("\"high_recovery_ops\"\n", &v, &err), 0);
+        CHECK_STREQ(v, "high_recovery_ops");
+        error_reset(&e);
+        CHECK_INTEQ(ceph_config_value_parse("\n\n", &v, &e), -EINVAL);
+        CHECK_INTEQ(ceph_config_value_parse_u64("wpq\n", &u, &e), -EINVAL);
+
+        /* set explicitly (osd_max_backfills 1 and the lab's spillover mute) vs default */
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *cd = NULL;
+        _cleanup_(freep) char *dump = slurp("config-dump.json");
+        CHECK_INTEQ(ceph_config_dump_parse(dump, &cd, &err), 0);
+        CHECK(cd && cd->n_entries == 2);
+        const CephConfigEntry *ce = ceph_config_dump_find(cd, "osd", "osd_max_backfills");
+        CHECK(ce && str_eq(ce->value, "1") && ce->mask == NULL);
+        CHECK(ceph_config_dump_find(cd, "osd", "osd_recovery_max_active") == NULL);
+        CHECK(ceph_config_dump_find(cd, "osd.0", "osd_max_backfills") == NULL);
+
+        r = run_load("config-get-unknown");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
+        CHECK(r.err && strstr(r.err, "unrecognized key 'no_such_option'"));
+        run_done(&r);
+
+        /* the lock as it came back from config-key get */
+        r = run_load("config-key-get-lock");
+        _cleanup_(ceph_lock_freep) CephLock *l = NULL;
+        CHECK_INTEQ(r.rc, 0);
+        CHECK_INTEQ(ceph_lock_parse(r.out, &l, &err), 0);
+        CHECK(l && str_eq(l->holder, "admin:1234") && str_eq(l->command, "apply"));
+        CHECK(l && str_eq(l->since, "2026-11-30T05:10:00Z"));
+        _cleanup_(freep) char *f = ceph_lock_format(l);
+        CHECK_STREQ(f, r.out);
+        run_done(&r);
+        r = run_load("config-key-get-missing");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
+        run_done(&r);
+        r = run_load("config-key-exists-missing");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
+        run_done(&r);
+
+        /* set-device-class while a class is bound: EBUSY */
+        r = run_load("crush-set-device-class-busy");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
+        CHECK(r.err && strstr(r.err, "rm-device-class"));
+        run_done(&r);
+}
+
+static void check_argv(char **a, const char *expected) {
+        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
+        CHECK_STREQ(j, expected);
+        strv_free(a);
+}
+
+static void test_argv(void) {
+        Error err = {};
+        check_argv(ceph_argv_health_detail(NULL, &err), "ceph health detail -f json");
+        check_argv(ceph_argv_status(NULL, &err), "ceph status -f json");
+        check_argv(ceph_argv_osd_tree(NULL, &err), "ceph osd tree -f json");
+        check_argv(ceph_argv_osd_dump(NULL, &err), "ceph osd dump -f json");
+        check_argv(ceph_argv_osd_metadata(NULL, -1, &err), "ceph osd metadata -f json");
+        check_argv(ceph_argv_osd_metadata(NULL, 7, &err), "ceph osd metadata 7 -f json");
+        check_argv(ceph_argv_pg_stat(NULL, &err), "ceph pg stat -f json");
+        check_argv(ceph_argv_pg_dump_pgs_brief(NULL, &err), "ceph pg dump pgs_brief -f json");
+        check_argv(ceph_argv_versions(NULL, &err), "ceph versions -f json");
+        int ids[] = { 0, 3, 12 };
+        check_argv(ceph_argv_ok_to_stop(NULL, ids, 3, &err), "ceph osd ok-to-stop 0 3 12 -f json");
+        check_argv(ceph_argv_safe_to_destroy(NULL, ids, 1, &err), "ceph osd safe-to-destroy 0 -f json");
+        check_argv(ceph_argv_osd_out(NULL, ids + 1, 2, &err), "ceph osd out 3 12");
+        check_argv(ceph_argv_osd_in(NULL, ids + 1, 1, &err), "ceph osd in 3");
+        check_argv(ceph_argv_osd_new(NULL, "0b940c58-1aea-40cc-8d8d-d15a402c9f53", 4, false, &err),
+                   "ceph osd new 0b940c58-1aea-40cc-8d8d-d15a402c9f53 4");
+        check_argv(ceph_argv_osd_new(NULL, "0b940c58-1aea-40cc-8d8d-d15a402c9f53", -1, true, &err),
+                   "ceph -i - osd new 0b940c58-1aea-40cc-8d8d-d15a402c9f53");
+        check_argv(ceph_argv_osd_destroy(NULL, 4, &err), "ceph osd destroy 4 --yes-i-really-mean-it");
+        check_argv(ceph_argv_osd_purge(NULL, 4, &err), "ceph osd purge 4 --yes-i-really-mean-it");
+        check_argv(ceph_argv_osd_crush_rm_device_class(NULL, 0, &err), "ceph osd crush rm-device-class osd.0");
+        check_argv(ceph_argv_osd_crush_set_device_class(NULL, "hdd", 0, &err),
+                   "ceph osd crush set-device-class hdd osd.0");
+        check_argv(ceph_argv_config_set(NULL, "osd", "osd_max_backfills", "1", &err),
+                   "ceph config set osd osd_max_backfills 1");
+        check_argv(ceph_argv_config_get(NULL, "osd.0", "osd_op_queue", &err), "ceph config get osd.0 osd_op_queue");
+        check_argv(ceph_argv_config_rm(NULL, "osd", "osd_max_backfills", &err), "ceph config rm osd osd_max_backfills");
+        check_argv(ceph_argv_config_dump(NULL, &err), "ceph config dump -f json");
+        check_argv(ceph_argv_osd_set(NULL, "noout", &err), "ceph osd set noout");
+        check_argv(ceph_argv_osd_unset(NULL, "norebalance", &err), "ceph osd unset norebalance");
+        check_argv(ceph_argv_config_key_get(NULL, "cephprov/lock/lab", &err), "ceph config-key get cephprov/lock/lab");
+        check_argv(ceph_argv_systemctl_osd("start", 3, &err), "systemctl start ceph-osd@3");
+        CHECK_INTEQ(err.code, 0);
+
+        /* the lock value stays one argv element, spaces and all */
+        CephLock lock = { .holder = "admin:1234", .since = "2026-11-30T05:10:00Z", .command = "apply --yes" };
+        char **a = ceph_argv_lock_set(NULL, "lab", &lock, &err);
+        CHECK(a && strv_length(a) == 5);
+        if (a && strv_length(a) == 5) {
+                CHECK_STREQ(a[1], "config-key");
+                CHECK_STREQ(a[3], "cephprov/lock/lab");
+                CHECK_STREQ(a[4], "{\"holder\":\"admin:1234\",\"since\":\"2026-11-30T05:10:00Z\",\"command\":\"apply --yes\"}");
+        }
+        strv_free(a);
+
+        CephCli cli = { .binary = "/usr/bin/ceph", .conf = "/etc/ceph/lab.conf", .name = "client.admin",
+                        .connect_timeout = 10 };
+        check_argv(ceph_argv_osd_tree(&cli, &err),
+                   "/usr/bin/ceph -c /etc/ceph/lab.conf -n client.admin --connect-timeout 10 osd tree -f json");
+
+        /* refusals name what is wrong */
+        Error e = {};
+        CHECK(ceph_argv_osd_new(NULL, "not-a-uuid", -1, false, &e) == NULL);
+        CHECK(e.code == EINVAL && strstr(e.message, "not-a-uuid"));
+        error_reset(&e);
+        CHECK(ceph_argv_osd_crush_set_device_class(NULL, "--yes-i-really-mean-it", 0, &e) == NULL);
+        CHECK_INTEQ(e.code, EINVAL);
+        error_reset(&e);
+        CHECK(ceph_argv_ok_to_stop(NULL, NULL, 0, &e) == NULL);
+        error_reset(&e);
+        int bad[] = { 1, -2 };
+        CHECK(ceph_argv_osd_out(NULL, bad, 2, &e) == NULL);
+        CHECK(strstr(e.message, "-2") != NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_osd_set(NULL, "nosuchflag", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_config_set(NULL, "osd", "osd_max_backfills", "-1", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_config_key_set(NULL, "/abs", "v", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_lock_key("my cluster", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_systemctl_osd("mask", 1, &e) == NULL);
+}
+
+int main(void) {
+        TEST_RUN(test_health);
+        TEST_RUN(test_osd_tree);
+        TEST_RUN(test_osd_dump);
+        TEST_RUN(test_osd_metadata);
+        TEST_RUN(test_pg_stat);
+        TEST_RUN(test_pg_dump);
+        TEST_RUN(test_ok_to_stop);
+        TEST_RUN(test_safe_to_destroy);
+        TEST_RUN(test_versions);
+        TEST_RUN(test_small_answers);
+        TEST_RUN(test_argv);
+        return test_result();
+}
