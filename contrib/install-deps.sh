@@ -10,8 +10,9 @@ apt_get() { apt-get -q -y -o DPkg::Lock::Timeout=900 "$@"; }
 build_pkgs=(gcc clang meson ninja-build pkg-config
             libyaml-dev libjson-c-dev libssh2-1-dev libblkid-dev libudev-dev libparted-dev)
 # Block and lab tiers: real devices, fake hosts over SSH, a real Ceph cluster
+# udev: ceph-volume needs udevadm (udevd itself is not started: policy-rc.d, and LAB.md)
 lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps psmisc kmod
-          openssh-server openssh-client bcache-tools valgrind
+          openssh-server openssh-client bcache-tools valgrind udev
           ceph-mon ceph-mgr ceph-osd ceph-common)
 
 missing=()
