@@ -6,8 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include "basic/json-util.h"
+#include "basic/log.h"
 #include "basic/strv.h"
+#include "ceph/ceph.h"
 
 int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
         if (!l->admin_host)
@@ -167,4 +172,94 @@ bool ceph_osd_dump_has_state(json_object *osd, const char *state) {
                 if (streq_ptr(json_object_get_string(json_object_array_get_idx(st, i)), state))
                         return true;
         return false;
+}
+
+static char *lock_get(CephAdmin *a, const char *key, CephLock **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        char *args[] = { (char *) "config-key", (char *) "get", (char *) key, NULL };
+        Error e = {};
+        int r = ceph_admin_run(a, args, false, NULL, &out, &e);
+        *ret = NULL;
+        if (r == -ENOENT)
+                return strdup(""); /* free */
+        if (r < 0) {
+                error_set(err, -r, "%s", e.message);
+                return NULL;
+        }
+        r = ceph_lock_parse(out, ret, err);
+        if (r < 0) {
+                error_prefix(err, r, "cannot read the lock '%s' of cluster '%s'", key, a->cluster);
+                return NULL;
+        }
+        return strdup("");
+}
+
+static char *holder_host(const char *holder) {
+        const char *c = strrchr(holder, ':');
+        return c ? strndup(holder, (size_t) (c - holder)) : strdup(holder);
+}
+
+int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, Error *err) {
+        char host[256] = "";
+        if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+                snprintf(host, sizeof(host), "localhost");
+        _cleanup_(freep) char *key = ceph_lock_key(a->cluster, err);
+        _cleanup_(freep) char *holder = strprintf("%s:%d", host, (int) getpid());
+        if (!key || !holder)
+                return key ? error_set(err, ENOMEM, "out of memory") : -EINVAL;
+
+        _cleanup_(ceph_lock_freep) CephLock *cur = NULL;
+        _cleanup_(freep) char *ok = lock_get(a, key, &cur, err);
+        if (!ok)
+                return -err->code;
+        if (cur) {
+                _cleanup_(freep) char *h = holder_host(cur->holder);
+                if (!h || !streq(h, host))
+                        return error_set(err, EBUSY,
+                                         "cluster '%s' is locked by cephprov on '%s' (%s, since %s): another controller acts on it; "
+                                         "if it is gone, remove the lock with 'ceph config-key rm %s'",
+                                         a->cluster, cur->holder, cur->command ? cur->command : "?",
+                                         cur->since ? cur->since : "?", key);
+                /* this machine: we hold the local lock, so that holder is dead */
+                log_notice("taking over the lock of cluster '%s' left by '%s' (%s, since %s), which is no longer running",
+                           a->cluster, cur->holder, cur->command ? cur->command : "?", cur->since ? cur->since : "?");
+        }
+
+        char since[40];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        CephLock mine = { .holder = holder, .since = since, .command = (char *) command };
+        _cleanup_(freep) char *value = ceph_lock_format(&mine);
+        if (!value)
+                return error_set(err, ENOMEM, "out of memory");
+        char *set[] = { (char *) "config-key", (char *) "set", key, value, NULL };
+        int r = ceph_admin_run(a, set, false, NULL, NULL, err);
+        if (r < 0)
+                return r;
+
+        /* no compare-and-set in config-key: read back, the last writer wins */
+        _cleanup_(ceph_lock_freep) CephLock *after = NULL;
+        _cleanup_(freep) char *ok2 = lock_get(a, key, &after, err);
+        if (!ok2)
+                return -err->code;
+        if (!after || !streq(after->holder, holder))
+                return error_set(err, EBUSY, "cluster '%s': another controller (%s) took the lock at the same time",
+                                 a->cluster, after ? after->holder : "?");
+
+        *ret = (CephClusterLock) { .admin = a, .key = TAKE_PTR(key), .holder = TAKE_PTR(holder), .held = true };
+        return 0;
+}
+
+void ceph_cluster_unlock(CephClusterLock *l) {
+        if (l->held && l->admin) {
+                char *args[] = { (char *) "config-key", (char *) "rm", l->key, NULL };
+                Error e = {};
+                if (ceph_admin_run(l->admin, args, false, NULL, NULL, &e) < 0)
+                        log_warning("cannot release the cluster lock '%s': %s", l->key, e.message);
+        }
+        free(l->key);
+        free(l->holder);
+        *l = (CephClusterLock) {};
 }

@@ -46,3 +46,19 @@ json_object *ceph_osd_dump_find(json_object *dump, int id);
 bool ceph_osd_dump_up(json_object *osd);
 bool ceph_osd_dump_in(json_object *osd);
 bool ceph_osd_dump_has_state(json_object *osd, const char *state);
+
+/* The controller's lock in the cluster's config-key store (docs/ceph.md "The lock"), taken
+ * on top of the local journal lock: get (free when absent) → set → get again and compare
+ * the holder. A lock held by this machine is stale when we hold the local lock (its holder
+ * died: kill -9, power loss): it is taken over, with a notice. A lock held by another
+ * machine is refused (EBUSY) naming holder, command and time. */
+typedef struct CephClusterLock {
+        CephAdmin *admin;
+        char *key;
+        char *holder;
+        bool held;
+} CephClusterLock;
+
+int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, Error *err);
+/* Releases (config-key rm) when held; for _cleanup_. */
+void ceph_cluster_unlock(CephClusterLock *l);

@@ -139,6 +139,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(plan_freep) Plan *p = NULL;
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        _cleanup_(ceph_cluster_unlock) CephClusterLock cluster_lock = {};
         _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
         size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
         if (cli_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
@@ -149,7 +150,8 @@ int verb_apply(int argc, char *argv[]) {
         bool osd_stage = !o.dry_run && (stages & STAGE_OSDS) &&
                          (osd_flow_count_steps(p, stages) > 0 || inventory_has_osds(inv));
         if (osd_stage) {
-                if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
+                if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0 ||
+                    ceph_cluster_lock(admin, "apply", &cluster_lock, &err) < 0)
                         return cli_report(&err);
                 r = osd_flow_wait_inflight(flow, &err);
                 if (r < 0)

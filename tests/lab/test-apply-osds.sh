@@ -168,6 +168,14 @@ grep -q '^nothing to do' "$DIR/apply3.log" || { cat "$DIR/apply3.log"; fail "thi
 [ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "third apply ran steps"
 ok "apply on the converged lab is a no-op"
 
+# the cluster lock: released after a run; a lock of another controller is refused
+if ceph_ config-key exists cephprov/lock/ceph >/dev/null 2>&1; then fail "the cluster lock was not released"; fi
+ceph_ config-key set cephprov/lock/ceph '{"holder":"other-controller:4242","since":"2026-01-01T00:00:00Z","command":"apply"}' >/dev/null
+if "$CEPHPROV" apply "$L" --yes > "$DIR/apply-locked.log" 2>&1; then fail "apply ran although another controller holds the cluster lock"; fi
+grep -q "locked by cephprov on 'other-controller:4242'" "$DIR/apply-locked.log" || { cat "$DIR/apply-locked.log"; fail "no clear message for the held cluster lock"; }
+ceph_ config-key rm cephprov/lock/ceph >/dev/null
+ok "cluster lock: released after each run, taken over after SIGKILL, another controller's lock refused"
+
 # 4. data written before a re-apply reads back identical after it
 mkdir -p "$DIR/data"
 for i in $(seq 1 30); do head -c 4194304 /dev/urandom > "$DIR/data/obj$i"; done
