@@ -66,7 +66,8 @@ static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout,
                         _cleanup_strv_free_ char **lines = strv_split(why ? why : "", "\n");
                         _cleanup_strv_free_ char **keep = calloc(1, sizeof(char *));
                         STRV_FOREACH(l, lines)
-                                if (startswith(*l, "--> ") && keep)
+                                /* "Executable selinuxenabled not in PATH" and the like are noise */
+                                if (startswith(*l, "--> ") && !startswith(*l, "--> Executable ") && keep)
                                         (void) strv_extend(&keep, *l + 4);
                         t = keep && keep[0] ? strv_join(keep, "; ") : NULL;
                 }
