@@ -70,6 +70,9 @@ char *transport_quote_argv(char * const *argv);
  * whether an upload happened. For local transports nothing is done. */
 int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploaded, Error *err);
 
+/* SHA-256 of this running binary (/proc/self/exe), computed once per process. */
+int transport_self_sha256(char ret_hex[static 65], Error *err);
+
 /* SHA-256 of a local file as 64 lowercase hex digits plus NUL. */
 int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err);
 
