@@ -620,6 +620,37 @@ int transport_agent_start(Transport *t, AgentChannel **ret, Error *err) {
         return 0;
 }
 
+int transport_agent_start_current(Transport *t, AgentChannel **ret, bool *ret_uploaded, Error *err) {
+        if (ret_uploaded)
+                *ret_uploaded = false;
+        if (t->kind == TRANSPORT_LOCAL)
+                return transport_agent_start(t, ret, err);
+
+        /* Optimistic: most runs find the same build in place, and its hello carries the build
+         * hash, so one round trip (start + hello) decides. Anything else — no binary, another
+         * build, another protocol — goes through the upload and one more start. */
+        char self[65];
+        int r = transport_self_sha256(self, err);
+        if (r < 0)
+                return r;
+
+        AgentChannel *c = NULL;
+        Error first = {};
+        if (transport_agent_start(t, &c, &first) >= 0) {
+                const char *build = json_object_get_string(json_object_object_get(c->hello, "build"));
+                if (build && streq(build, self)) {
+                        *ret = c;
+                        return 0;
+                }
+                agent_channel_close(c);
+        }
+
+        r = transport_ensure_agent(t, NULL, ret_uploaded, err);
+        if (r < 0)
+                return r;
+        return transport_agent_start(t, ret, err);
+}
+
 json_object *agent_channel_hello(AgentChannel *c) {
         return c->hello;
 }

@@ -80,6 +80,11 @@ int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err)
  * dispatcher (local), read its hello and refuse a protocol other than
  * TRANSPORT_AGENT_PROTOCOL. Every read has a deadline. */
 int transport_agent_start(Transport *t, AgentChannel **ret, Error *err);
+/* transport_agent_start(), making sure the agent is this very build: when the hello of
+ * the agent in place names another build (or none starts), the binary is pushed with
+ * transport_ensure_agent() and started again. *ret_uploaded tells whether it was pushed. */
+int transport_agent_start_current(Transport *t, AgentChannel **ret, bool *ret_uploaded, Error *err);
+
 /* Sends "exit" (best effort) and closes. */
 AgentChannel *agent_channel_close(AgentChannel *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(AgentChannel *, agent_channel_close);
