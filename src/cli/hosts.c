@@ -65,12 +65,7 @@ static int open_one(const Host *h, void *userdata, json_object **ret_result, Err
         r = transport_open(h, &s->transport, err);
         if (r < 0)
                 return r;
-        if (h->transport == TRANSPORT_SSH) {
-                r = transport_ensure_agent(s->transport, NULL, &s->uploaded, err);
-                if (r < 0)
-                        return r;
-        }
-        r = transport_agent_start(s->transport, &s->channel, err);
+        r = transport_agent_start_current(s->transport, &s->channel, &s->uploaded, err);
         if (r < 0)
                 return r;
 

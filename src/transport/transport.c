@@ -294,6 +294,26 @@ int transport_exec(Transport *t, char * const *argv, const char *stdin_data, siz
         return ssh_session_exec(t->ssh, cmd, stdin_data, stdin_size, timeout_sec, ret, err);
 }
 
+static pthread_once_t self_sha_once = PTHREAD_ONCE_INIT;
+static char self_sha[65];
+static Error self_sha_error;
+
+static void self_sha_compute(void) {
+        (void) sha256_file("/proc/self/exe", 0, 0, self_sha, &self_sha_error);
+}
+
+int transport_self_sha256(char ret_hex[static 65], Error *err) {
+        /* hashed once per process: fanning out to 50 hosts must not hash 50 times */
+        pthread_once(&self_sha_once, self_sha_compute);
+        if (self_sha_error.code) {
+                if (err)
+                        *err = self_sha_error;
+                return -self_sha_error.code;
+        }
+        memcpy(ret_hex, self_sha, 65);
+        return 0;
+}
+
 int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err) {
         /* one implementation of the build hash for both sides (the agent's hello uses it too) */
         return sha256_file(path, 0, 0, ret_hex, err);
@@ -341,7 +361,8 @@ int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploa
                 local_path = "/proc/self/exe";
 
         char local_sha[65];
-        int r = transport_sha256_file(local_path, local_sha, err);
+        int r = streq(local_path, "/proc/self/exe") ? transport_self_sha256(local_sha, err)
+                                                     : transport_sha256_file(local_path, local_sha, err);
         if (r < 0)
                 return r;
 
@@ -554,7 +575,7 @@ static json_object *local_hello(Error *err) {
         struct utsname u;
         uname(&u);
         char sha[65] = "";
-        (void) transport_sha256_file("/proc/self/exe", sha, NULL);
+        (void) transport_self_sha256(sha, NULL);
         json_object *h = json_object_new_object(), *o = json_object_new_object();
         json_add_string(h, "agent", "cephprov");
         json_add_string(h, "version", CEPHPROV_VERSION);
@@ -597,6 +618,37 @@ int transport_agent_start(Transport *t, AgentChannel **ret, Error *err) {
                 return r;
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+int transport_agent_start_current(Transport *t, AgentChannel **ret, bool *ret_uploaded, Error *err) {
+        if (ret_uploaded)
+                *ret_uploaded = false;
+        if (t->kind == TRANSPORT_LOCAL)
+                return transport_agent_start(t, ret, err);
+
+        /* Optimistic: most runs find the same build in place, and its hello carries the build
+         * hash, so one round trip (start + hello) decides. Anything else — no binary, another
+         * build, another protocol — goes through the upload and one more start. */
+        char self[65];
+        int r = transport_self_sha256(self, err);
+        if (r < 0)
+                return r;
+
+        AgentChannel *c = NULL;
+        Error first = {};
+        if (transport_agent_start(t, &c, &first) >= 0) {
+                const char *build = json_object_get_string(json_object_object_get(c->hello, "build"));
+                if (build && streq(build, self)) {
+                        *ret = c;
+                        return 0;
+                }
+                agent_channel_close(c);
+        }
+
+        r = transport_ensure_agent(t, NULL, ret_uploaded, err);
+        if (r < 0)
+                return r;
+        return transport_agent_start(t, ret, err);
 }
 
 json_object *agent_channel_hello(AgentChannel *c) {

@@ -70,6 +70,9 @@ char *transport_quote_argv(char * const *argv);
  * whether an upload happened. For local transports nothing is done. */
 int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploaded, Error *err);
 
+/* SHA-256 of this running binary (/proc/self/exe), computed once per process. */
+int transport_self_sha256(char ret_hex[static 65], Error *err);
+
 /* SHA-256 of a local file as 64 lowercase hex digits plus NUL. */
 int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err);
 
@@ -77,6 +80,11 @@ int transport_sha256_file(const char *path, char ret_hex[static 65], Error *err)
  * dispatcher (local), read its hello and refuse a protocol other than
  * TRANSPORT_AGENT_PROTOCOL. Every read has a deadline. */
 int transport_agent_start(Transport *t, AgentChannel **ret, Error *err);
+/* transport_agent_start(), making sure the agent is this very build: when the hello of
+ * the agent in place names another build (or none starts), the binary is pushed with
+ * transport_ensure_agent() and started again. *ret_uploaded tells whether it was pushed. */
+int transport_agent_start_current(Transport *t, AgentChannel **ret, bool *ret_uploaded, Error *err);
+
 /* Sends "exit" (best effort) and closes. */
 AgentChannel *agent_channel_close(AgentChannel *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(AgentChannel *, agent_channel_close);

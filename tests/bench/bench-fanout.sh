@@ -13,6 +13,9 @@
 #
 #   bench-fanout.sh PATH/TO/lab-ssh-tool [--hosts N] [--concurrency C] [--runs R]
 #
+# With CEPHPROV=PATH/TO/cephprov, `cephprov inventory` (agent inventory over SSH) is measured
+# too and the targets are judged on it.
+#
 # Env: LAB (contrib/lab/lab), BENCH_LAB_PREFIX / BENCH_LAB_SUBNET (default cpb / 10.99.4).
 # Needs root. Targets: ours ≤ 0.8 × OpenSSH-curve25519 wall, ≤ 1 s CPU for 50 hosts.
 
@@ -42,9 +45,9 @@ command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
 DIR=$(mktemp -u /tmp/cephprov-bench-fanout.XXXXXX)
 trap '"$LAB" down --dir "$DIR" >/dev/null' EXIT
 
-echo "# lab: $HOSTS_N hosts (no disks), concurrency $CONC, best of $RUNS runs"
+echo "# lab: $HOSTS_N hosts (one 64 MiB loop \"HDD\" each), concurrency $CONC, best of $RUNS runs"
 start=$(date +%s.%N)
-"$LAB" up --hosts "$HOSTS_N" --ssd 0 --hdd 0 --dir "$DIR" >/dev/null || exit 1
+"$LAB" up --hosts "$HOSTS_N" --ssd 0 --hdd 1 --hdd-size 64M --dir "$DIR" >/dev/null || exit 1
 echo "# lab up: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$start") s"
 # shellcheck disable=SC1091
 . "$DIR/lab.env"
@@ -91,6 +94,17 @@ EOF
 }
 
 : > "$DIR/results"
+# `cephprov inventory` itself: agent pushed to every host on the first run (timed apart),
+# then the agent's libudev/libblkid inventory of each host over one SSH session per host.
+CEPHPROV_INVENTORY=0
+if [ -n "$CEPHPROV" ] && [ -x "$CEPHPROV" ]; then
+        sed -i "s/^  concurrency: .*/  concurrency: $CONC/" "$DIR/layout.yaml"
+        start=$(date +%s.%N)
+        "$CEPHPROV" inventory "$DIR/layout.yaml" --json >/dev/null || exit 1
+        echo "# first cephprov inventory, pushing the agent to $HOSTS_N hosts: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$start") s"
+        measure cephprov-inventory "$CEPHPROV" inventory "$DIR/layout.yaml" --json || exit 1
+        CEPHPROV_INVENTORY=1
+fi
 measure cephprov "$TOOL" --identity "$DIR/id_ed25519" --known-hosts "$DIR/known_hosts" \
         --concurrency "$CONC" --json exec "${SPECS[@]}" -- sh -c "$CMD" || exit 1
 # peak RSS of our tool alone (getrusage(RUSAGE_SELF) inside it)
@@ -127,19 +141,25 @@ import sys
 path, n, conc, rss, have_ansible = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] == "1"
 r = {}
 for line in open(path):
-    name, wall, cpu, _ = line.split()
-    r[name] = (float(wall), float(cpu))
+    name, wall, cpu, maxrss = line.split()
+    r[name] = (float(wall), float(cpu), int(maxrss))
 print(f"{'':20} {'wall s':>8} {'CPU s':>8}   (command on {n} hosts, concurrency {conc})")
-for name in ["cephprov", "openssh-default", "openssh-curve25519", "ansible"]:
+for name in ["cephprov-inventory", "cephprov", "openssh-default", "openssh-curve25519", "ansible"]:
     if name not in r:
         print(f"{name:20} skipped (not installed)")
         continue
     print(f"{name:20} {r[name][0]:8.2f} {r[name][1]:8.2f}")
-c = r["cephprov"]
-for name in ["openssh-default", "openssh-curve25519", "ansible"]:
-    if name in r:
-        print(f"ratio cephprov/{name:18} wall {c[0] / r[name][0]:5.2f}  CPU {c[1] / max(r[name][1], 1e-6):5.2f}")
-print(f"cephprov peak RSS: {int(rss) / 1024:.1f} MiB" if rss else "cephprov peak RSS: ?")
+for ours in ["cephprov-inventory", "cephprov"]:
+    if ours not in r:
+        continue
+    c = r[ours]
+    for name in ["openssh-default", "openssh-curve25519", "ansible"]:
+        if name in r:
+            print(f"ratio {ours}/{name:18} wall {c[0] / r[name][0]:5.2f}  CPU {c[1] / max(r[name][1], 1e-6):5.2f}")
+if "cephprov-inventory" in r:
+    print(f"cephprov inventory peak RSS: {r['cephprov-inventory'][2] / 1024:.1f} MiB")
+c = r.get("cephprov-inventory", r["cephprov"])
+print(f"transport fan-out peak RSS: {int(rss) / 1024:.1f} MiB" if rss else "transport fan-out peak RSS: ?")
 wall_ok = c[0] <= 0.8 * r["openssh-curve25519"][0]
 cpu_ok = c[1] <= 1.0 * int(n) / 50
 print(f"target wall <= 0.8 x openssh-curve25519: {'met' if wall_ok else 'NOT met'}")

@@ -38,6 +38,17 @@ for h in node1 node2 node3; do
 done
 check_eq "the agent was not pushed again" "$("$lab" exec --dir "$dir/lab" node2 stat -c %Y /root/.cephprov/cephprov 2>&1)" "$agent"
 
+# another build on one host (here: one byte appended, it still runs): its hello names
+# another build, so it is replaced there, and only there
+"$lab" exec --dir "$dir/lab" node2 sh -c 'printf x >> /root/.cephprov/cephprov'
+node1_mtime=$("$lab" exec --dir "$dir/lab" node1 stat -c %Y.%y /root/.cephprov/cephprov)
+"$cephprov" inventory "$layout" >/dev/null 2>&1
+check "inventory after changing node2's agent succeeds" test $? -eq 0
+check_eq "node2's agent is this build again" \
+        "$("$lab" exec --dir "$dir/lab" node2 sha256sum /root/.cephprov/cephprov | cut -d' ' -f1)" \
+        "$(sha256sum "$cephprov" | cut -d' ' -f1)"
+check_eq "node1's agent was left alone" "$("$lab" exec --dir "$dir/lab" node1 stat -c %Y.%y /root/.cephprov/cephprov)" "$node1_mtime"
+
 out=$("$cephprov" apply "$layout" --stage disks --yes 2>&1)
 check "second apply succeeds" test $? -eq 0
 check_contains "second apply changes nothing" "$out" "nothing to do in stage 'disks'"
