@@ -644,7 +644,7 @@ static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
         int r = transport_open(h, &slot->t, err);
         if (r < 0)
                 return r;
-        r = transport_agent_start(slot->t, &slot->c, err);
+        r = transport_agent_start_current(slot->t, &slot->c, NULL, err);
         if (r < 0)
                 return r;
         _cleanup_json_ json_object *args = NULL, *res = NULL;

@@ -33,9 +33,7 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
         int r = transport_open(h, &a->transport, err);
         if (r < 0)
                 return error_prefix(err, r, "admin host '%s'", h->name);
-        if (h->transport == TRANSPORT_SSH && (r = transport_ensure_agent(a->transport, NULL, NULL, err)) < 0)
-                return error_prefix(err, r, "admin host '%s'", h->name);
-        r = transport_agent_start(a->transport, &a->channel, err);
+        r = transport_agent_start_current(a->transport, &a->channel, NULL, err);
         if (r < 0)
                 return error_prefix(err, r, "admin host '%s'", h->name);
 
