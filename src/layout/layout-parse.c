@@ -426,8 +426,6 @@ static int parse_ssh_overrides(Ctx *c, const Fields *f, SshOptions *o) {
                         return r;
                 o->host_key_policy = (HostKeyPolicy) e;
         }
-        if ((v = FV(f, "agent_path")) && (r = get_string(c, FK(f, "agent_path"), v, "a path to the agent binary on the host", &o->agent_path)) < 0)
-                return r;
         if ((v = FV(f, "connect_timeout")) && (r = get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec)) < 0)
                 return r;
         if ((v = FV(f, "command_timeout")) && (r = get_duration(c, FK(f, "command_timeout"), v, &o->command_timeout_sec)) < 0)
