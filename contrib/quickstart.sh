@@ -29,14 +29,30 @@ step "building"
 [ -d build ] || meson setup build
 ninja -C build
 
-step "starting the lab"
+step "starting the lab: 3 storage hosts + an admin host, then a Ceph cluster (mon + mgr on admin)"
 [ -f .lab/lab.env ] || "$lab" up --dir .lab --hosts 3
+[ -f .lab/etc-ceph/ceph.conf ] || contrib/lab/ceph up --dir .lab
+# the journal and cluster lock of the lab's cluster live with the lab
+export CEPHPROV_STATE_DIR=$top/.lab/state
 
 step "cephprov validate .lab/layout.yaml"
 "$cephprov" validate .lab/layout.yaml
 step "cephprov inventory .lab/layout.yaml"
 "$cephprov" inventory .lab/layout.yaml
-step "cephprov apply .lab/layout.yaml --stage disks --yes"
-"$cephprov" apply .lab/layout.yaml --stage disks --yes
+step "cephprov apply .lab/layout.yaml --yes"
+"$cephprov" apply .lab/layout.yaml --yes
 
-printf '\nThe lab is up. Try: %s plan .lab/layout.yaml\nTear it down with: contrib/quickstart.sh down\n' "$cephprov"
+step "waiting for HEALTH_OK with every PG active+clean"
+for _ in $(seq 180); do
+        if contrib/lab/ceph cli --dir .lab health | grep -q HEALTH_OK &&
+           contrib/lab/ceph cli --dir .lab pg stat | grep -q ' pgs: [0-9]* active+clean;'; then
+                break
+        fi
+        sleep 1
+done
+contrib/lab/ceph cli --dir .lab -s
+
+step "cephprov status .lab/layout.yaml"
+"$cephprov" status .lab/layout.yaml
+
+printf '\nThe lab is up. Run "%s apply .lab/layout.yaml" again: it changes nothing.\nTear it down with: contrib/quickstart.sh down\n' "$cephprov"
