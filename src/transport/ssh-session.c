@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -115,15 +116,68 @@ static int ssh_wait(SshSession *s, uint64_t deadline) {
         return 0;
 }
 
+/* Name resolution bounded by the connect deadline: an IP address is taken as it is; a name
+ * goes to glibc's asynchronous resolver (getaddrinfo_a) and is given up on at the deadline,
+ * since a plain getaddrinfo() can block for as long as the DNS servers make it. */
+typedef struct Lookup {
+        struct gaicb cb;
+        struct addrinfo hints;
+        char name[256];
+        char port[16];
+} Lookup;
+
+static int resolve_bounded(SshSession *s, const char *port, uint64_t deadline, struct addrinfo **ret, Error *err) {
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_NUMERICHOST };
+        if (getaddrinfo(s->address, port, &hints, ret) == 0)
+                return 0;
+
+        Lookup *l = calloc(1, sizeof(Lookup));
+        if (!l)
+                return error_set(err, ENOMEM, "out of memory");
+        snprintf(l->name, sizeof(l->name), "%s", s->address);
+        snprintf(l->port, sizeof(l->port), "%s", port);
+        l->hints = (struct addrinfo) { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+        l->cb = (struct gaicb) { .ar_name = l->name, .ar_service = l->port, .ar_request = &l->hints };
+        struct gaicb *list[1] = { &l->cb };
+        int r = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
+        if (r != 0) {
+                free(l);
+                return error_set(err, EHOSTUNREACH, "cannot resolve '%s' for host '%s': %s", s->address, s->host_name,
+                                 gai_strerror(r));
+        }
+        for (;;) {
+                r = gai_error(&l->cb);
+                if (r != EAI_INPROGRESS)
+                        break;
+                uint64_t now = ssh_now_ms();
+                if (now >= deadline) {
+                        /* a request the resolver still works on must outlive us: leave it */
+                        if (gai_cancel(&l->cb) == EAI_CANCELED)
+                                free(l);
+                        return error_set(err, ETIME, "cannot resolve '%s' for host '%s': no answer within the connect timeout",
+                                         s->address, s->host_name);
+                }
+                uint64_t left = deadline - now;
+                struct timespec ts = { .tv_sec = (time_t) (left / 1000), .tv_nsec = (long) (left % 1000) * 1000000 };
+                (void) gai_suspend((const struct gaicb * const *) list, 1, &ts);
+        }
+        if (r != 0) {
+                free(l);
+                return error_set(err, EHOSTUNREACH, "cannot resolve '%s' for host '%s': %s", s->address, s->host_name,
+                                 gai_strerror(r));
+        }
+        *ret = l->cb.ar_result;
+        free(l);
+        return 0;
+}
+
 static int tcp_connect_once(SshSession *s, uint64_t deadline, Error *err) {
         char port[16];
         snprintf(port, sizeof(port), "%u", s->port);
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
         struct addrinfo *ai = NULL;
-        int r = getaddrinfo(s->address, port, &hints, &ai);
-        if (r != 0)
-                return error_set(err, EHOSTUNREACH, "cannot resolve '%s' for host '%s': %s",
-                                 s->address, s->host_name, gai_strerror(r));
+        int r = resolve_bounded(s, port, deadline, &ai, err);
+        if (r < 0)
+                return r;
 
         int fd = -1, saved = ECONNREFUSED;
         for (struct addrinfo *a = ai; a; a = a->ai_next) {
