@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -213,4 +214,76 @@ int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n) {
         *ret = links;
         *ret_n = n;
         return 0;
+}
+
+/* Connects to the selected hosts and inventories them. Unreachable hosts are reported
+ * and left out of *ret; *ret_failed counts them. Shared by inventory, plan and apply. */
+int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  InventorySet **ret, size_t *ret_failed, Error *err) {
+        _cleanup_(freep) const Host **hosts = NULL;
+        size_t n;
+        int r = hosts_select(l, only, &hosts, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return error_set(err, ENOENT, "layout '%s' has no host with a profile to inventory", l->path);
+
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        r = fleet_open(l, hosts, n, dry_run, !quiet && isatty(STDERR_FILENO), &f, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        r = fleet_inventory(f, &inv, err);
+        if (r < 0)
+                return r;
+
+        *ret_failed = fleet_failed(f);
+        fleet_report_failures(f);
+        *ret = TAKE_PTR(inv);
+        if (ret_fleet)
+                *ret_fleet = TAKE_PTR(f);
+        return 0;
+}
+
+/* A shallow view of the layout with only the hosts that have an inventory, so that one
+ * unreachable host does not stop planning the others. Free view->hosts only. */
+static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
+        *view = *l;
+        view->hosts = calloc(l->n_hosts ? l->n_hosts : 1, sizeof(Host));
+        if (!view->hosts)
+                return -ENOMEM;
+        view->n_hosts = 0;
+        for (size_t i = 0; i < l->n_hosts; i++)
+                if (inventory_set_find(inv, l->hosts[i].name))
+                        view->hosts[view->n_hosts++] = l->hosts[i];
+        return 0;
+}
+
+/* Inventory the hosts and plan against what they have; also returns the inventories. */
+int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                            Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
+        if (r < 0)
+                return r;
+
+        Layout view;
+        if (layout_view(l, inv, &view) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        r = plan_compute(&view, inv, ret, err);
+        free(view.hosts);
+        if (r < 0)
+                return r;
+        if (ret_fleet)
+                *ret_fleet = TAKE_PTR(f);
+        if (ret_inv)
+                *ret_inv = TAKE_PTR(inv);
+        return 0;
+}
+
+int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                  Plan **ret, size_t *ret_failed, Error *err) {
+        return cli_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
 }

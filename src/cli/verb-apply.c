@@ -16,48 +16,6 @@
 #include "options.h"
 #include "plan/plan.h"
 
-/* A shallow view of the layout with only the hosts that have an inventory, so that one
- * unreachable host does not stop planning the others. Free view->hosts only. */
-static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
-        *view = *l;
-        view->hosts = calloc(l->n_hosts ? l->n_hosts : 1, sizeof(Host));
-        if (!view->hosts)
-                return -ENOMEM;
-        view->n_hosts = 0;
-        for (size_t i = 0; i < l->n_hosts; i++)
-                if (inventory_set_find(inv, l->hosts[i].name))
-                        view->hosts[view->n_hosts++] = l->hosts[i];
-        return 0;
-}
-
-/* Inventory the hosts and plan against what they have; also returns the inventories. */
-int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                            Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        _cleanup_(fleet_closep) Fleet *f = NULL;
-        int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
-        if (r < 0)
-                return r;
-
-        Layout view;
-        if (layout_view(l, inv, &view) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        r = plan_compute(&view, inv, ret, err);
-        free(view.hosts);
-        if (r < 0)
-                return r;
-        if (ret_fleet)
-                *ret_fleet = TAKE_PTR(f);
-        if (ret_inv)
-                *ret_inv = TAKE_PTR(inv);
-        return 0;
-}
-
-int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                  Plan **ret, size_t *ret_failed, Error *err) {
-        return cli_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
-}
-
 static unsigned stages_of(const char *stage) {
         if (!stage || streq(stage, "all"))
                 return STAGE_ALL;

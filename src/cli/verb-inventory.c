@@ -9,36 +9,6 @@
 #include "hosts.h"
 #include "options.h"
 
-/* Connects to the selected hosts and inventories them. Unreachable hosts are reported
- * and left out of *ret; *ret_failed counts them. Shared by inventory, plan and apply. */
-int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                  InventorySet **ret, size_t *ret_failed, Error *err) {
-        _cleanup_(freep) const Host **hosts = NULL;
-        size_t n;
-        int r = hosts_select(l, only, &hosts, &n, err);
-        if (r < 0)
-                return r;
-        if (n == 0)
-                return error_set(err, ENOENT, "layout '%s' has no host with a profile to inventory", l->path);
-
-        _cleanup_(fleet_closep) Fleet *f = NULL;
-        r = fleet_open(l, hosts, n, dry_run, !quiet && isatty(STDERR_FILENO), &f, err);
-        if (r < 0)
-                return r;
-
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        r = fleet_inventory(f, &inv, err);
-        if (r < 0)
-                return r;
-
-        *ret_failed = fleet_failed(f);
-        fleet_report_failures(f);
-        *ret = TAKE_PTR(inv);
-        if (ret_fleet)
-                *ret_fleet = TAKE_PTR(f);
-        return 0;
-}
-
 static void print_content(const InvContent *c, FILE *out) {
         if (c->fstype)
                 fprintf(out, " %s", c->fstype);
