@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "basic/json-util.h"
 #include "basic/size.h"
