@@ -408,8 +408,7 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
 
         const char *devices = NULL;
         (void) json_get_string(e, "devices", false, &devices, what, NULL);
-        m->devices = devices ? strv_split(devices, ",") : calloc(1, sizeof(char *));
-        if (!m->devices)
+        if (devices && !(m->devices = strv_split(devices, ",")))
                 return -ENOMEM;
         return 0;
 }

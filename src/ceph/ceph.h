@@ -189,7 +189,9 @@ typedef struct CephOsdMetadata {
         char *ceph_release;       /* "pacific" */
         char *osd_data;           /* "/var/lib/ceph/osd/ceph-0" */
         char *default_device_class; /* what the OSD would pick: "hdd" | "ssd" */
-        char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated */
+        char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated;
+                                   * NULL when not reported (an OSD that never booted is listed
+                                   * with its id only) */
         /* BlueStore */
         char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
         char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" */
@@ -209,7 +211,7 @@ typedef struct CephOsdMetadataList {
 } CephOsdMetadataList;
 
 /* `ceph osd metadata -f json` (an array) or `ceph osd metadata N -f json` (one object).
- * OSDs that never booted are absent from the array. */
+ * OSDs that never booted are listed with their id only: every other field NULL/false. */
 int ceph_osd_metadata_parse(const char *json, CephOsdMetadataList **ret, Error *err);
 CephOsdMetadataList *ceph_osd_metadata_list_free(CephOsdMetadataList *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdMetadataList *, ceph_osd_metadata_list_free);

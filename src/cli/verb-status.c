@@ -158,8 +158,8 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                 const char *host = m && m->hostname ? m->hostname : crush_host;
                 if (only && host && !strv_contains(only, host))
                         continue;
-                _cleanup_(freep) char *devices = m ? strv_join(m->devices, ",") : NULL;
-                if (m && !devices)
+                _cleanup_(freep) char *devices = m && m->devices ? strv_join(m->devices, ",") : NULL;
+                if (m && m->devices && !devices)
                         return error_set(err, ENOMEM, "out of memory");
                 json_object *oj = json_object_new_object();
                 json_add_int(oj, "id", id);

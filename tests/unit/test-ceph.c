@@ -268,6 +268,19 @@ static void test_osd_dump(void) {
         CHECK(o && o->up && o->in && o->weight == 1);
         d = ceph_osd_dump_free(d);
 
+        /* `osd new` 9, `osd new` 8 + `osd destroy` 8 next to booted OSDs */
+        _cleanup_(freep) char *destroyed = slurp("osd-dump-destroyed-new.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(destroyed, &d, &err), 0);
+        CHECK(ceph_osd_dump_has_flag(d, "noout"));
+        o = ceph_osd_dump_find_osd(d, 8);
+        CHECK(o && o->destroyed && o->exists && o->is_new && !o->up && o->in && o->up_from == 0);
+        o = ceph_osd_dump_find_osd(d, 9);
+        CHECK(o && !o->destroyed && o->exists && o->is_new && !o->up && o->up_from == 0);
+        o = ceph_osd_dump_find_osd(d, 0);
+        CHECK(o && o->up && !o->destroyed && !o->is_new && o->up_from == 20);
+        CHECK(ceph_osd_dump_find_osd(d, 6) == NULL);
+        d = ceph_osd_dump_free(d);
+
         /* after a failed `ceph-volume raw prepare --osd-id 0` rolled back with purge-new */
         _cleanup_(freep) char *purged = slurp("osd-dump-after-purge-new.json");
         CHECK_INTEQ(ceph_osd_dump_parse(purged, &d, &err), 0);
@@ -321,6 +334,17 @@ static void test_osd_metadata(void) {
         m = ceph_osd_metadata_find(l, 6);
         CHECK(m && str_eq(m->bdev_type, "ssd") && str_eq(m->default_device_class, "ssd") && !m->dedicated_db);
         CHECK(m && str_eq(m->bdev_path, "/dev/loop2") && str_eq(m->hostname, "node1"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* OSDs allocated by `osd new`, never booted: listed with their id only */
+        _cleanup_(freep) char *never = slurp("osd-metadata-never-booted.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(never, &l, &err), 0);
+        CHECK_INTEQ(l->n_osds, 8);
+        m = ceph_osd_metadata_find(l, 8);
+        CHECK(m && !m->devices && !m->hostname && !m->objectstore && !m->bdev_path && !m->dedicated_db);
+        CHECK(ceph_osd_metadata_find(l, 9) && !ceph_osd_metadata_find(l, 9)->devices);
+        m = ceph_osd_metadata_find(l, 5);
+        CHECK(m && m->devices && strv_length(m->devices) == 2 && str_eq(m->objectstore, "bluestore"));
         l = ceph_osd_metadata_list_free(l);
 
         /* FileStore: no capture (the lab makes BlueStore OSDs only); constructed with the keys
