@@ -2,7 +2,6 @@
 #include "ceph-admin.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,18 +79,16 @@ const CephCli *ceph_admin_cli(const CephAdmin *a) {
         return &a->cli;
 }
 
-/* "osd dump" for "ceph --cluster C --connect-timeout 30 osd dump -f json" */
+/* "osd dump" for "ceph --cluster C --connect-timeout 30 osd dump -f json": messages name a
+ * command by its words, without the connection prefix and the output format */
 static char *command_words(const CephAdmin *a, char * const *argv) {
-        size_t n = strv_length((char **) argv);
-        size_t first = MIN(a->n_prefix, n), end = n;
+        size_t n = strv_length((char **) argv), first = MIN(a->n_prefix, n), end = n;
         if (end >= first + 2 && streq(argv[end - 2], "-f") && streq(argv[end - 1], "json"))
                 end -= 2;
-        _cleanup_strv_free_ char **words = calloc(end - first + 1, sizeof(char *));
+        _cleanup_(freep) char **words = calloc(end - first + 1, sizeof(char *));
         if (!words)
                 return NULL;
-        for (size_t i = first; i < end; i++)
-                if (!(words[i - first] = strdup(argv[i])))
-                        return NULL;
+        memcpy(words, argv + first, (end - first) * sizeof(char *));
         return strv_join(words, " ");
 }
 
