@@ -83,6 +83,10 @@ oom:
         return NULL;
 }
 
+char **ceph_argv_cli(const CephCli *cli, Error *err) {
+        return argv_start(cli, err);
+}
+
 /* ceph CLI argv: the cli prefix, then the NULL-terminated words */
 static char **argv_build(const CephCli *cli, Error *err, ...) {
         _cleanup_strv_free_ char **a = argv_start(cli, err);

@@ -23,6 +23,18 @@ static int osd_id_from(json_object *o, const char *key, const char *what, int *r
 
 /* ---- osd tree ---------------------------------------------------------------------- */
 
+const char *ceph_osd_tree_status_to_string(CephOsdTreeStatus s) {
+        switch (s) {
+        case CEPH_OSD_TREE_UP:
+                return "up";
+        case CEPH_OSD_TREE_DOWN:
+                return "down";
+        case CEPH_OSD_TREE_DESTROYED:
+                return "destroyed";
+        }
+        return NULL;
+}
+
 CephOsdTree *ceph_osd_tree_free(CephOsdTree *t) {
         if (!t)
                 return NULL;
@@ -202,6 +214,9 @@ static int dump_osd_parse(json_object *e, CephDumpOsd *o, Error *err) {
         json_object *v;
         if (json_object_object_get_ex(e, "weight", &v))
                 o->weight = json_object_get_double(v);
+        r = json_get_u64(e, "up_from", false, &o->up_from, what, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
         json_object *state;
         if (json_get_array(e, "state", false, &state, what, NULL) == 0)
                 for (size_t i = 0; i < json_object_array_length(state); i++) {
@@ -335,6 +350,7 @@ static void metadata_done(CephOsdMetadata *m) {
         strv_free(m->devices);
         free(m->bdev_type);
         free(m->bdev_path);
+        free(m->filestore_path);
         free(m->db_path);
         free(m->db_type);
         free(m->wal_path);
@@ -373,7 +389,8 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
             ceph_json_dup_string(e, "osd_data", &m->osd_data) < 0 ||
             ceph_json_dup_string(e, "default_device_class", &m->default_device_class) < 0 ||
             ceph_json_dup_string(e, "bluestore_bdev_type", &m->bdev_type) < 0 ||
-            ceph_json_dup_string(e, "bluestore_bdev_partition_path", &m->bdev_path) < 0)
+            ceph_json_dup_string(e, "bluestore_bdev_partition_path", &m->bdev_path) < 0 ||
+            ceph_json_dup_string(e, "backend_filestore_partition_path", &m->filestore_path) < 0)
                 return -ENOMEM;
 
         m->dedicated_db = string_is_one(e, "bluefs_dedicated_db");
@@ -391,8 +408,7 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
 
         const char *devices = NULL;
         (void) json_get_string(e, "devices", false, &devices, what, NULL);
-        m->devices = devices ? strv_split(devices, ",") : calloc(1, sizeof(char *));
-        if (!m->devices)
+        if (devices && !(m->devices = strv_split(devices, ",")))
                 return -ENOMEM;
         return 0;
 }

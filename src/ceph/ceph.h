@@ -105,6 +105,9 @@ typedef enum CephOsdTreeStatus {
         CEPH_OSD_TREE_DESTROYED, /* `osd destroy`: the id is kept for reuse (--osd-id) */
 } CephOsdTreeStatus;
 
+/* "up", "down", "destroyed": the words `ceph osd tree` prints */
+const char *ceph_osd_tree_status_to_string(CephOsdTreeStatus s);
+
 typedef struct CephTreeOsd {
         int id;
         char *device_class; /* NULL: none bound (after rm-device-class, or a stray) */
@@ -146,6 +149,7 @@ typedef struct CephDumpOsd {
         bool is_new;     /* state "new": allocated by `osd new`, never booted */
         bool destroyed;  /* state "destroyed" */
         double weight;   /* the in/out weight (reweight) */
+        uint64_t up_from; /* epoch the OSD last booted in; 0: it never booted */
 } CephDumpOsd;
 
 typedef struct CephDumpPool {
@@ -185,10 +189,13 @@ typedef struct CephOsdMetadata {
         char *ceph_release;       /* "pacific" */
         char *osd_data;           /* "/var/lib/ceph/osd/ceph-0" */
         char *default_device_class; /* what the OSD would pick: "hdd" | "ssd" */
-        char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated */
+        char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated;
+                                   * NULL when not reported (an OSD that never booted is listed
+                                   * with its id only) */
         /* BlueStore */
         char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
         char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" */
+        char *filestore_path;     /* backend_filestore_partition_path (FileStore's data device) */
         bool dedicated_db;        /* bluefs_dedicated_db == "1" */
         char *db_path;            /* bluefs_db_partition_path, NULL without a dedicated DB */
         char *db_type;            /* bluefs_db_type */
@@ -204,7 +211,7 @@ typedef struct CephOsdMetadataList {
 } CephOsdMetadataList;
 
 /* `ceph osd metadata -f json` (an array) or `ceph osd metadata N -f json` (one object).
- * OSDs that never booted are absent from the array. */
+ * OSDs that never booted are listed with their id only: every other field NULL/false. */
 int ceph_osd_metadata_parse(const char *json, CephOsdMetadataList **ret, Error *err);
 CephOsdMetadataList *ceph_osd_metadata_list_free(CephOsdMetadataList *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdMetadataList *, ceph_osd_metadata_list_free);
@@ -359,6 +366,9 @@ typedef struct CephCli {
         const char *keyring; /* -k */
         unsigned connect_timeout; /* --connect-timeout SECONDS, 0 = CLI default */
 } CephCli;
+
+/* The words every builder starts with: the binary and the connection options. */
+char **ceph_argv_cli(const CephCli *cli, Error *err);
 
 /* Every builder returns a new NULL-terminated argv (free with strv_free), or NULL with
  * `err` set: EINVAL for an argument that is not a valid id/uuid/name (names never start

@@ -339,24 +339,12 @@ static bool id_on_disk(const InventorySet *inv, int id) {
         return false;
 }
 
-static int64_t dump_int(json_object *osd, const char *key) {
-        json_object *v;
-        return osd && json_object_object_get_ex(osd, key, &v) ? json_object_get_int64(v) : -1;
+/* The id booted once (it is an OSD, not only an allocation): up now, or up_from > 0. */
+static bool osd_booted(const CephDumpOsd *o) {
+        return o && (o->up || o->up_from > 0);
 }
 
-static const char *dump_str(json_object *osd, const char *key) {
-        json_object *v;
-        return osd && json_object_object_get_ex(osd, key, &v) ? json_object_get_string(v) : NULL;
-}
-
-static int osd_dump(OsdFlow *f, json_object **ret, Error *err) {
-        int r = ceph_admin_runl(f->admin, true, ret, err, "osd", "dump", NULL);
-        if (r >= 0 && !*ret)
-                return error_set(err, EBADMSG, "'ceph osd dump' printed nothing");
-        return r;
-}
-
-static int earlier_allocations(OsdFlow *f, json_object *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
+static int earlier_allocations(OsdFlow *f, const CephOsdDump *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
                                Error *err) {
         _cleanup_json_ json_object *recs = NULL;
         Candidate *c = NULL;
@@ -380,18 +368,16 @@ static int earlier_allocations(OsdFlow *f, json_object *dump, const InventorySet
                         continue;
                 if (streq(ev, "osd-allocating") && fsid) {
                         /* killed between `osd new` and its record: find the id by our uuid */
-                        json_object *osds = NULL;
-                        json_object_object_get_ex(dump, "osds", &osds);
-                        for (size_t k = 0; k < json_object_array_length(osds); k++)
-                                if (streq_ptr(dump_str(json_object_array_get_idx(osds, k), "uuid"), fsid))
-                                        id = dump_int(json_object_array_get_idx(osds, k), "osd");
+                        const CephDumpOsd *byuuid = ceph_osd_dump_find_uuid(dump, fsid);
+                        if (byuuid)
+                                id = byuuid->id;
                         if (id < 0)
                                 continue;
                 } else if (!streq(ev, "osd-allocated") || id < 0)
                         continue;
 
-                json_object *o = ceph_osd_dump_find(dump, (int) id);
-                if (!o || ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0 || id_on_disk(inv, (int) id))
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, (int) id);
+                if (!o || osd_booted(o) || id_on_disk(inv, (int) id))
                         continue;
                 bool dup = false;
                 for (size_t k = 0; k < n; k++)
@@ -421,25 +407,20 @@ oom:
 }
 
 static int set_class(OsdFlow *f, int id, const char *cls, Error *err) {
-        char name[32];
-        snprintf(name, sizeof(name), "osd.%d", id);
+        const CephCli *cli = ceph_admin_cli(f->admin);
         /* rm first: set-device-class refuses to change an existing class */
-        int r = ceph_admin_runl(f->admin, false, NULL, err, "osd", "crush", "rm-device-class", name, NULL);
+        int r = ceph_admin_run(f->admin, ceph_argv_osd_crush_rm_device_class(cli, id, err), NULL, NULL, err);
         if (r < 0)
                 return r;
-        return ceph_admin_runl(f->admin, false, NULL, err, "osd", "crush", "set-device-class", cls, name, NULL);
+        return ceph_admin_run(f->admin, ceph_argv_osd_crush_set_device_class(cli, cls, id, err), NULL, NULL, err);
 }
 
 static int destroy_id(OsdFlow *f, int id, Error *err) {
-        char name[32];
-        snprintf(name, sizeof(name), "osd.%d", id);
-        return ceph_admin_runl(f->admin, false, NULL, err, "osd", "destroy", name, "--yes-i-really-mean-it", NULL);
+        return ceph_admin_run(f->admin, ceph_argv_osd_destroy(ceph_admin_cli(f->admin), id, err), NULL, NULL, err);
 }
 
 static int release_id(OsdFlow *f, const char *host, const char *device, int id, Error *err) {
-        char name[32];
-        snprintf(name, sizeof(name), "osd.%d", id);
-        int r = ceph_admin_runl(f->admin, false, NULL, err, "osd", "purge", name, "--yes-i-really-mean-it", NULL);
+        int r = ceph_admin_run(f->admin, ceph_argv_osd_purge(ceph_admin_cli(f->admin), id, err), NULL, NULL, err);
         if (r < 0)
                 return r;
         jrec(f, "osd-released", host, device, id, NULL, NULL, NULL);
@@ -452,33 +433,40 @@ static int allocate_id(OsdFlow *f, OsdAlloc *a, int want_id, Error *err) {
         if (new_uuid(a->fsid) < 0)
                 return error_set(err, EIO, "cannot generate a uuid");
         jrec(f, "osd-allocating", a->host, a->device, -1, a->fsid, NULL, NULL);
-        char idbuf[16];
-        snprintf(idbuf, sizeof(idbuf), "%d", want_id);
-        _cleanup_json_ json_object *in = json_object_new_object(), *j = NULL;
+        _cleanup_json_ json_object *in = json_object_new_object();
         if (!in || json_add_string(in, "crush_device_class", a->device_class) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        char *args[] = { (char *) "osd", (char *) "new", a->fsid, (char *) "-i", (char *) "-", want_id >= 0 ? idbuf : NULL, NULL };
-        int r = ceph_admin_run_stdin(f->admin, args, json_object_to_json_string_ext(in, JSON_C_TO_STRING_PLAIN), true, &j,
-                                     NULL, err);
+        /* the cephx secrets JSON (here only the class) on stdin, as ceph-volume does */
+        char **argv = ceph_argv_osd_new(ceph_admin_cli(f->admin), a->fsid, want_id, true, err);
+        if (argv && (strv_extend(&argv, "-f") < 0 || strv_extend(&argv, "json") < 0)) {
+                strv_free(argv);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(f->admin, argv, json_object_to_json_string_ext(in, JSON_C_TO_STRING_PLAIN), &out, err);
         if (r < 0)
                 return r;
-        int64_t id = -1;
-        if (j && json_get_int(j, "osdid", true, &id, "'ceph osd new'", err) < 0)
-                return -EBADMSG;
-        if (id < 0)
+        if (strspn(out, " \t\r\n") == strlen(out))
                 return error_set(err, EBADMSG, "'ceph osd new %s' printed no osd id", a->fsid);
-        a->id = (int) id;
+        int id;
+        Error e = {};
+        r = ceph_osd_new_parse(out, &id, &e);
+        if (r == -ENOMEM)
+                return error_set(err, ENOMEM, "out of memory");
+        if (r < 0)
+                return error_set(err, EBADMSG, "'ceph osd new %s': %s", a->fsid, e.message);
+        a->id = id;
         jrec(f, "osd-allocated", a->host, a->device, a->id, a->fsid, "device_class", a->device_class);
         return destroy_id(f, a->id, err);
 }
 
 int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_t *ret_dangling, Error *err) {
-        _cleanup_json_ json_object *dump = NULL;
-        int r = osd_dump(f, &dump, err);
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        int r = ceph_admin_osd_dump(f->admin, &dump, err);
         if (r < 0)
                 return r;
         free(f->cluster_fsid);
-        f->cluster_fsid = strdup_null(dump_str(dump, "fsid"));
+        f->cluster_fsid = strdup_null(dump->fsid);
 
         r = earlier_allocations(f, dump, inv, &f->cand, &f->n_cand, err);
         if (r < 0)
@@ -494,13 +482,13 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                                 continue;
                         if (f->cluster_fsid && o->cluster_fsid && strcasecmp(o->cluster_fsid, f->cluster_fsid) != 0)
                                 continue;
-                        json_object *e = ceph_osd_dump_find(dump, o->id);
+                        const CephDumpOsd *e = ceph_osd_dump_find_osd(dump, o->id);
                         if (!e) {
                                 log_warning("host '%s': %s carries osd.%d, which the cluster does not know: left alone",
                                             in->host, dev->path, o->id);
                                 continue;
                         }
-                        if (ceph_osd_dump_up(e))
+                        if (e->up)
                                 continue;
                         OsdResume *nr = realloc(f->resumes, (f->n_resumes + 1) * sizeof(OsdResume));
                         if (!nr)
@@ -524,9 +512,9 @@ static void alloc_set(OsdFlow *f, OsdAlloc *a, AllocState st, const char *error)
 }
 
 /* The lowest id that neither the cluster nor this run uses. */
-static int free_id(OsdFlow *f, json_object *dump) {
+static int free_id(OsdFlow *f, const CephOsdDump *dump) {
         for (int id = 0;; id++) {
-                bool used = ceph_osd_dump_find(dump, id) != NULL;
+                bool used = ceph_osd_dump_find_osd(dump, id) != NULL;
                 for (size_t i = 0; i < f->n_allocs && !used; i++)
                         used = f->allocs[i].id == id;
                 for (size_t m = 0; m < f->n_cand && !used; m++)
@@ -546,8 +534,8 @@ static int free_id(OsdFlow *f, json_object *dump) {
 static void *allocator_main(void *userdata) {
         OsdFlow *f = userdata;
         Error err = {};
-        _cleanup_json_ json_object *dump = NULL;
-        int r = osd_dump(f, &dump, &err);
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        int r = ceph_admin_osd_dump(f->admin, &dump, &err);
 
         for (size_t i = 0; i < f->n_allocs; i++) {
                 OsdAlloc *a = &f->allocs[i];
@@ -564,7 +552,8 @@ static void *allocator_main(void *userdata) {
                         a->id = c->id;
                         a->reused = true;
                         jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "reused", "interrupted run");
-                        if (!ceph_osd_dump_has_state(ceph_osd_dump_find(dump, a->id), "destroyed"))
+                        const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, a->id);
+                        if (!(o && o->destroyed))
                                 r = destroy_id(f, a->id, &err);
                         if (r >= 0)
                                 r = set_class(f, a->id, a->device_class, &err);
@@ -755,10 +744,10 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                  * an id some other creator took meanwhile is replaced by a free one. Then one
                  * more try. */
                 Error e2 = {};
-                _cleanup_json_ json_object *dump = NULL;
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
                 pthread_mutex_lock(&f->mu);
-                int rr = osd_dump(f, &dump, &e2);
-                json_object *o = rr >= 0 ? ceph_osd_dump_find(dump, a->id) : NULL;
+                int rr = ceph_admin_osd_dump(f->admin, &dump, &e2);
+                const CephDumpOsd *o = rr >= 0 ? ceph_osd_dump_find_osd(dump, a->id) : NULL;
                 bool retry = false;
                 if (rr >= 0 && !o && a->reused) {
                         log_warning("host '%s': osd.%d was purged by ceph-volume's rollback after: %s; recreating it and retrying once",
@@ -773,7 +762,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                         log_warning("host '%s': creating osd.%d on %s failed (%s); the id is free again, retrying once",
                                     host, a->id, device, err->message);
                         retry = true;
-                } else if (rr >= 0 && !a->reused && (ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0)) {
+                } else if (rr >= 0 && !a->reused && osd_booted(o)) {
                         int old = a->id;
                         a->id = -1;
                         a->id = free_id(f, dump);
@@ -844,21 +833,6 @@ int osd_flow_links(OsdFlow *f, HostLink **ret, size_t *ret_n) {
 
 /* ---- 4. and 5. ---- */
 
-static const char *tree_class(json_object *tree, int id) {
-        const char *lists[] = { "nodes", "stray" };
-        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
-                json_object *arr;
-                if (!json_object_object_get_ex(tree, lists[l], &arr))
-                        continue;
-                for (size_t i = 0; i < json_object_array_length(arr); i++) {
-                        json_object *n = json_object_array_get_idx(arr, i);
-                        if (dump_int(n, "id") == id && (dump_str(n, "type") && streq(dump_str(n, "type"), "osd")))
-                                return dump_str(n, "device_class");
-                }
-        }
-        return NULL;
-}
-
 int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         int r, first = 0;
         Error e = {};
@@ -893,11 +867,11 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                 OsdAlloc *a = &f->allocs[i];
                 if (a->id < 0 || (a->created && a->final_id == a->id))
                         continue;
-                _cleanup_json_ json_object *dump = NULL;
-                if (osd_dump(f, &dump, &e) < 0)
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+                if (ceph_admin_osd_dump(f->admin, &dump, &e) < 0)
                         break;
-                json_object *o = ceph_osd_dump_find(dump, a->id);
-                if (!o || ceph_osd_dump_up(o) || dump_int(o, "up_from") > 0 || !ceph_osd_dump_has_state(o, "destroyed"))
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, a->id);
+                if (!o || osd_booted(o) || !o->destroyed)
                         continue;
                 r = release_id(f, a->host, a->device, a->id, &e);
                 if (r < 0 && !first)
@@ -907,8 +881,8 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         /* wait for up, mark in, check the class */
         double deadline = now_sec() + timeout_sec;
         for (;;) {
-                _cleanup_json_ json_object *dump = NULL;
-                r = osd_dump(f, &dump, &e);
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+                r = ceph_admin_osd_dump(f->admin, &dump, &e);
                 if (r < 0)
                         return first ? first : error_set(err, -r, "%s", e.message);
                 int waiting = -1;
@@ -917,15 +891,14 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                         int id = isalloc ? f->allocs[i].final_id : f->resumes[i - f->n_allocs].id;
                         if (isalloc ? !f->allocs[i].created : !f->resumes[i - f->n_allocs].done)
                                 continue;
-                        json_object *o = ceph_osd_dump_find(dump, id);
-                        if (!ceph_osd_dump_up(o)) {
+                        const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, id);
+                        if (!(o && o->up)) {
                                 waiting = id;
                                 continue;
                         }
-                        if (!ceph_osd_dump_in(o)) {
-                                char name[32];
-                                snprintf(name, sizeof(name), "osd.%d", id);
-                                r = ceph_admin_runl(f->admin, false, NULL, &e, "osd", "in", name, NULL);
+                        if (!o->in) {
+                                r = ceph_admin_run(f->admin, ceph_argv_osd_in(ceph_admin_cli(f->admin), &id, 1, &e), NULL,
+                                                   NULL, &e);
                                 if (r < 0 && !first)
                                         first = error_set(err, -r, "%s", e.message);
                         }
@@ -941,15 +914,16 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                 sleep(1);
         }
 
-        _cleanup_json_ json_object *tree = NULL;
-        r = ceph_admin_runl(f->admin, true, &tree, &e, "osd", "tree", NULL);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        r = ceph_admin_osd_tree(f->admin, &tree, &e);
         if (r < 0)
                 return first ? first : error_set(err, -r, "%s", e.message);
         for (size_t i = 0; i < f->n_allocs; i++) {
                 OsdAlloc *a = &f->allocs[i];
                 if (!a->created)
                         continue;
-                const char *cls = tree_class(tree, a->final_id);
+                const CephTreeOsd *t = ceph_osd_tree_find_osd(tree, a->final_id);
+                const char *cls = t ? t->device_class : NULL;
                 if (streq_ptr(cls, a->device_class))
                         continue;
                 log_notice("osd.%d has class '%s', the layout wants '%s': setting it", a->final_id, cls ? cls : "none",

@@ -2,7 +2,6 @@
 #include "ceph-admin.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +11,6 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
-#include "ceph/ceph.h"
 
 int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
         if (!l->admin_host)
@@ -29,6 +27,11 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
         pthread_mutex_init(&a->mu, NULL);
         a->host = h;
         a->cluster = l->cluster_name ? l->cluster_name : "ceph";
+        a->cli = (CephCli) { .cluster = a->cluster, .connect_timeout = 30 };
+        _cleanup_strv_free_ char **prefix = ceph_argv_cli(&a->cli, err);
+        if (!prefix)
+                return error_set(err, ENOMEM, "out of memory");
+        a->n_prefix = strv_length(prefix);
 
         int r = transport_open(h, &a->transport, err);
         if (r < 0)
@@ -72,32 +75,40 @@ static char *one_line(const char *s) {
         return t;
 }
 
-int ceph_admin_run(CephAdmin *a, char * const *args, bool json, json_object **ret_json, char **ret_out, Error *err) {
-        return ceph_admin_run_stdin(a, args, NULL, json, ret_json, ret_out, err);
+const CephCli *ceph_admin_cli(const CephAdmin *a) {
+        return &a->cli;
 }
 
-int ceph_admin_run_stdin(CephAdmin *a, char * const *args, const char *stdin_data, bool json, json_object **ret_json,
-                         char **ret_out, Error *err) {
+/* "osd dump" for "ceph --cluster C --connect-timeout 30 osd dump -f json": messages name a
+ * command by its words, without the connection prefix and the output format */
+static char *command_words(const CephAdmin *a, char * const *argv) {
+        size_t n = strv_length((char **) argv), first = MIN(a->n_prefix, n), end = n;
+        if (end >= first + 2 && streq(argv[end - 2], "-f") && streq(argv[end - 1], "json"))
+                end -= 2;
+        _cleanup_(freep) char **words = calloc(end - first + 1, sizeof(char *));
+        if (!words)
+                return NULL;
+        memcpy(words, argv + first, (end - first) * sizeof(char *));
+        return strv_join(words, " ");
+}
+
+int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err) {
+        _cleanup_strv_free_ char **args = argv;
+        if (!args)
+                return err && err->code ? -err->code : error_set(err, EINVAL, "no ceph command");
         _cleanup_json_ json_object *req = json_object_new_object(), *res = NULL;
-        json_object *argv = json_object_new_array();
-        if (!req || !argv || json_add(req, "argv", argv) < 0)
+        json_object *jargv = json_object_new_array();
+        if (!req || !jargv || json_add(req, "argv", jargv) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        const char *pre[] = { "ceph", "--cluster", a->cluster, "--connect-timeout", "30" };
-        for (size_t i = 0; i < ELEMENTSOF(pre); i++)
-                json_object_array_add(argv, json_object_new_string(pre[i]));
         STRV_FOREACH(s, args)
-                json_object_array_add(argv, json_object_new_string(*s));
-        if (json) {
-                json_object_array_add(argv, json_object_new_string("-f"));
-                json_object_array_add(argv, json_object_new_string("json"));
-        }
+                json_object_array_add(jargv, json_object_new_string(*s));
         json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT);
         json_add_string(req, "stdin", stdin_data);
 
         pthread_mutex_lock(&a->mu);
         int r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
         pthread_mutex_unlock(&a->mu);
-        _cleanup_(freep) char *cmd = strv_join((char **) args, " ");
+        _cleanup_(freep) char *cmd = command_words(a, args);
         if (r < 0)
                 return error_prefix(err, r, "'ceph %s' on '%s'", cmd ? cmd : "", a->host->name);
 
@@ -112,71 +123,81 @@ int ceph_admin_run_stdin(CephAdmin *a, char * const *args, const char *stdin_dat
                 return error_set(err, e, "'ceph %s' on '%s' failed (exit %lld): %s", cmd ? cmd : "", a->host->name,
                                  (long long) code, msg ? msg : "");
         }
-        if (json && ret_json) {
-                *ret_json = NULL;
-                if (strspn(out, " \t\r\n") != strlen(out)) {
-                        enum json_tokener_error jerr;
-                        json_object *j = json_tokener_parse_verbose(out, &jerr);
-                        if (!j)
-                                return error_set(err, EBADMSG, "'ceph %s' on '%s' printed no valid JSON: %s", cmd ? cmd : "",
-                                                 a->host->name, json_tokener_error_desc(jerr));
-                        *ret_json = j;
-                }
-        }
         if (ret_out && !(*ret_out = strdup(out)))
                 return error_set(err, ENOMEM, "out of memory");
         return 0;
 }
 
-int ceph_admin_runl(CephAdmin *a, bool json, json_object **ret_json, Error *err, const char *arg, ...) {
-        char *args[32];
-        size_t n = 0;
-        va_list ap;
-        va_start(ap, arg);
-        for (const char *s = arg; s && n < ELEMENTSOF(args) - 1; s = va_arg(ap, const char *))
-                args[n++] = (char *) s;
-        va_end(ap);
-        args[n] = NULL;
-        return ceph_admin_run(a, args, json, ret_json, NULL, err);
+/* Runs a query: its stdout (not blank) and the command's words for messages. */
+static int query(CephAdmin *a, char **argv, char **ret_out, char **ret_cmd, Error *err) {
+        _cleanup_(freep) char *cmd = argv ? command_words(a, argv) : NULL;
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(a, argv, NULL, &out, err);
+        if (r < 0)
+                return r;
+        if (strspn(out, " \t\r\n") == strlen(out))
+                return error_set(err, EBADMSG, "'ceph %s' printed nothing", cmd ? cmd : "");
+        *ret_out = TAKE_PTR(out);
+        *ret_cmd = TAKE_PTR(cmd);
+        return 0;
 }
 
-json_object *ceph_osd_dump_find(json_object *dump, int id) {
-        json_object *osds = NULL;
-        if (!dump || !json_object_object_get_ex(dump, "osds", &osds) || !json_object_is_type(osds, json_type_array))
-                return NULL;
-        for (size_t i = 0; i < json_object_array_length(osds); i++) {
-                json_object *o = json_object_array_get_idx(osds, i), *v;
-                if (json_object_object_get_ex(o, "osd", &v) && json_object_get_int(v) == id)
-                        return o;
-        }
-        return NULL;
+/* A parser refused the answer `e`: EBADMSG naming the command and the host. */
+static int bad_answer(CephAdmin *a, const char *cmd, int r, const Error *e, Error *err) {
+        if (r == -ENOMEM)
+                return error_set(err, ENOMEM, "out of memory");
+        return error_set(err, EBADMSG, "'ceph %s' on '%s': %s", cmd ? cmd : "", a->host->name, e->message);
 }
 
-bool ceph_osd_dump_up(json_object *osd) {
-        json_object *v;
-        return osd && json_object_object_get_ex(osd, "up", &v) && json_object_get_int(v) == 1;
+int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL, *cmd = NULL;
+        int r = query(a, ceph_argv_osd_dump(&a->cli, err), &out, &cmd, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        r = ceph_osd_dump_parse(out, ret, &e);
+        return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
 }
 
-bool ceph_osd_dump_in(json_object *osd) {
-        json_object *v;
-        return osd && json_object_object_get_ex(osd, "in", &v) && json_object_get_int(v) == 1;
+int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL, *cmd = NULL;
+        int r = query(a, ceph_argv_osd_tree(&a->cli, err), &out, &cmd, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        r = ceph_osd_tree_parse(out, ret, &e);
+        return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
 }
 
-bool ceph_osd_dump_has_state(json_object *osd, const char *state) {
-        json_object *st;
-        if (!osd || !json_object_object_get_ex(osd, "state", &st) || !json_object_is_type(st, json_type_array))
-                return false;
-        for (size_t i = 0; i < json_object_array_length(st); i++)
-                if (streq_ptr(json_object_get_string(json_object_array_get_idx(st, i)), state))
-                        return true;
-        return false;
+int ceph_admin_osd_metadata(CephAdmin *a, CephOsdMetadataList **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL, *cmd = NULL;
+        int r = query(a, ceph_argv_osd_metadata(&a->cli, -1, err), &out, &cmd, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        r = ceph_osd_metadata_parse(out, ret, &e);
+        return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
+}
+
+int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pgs, Error *err) {
+        _cleanup_(freep) char *out = NULL, *cmd = NULL;
+        int r = query(a, ceph_argv_status(&a->cli, err), &out, &cmd, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_health_freep) CephHealth *h = NULL;
+        _cleanup_(ceph_pg_stat_freep) CephPgStat *pgs = NULL;
+        Error e = {};
+        if ((r = ceph_health_parse(out, &h, &e)) < 0 || (r = ceph_pg_stat_parse(out, &pgs, &e)) < 0)
+                return bad_answer(a, cmd, r, &e, err);
+        *ret_health = TAKE_PTR(h);
+        *ret_pgs = TAKE_PTR(pgs);
+        return 0;
 }
 
 static char *lock_get(CephAdmin *a, const char *key, CephLock **ret, Error *err) {
         _cleanup_(freep) char *out = NULL;
-        char *args[] = { (char *) "config-key", (char *) "get", (char *) key, NULL };
         Error e = {};
-        int r = ceph_admin_run(a, args, false, NULL, &out, &e);
+        int r = ceph_admin_run(a, ceph_argv_config_key_get(&a->cli, key, &e), NULL, &out, &e);
         *ret = NULL;
         if (r == -ENOENT)
                 return strdup(""); /* free */
@@ -229,11 +250,7 @@ int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, E
         gmtime_r(&now, &tm);
         strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
         CephLock mine = { .holder = holder, .since = since, .command = (char *) command };
-        _cleanup_(freep) char *value = ceph_lock_format(&mine);
-        if (!value)
-                return error_set(err, ENOMEM, "out of memory");
-        char *set[] = { (char *) "config-key", (char *) "set", key, value, NULL };
-        int r = ceph_admin_run(a, set, false, NULL, NULL, err);
+        int r = ceph_admin_run(a, ceph_argv_lock_set(&a->cli, a->cluster, &mine, err), NULL, NULL, err);
         if (r < 0)
                 return r;
 
@@ -252,9 +269,8 @@ int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, E
 
 void ceph_cluster_unlock(CephClusterLock *l) {
         if (l->held && l->admin) {
-                char *args[] = { (char *) "config-key", (char *) "rm", l->key, NULL };
                 Error e = {};
-                if (ceph_admin_run(l->admin, args, false, NULL, NULL, &e) < 0)
+                if (ceph_admin_run(l->admin, ceph_argv_config_key_rm(&l->admin->cli, l->key, &e), NULL, NULL, &e) < 0)
                         log_warning("cannot release the cluster lock '%s': %s", l->key, e.message);
         }
         free(l->key);

@@ -5,11 +5,11 @@
  * through that host's agent ("run" op; argv exec'd, never a shell). One request at a time;
  * usable from several threads. */
 
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "basic/error.h"
+#include "ceph/ceph.h"
 #include "layout/layout.h"
 #include "transport/transport.h"
 
@@ -20,6 +20,8 @@ typedef struct CephAdmin {
         const char *cluster;
         Transport *transport;
         AgentChannel *channel;
+        CephCli cli;     /* what ceph_admin_cli() returns */
+        size_t n_prefix; /* words of ceph_argv_cli(&cli) */
         pthread_mutex_t mu;
 } CephAdmin;
 
@@ -29,23 +31,24 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err);
 CephAdmin *ceph_admin_close(CephAdmin *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdmin *, ceph_admin_close);
 
-/* Runs `ceph --cluster C ARGS... [-f json]` (args NULL-terminated). A non-zero exit is an
- * error whose code is ceph's own (it exits with the errno, e.g. 16 EBUSY, 2 ENOENT) and
- * whose message carries ceph's stderr. With json, *ret_json gets the parsed stdout (NULL
- * when stdout is empty); ret_out (may be NULL) gets stdout as text. */
-int ceph_admin_run(CephAdmin *a, char * const *args, bool json, json_object **ret_json, char **ret_out, Error *err);
-/* With data on ceph's stdin (for `-i -`). */
-int ceph_admin_run_stdin(CephAdmin *a, char * const *args, const char *stdin_data, bool json, json_object **ret_json,
-                         char **ret_out, Error *err);
-/* Same with the arguments inline, NULL-terminated. */
-int ceph_admin_runl(CephAdmin *a, bool json, json_object **ret_json, Error *err, const char *arg, ...)
-        __attribute__((sentinel));
+/* How the src/ceph argv builders reach this cluster: `ceph --cluster C --connect-timeout 30`.
+ * Every command the controller runs is built by them with this. */
+const CephCli *ceph_admin_cli(const CephAdmin *a);
 
-/* From `ceph osd dump -f json`: the entry of osd.id, NULL when absent. */
-json_object *ceph_osd_dump_find(json_object *dump, int id);
-bool ceph_osd_dump_up(json_object *osd);
-bool ceph_osd_dump_in(json_object *osd);
-bool ceph_osd_dump_has_state(json_object *osd, const char *state);
+/* Runs `argv` (from a ceph_argv_* builder given ceph_admin_cli(a); consumed: freed here, NULL
+ * when the builder failed and set `err`), with stdin_data (may be NULL, for `-i -`) on ceph's
+ * stdin. A non-zero exit is an error whose code is ceph's own (it exits with the errno, e.g.
+ * 16 EBUSY, 2 ENOENT) and whose message carries ceph's stderr. ret_out (may be NULL) gets
+ * stdout. Messages name the command by its words after the prefix, without "-f json". */
+int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err);
+
+/* The cluster's answers, read by the src/ceph parsers (no other code reads them). An empty
+ * answer, or one the parser refuses, is EBADMSG naming the command and the admin host. */
+int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err);
+int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err);
+int ceph_admin_osd_metadata(CephAdmin *a, CephOsdMetadataList **ret, Error *err);
+/* `ceph status`: its health and its PG states */
+int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pgs, Error *err);
 
 /* The controller's lock in the cluster's config-key store (docs/ceph.md "The lock"), taken
  * on top of the local journal lock: get (free when absent) → set → get again and compare

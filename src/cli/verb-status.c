@@ -26,43 +26,6 @@ static const char *jstr(json_object *o, const char *key) {
         return v ? json_object_get_string(v) : NULL;
 }
 
-static json_object *metadata_of(json_object *meta, int id) {
-        for (size_t i = 0; meta && i < json_object_array_length(meta); i++) {
-                json_object *m = json_object_array_get_idx(meta, i);
-                if (jget(m, "id") && json_object_get_int(jget(m, "id")) == id)
-                        return m;
-        }
-        return NULL;
-}
-
-static json_object *tree_node(json_object *tree, int id) {
-        const char *lists[] = { "nodes", "stray" };
-        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
-                json_object *arr = jget(tree, lists[l]);
-                for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                        json_object *n = json_object_array_get_idx(arr, i);
-                        if (jget(n, "id") && json_object_get_int(jget(n, "id")) == id)
-                                return n;
-                }
-        }
-        return NULL;
-}
-
-/* The CRUSH host bucket holding osd.id. */
-static const char *tree_host_of(json_object *tree, int id) {
-        json_object *arr = jget(tree, "nodes");
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                json_object *n = json_object_array_get_idx(arr, i);
-                if (!(jstr(n, "type") && streq(jstr(n, "type"), "host")))
-                        continue;
-                json_object *ch = jget(n, "children");
-                for (size_t k = 0; ch && k < json_object_array_length(ch); k++)
-                        if (json_object_get_int(json_object_array_get_idx(ch, k)) == id)
-                                return jstr(n, "name");
-        }
-        return NULL;
-}
-
 /* A DB/WAL label names its OSD by fsid only ("whoami" is on the main device's label). */
 static int osd_id_by_fsid(const Inventory *in, const char *fsid) {
         for (size_t d = 0; fsid && d < in->n_devices; d++) {
@@ -154,58 +117,63 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
         r = ceph_admin_open(l, &admin, err);
         if (r < 0)
                 return r;
-        _cleanup_json_ json_object *status = NULL, *dump = NULL, *tree = NULL, *meta = NULL;
-        if ((r = ceph_admin_runl(admin, true, &status, err, "status", NULL)) < 0 ||
-            (r = ceph_admin_runl(admin, true, &dump, err, "osd", "dump", NULL)) < 0 ||
-            (r = ceph_admin_runl(admin, true, &tree, err, "osd", "tree", NULL)) < 0 ||
-            (r = ceph_admin_runl(admin, true, &meta, err, "osd", "metadata", NULL)) < 0)
+        _cleanup_(ceph_health_freep) CephHealth *health = NULL;
+        _cleanup_(ceph_pg_stat_freep) CephPgStat *pgstat = NULL;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        if ((r = ceph_admin_status(admin, &health, &pgstat, err)) < 0 ||
+            (r = ceph_admin_osd_dump(admin, &dump, err)) < 0 ||
+            (r = ceph_admin_osd_tree(admin, &tree, err)) < 0 ||
+            (r = ceph_admin_osd_metadata(admin, &meta, err)) < 0)
                 return r;
 
-        json_object *health = jget(status, "health");
-        json_add_string(st, "health", jstr(health, "status"));
+        json_add_string(st, "health", ceph_health_status_to_string(health->status));
         json_object *checks = json_object_new_array();
-        json_object_object_foreach(jget(health, "checks") ? jget(health, "checks") : json_object_new_object(), name, chk) {
+        for (size_t i = 0; i < health->n_checks; i++) {
+                const CephHealthCheck *chk = &health->checks[i];
                 json_object *c = json_object_new_object();
-                json_add_string(c, "check", name);
-                json_add_string(c, "severity", jstr(chk, "severity"));
-                json_add_string(c, "summary", jstr(jget(chk, "summary"), "message"));
+                json_add_string(c, "check", chk->code);
+                json_add_string(c, "severity", ceph_health_status_to_string(chk->severity));
+                json_add_string(c, "summary", chk->summary);
                 json_object_array_add(checks, c);
         }
         json_add(st, "checks", checks);
-        json_object *pgmap = jget(status, "pgmap");
         json_object *pgs = json_object_new_array();
-        json_object *bys = jget(pgmap, "pgs_by_state");
-        for (size_t i = 0; bys && i < json_object_array_length(bys); i++) {
-                json_object *e = json_object_array_get_idx(bys, i);
+        for (size_t i = 0; i < pgstat->n_states; i++) {
                 json_object *c = json_object_new_object();
-                json_add_string(c, "state", jstr(e, "state_name"));
-                json_add_int(c, "count", jget(e, "count") ? json_object_get_int64(jget(e, "count")) : 0);
+                json_add_string(c, "state", pgstat->states[i].state);
+                json_add_int(c, "count", (int64_t) pgstat->states[i].count);
                 json_object_array_add(pgs, c);
         }
         json_add(st, "pg_states", pgs);
-        json_add_int(st, "num_pgs", jget(pgmap, "num_pgs") ? json_object_get_int64(jget(pgmap, "num_pgs")) : 0);
+        json_add_int(st, "num_pgs", (int64_t) pgstat->num_pgs);
 
-        json_object *osds = jget(dump, "osds");
-        for (size_t i = 0; osds && i < json_object_array_length(osds); i++) {
-                json_object *o = json_object_array_get_idx(osds, i);
-                int id = json_object_get_int(jget(o, "osd"));
-                json_object *m = metadata_of(meta, id), *n = tree_node(tree, id);
-                const char *host = jstr(m, "hostname") ?: tree_host_of(tree, id);
+        for (size_t i = 0; i < dump->n_osds; i++) {
+                const CephDumpOsd *o = &dump->osds[i];
+                int id = o->id;
+                const CephOsdMetadata *m = ceph_osd_metadata_find(meta, id);
+                const CephTreeOsd *n = ceph_osd_tree_find_osd(tree, id);
+                const char *crush_host = n ? n->host : NULL;
+                const char *host = m && m->hostname ? m->hostname : crush_host;
                 if (only && host && !strv_contains(only, host))
                         continue;
+                _cleanup_(freep) char *devices = m && m->devices ? strv_join(m->devices, ",") : NULL;
+                if (m && m->devices && !devices)
+                        return error_set(err, ENOMEM, "out of memory");
                 json_object *oj = json_object_new_object();
                 json_add_int(oj, "id", id);
                 json_add_string(oj, "host", host);
-                json_add_string(oj, "crush_host", tree_host_of(tree, id));
-                json_add_bool(oj, "up", ceph_osd_dump_up(o));
-                json_add_bool(oj, "in", ceph_osd_dump_in(o));
-                json_add_string(oj, "device_class", jstr(n, "device_class"));
-                json_add_string(oj, "status", jstr(n, "status"));
-                json_add_string(oj, "objectstore", jstr(m, "osd_objectstore"));
-                json_add_string(oj, "data", jstr(m, "bluestore_bdev_partition_path") ?: jstr(m, "backend_filestore_partition_path"));
-                json_add_string(oj, "db", (jstr(m, "bluefs_dedicated_db") && streq(jstr(m, "bluefs_dedicated_db"), "1")) ? jstr(m, "bluefs_db_partition_path") : NULL);
-                json_add_string(oj, "wal", (jstr(m, "bluefs_dedicated_wal") && streq(jstr(m, "bluefs_dedicated_wal"), "1")) ? jstr(m, "bluefs_wal_partition_path") : NULL);
-                json_add_string(oj, "devices", jstr(m, "devices"));
+                json_add_string(oj, "crush_host", crush_host);
+                json_add_bool(oj, "up", o->up);
+                json_add_bool(oj, "in", o->in);
+                json_add_string(oj, "device_class", n ? n->device_class : NULL);
+                json_add_string(oj, "status", n ? ceph_osd_tree_status_to_string(n->status) : NULL);
+                json_add_string(oj, "objectstore", m ? m->objectstore : NULL);
+                json_add_string(oj, "data", m ? (m->bdev_path ?: m->filestore_path) : NULL);
+                json_add_string(oj, "db", m ? m->db_path : NULL);
+                json_add_string(oj, "wal", m ? m->wal_path : NULL);
+                json_add_string(oj, "devices", devices);
                 json_object_array_add(osds_j, oj);
         }
         *ret = TAKE_PTR(st);

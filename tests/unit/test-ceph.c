@@ -154,8 +154,10 @@ static void test_osd_tree(void) {
         CHECK_INTEQ(ceph_osd_tree_parse(down, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 1);
         CHECK(o && o->status == CEPH_OSD_TREE_DOWN && o->in);
+        CHECK(o && str_eq(ceph_osd_tree_status_to_string(o->status), "down"));
         o = ceph_osd_tree_find_osd(t, 0);
         CHECK(o && o->status == CEPH_OSD_TREE_UP);
+        CHECK(o && str_eq(ceph_osd_tree_status_to_string(o->status), "up"));
         t = ceph_osd_tree_free(t);
 
         /* `osd new` + `osd destroy`: ids 4 and 5 kept as destroyed strays, no class */
@@ -163,6 +165,7 @@ static void test_osd_tree(void) {
         CHECK_INTEQ(ceph_osd_tree_parse(destroyed, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 4);
         CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && o->stray && !o->host && !o->device_class);
+        CHECK(o && str_eq(ceph_osd_tree_status_to_string(o->status), "destroyed"));
         t = ceph_osd_tree_free(t);
 
         _cleanup_(freep) char *newids = slurp("osd-tree-new-ids.json");
@@ -229,7 +232,10 @@ static void test_osd_dump(void) {
         CHECK_INTEQ(d->n_osds, 6);
         CHECK_INTEQ(d->max_osd, 6);
         const CephDumpOsd *o = ceph_osd_dump_find_osd(d, 1);
-        CHECK(o && !o->up && o->in && o->exists && !o->is_new);
+        CHECK(o && !o->up && o->in && o->exists && !o->is_new && !o->destroyed);
+        /* down, but it booted once (the controller's "never booted" test is up_from == 0) */
+        CHECK(o && o->up_from == 17);
+        CHECK(ceph_osd_dump_find_osd(d, 4) && ceph_osd_dump_find_osd(d, 4)->up_from == 35);
         CHECK(o && str_eq(o->uuid, "471fabbf-fde8-4700-a3aa-c45140101d74"));
         CHECK(ceph_osd_dump_find_uuid(d, "471FABBF-FDE8-4700-A3AA-C45140101D74") == o);
         CHECK_INTEQ(d->n_pools, 2);
@@ -249,6 +255,9 @@ static void test_osd_dump(void) {
         o = ceph_osd_dump_find_osd(d, 4);
         CHECK(o && o->is_new && o->exists && !o->up && !o->destroyed);
         CHECK(o && str_eq(o->uuid, "0b940c58-1aea-40cc-8d8d-d15a402c9f53"));
+        CHECK(o && o->up_from == 0);
+        o = ceph_osd_dump_find_osd(d, 0);
+        CHECK(o && o->up && !o->is_new && o->up_from == 9);
         d = ceph_osd_dump_free(d);
 
         _cleanup_(freep) char *out = slurp("osd-dump-osd9-out.json");
@@ -257,6 +266,19 @@ static void test_osd_dump(void) {
         CHECK(o && o->up && !o->in && o->weight == 0);
         o = ceph_osd_dump_find_osd(d, 8);
         CHECK(o && o->up && o->in && o->weight == 1);
+        d = ceph_osd_dump_free(d);
+
+        /* `osd new` 9, `osd new` 8 + `osd destroy` 8 next to booted OSDs */
+        _cleanup_(freep) char *destroyed = slurp("osd-dump-destroyed-new.json");
+        CHECK_INTEQ(ceph_osd_dump_parse(destroyed, &d, &err), 0);
+        CHECK(ceph_osd_dump_has_flag(d, "noout"));
+        o = ceph_osd_dump_find_osd(d, 8);
+        CHECK(o && o->destroyed && o->exists && o->is_new && !o->up && o->in && o->up_from == 0);
+        o = ceph_osd_dump_find_osd(d, 9);
+        CHECK(o && !o->destroyed && o->exists && o->is_new && !o->up && o->up_from == 0);
+        o = ceph_osd_dump_find_osd(d, 0);
+        CHECK(o && o->up && !o->destroyed && !o->is_new && o->up_from == 20);
+        CHECK(ceph_osd_dump_find_osd(d, 6) == NULL);
         d = ceph_osd_dump_free(d);
 
         /* after a failed `ceph-volume raw prepare --osd-id 0` rolled back with purge-new */
@@ -283,6 +305,7 @@ static void test_osd_metadata(void) {
                 CHECK_STREQ(m->objectstore, "bluestore");
                 CHECK_STREQ(m->bdev_type, "hdd");
                 CHECK_STREQ(m->bdev_path, "/dev/loop3");
+                CHECK(!m->filestore_path); /* BlueStore */
                 CHECK(m->dedicated_db);
                 CHECK_STREQ(m->db_path, "/dev/loop5p1");
                 CHECK_STREQ(m->db_type, "ssd");
@@ -311,6 +334,26 @@ static void test_osd_metadata(void) {
         m = ceph_osd_metadata_find(l, 6);
         CHECK(m && str_eq(m->bdev_type, "ssd") && str_eq(m->default_device_class, "ssd") && !m->dedicated_db);
         CHECK(m && str_eq(m->bdev_path, "/dev/loop2") && str_eq(m->hostname, "node1"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* OSDs allocated by `osd new`, never booted: listed with their id only */
+        _cleanup_(freep) char *never = slurp("osd-metadata-never-booted.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(never, &l, &err), 0);
+        CHECK_INTEQ(l->n_osds, 8);
+        m = ceph_osd_metadata_find(l, 8);
+        CHECK(m && !m->devices && !m->hostname && !m->objectstore && !m->bdev_path && !m->dedicated_db);
+        CHECK(ceph_osd_metadata_find(l, 9) && !ceph_osd_metadata_find(l, 9)->devices);
+        m = ceph_osd_metadata_find(l, 5);
+        CHECK(m && m->devices && strv_length(m->devices) == 2 && str_eq(m->objectstore, "bluestore"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* FileStore: no capture (the lab makes BlueStore OSDs only); constructed with the keys
+         * a FileStore OSD reports, its data device is backend_filestore_partition_path */
+        CHECK_INTEQ(ceph_osd_metadata_parse("{\"id\":3,\"osd_objectstore\":\"filestore\","
+                                            "\"backend_filestore_partition_path\":\"/dev/sdd1\","
+                                            "\"osd_journal\":\"/dev/sdb1\"}", &l, &err), 0);
+        m = ceph_osd_metadata_find(l, 3);
+        CHECK(m && str_eq(m->filestore_path, "/dev/sdd1") && !m->bdev_path && str_eq(m->journal_path, "/dev/sdb1"));
 }
 
 static void test_pg_stat(void) {
@@ -695,6 +738,13 @@ static void test_argv(void) {
                         .connect_timeout = 10 };
         check_argv(ceph_argv_osd_tree(&cli, &err),
                    "/usr/bin/ceph -c /etc/ceph/lab.conf -n client.admin --connect-timeout 10 osd tree -f json");
+        /* the prefix every builder starts with, as the controller reaches the cluster */
+        check_argv(ceph_argv_cli(&cli, &err), "/usr/bin/ceph -c /etc/ceph/lab.conf -n client.admin --connect-timeout 10");
+        CephCli admin = { .cluster = "lab", .connect_timeout = 30 };
+        check_argv(ceph_argv_cli(&admin, &err), "ceph --cluster lab --connect-timeout 30");
+        check_argv(ceph_argv_osd_new(&admin, "0b940c58-1aea-40cc-8d8d-d15a402c9f53", 4, true, &err),
+                   "ceph --cluster lab --connect-timeout 30 -i - osd new 0b940c58-1aea-40cc-8d8d-d15a402c9f53 4");
+        check_argv(ceph_argv_cli(NULL, &err), "ceph");
 
         /* refusals name what is wrong */
         Error e = {};
