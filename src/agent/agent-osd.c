@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "ceph/ceph-volume.h"
 
 #define OSD_LOCK_DIR "/run/cephprov"
 #define CEPH_VOLUME_TIMEOUT 1800 /* bitmap allocator mkfs on big HDDs takes minutes */
@@ -313,12 +314,14 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
 
         bool lvm = have_lvm();
         bool loop = startswith(data, "/dev/loop");
-        char *env_loop[] = { (char *) "CEPH_VOLUME_ALLOW_LOOP_DEVICES=1", NULL };
+        char *env_loop[] = { (char *) CEPH_VOLUME_ENV_ALLOW_LOOP, NULL };
         char **env = loop ? env_loop : NULL;
         _cleanup_(run_result_done) RunResult rr = {};
         _cleanup_(inv_osd_done) InvOsd label = { .id = -1 };
         bool prepared = false, activated = false, adopted = false;
-        char idbuf[16];
+        const CephVolumePrepare prepare = {
+                .data = data, .db = db, .wal = wal, .osd_id = id, .crush_device_class = a.device_class,
+        };
 
         /* 1. prepare, unless the device already carries an OSD */
         r = read_label(data, &label, err);
@@ -326,15 +329,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return r;
         if (r == 0 && !lvm) {
                 agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
-                snprintf(idbuf, sizeof(idbuf), "%d", id);
-                _cleanup_strv_free_ char **argv = strv_split("ceph-volume raw prepare --bluestore --data", " ");
-                if (!argv || strv_extend(&argv, data) < 0 ||
-                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
-                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
-                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0 ||
-                    (a.device_class && (strv_extend(&argv, "--crush-device-class") < 0 ||
-                                        strv_extend(&argv, a.device_class) < 0)))
-                        return error_set(err, ENOMEM, "out of memory");
+                _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);
+                if (!argv)
+                        return -err->code;
                 r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
                 if (r < 0)
                         return r;
@@ -350,15 +347,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         } else if (r == 0 && lvm) {
                 /* lvm create = prepare + activate (+ its systemd units) */
                 agent_progress(p, 1, 4, "ceph-volume lvm create osd.%d on %s", id, data);
-                snprintf(idbuf, sizeof(idbuf), "%d", id);
-                _cleanup_strv_free_ char **argv = strv_split("ceph-volume lvm create --bluestore --data", " ");
-                if (!argv || strv_extend(&argv, data) < 0 ||
-                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
-                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
-                    strv_extend(&argv, "--osd-id") < 0 || strv_extend(&argv, idbuf) < 0 ||
-                    (a.device_class && (strv_extend(&argv, "--crush-device-class") < 0 ||
-                                        strv_extend(&argv, a.device_class) < 0)))
-                        return error_set(err, ENOMEM, "out of memory");
+                _cleanup_strv_free_ char **argv = ceph_volume_argv_lvm_create(&prepare, err);
+                if (!argv)
+                        return -err->code;
                 r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
                 if (r < 0)
                         return r;
@@ -382,12 +373,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         bool running = osd_running(osd);
         if (!running && !activated && !lvm) {
                 agent_progress(p, 2, 4, "ceph-volume raw activate osd.%d", osd);
-                _cleanup_strv_free_ char **argv = strv_split("ceph-volume raw activate --device", " ");
-                if (!argv || strv_extend(&argv, data) < 0 ||
-                    (db && (strv_extend(&argv, "--block.db") < 0 || strv_extend(&argv, db) < 0)) ||
-                    (wal && (strv_extend(&argv, "--block.wal") < 0 || strv_extend(&argv, wal) < 0)) ||
-                    strv_extend(&argv, "--no-systemd") < 0)
-                        return error_set(err, ENOMEM, "out of memory");
+                _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_activate(data, db, wal, err);
+                if (!argv)
+                        return -err->code;
                 r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
                 if (r < 0)
                         return r;

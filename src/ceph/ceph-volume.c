@@ -44,8 +44,10 @@ static bool check_device(const char *what, const char *role, const char *dev, bo
         return true;
 }
 
-char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err) {
-        const char *what = "ceph-volume raw prepare";
+/* `ceph-volume MODE VERB --bluestore ...`: raw prepare and lvm create take the same options */
+static char **argv_bluestore(const char *mode, const char *verb, const CephVolumePrepare *p, Error *err) {
+        char what[64];
+        snprintf(what, sizeof(what), "ceph-volume %s %s", mode, verb);
         if (!p) {
                 error_set(err, EINVAL, "%s: nothing to prepare", what);
                 return NULL;
@@ -69,7 +71,7 @@ char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err) {
         }
 
         _cleanup_strv_free_ char **a = NULL;
-        if (strv_extend(&a, "ceph-volume") < 0 || strv_extend(&a, "raw") < 0 || strv_extend(&a, "prepare") < 0 ||
+        if (strv_extend(&a, "ceph-volume") < 0 || strv_extend(&a, mode) < 0 || strv_extend(&a, verb) < 0 ||
             strv_extend(&a, "--bluestore") < 0 || extend_opt(&a, "--data", p->data) < 0 ||
             extend_opt(&a, "--block.db", p->db) < 0 || extend_opt(&a, "--block.wal", p->wal) < 0 ||
             extend_opt(&a, "--crush-device-class", p->crush_device_class) < 0)
@@ -77,6 +79,14 @@ char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err) {
         if (p->osd_id >= 0 && (strv_extend(&a, "--osd-id") < 0 || strv_consume(&a, strprintf("%d", p->osd_id)) < 0))
                 return oom(err);
         return TAKE_PTR(a);
+}
+
+char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err) {
+        return argv_bluestore("raw", "prepare", p, err);
+}
+
+char **ceph_volume_argv_lvm_create(const CephVolumePrepare *p, Error *err) {
+        return argv_bluestore("lvm", "create", p, err);
 }
 
 char **ceph_volume_argv_raw_activate(const char *data, const char *db, const char *wal, Error *err) {

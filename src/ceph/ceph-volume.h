@@ -29,6 +29,9 @@ typedef struct CephVolumePrepare {
  * already in use and does not match uuid". On failure after `osd new` ceph-volume runs
  * `osd purge-new`: a destroyed id's CRUSH slot is then gone (docs/ceph.md). */
 char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err);
+/* `ceph-volume lvm create --bluestore ...` with the same options (prepare + activate, where
+ * LVM and device-mapper exist). */
+char **ceph_volume_argv_lvm_create(const CephVolumePrepare *p, Error *err);
 /* `ceph-volume raw activate --device D [--block.db P] [--block.wal P] --no-systemd`
  * (16.2.15 refuses without --no-systemd: "systemd support not yet implemented"); start
  * the daemon afterwards with `systemctl start ceph-osd@N`. */
