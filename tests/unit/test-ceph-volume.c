@@ -144,6 +144,9 @@ static void test_argv(void) {
         check_argv(ceph_volume_argv_raw_prepare(&p, &err),
                    "ceph-volume raw prepare --bluestore --data /dev/bcache0 --block.db /dev/sdb5 "
                    "--block.wal /dev/sdb6 --crush-device-class hdd --osd-id 4");
+        check_argv(ceph_volume_argv_lvm_create(&p, &err),
+                   "ceph-volume lvm create --bluestore --data /dev/bcache0 --block.db /dev/sdb5 "
+                   "--block.wal /dev/sdb6 --crush-device-class hdd --osd-id 4");
         check_argv(ceph_volume_argv_raw_activate("/dev/loop3", "/dev/loop5p1", NULL, &err),
                    "ceph-volume raw activate --device /dev/loop3 --block.db /dev/loop5p1 --no-systemd");
         check_argv(ceph_volume_argv_raw_list(NULL, &err), "ceph-volume raw list --format json");
@@ -159,6 +162,9 @@ static void test_argv(void) {
         error_reset(&e);
         p = (CephVolumePrepare) { .data = "/dev/sdc", .db = "/dev/sdc", .osd_id = -1 };
         CHECK(ceph_volume_argv_raw_prepare(&p, &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_volume_argv_lvm_create(&p, &e) == NULL);
+        CHECK(strstr(e.message, "ceph-volume lvm create: data, block.db and block.wal must be different") != NULL);
         error_reset(&e);
         p = (CephVolumePrepare) { .data = "/dev/sdc", .db = "/dev/sd b", .osd_id = -1 };
         CHECK(ceph_volume_argv_raw_prepare(&p, &e) == NULL);
