@@ -148,6 +148,8 @@ guest bcache-super-show "$hdd"
 check_contains "backing superblock (bcache-super-show)" "$gout" "$buuid"
 guest ls /sys/block
 check "registered: /dev/bcache0 exists" grep -q -x bcache0 <<<"$gout"
+guest cat /sys/block/bcache0/bcache/sequential_cutoff
+check_eq "sequential_cutoff of a new bcache device: the default" "$gout" "4.0M"
 
 # ---- "already registered" is success; a device that is no bcache device is not
 call_ok "make-bcache backing again: nothing to do" make-bcache "{\"device\":\"$hdd\",\"role\":\"backing\"}"
@@ -177,6 +179,19 @@ check_eq "udev rule content" "$(grep -v '^#' <<<"$gout")" \
 guest cat /sys/block/bcache0/bcache/cache_mode /sys/block/bcache0/bcache/sequential_cutoff \
         /sys/block/bcache0/bcache/writeback_percent
 check_eq "tuned in the kernel" "$(tr '\n' ' ' <<<"$gout")" "writethrough [writeback] writearound none 0.0k 10 "
+
+# ---- the rule at work, as after a reboot: stop the backing device, register it again (udev's
+# bcache-register at boot); the kernel's change uevent for bcacheN carries CACHED_UUID and
+# udevd (running in the guest) applies the rule. Without it sequential_cutoff would be
+# back to 4.0M (cache_mode alone is kept in the superblock).
+guest udevadm control --reload
+guest bash -c "echo 1 >/sys/block/${hdd#/dev/}/bcache/stop && for i in \$(seq 100); do [ -e /sys/block/bcache0 ] || exit 0; sleep 0.1; done; exit 1"
+check_eq "bcache0 stopped" "$gexit" "0"
+call_ok "bcache-register after the stop" bcache-register "{\"device\":\"$hdd\"}"
+guest udevadm settle -t 60
+guest bash -c 'cat /sys/block/bcache*/bcache/{cache_mode,sequential_cutoff,writeback_percent,state}'
+check_eq "tuning back after re-registration (udev rule)" "$(tr '\n' ' ' <<<"$gout")" \
+        "writethrough [writeback] writearound none 0.0k 10 clean "
 
 # ---- inventory of the built bcache
 call_ok "inventory" inventory
