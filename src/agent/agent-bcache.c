@@ -47,7 +47,9 @@ int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret) {
         uint64_t flags = 0;
         for (int i = 7; i >= 0; i--)
                 flags = flags << 8 | sb[104 + i];
-        bool attached = ret->role == BCACHE_ROLE_CACHE || ((flags >> 61) & 3) != 0;
+        if (ret->role == BCACHE_ROLE_BACKING)
+                ret->bdev_state = (unsigned) (flags >> 61) & 3;
+        bool attached = ret->role == BCACHE_ROLE_CACHE || ret->bdev_state != BDEV_STATE_NONE;
         static const uint8_t zero[16];
         if (attached && memcmp(sb + 56, zero, 16) != 0)
                 uuid_to_string(sb + 56, ret->set_uuid);
@@ -463,6 +465,22 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
         char dir[PATH_MAX], path[PATH_MAX + 32];
         snprintf(dir, sizeof(dir), "/sys/class/block/%s/bcache", backing.name);
         bool registered = access(dir, F_OK) >= 0;
+        if (!registered && sb.set_uuid[0]) {
+                /* attached but not registered (stopped, or a boot without udev's
+                 * bcache-register): dirty data may live only in the cache set. Register it,
+                 * so that the detach below writes that back; wiping it now would lose it. */
+                r = register_device(&backing, err);
+                if (r < 0)
+                        return r;
+                registered = access(dir, F_OK) >= 0;
+        }
+        if (sb.bdev_state == BDEV_STATE_DIRTY) {
+                snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
+                if (access(path, F_OK) < 0)
+                        return error_set(err, EBUSY,
+                                         "refusing to tear down '%s': it has dirty data in cache set %s, which is not registered (register its cache device first)",
+                                         backing.path, sb.set_uuid);
+        }
         if (registered) {
                 /* the bcacheN device must not be in use (an OSD still running on it) */
                 InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };

@@ -226,6 +226,19 @@ call_ok "inventory with dirty data" inventory
 dirty=$(get ".result.devices[] | select(.path == \"$hdd\") | .content.bcache | [.state, .dirty_bytes] | tostring")
 check "writeback: state dirty, dirty data > 0 ($dirty)" jq_true '.[0] == "dirty" and .[1] > 0' <<<"$dirty"
 
+# as after a reboot that did not register the backing device: stopped, its dirty data only
+# in the (registered) cache set. Teardown must register it again and flush, not wipe it.
+guest bash -c "echo 1 >/sys/block/${hdd#/dev/}/bcache/stop && for i in \$(seq 100); do [ -e /sys/block/bcache0 ] || exit 0; sleep 0.1; done; exit 1"
+check_eq "bcache0 stopped with dirty data" "$gexit" "0"
+# and first with its cache set stopped too: refused, nothing wiped
+guest bash -c "echo 1 >/sys/fs/bcache/$cset/unregister && for i in \$(seq 100); do [ -e /sys/fs/bcache/$cset ] || exit 0; sleep 0.1; done; exit 1"
+check_eq "cache set stopped" "$gexit" "0"
+call bcache-teardown "{\"backing\":\"$hdd\",\"timeout\":120}"
+check_eq "teardown refused: dirty data in a set that is not registered" \
+        "$(get '[.error.errno, (.error.message | contains("dirty data in cache set '"$cset"'"))] | tostring')" '["EBUSY",true]'
+guest bcache-super-show "$hdd"
+check_contains "the backing superblock kept" "$gout" "$buuid"
+call_ok "bcache-register of the cache again" bcache-register "{\"device\":\"$ssd\",\"partname\":\"$partname\"}"
 call_ok "bcache-teardown" bcache-teardown "{\"backing\":\"$hdd\",\"timeout\":120}"
 echo "  progress: ${progress//$'\n'/ }"
 check "progress while flushing dirty data" grep -q '"message":"flushing .* dirty data of' <<<"$progress"
