@@ -32,6 +32,8 @@ cleanup() {
         if [ "${failures:-0}" -gt 0 ] && [ -f "$run/console.log" ]; then
                 echo "--- guest console (last 40 lines)"
                 tail -40 "$run/console.log"
+                echo "--- qemu"
+                tail -5 "$run/qemu.log"
         fi
         if [ -n "${VM_KEEP:-}" ]; then
                 echo "kept: $run (console.log, disk images)"
@@ -43,7 +45,22 @@ trap cleanup EXIT
 
 t0=$SECONDS
 "$VM" start "$run" "$cephprov" || { echo "FAIL vm start"; exit 1; }
-exec {IN}>"$run/agent.in" {OUT}<"$run/agent.out"
+# read-write opens never block, even when qemu died before opening its ends; reads then
+# notice a dead qemu (readline) instead of waiting for a timeout
+exec {IN}<>"$run/agent.in" {OUT}<>"$run/agent.out"
+qemu_pid=$(cat "$run/qemu.pid")
+readline() { # readline VAR: one line from the guest within 180 s, while qemu lives
+        local i part="" chunk
+        for ((i = 0; i < 180; i++)); do
+                if IFS= read -t 1 -r chunk <&"$OUT"; then
+                        printf -v "$1" '%s' "$part$chunk"
+                        return 0
+                fi
+                part+=$chunk # a timed-out read keeps what it got of the line
+                kill -0 "$qemu_pid" 2>/dev/null || return 1
+        done
+        return 1
+}
 
 # One request: answer = its answer line, progress = its progress lines.
 id=0 answer="" progress=""
@@ -51,7 +68,7 @@ call() { # call OP [ARGS-JSON]
         local line
         id=$((id + 1)) answer="" progress=""
         printf '{"id":%d,"op":"%s","args":%s}\n' "$id" "$1" "${2:-"{}"}" >&"$IN"
-        while IFS= read -t 180 -r line <&"$OUT"; do
+        while readline line; do
                 case $line in
                 *'"progress":'*) progress+=$line$'\n' ;;
                 *) answer=$line; break ;;
@@ -79,7 +96,7 @@ guest() {
 }
 
 hello=""
-IFS= read -t 180 -r hello <&"$OUT"
+readline hello
 t_boot=$((SECONDS - t0))
 check_eq "hello from the guest's agent" "$(jq -r '.hello.host + " " + (.hello.protocol|tostring)' <<<"$hello")" "cephprov-vm 1"
 [ -n "$hello" ] || exit 1
@@ -263,9 +280,8 @@ check_eq "teardown of a wiped disk: EINVAL" "$(get .error.errno)" "EINVAL"
 
 # ---- the agent exits, the guest powers itself off
 call_ok "exit" exit
-pid=$(cat "$run/qemu.pid")
-for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-check "the guest powered off" test ! -d "/proc/$pid"
+for _ in $(seq 300); do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 0.1; done
+check "the guest powered off" test ! -d "/proc/$qemu_pid"
 t_test=$((SECONDS - t0))
 echo "timings: build ${t_build} s, boot ${t_boot} s, boot + test ${t_test} s"
 finish
