@@ -10,6 +10,7 @@
 # usage: test-vm-bcache.sh CEPHPROV   (env VM: contrib/vm/vm; VM_KEEP=1 keeps the run
 # directory with the guest's console log and disk images)
 set -uo pipefail
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 cephprov=${1:?usage: test-vm-bcache.sh CEPHPROV}
