@@ -14,9 +14,12 @@ build_pkgs=(gcc clang meson ninja-build pkg-config
 lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps psmisc kmod
           openssh-server openssh-client bcache-tools valgrind udev
           ceph-mon ceph-mgr ceph-osd ceph-common)
+# vm tier (contrib/vm/vm): qemu (TCG) boots Debian's kernel for bcache; cpio packs the
+# initramfs; the test speaks the protocol with jq
+vm_pkgs=(qemu-system-x86 cpio jq)
 
 missing=()
-for p in "${build_pkgs[@]}" "${lab_pkgs[@]}"; do
+for p in "${build_pkgs[@]}" "${lab_pkgs[@]}" "${vm_pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 

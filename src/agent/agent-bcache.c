@@ -40,8 +40,18 @@ int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret) {
         /* versions 1, 4, 6: backing device; 0, 3, 5: cache device */
         ret->role = (version == 1 || version == 4 || version == 6) ? BCACHE_ROLE_BACKING : BCACHE_ROLE_CACHE;
         uuid_to_string(sb + 40, ret->uuid);
+        /* make-bcache writes the set uuid it generated into every superblock, a backing
+         * device made alone included: there it names no cache set. A backing device is
+         * attached only when BDEV_STATE (flags @104, bits 61-62) is not NONE; the kernel
+         * sets it when attaching and zeroes both when detaching. */
+        uint64_t flags = 0;
+        for (int i = 7; i >= 0; i--)
+                flags = flags << 8 | sb[104 + i];
+        if (ret->role == BCACHE_ROLE_BACKING)
+                ret->bdev_state = (unsigned) (flags >> 61) & 3;
+        bool attached = ret->role == BCACHE_ROLE_CACHE || ret->bdev_state != BDEV_STATE_NONE;
         static const uint8_t zero[16];
-        if (memcmp(sb + 56, zero, 16) != 0)
+        if (attached && memcmp(sb + 56, zero, 16) != 0)
                 uuid_to_string(sb + 56, ret->set_uuid);
         return 1;
 }
@@ -160,8 +170,10 @@ static int register_device(const BlockDev *d, Error *err) {
         if (access(path, F_OK) >= 0)
                 return 0; /* already registered (udev's 69-bcache.rules usually did it) */
         int r = file_write_string("/sys/fs/bcache/register", d->node);
-        /* "already registered" is reported as EINVAL (older kernels) or EBUSY/EEXIST: success */
-        if (r == -EINVAL || r == -EBUSY || r == -EEXIST)
+        /* "already registered" (udev's bcache-register won the race) is reported as EINVAL
+         * (6.1 and older) or EBUSY/EEXIST: success when the device is registered now. EINVAL
+         * is also what a device without a valid superblock gets, so look. */
+        if ((r == -EINVAL || r == -EBUSY || r == -EEXIST) && access(path, F_OK) >= 0)
                 return 0;
         if (r < 0)
                 return error_set(err, r, "cannot register '%s' with bcache: %s", d->path, strerror(-r));
@@ -453,6 +465,22 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
         char dir[PATH_MAX], path[PATH_MAX + 32];
         snprintf(dir, sizeof(dir), "/sys/class/block/%s/bcache", backing.name);
         bool registered = access(dir, F_OK) >= 0;
+        if (!registered && sb.set_uuid[0]) {
+                /* attached but not registered (stopped, or a boot without udev's
+                 * bcache-register): dirty data may live only in the cache set. Register it,
+                 * so that the detach below writes that back; wiping it now would lose it. */
+                r = register_device(&backing, err);
+                if (r < 0)
+                        return r;
+                registered = access(dir, F_OK) >= 0;
+        }
+        if (sb.bdev_state == BDEV_STATE_DIRTY) {
+                snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
+                if (access(path, F_OK) < 0)
+                        return error_set(err, EBUSY,
+                                         "refusing to tear down '%s': it has dirty data in cache set %s, which is not registered (register its cache device first)",
+                                         backing.path, sb.set_uuid);
+        }
         if (registered) {
                 /* the bcacheN device must not be in use (an OSD still running on it) */
                 InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };
@@ -508,8 +536,14 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 return error_set(err, ENOMEM, "out of memory");
         if (sb.set_uuid[0] && !set_has_backing(sb.set_uuid)) {
                 snprintf(path, sizeof(path), "/sys/fs/bcache/%s/unregister", sb.set_uuid);
-                if (file_write_string(path, "1") >= 0)
+                if (file_write_string(path, "1") >= 0) {
                         json_add_string(o, "unregistered_set", sb.set_uuid);
+                        /* the kernel releases the cache device asynchronously: wait, so that
+                         * a wipe of it right after this answer does not find it held */
+                        snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
+                        for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
+                                sleep_ms(50);
+                }
         }
 
         /* finally the superblock: 4 KiB at 4 KiB */

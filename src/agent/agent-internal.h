@@ -137,8 +137,10 @@ typedef struct BcacheSuper {
         BcacheRole role;
         uint64_t version;
         char uuid[37];
-        char set_uuid[37];       /* "" when all zero */
+        char set_uuid[37];       /* "" when all zero; backing: "" when not attached */
+        unsigned bdev_state;     /* backing: BDEV_STATE_* (none, clean, dirty, stale) */
 } BcacheSuper;
+enum { BDEV_STATE_NONE, BDEV_STATE_CLEAN, BDEV_STATE_DIRTY, BDEV_STATE_STALE };
 /* Reads the superblock at `off`+4096 of fd; returns 1 found, 0 none, <0 error. */
 int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret);
 /* Fill InvBcache from the superblock plus sysfs of the registered device `name`. */
