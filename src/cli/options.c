@@ -125,3 +125,23 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
 void cli_options_done(CliOptions *o) {
         o->hosts = strv_free(o->hosts);
 }
+
+int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret,
+                             Layout **ret_layout) {
+        CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, accepted, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 1) {
+                cli_options_done(&o);
+                return verb_usage_error(v, "expected one layout file");
+        }
+
+        Error err = {};
+        if (layout_load_file(o.args[0], ret_layout, &err) < 0) {
+                cli_options_done(&o);
+                return cli_report(&err);
+        }
+        *ret = o;
+        return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "layout/layout.h"
 
 typedef enum OptionMask {
         OPT_JSON              = 1 << 0,
@@ -37,3 +38,9 @@ typedef struct CliOptions {
 /* Returns 0, or EXIT_USAGE after printing the problem. */
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret);
 void cli_options_done(CliOptions *o);
+
+/* What every layout verb starts with: its options, exactly one LAYOUT argument, and that
+ * layout loaded and validated. Returns 0; EXIT_USAGE after printing the usage problem; or
+ * 1 after reporting the layout's error (file:line:col). On failure nothing is returned. */
+int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret,
+                             Layout **ret_layout);

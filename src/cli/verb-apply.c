@@ -63,18 +63,14 @@ static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parall
 int verb_apply(int argc, char *argv[]) {
         const Verb *v = verb_find("apply");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv,
-                                  OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL, &o);
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv,
+                                         OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL, &o, &l);
         if (r != 0)
                 return r;
-        if (o.n_args != 1)
-                return verb_usage_error(v, "expected one layout file");
         unsigned stages = stages_of(o.stage);
 
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
 
         unsigned parallel_osds = o.parallel;
         if (parallel_osds == 0)

@@ -50,16 +50,12 @@ static void inventory_print(const Inventory *inv, FILE *out) {
 int verb_inventory(int argc, char *argv[]) {
         const Verb *v = verb_find("inventory");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS | OPT_SAVE, &o);
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv, OPT_JSON | OPT_HOSTS | OPT_SAVE, &o, &l);
         if (r != 0)
                 return r;
-        if (o.n_args != 1)
-                return verb_usage_error(v, "expected one layout file");
 
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
 
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         size_t failed = 0;

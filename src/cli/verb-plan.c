@@ -21,16 +21,12 @@ static int check_hosts(const Layout *l, char **hosts, Error *err) {
 int verb_plan(int argc, char *argv[]) {
         const Verb *v = verb_find("plan");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DETAILED_EXITCODE, &o);
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv, OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DETAILED_EXITCODE, &o, &l);
         if (r != 0)
                 return r;
-        if (o.n_args != 1)
-                return verb_usage_error(v, "expected one layout file");
 
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
         if (check_hosts(l, o.hosts, &err) < 0)
                 return cli_report(&err);
 

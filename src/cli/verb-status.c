@@ -248,16 +248,12 @@ static void status_print(json_object *st, FILE *out) {
 int verb_status(int argc, char *argv[]) {
         const Verb *v = verb_find("status");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS, &o);
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv, OPT_JSON | OPT_HOSTS, &o, &l);
         if (r != 0)
                 return r;
-        if (o.n_args != 1)
-                return verb_usage_error(v, "expected one layout file");
 
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
         _cleanup_json_ json_object *st = NULL;
         if (status_build(l, o.hosts, o.json, &st, &err) < 0)
                 return cli_report(&err);

@@ -9,16 +9,12 @@
 int verb_validate(int argc, char *argv[]) {
         const Verb *v = verb_find("validate");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON, &o);
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv, OPT_JSON, &o, &l);
         if (r != 0)
                 return r;
-        if (o.n_args != 1)
-                return verb_usage_error(v, "expected one layout file");
 
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
 
         if (o.json) {
                 _cleanup_json_ json_object *j = NULL;
