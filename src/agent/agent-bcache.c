@@ -331,8 +331,11 @@ static const char *udev_rules_dir(void) {
 
 /* The kernel sends a "change" uevent for /dev/bcacheN carrying CACHED_UUID (the backing
  * device's bcache uuid) when the backing device is registered, at every boot: keying the
- * rule on it applies the tuning to the right device whatever its bcacheN number. The
- * bcacheN sysfs directory links `bcache` to the backing device's bcache directory. */
+ * rule on it applies the tuning to the right device whatever its bcacheN number.
+ * The settings are written to the backing device's own bcache directory, found through
+ * bcacheN/slaves: the kernel (bch_cached_dev_run) links bcacheN/slaves before it sends the
+ * uevent but bcacheN/bcache only after, so ATTR{bcache/...} raced with it and was lost
+ * about half of the time (seen in the vm tier). */
 static int write_udev_rule(const char *uuid, const char *mode, uint64_t cutoff, int64_t wb_percent, Error *err) {
         char path[PATH_MAX], tmp[PATH_MAX + 8];
         snprintf(path, sizeof(path), "%s/69-cephprov-bcache-%s.rules", udev_rules_dir(), uuid);
@@ -343,10 +346,12 @@ static int write_udev_rule(const char *uuid, const char *mode, uint64_t cutoff, 
                 return error_set(err, errno, "cannot write '%s': %s", tmp, strerror(errno));
         fprintf(f, "# written by cephprov: bcache tuning for backing device %s, kept across reboots\n", uuid);
         fprintf(f, "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"bcache*\", ENV{CACHED_UUID}==\"%s\", \\\n", uuid);
-        fprintf(f, "  ATTR{bcache/cache_mode}=\"%s\", ATTR{bcache/sequential_cutoff}=\"%" PRIu64 "\"", mode, cutoff);
+        fprintf(f, "  RUN+=\"/bin/sh -c 'for s in /sys/block/%%k/slaves/*; do b=/sys/class/block/$${s##*/}/bcache; "
+                   "[ -d $$b ] || continue; echo %s >$$b/cache_mode; echo %" PRIu64 " >$$b/sequential_cutoff",
+                mode, cutoff);
         if (wb_percent >= 0)
-                fprintf(f, ", \\\n  ATTR{bcache/writeback_percent}=\"%" PRId64 "\"", wb_percent);
-        fprintf(f, "\n");
+                fprintf(f, "; echo %" PRId64 " >$$b/writeback_percent", wb_percent);
+        fprintf(f, "; done'\"\n");
         if (fflush(f) != 0 || fsync(fileno(f)) < 0)
                 return error_set(err, errno, "cannot write '%s': %s", tmp, strerror(errno));
         if (rename(tmp, path) < 0)

@@ -192,8 +192,7 @@ check_eq "udev rule path" "$rule" "/etc/udev/rules.d/69-cephprov-bcache-$buuid.r
 guest cat "$rule"
 check_eq "udev rule content" "$(grep -v '^#' <<<"$gout")" \
 "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"bcache*\", ENV{CACHED_UUID}==\"$buuid\", \\
-  ATTR{bcache/cache_mode}=\"writeback\", ATTR{bcache/sequential_cutoff}=\"0\", \\
-  ATTR{bcache/writeback_percent}=\"10\""
+  RUN+=\"/bin/sh -c 'for s in /sys/block/%k/slaves/*; do b=/sys/class/block/\$\${s##*/}/bcache; [ -d \$\$b ] || continue; echo writeback >\$\$b/cache_mode; echo 0 >\$\$b/sequential_cutoff; echo 10 >\$\$b/writeback_percent; done'\""
 guest cat /sys/block/bcache0/bcache/cache_mode /sys/block/bcache0/bcache/sequential_cutoff \
         /sys/block/bcache0/bcache/writeback_percent
 check_eq "tuned in the kernel" "$(tr '\n' ' ' <<<"$gout")" "writethrough [writeback] writearound none 0.0k 10 "
@@ -206,10 +205,17 @@ guest udevadm control --reload
 guest bash -c "echo 1 >/sys/block/${hdd#/dev/}/bcache/stop && for i in \$(seq 100); do [ -e /sys/block/bcache0 ] || exit 0; sleep 0.1; done; exit 1"
 check_eq "bcache0 stopped" "$gexit" "0"
 call_ok "bcache-register after the stop" bcache-register "{\"device\":\"$hdd\"}"
-guest udevadm settle -t 60
-guest bash -c 'cat /sys/block/bcache*/bcache/{cache_mode,sequential_cutoff,writeback_percent,state}'
-check_eq "tuning back after re-registration (udev rule)" "$(tr '\n' ' ' <<<"$gout")" \
-        "writethrough [writeback] writearound none 0.0k 10 clean "
+# The kernel sends the change uevent that carries CACHED_UUID when the registration has
+# finished in its own worker, which can be after a first `udevadm settle` returned: wait for
+# the rule's effect (at most 10 s) as a booting host would.
+want="writethrough [writeback] writearound none 0.0k 10 clean "
+for _ in $(seq 50); do
+        guest udevadm settle -t 60
+        guest bash -c 'cat /sys/block/bcache*/bcache/{cache_mode,sequential_cutoff,writeback_percent,state}'
+        [ "$(tr '\n' ' ' <<<"$gout")" = "$want" ] && break
+        sleep 0.2
+done
+check_eq "tuning back after re-registration (udev rule)" "$(tr '\n' ' ' <<<"$gout")" "$want"
 
 # ---- inventory of the built bcache
 call_ok "inventory" inventory
