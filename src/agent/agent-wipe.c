@@ -190,15 +190,13 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
         }
 
         json_object *o = json_object_new_object();
-        json_object *w = json_object_new_array();
+        json_object *w = json_array_new_strv(names);
         if (!o || !w) {
                 json_object_put(o);
                 json_object_put(w);
                 json_object_put(removed);
                 return error_set(err, ENOMEM, "out of memory");
         }
-        STRV_FOREACH(n, names)
-                json_object_array_add(w, json_object_new_string(*n));
         json_add(o, "wiped", w);
         json_add(o, "partitions_removed", removed);
         if (dry)

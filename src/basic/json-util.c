@@ -98,6 +98,21 @@ int json_add_bool(json_object *o, const char *key, bool value) {
         return json_add(o, key, json_object_new_boolean(value));
 }
 
+json_object *json_array_new_strv(char * const *l) {
+        json_object *a = json_object_new_array();
+        if (!a)
+                return NULL;
+        for (char * const *s = l; s && *s; s++) {
+                json_object *v = json_object_new_string(*s);
+                if (!v || json_object_array_add(a, v) < 0) {
+                        json_object_put(v);
+                        json_object_put(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
 const char *json_to_pretty(json_object *o) {
         return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE);

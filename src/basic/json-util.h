@@ -31,6 +31,9 @@ int json_add_bool(json_object *o, const char *key, bool value);
 /* Takes ownership of value even on failure. */
 int json_add(json_object *o, const char *key, json_object *value);
 
+/* A JSON array of the strings of l (NULL: an empty array); NULL on ENOMEM. */
+json_object *json_array_new_strv(char * const *l);
+
 /* Pretty, stable output (two-space indent, no slash escaping). */
 const char *json_to_pretty(json_object *o);
 

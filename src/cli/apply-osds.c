@@ -255,13 +255,9 @@ static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, 
 }
 
 static int run_on_host(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
-        _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
-        json_object *av = json_object_new_array();
-        if (!a || !av || json_add(a, "argv", av) < 0)
+        _cleanup_json_ json_object *a = NULL, *res = NULL;
+        if (agent_run_args(argv, NULL, timeout, &a) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        STRV_FOREACH(p, argv)
-                json_object_array_add(av, json_object_new_string(*p));
-        json_add_int(a, "timeout", timeout);
         int r = host_session_call(s, "run", a, timeout + 10, &res, err);
         if (r < 0)
                 return r;
@@ -615,19 +611,6 @@ int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
 
 /* ---- 3. the executor's link ---- */
 
-static int configure_args(const Host *h, json_object **ret) {
-        _cleanup_json_ json_object *a = json_object_new_object();
-        json_object *allow = json_object_new_array();
-        if (!a || json_add(a, "allow", allow) < 0)
-                return -ENOMEM;
-        STRV_FOREACH(p, h->allow)
-                json_object_array_add(allow, json_object_new_string(*p));
-        json_add_string(a, "host", h->name);
-        json_add_bool(a, "dry_run", false);
-        *ret = TAKE_PTR(a);
-        return 0;
-}
-
 static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
         const Host *h = p->s->host;
         int r = transport_open(h, &slot->t, err);
@@ -637,7 +620,7 @@ static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
         if (r < 0)
                 return r;
         _cleanup_json_ json_object *args = NULL, *res = NULL;
-        if (configure_args(h, &args) < 0)
+        if (host_configure_args(h, false, &args) < 0)
                 return error_set(err, ENOMEM, "out of memory");
         return agent_channel_call(slot->c, "configure", args, 30, NULL, NULL, &res, err);
 }

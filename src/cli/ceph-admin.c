@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "ceph-admin.h"
+#include "hosts.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -96,14 +97,9 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
         _cleanup_strv_free_ char **args = argv;
         if (!args)
                 return err && err->code ? -err->code : error_set(err, EINVAL, "no ceph command");
-        _cleanup_json_ json_object *req = json_object_new_object(), *res = NULL;
-        json_object *jargv = json_object_new_array();
-        if (!req || !jargv || json_add(req, "argv", jargv) < 0)
+        _cleanup_json_ json_object *req = NULL, *res = NULL;
+        if (agent_run_args(args, stdin_data, CEPH_ADMIN_TIMEOUT, &req) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        STRV_FOREACH(s, args)
-                json_object_array_add(jargv, json_object_new_string(*s));
-        json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT);
-        json_add_string(req, "stdin", stdin_data);
 
         pthread_mutex_lock(&a->mu);
         int r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);

@@ -44,15 +44,19 @@ static HostSession *session_of(Fleet *f, const Host *h) {
         return NULL;
 }
 
-static int configure_args(const Host *h, bool dry_run, json_object **ret) {
+int host_configure_args(const Host *h, bool dry_run, json_object **ret) {
         _cleanup_json_ json_object *a = json_object_new_object();
-        json_object *allow = json_object_new_array();
-        if (!a || json_add(a, "allow", allow) < 0)
+        if (!a || json_add(a, "allow", json_array_new_strv(h->allow)) < 0 ||
+            json_add_string(a, "host", h->name) < 0 || json_add_bool(a, "dry_run", dry_run) < 0)
                 return -ENOMEM;
-        STRV_FOREACH(p, h->allow)
-                if (json_object_array_add(allow, json_object_new_string(*p)) < 0)
-                        return -ENOMEM;
-        if (json_add_string(a, "host", h->name) < 0 || json_add_bool(a, "dry_run", dry_run) < 0)
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_sec, json_object **ret) {
+        _cleanup_json_ json_object *a = json_object_new_object();
+        if (!a || json_add(a, "argv", json_array_new_strv(argv)) < 0 ||
+            json_add_int(a, "timeout", timeout_sec) < 0 || json_add_string(a, "stdin", stdin_data) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(a);
         return 0;
@@ -71,7 +75,7 @@ static int open_one(const Host *h, void *userdata, json_object **ret_result, Err
                 return r;
 
         _cleanup_json_ json_object *args = NULL, *result = NULL;
-        if (configure_args(h, f->dry_run, &args) < 0)
+        if (host_configure_args(h, f->dry_run, &args) < 0)
                 return error_set(err, ENOMEM, "out of memory");
         return agent_channel_call(s->channel, "configure", args, 30, NULL, NULL, &result, err);
 }

@@ -43,6 +43,12 @@ size_t fleet_failed(const Fleet *f);
 /* Prints each unusable host with its reason to stderr. */
 void fleet_report_failures(const Fleet *f);
 
+/* The arguments of the agent's "configure" op for host h: its name and allow-list. */
+int host_configure_args(const Host *h, bool dry_run, json_object **ret);
+/* The arguments of the agent's "run" op: argv exec'd directly on the host (never through a
+ * shell), stdin_data may be NULL. */
+int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_sec, json_object **ret);
+
 /* One request to one host's agent. */
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err);

@@ -156,16 +156,8 @@ const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or
 /* ---- to JSON ---- */
 
 static int strv_to_json(char * const *l, json_object **ret) {
-        json_object *a = json_object_new_array();
-        if (!a)
-                return -ENOMEM;
-        STRV_FOREACH(s, l)
-                if (json_object_array_add(a, json_object_new_string(*s)) < 0) {
-                        json_object_put(a);
-                        return -ENOMEM;
-                }
-        *ret = a;
-        return 0;
+        *ret = json_array_new_strv(l);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static bool inv_bcache_is_set(const InvBcache *b) {

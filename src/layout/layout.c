@@ -241,17 +241,7 @@ static int add_string_or_null(json_object *o, const char *key, const char *s) {
 static int add_strv(json_object *o, const char *key, char * const *l) {
         if (!l)
                 return add_null(o, key);
-        json_object *a = json_object_new_array();
-        if (json_add(o, key, a) < 0)
-                return -ENOMEM;
-        STRV_FOREACH(s, l) {
-                json_object *v = json_object_new_string(*s);
-                if (!v || json_object_array_add(a, v) < 0) {
-                        json_object_put(v);
-                        return -ENOMEM;
-                }
-        }
-        return 0;
+        return json_add(o, key, json_array_new_strv(l));
 }
 
 /* {"bytes": N} or {"share": 0.05}; null when unset. */

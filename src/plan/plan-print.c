@@ -10,16 +10,8 @@
 #include "plan.h"
 
 static int strv_to_json_array(char * const *l, json_object **ret) {
-        json_object *a = json_object_new_array();
-        if (!a)
-                return -ENOMEM;
-        STRV_FOREACH(s, l)
-                if (json_object_array_add(a, json_object_new_string(*s)) < 0) {
-                        json_object_put(a);
-                        return -ENOMEM;
-                }
-        *ret = a;
-        return 0;
+        *ret = json_array_new_strv(l);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static int step_to_json(const Step *s, json_object **ret) {
