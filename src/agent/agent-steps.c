@@ -5,20 +5,6 @@
 #include "basic/json-util.h"
 
 /* Local names so that this file needs only the layout header, not its library. */
-static const char *cache_mode_name(BcacheCacheMode m) {
-        switch (m) {
-        case BCACHE_MODE_WRITEBACK:    return "writeback";
-        case BCACHE_MODE_WRITETHROUGH: return "writethrough";
-        case BCACHE_MODE_WRITEAROUND:  return "writearound";
-        case BCACHE_MODE_NONE:         return "none";
-        }
-        return "writeback";
-}
-
-static const char *objectstore_name(Objectstore o) {
-        return o == OBJECTSTORE_FILESTORE ? "filestore" : "bluestore";
-}
-
 int agent_request_from_step(const Step *s, json_object **ret) {
         _cleanup_json_ json_object *req = json_object_new_object();
         json_object *a = json_object_new_object();
@@ -69,7 +55,7 @@ int agent_request_from_step(const Step *s, json_object **ret) {
         case STEP_BCACHE_TUNE:
                 op = "bcache-tune";
                 json_add_string(a, "backing", s->device);
-                json_add_string(a, "cache_mode", cache_mode_name(s->bcache.cache_mode));
+                json_add_string(a, "cache_mode", bcache_cache_mode_to_string(s->bcache.cache_mode));
                 json_add_u64(a, "sequential_cutoff", s->bcache.sequential_cutoff);
                 json_add_int(a, "writeback_percent", s->bcache.writeback_percent);
                 break;
@@ -85,7 +71,7 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 json_add_string(a, "journal_device", s->journal_device);
                 json_add_string(a, "journal_partname", s->journal_partname);
                 json_add_string(a, "device_class", s->device_class);
-                json_add_string(a, "objectstore", objectstore_name(s->objectstore));
+                json_add_string(a, "objectstore", objectstore_to_string(s->objectstore));
                 json_add_u64(a, "slot", s->slot);
                 break;
         default:

@@ -156,24 +156,6 @@ void throttle_preset_values(ThrottlePreset p, Throttle *ret) {
         }
 }
 
-const char *objectstore_to_string(Objectstore o) {
-        switch (o) {
-        case OBJECTSTORE_BLUESTORE: return "bluestore";
-        case OBJECTSTORE_FILESTORE: return "filestore";
-        }
-        return "unknown";
-}
-
-const char *bcache_cache_mode_to_string(BcacheCacheMode m) {
-        switch (m) {
-        case BCACHE_MODE_WRITEBACK: return "writeback";
-        case BCACHE_MODE_WRITETHROUGH: return "writethrough";
-        case BCACHE_MODE_WRITEAROUND: return "writearound";
-        case BCACHE_MODE_NONE: return "none";
-        }
-        return "unknown";
-}
-
 const char *throttle_preset_to_string(ThrottlePreset p) {
         switch (p) {
         case THROTTLE_DEFAULT: return "default";

@@ -179,8 +179,25 @@ int layout_to_json(const Layout *l, json_object **ret);
 /* Values of a throttle preset. */
 void throttle_preset_values(ThrottlePreset p, Throttle *ret);
 
-const char *objectstore_to_string(Objectstore o);
-const char *bcache_cache_mode_to_string(BcacheCacheMode m);
+/* Names as written in the layout. Inline: the planner and the agent use them without
+ * linking the YAML parser. */
+static inline const char *objectstore_to_string(Objectstore o) {
+        switch (o) {
+        case OBJECTSTORE_BLUESTORE: return "bluestore";
+        case OBJECTSTORE_FILESTORE: return "filestore";
+        }
+        return "unknown";
+}
+
+static inline const char *bcache_cache_mode_to_string(BcacheCacheMode m) {
+        switch (m) {
+        case BCACHE_MODE_WRITEBACK: return "writeback";
+        case BCACHE_MODE_WRITETHROUGH: return "writethrough";
+        case BCACHE_MODE_WRITEAROUND: return "writearound";
+        case BCACHE_MODE_NONE: return "none";
+        }
+        return "unknown";
+}
 const char *throttle_preset_to_string(ThrottlePreset p);
 /* Resolve a size spec against a fast device size; 0 for SIZE_UNSET. */
 uint64_t size_spec_resolve(const SizeSpec *s, uint64_t device_size);

@@ -52,14 +52,14 @@ static int step_to_json(const Step *s, json_object **ret) {
                 break;
         case STEP_BCACHE_TUNE:
                 if ((r = json_add_u64(o, "slot", s->slot)) < 0 ||
-                    (r = json_add_string(o, "cache_mode", plan_cache_mode_to_string(s->bcache.cache_mode))) < 0 ||
+                    (r = json_add_string(o, "cache_mode", bcache_cache_mode_to_string(s->bcache.cache_mode))) < 0 ||
                     (r = json_add_u64(o, "sequential_cutoff", s->bcache.sequential_cutoff)) < 0 ||
                     (r = json_add_u64(o, "writeback_percent", s->bcache.writeback_percent)) < 0)
                         return r;
                 break;
         case STEP_CREATE_OSD:
                 if ((r = json_add_u64(o, "slot", s->slot)) < 0 ||
-                    (r = json_add_string(o, "objectstore", plan_objectstore_to_string(s->objectstore))) < 0 ||
+                    (r = json_add_string(o, "objectstore", objectstore_to_string(s->objectstore))) < 0 ||
                     (r = json_add_string(o, "device_class", s->device_class)) < 0 ||
                     (r = json_add_bool(o, "data_is_bcache", s->data_is_bcache)) < 0 ||
                     (r = json_add_string(o, "db_device", s->db_device)) < 0 ||
@@ -236,7 +236,7 @@ static void print_host(const HostPlan *h, FILE *f) {
                                 : step_target(h, s->db_device, s->db_partname, s->db_partnum, n1, sizeof(n1));
                         fprintf(f, "    %4u  %-16s %-18s %-18s %-6s %s%s\n", s->slot, data, db,
                                 step_target(h, s->wal_device, s->wal_partname, s->wal_partnum, n2, sizeof(n2)),
-                                s->device_class, plan_objectstore_to_string(s->objectstore),
+                                s->device_class, objectstore_to_string(s->objectstore),
                                 s->journal_device ? " (db column: journal)" : "");
                 }
         }

@@ -128,22 +128,6 @@ static const char *part_role_guid(PartRole r) {
         }
 }
 
-const char *plan_cache_mode_to_string(BcacheCacheMode m) {
-        static const char *const t[] = {
-                [BCACHE_MODE_WRITEBACK] = "writeback",
-                [BCACHE_MODE_WRITETHROUGH] = "writethrough",
-                [BCACHE_MODE_WRITEAROUND] = "writearound",
-                [BCACHE_MODE_NONE] = "none",
-        };
-        if ((unsigned) m >= ELEMENTSOF(t))
-                return NULL;
-        return t[m];
-}
-
-const char *plan_objectstore_to_string(Objectstore o) {
-        return o == OBJECTSTORE_FILESTORE ? "filestore" : "bluestore";
-}
-
 char *plan_partition_name(const char *host, PartRole role, unsigned slot) {
         char *s = strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: "");
         if (s && strlen(s) > 36)
@@ -607,11 +591,11 @@ static int data_analyze(Ctx *c, Slot *s) {
                                  c->host->name, d->path, s->osd->id, s->osd->cluster_fsid, c->layout->fsid);
         if (s->osd) {
                 /* an OSD is ours to keep: mounts and holders are its own */
-                if (s->osd->objectstore && !streq(s->osd->objectstore, plan_objectstore_to_string(p->osd.objectstore))) {
+                if (s->osd->objectstore && !streq(s->osd->objectstore, objectstore_to_string(p->osd.objectstore))) {
                         s->convert = true;
                         char *note = strprintf("osd.%d on %s is %s, the layout wants %s: `cephprov convert` replaces it",
                                                s->osd->id, d->path, s->osd->objectstore,
-                                               plan_objectstore_to_string(p->osd.objectstore));
+                                               objectstore_to_string(p->osd.objectstore));
                         if (strv_consume(&c->hp->notes, note) < 0)
                                 return oom(c);
                 }
@@ -736,7 +720,7 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                         streq_ptr(bb->set_uuid, cp->existing->content.bcache.set_uuid);
         /* sysfs values as the inventory shows them; unknown (no cache_mode) counts as untuned */
         bool tuned = backing_ready && bb->cache_mode &&
-                     streq(bb->cache_mode, plan_cache_mode_to_string(p->bcache.cache_mode)) &&
+                     streq(bb->cache_mode, bcache_cache_mode_to_string(p->bcache.cache_mode)) &&
                      bb->sequential_cutoff == p->bcache.sequential_cutoff &&
                      (bb->writeback_percent < 0 || (unsigned) bb->writeback_percent == p->bcache.writeback_percent);
         unsigned id;
@@ -788,7 +772,7 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 char cut[SIZE_FORMAT_MAX];
                 id = add_step(c, STEP_BCACHE_TUNE, d->path,
                               strprintf("cache_mode %s, sequential_cutoff %s, writeback_percent %u (persisted by a udev rule)",
-                                        plan_cache_mode_to_string(p->bcache.cache_mode),
+                                        bcache_cache_mode_to_string(p->bcache.cache_mode),
                                         fmt_size(p->bcache.sequential_cutoff, cut), p->bcache.writeback_percent));
                 if (id == 0)
                         return oom(c);
@@ -825,7 +809,7 @@ static int emit_osd(Ctx *c, size_t slot) {
         bool bcache = p->bcache.enabled;
 
         unsigned id = add_step(c, STEP_CREATE_OSD, d->path,
-                               strprintf("%s OSD on %s%s (slot %zu)", plan_objectstore_to_string(p->osd.objectstore),
+                               strprintf("%s OSD on %s%s (slot %zu)", objectstore_to_string(p->osd.objectstore),
                                          bcache ? "the bcache device of " : "", d->path, slot));
         if (id == 0)
                 return oom(c);

@@ -124,9 +124,6 @@ int plan_to_json(const Plan *p, json_object **ret);
 void plan_print(const Plan *p, FILE *f);
 
 const char *step_kind_to_string(StepKind k);
-/* Names as in the layout YAML (the planner does not need the layout library for them). */
-const char *plan_cache_mode_to_string(BcacheCacheMode m);
-const char *plan_objectstore_to_string(Objectstore o);
 const char *part_role_to_string(PartRole r);
 
 /* GPT name identifying a cephprov partition: "cp:<role>:<slot>:<host>", cut to 36 UTF-16
