@@ -87,6 +87,9 @@ int verb_apply(int argc, char *argv[]) {
                 _cleanup_(freep) char *cmd = strprintf("apply %s", o.args[0]);
                 if (journal_default_dir(&dir, &err) < 0 || journal_open(dir, l->cluster_name, cmd, &j, &err) < 0)
                         return cli_report(&err);
+                if (j->torn_bytes > 0)
+                        log_notice("journal '%s': cut off a record torn by an interrupted run (%llu bytes)", j->path,
+                                   (unsigned long long) j->torn_bytes);
         }
 
         _cleanup_(fleet_closep) Fleet *f = NULL;

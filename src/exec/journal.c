@@ -50,6 +50,39 @@ int journal_default_dir(char **ret, Error *err) {
         return 0;
 }
 
+/* A record is one write() of a line ending in '\n', so anything after the last '\n' is a
+ * record torn by a crash. Left there, the next append would glue itself to it and be lost
+ * to every reader: cut it off (it never completed, so nothing relied on it). */
+static int journal_repair_tail(int fd, uint64_t *ret_torn) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        uint64_t end = (uint64_t) st.st_size, pos = end;
+        char buf[4096];
+        while (pos > 0) {
+                size_t n = pos > sizeof(buf) ? sizeof(buf) : (size_t) pos;
+                ssize_t k = pread(fd, buf, n, (off_t) (pos - n));
+                if (k < 0)
+                        return -errno;
+                if ((size_t) k != n)
+                        return -EIO;
+                size_t i = n;
+                while (i > 0 && buf[i - 1] != '\n')
+                        i--;
+                if (i > 0) {
+                        pos = pos - n + i;
+                        break;
+                }
+                pos -= n;
+        }
+        *ret_torn = end - pos;
+        if (pos == end)
+                return 0;
+        if (ftruncate(fd, (off_t) pos) < 0 || fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
 static void iso_time(char *buf, size_t len) {
         struct timespec ts;
         struct tm tm;
@@ -90,9 +123,13 @@ int journal_open(const char *dir, const char *cluster, const char *command, Jour
         if (ftruncate(lock_fd, 0) < 0 || pwrite(lock_fd, holder, (size_t) len, 0) != len)
                 return error_set(err, errno, "cannot write lock '%s': %s", lock_path, strerror(errno));
 
-        _cleanup_(closep) int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        _cleanup_(closep) int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
                 return error_set(err, errno, "cannot open journal '%s': %s", path, strerror(errno));
+        uint64_t torn = 0;
+        r = journal_repair_tail(fd, &torn);
+        if (r < 0)
+                return error_set(err, -r, "cannot repair the torn last record of journal '%s': %s", path, strerror(-r));
 
         Journal *j = calloc(1, sizeof(Journal));
         if (!j)
@@ -103,6 +140,7 @@ int journal_open(const char *dir, const char *cluster, const char *command, Jour
         j->path = TAKE_PTR(path);
         j->fd = TAKE_FD(fd);
         j->lock_fd = TAKE_FD(lock_fd);
+        j->torn_bytes = torn;
         pthread_mutex_init(&j->mutex, NULL);
         *ret = j;
         return 0;

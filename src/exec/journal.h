@@ -3,7 +3,7 @@
 
 /* The journal: an append-only JSON-lines file per cluster on the controller. Every record
  * is written with one write() and fsync()ed, so a crash leaves at most a torn last line,
- * which readers skip. A lock (flock on a sibling file) keeps two controllers on this
+ * which journal_open() cuts off (readers skip it too). A lock (flock on a sibling file) keeps two controllers on this
  * machine from acting on one cluster at once. */
 
 #include <json-c/json.h>
@@ -18,6 +18,7 @@ typedef struct Journal {
         int fd;
         int lock_fd;
         char *run_id;
+        uint64_t torn_bytes;     /* cut off by journal_open(): a record torn by a crash */
         pthread_mutex_t mutex;
 } Journal;
 
@@ -26,7 +27,9 @@ typedef struct Journal {
 int journal_default_dir(char **ret, Error *err);
 
 /* Opens (creating) DIR/<cluster>.journal and takes DIR/<cluster>.lock without waiting;
- * a held lock is refused naming the holder's pid and command recorded in the lock file. */
+ * a held lock is refused naming the holder's pid and command recorded in the lock file.
+ * A torn last line (a crash in the middle of a write) is truncated away first, so that the
+ * next record starts on a line of its own; torn_bytes says how much was cut. */
 int journal_open(const char *dir, const char *cluster, const char *command, Journal **ret, Error *err);
 Journal *journal_close(Journal *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Journal *, journal_close);
