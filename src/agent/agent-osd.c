@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@ typedef struct OsdArgs {
         const char *wal_device, *wal_partname;
         const char *device_class;
         const char *objectstore;
+        const char *redo_osd_fsid; /* the controller proved this half-made OSD is cephprov's */
         int64_t osd_id;
 } OsdArgs;
 
@@ -179,6 +182,41 @@ static int find_osd_parts(AgentState *s, const char *osd_fsid, char **ret_db, ch
         return 0;
 }
 
+/* BlueStore's label copies on a main device: 0, then (newer releases) 1 GiB, 10 GiB,
+ * 100 GiB, 1000 GiB; a DB/WAL device has one, at 0. */
+static const uint64_t label_offsets[] = { 0, 1ULL << 30, 10ULL << 30, 100ULL << 30, 1000ULL << 30 };
+
+/* Erases the labels of the half-made OSD `osd_fsid` on `dev`: only label blocks that carry
+ * that uuid, so nothing of another OSD (or anything else) is touched. Returns how many. */
+static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *err) {
+        _cleanup_(closep) int fd = open(dev, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %m", dev);
+        uint64_t size = 0;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0))
+                return error_set(err, errno, "cannot get the size of '%s': %m", dev);
+        int n = 0;
+        for (size_t i = 0; i < ELEMENTSOF(label_offsets); i++) {
+                uint64_t off = label_offsets[i];
+                uint8_t buf[4096];
+                if (off + sizeof(buf) > size || read_exact_at(fd, buf, sizeof(buf), off) < 0)
+                        continue;
+                _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
+                if (bluestore_label_parse(buf, sizeof(buf), &o) != 1 || !streq_ptr(o.osd_fsid, osd_fsid))
+                        continue;
+                memset(buf, 0, sizeof(buf));
+                int r = write_exact_at(fd, buf, sizeof(buf), off);
+                if (r < 0)
+                        return error_set(err, -r, "cannot erase the label at %llu of '%s': %s", (unsigned long long) off, dev,
+                                         strerror(-r));
+                n++;
+        }
+        if (n > 0 && fsync(fd) < 0)
+                return error_set(err, errno, "cannot sync '%s': %m", dev);
+        return n;
+}
+
 static bool have_lvm(void) {
         return (access("/sbin/lvm", X_OK) == 0 || access("/usr/sbin/lvm", X_OK) == 0) &&
                access("/dev/mapper/control", F_OK) == 0;
@@ -245,6 +283,7 @@ static int parse_args(json_object *args, OsdArgs *a, Error *err) {
                 { "db_device", &a->db_device }, { "db_partname", &a->db_partname },
                 { "wal_device", &a->wal_device }, { "wal_partname", &a->wal_partname },
                 { "device_class", &a->device_class }, { "objectstore", &a->objectstore },
+                { "redo_osd_fsid", &a->redo_osd_fsid },
         };
         for (size_t i = 0; i < ELEMENTSOF(opt); i++) {
                 r = json_get_string(args, opt[i].key, false, opt[i].ret, "osd-create", err);
@@ -327,6 +366,30 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         r = read_label(data, &label, err);
         if (r < 0)
                 return r;
+        if (r == 1 && label.incomplete) {
+                /* an mkfs that never finished: redo it only when the controller proved (journal
+                 * + OSD map) that a run of cephprov started it; anyone else's stays untouched */
+                if (!a.redo_osd_fsid || !streq_ptr(label.osd_fsid, a.redo_osd_fsid))
+                        return error_set(err, EEXIST,
+                                         "'%s' on '%s' carries a half-made BlueStore OSD (osd uuid %s, its mkfs never finished) "
+                                         "that cephprov did not start: refusing to touch it",
+                                         data, agent_host(s), label.osd_fsid ? label.osd_fsid : "unknown");
+                if (label.id >= 0 && osd_running(label.id))
+                        return error_set(err, EBUSY, "'%s' on '%s': the half-made osd.%d is running: refusing to touch it",
+                                         data, agent_host(s), label.id);
+                agent_progress(p, 1, 4, "erasing the half-made OSD %s on %s", label.osd_fsid, data);
+                const char *devs[] = { data, db, wal };
+                for (size_t i = 0; i < ELEMENTSOF(devs); i++)
+                        if (devs[i] && (r = erase_half_made_labels(devs[i], label.osd_fsid, err)) < 0)
+                                return r;
+                inv_osd_done(&label);
+                r = read_label(data, &label, err);
+                if (r < 0)
+                        return r;
+                if (r == 1)
+                        return error_set(err, EIO, "'%s' on '%s' still carries a BlueStore label after erasing the half-made OSD",
+                                         data, agent_host(s));
+        }
         if (r == 0 && !lvm) {
                 agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);

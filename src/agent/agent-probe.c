@@ -121,6 +121,9 @@ int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret) {
 
         if (!cur_u32(&c, &n))
                 return 1;
+        /* OSD::mkfs writes "ready" last, after BlueStore's mkfs_done and whoami: a main
+         * label without it is an mkfs that was killed (or failed) half-way */
+        bool ready = false;
         for (uint32_t i = 0; i < n && i < 1024; i++) {
                 const char *k, *v;
                 uint32_t kl, vl;
@@ -136,8 +139,10 @@ int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret) {
                 } else if (kl == 9 && memcmp(k, "ceph_fsid", 9) == 0) {
                         free(ret->cluster_fsid);
                         ret->cluster_fsid = strndup(v, vl);
-                }
+                } else if (kl == 5 && memcmp(k, "ready", 5) == 0 && vl == 5 && memcmp(v, "ready", 5) == 0)
+                        ready = true;
         }
+        ret->incomplete = role && streq(role, "block") && !ready;
         return 1;
 }
 

@@ -73,6 +73,9 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 json_add_string(a, "device_class", s->device_class);
                 json_add_string(a, "objectstore", objectstore_to_string(s->objectstore));
                 json_add_u64(a, "slot", s->slot);
+                /* what the plan saw; the agent touches it only with the controller's
+                 * "redo_osd_fsid", given after it proved the OSD is cephprov's */
+                json_add_string(a, "half_made_osd_fsid", s->half_made_osd_fsid);
                 break;
         default:
                 return -EINVAL;

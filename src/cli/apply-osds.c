@@ -30,6 +30,9 @@ typedef struct OsdAlloc {
         bool created;
         double seconds;
         char *error;
+        char *half_made;     /* the plan saw a half-made OSD with this osd uuid on the device */
+        int half_made_id;    /* its id when the OSD map has it (-1: none) */
+        bool redo;           /* proven cephprov's: the agent may erase and redo it */
 } OsdAlloc;
 
 typedef struct OsdResume {
@@ -81,6 +84,8 @@ struct OsdFlow {
         char *cluster_fsid;
         Candidate *cand;     /* ids allocated by interrupted runs, reusable */
         size_t n_cand;
+        json_object *recs;   /* the journal as it was before this run */
+        char **inventoried;  /* hosts whose disks this run saw */
         pthread_cond_t cv;   /* an allocation is ready (with mu) */
         pthread_t allocator;
         bool allocator_running;
@@ -176,6 +181,7 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
                 free(f->allocs[i].device);
                 free(f->allocs[i].device_class);
                 free(f->allocs[i].error);
+                free(f->allocs[i].half_made);
         }
         free(f->allocs);
         for (size_t i = 0; i < f->n_resumes; i++) {
@@ -190,6 +196,8 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
                 free(f->cand[m].device);
         }
         free(f->cand);
+        json_object_put(f->recs);
+        strv_free(f->inventoried);
         pthread_mutex_destroy(&f->mu);
         free(f);
         return NULL;
@@ -325,10 +333,11 @@ static bool id_on_disk(const InventorySet *inv, int id) {
                 const Inventory *in = inv->hosts[h];
                 for (size_t d = 0; d < in->n_devices; d++) {
                         const InvDevice *dev = &in->devices[d];
-                        if (dev->content.osd.id == id)
+                        /* a half-made OSD's whoami is not an OSD: its id stays ours to redo */
+                        if (dev->content.osd.id == id && !dev->content.osd.incomplete)
                                 return true;
                         for (size_t k = 0; k < dev->n_partitions; k++)
-                                if (dev->partitions[k].content.osd.id == id)
+                                if (dev->partitions[k].content.osd.id == id && !dev->partitions[k].content.osd.incomplete)
                                         return true;
                 }
         }
@@ -402,6 +411,41 @@ oom:
         return error_set(err, ENOMEM, "out of memory");
 }
 
+/* Is the half-made OSD `fsid` on host:device cephprov's? Raw prepare picks its own osd
+ * uuid (Pacific's has no --osd-fsid), but it runs `osd new UUID ID` with the id cephprov
+ * journaled for this very host and device before ceph-volume started, and writes the label
+ * only after that. So: the OSD map gives the label's uuid to an id that never booted, and
+ * the journal allocated that id for this host and device — or an earlier run already proved
+ * it and journaled the uuid itself. Anything else (another tool's mkfs, an id that ran, a
+ * uuid nobody knows) is not ours. Returns true with *ret_id (-1: the map lost the id). */
+static bool half_made_ours(json_object *recs, const CephOsdDump *dump, const char *host, const char *device,
+                           const char *fsid, int *ret_id) {
+        const CephDumpOsd *o = ceph_osd_dump_find_uuid(dump, fsid);
+        if (o && osd_booted(o))
+                return false;
+        size_t n = recs ? json_object_array_length(recs) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *h = NULL, *dev = NULL, *rf = NULL;
+                int64_t id = -1;
+                json_get_string(rec, "event", false, &ev, "journal", NULL);
+                json_get_string(rec, "host", false, &h, "journal", NULL);
+                json_get_string(rec, "device", false, &dev, "journal", NULL);
+                json_get_string(rec, "osd_fsid", false, &rf, "journal", NULL);
+                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
+                if (!ev || !streq_ptr(h, host) || !streq_ptr(dev, device))
+                        continue;
+                bool by_uuid = rf && strcasecmp(rf, fsid) == 0 &&
+                               (streq(ev, "osd-half-made-owned") || streq(ev, "osd-allocating") || streq(ev, "osd-created"));
+                bool by_id = o && id == o->id && (streq(ev, "osd-allocated") || streq(ev, "osd-half-made-owned"));
+                if (by_uuid || by_id) {
+                        *ret_id = o ? o->id : -1;
+                        return true;
+                }
+        }
+        return false;
+}
+
 static int set_class(OsdFlow *f, int id, const char *cls, Error *err) {
         const CephCli *cli = ceph_admin_cli(f->admin);
         /* rm first: set-device-class refuses to change an existing class */
@@ -463,6 +507,17 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                 return r;
         free(f->cluster_fsid);
         f->cluster_fsid = strdup_null(dump->fsid);
+        json_object_put(f->recs);
+        f->recs = NULL;
+        if (f->j && access(f->j->path, F_OK) == 0 && (r = journal_read(f->j->path, &f->recs, err)) < 0)
+                return r;
+        strv_free(f->inventoried);
+        f->inventoried = calloc(1, sizeof(char *));
+        if (!f->inventoried)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t h = 0; h < inv->n_hosts; h++)
+                if (strv_extend(&f->inventoried, inv->hosts[h]->host) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
 
         r = earlier_allocations(f, dump, inv, &f->cand, &f->n_cand, err);
         if (r < 0)
@@ -474,7 +529,7 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                 for (size_t d = 0; d < in->n_devices; d++) {
                         const InvDevice *dev = &in->devices[d];
                         const InvOsd *o = &dev->content.osd;
-                        if (!dev->allowed || o->id < 0 || !(o->role && streq(o->role, "block")))
+                        if (!dev->allowed || o->id < 0 || o->incomplete || !(o->role && streq(o->role, "block")))
                                 continue;
                         if (f->cluster_fsid && o->cluster_fsid && strcasecmp(o->cluster_fsid, f->cluster_fsid) != 0)
                                 continue;
@@ -539,7 +594,27 @@ static void *allocator_main(void *userdata) {
                         alloc_set(f, a, ALLOC_FAILED, err.message);
                         continue;
                 }
+                if (a->half_made) {
+                        if (!half_made_ours(f->recs, dump, a->host, a->device, a->half_made, &a->half_made_id)) {
+                                char msg[512];
+                                snprintf(msg, sizeof(msg),
+                                         "'%s' carries a half-made BlueStore OSD (osd uuid %s, its mkfs never finished) that no run "
+                                         "of cephprov started (not in this journal, or its id has run): refusing to touch it; if its "
+                                         "data is yours to lose, zap it (ceph-volume lvm zap %s) and run apply again",
+                                         a->device, a->half_made, a->device);
+                                jrec(f, "osd-half-made-refused", a->host, a->device, -1, a->half_made, NULL, NULL);
+                                alloc_set(f, a, ALLOC_FAILED, msg);
+                                continue;
+                        }
+                        /* journaled first: the proof outlives the id (a rollback may purge it) */
+                        jrec(f, "osd-half-made-owned", a->host, a->device, a->half_made_id, a->half_made, NULL, NULL);
+                        a->redo = true;
+                }
                 Candidate *c = NULL;
+                for (size_t m = 0; m < f->n_cand && !c; m++)
+                        if (!f->cand[m].taken && streq(f->cand[m].host, a->host) && streq(f->cand[m].device, a->device) &&
+                            (a->half_made_id < 0 || f->cand[m].id == a->half_made_id))
+                                c = &f->cand[m];
                 for (size_t m = 0; m < f->n_cand && !c; m++)
                         if (!f->cand[m].taken && streq(f->cand[m].host, a->host) && streq(f->cand[m].device, a->device))
                                 c = &f->cand[m];
@@ -568,9 +643,10 @@ static void *allocator_main(void *userdata) {
                 alloc_set(f, a, ALLOC_READY, NULL);
         }
 
-        /* ids an interrupted run left that no device wants any more */
+        /* ids an interrupted run left that no device wants any more — only on hosts this run
+         * inventoried: an unreachable host's pending creation may still be wanted there */
         for (size_t m = 0; m < f->n_cand; m++)
-                if (!f->cand[m].taken) {
+                if (!f->cand[m].taken && strv_contains(f->inventoried, f->cand[m].host)) {
                         log_notice("releasing osd.%d, left by an interrupted run for %s:%s", f->cand[m].id,
                                    f->cand[m].host, f->cand[m].device);
                         Error e = {};
@@ -594,7 +670,9 @@ int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
                         if (!step_selected(hp, s, stages))
                                 continue;
                         OsdAlloc *a = &f->allocs[f->n_allocs++];
-                        *a = (OsdAlloc) { .id = -1, .final_id = -1 };
+                        *a = (OsdAlloc) { .id = -1, .final_id = -1, .half_made_id = -1 };
+                        if (s->half_made_osd_fsid && !(a->half_made = strdup(s->half_made_osd_fsid)))
+                                return error_set(err, ENOMEM, "out of memory");
                         if (!(a->host = strdup(hp->host)) || !(a->device = strdup(s->device)) ||
                             !(a->device_class = strdup(s->device_class)))
                                 return error_set(err, ENOMEM, "out of memory");
@@ -671,14 +749,38 @@ static void slot_release(HostPool *p, ChannelSlot *slot) {
         pthread_mutex_unlock(&p->mu);
 }
 
+typedef struct PhaseCtx {
+        OsdFlow *f;
+        const char *host, *device;
+        int id;
+        int64_t last;
+} PhaseCtx;
+
+/* The agent's osd-create reports its phases (1 prepare, 2 activate, 3 start): journaled, so
+ * that a resume — and the kill tests — can tell where a run was when it died. */
+static void phase_progress(json_object *progress, void *userdata) {
+        PhaseCtx *c = userdata;
+        static const char *const phases[] = { [1] = "prepare", [2] = "activate", [3] = "start" };
+        int64_t done = 0;
+        if (json_get_int(progress, "done", false, &done, "progress", NULL) < 0 || done < 1 || done > 3 || done == c->last)
+                return;
+        c->last = done;
+        jrec(c->f, "osd-phase", c->host, c->device, c->id, NULL, "phase", phases[done]);
+}
+
 static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, json_object **ret, Error *err) {
         if (slot->main)
                 return host_session_call(p->s, op, args, OSD_CREATE_TIMEOUT, ret, err);
-        return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, NULL, NULL, ret, err);
+        const char *device = NULL;
+        int64_t id = -1;
+        json_get_string(args, "device", false, &device, op, NULL);
+        json_get_int(args, "osd_id", false, &id, op, NULL);
+        PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id };
+        return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
 }
 
-static int pool_osd_create(HostPool *p, const char *device, int id, json_object *step_args, json_object **ret,
-                           Error *err) {
+static int pool_osd_create(HostPool *p, const char *device, int id, const char *redo_fsid, json_object *step_args,
+                           json_object **ret, Error *err) {
         _cleanup_json_ json_object *args = NULL;
         if (step_args) {
                 if (json_object_deep_copy(step_args, &args, NULL) < 0)
@@ -687,6 +789,8 @@ static int pool_osd_create(HostPool *p, const char *device, int id, json_object 
                 return error_set(err, ENOMEM, "out of memory");
         json_object_object_del(args, "osd_id");
         json_add_int(args, "osd_id", id);
+        json_object_object_del(args, "redo_osd_fsid");
+        json_add_string(args, "redo_osd_fsid", redo_fsid);
 
         ChannelSlot *slot = slot_acquire(p);
         int r = slot_call(p, slot, "osd-create", args, ret, err);
@@ -720,7 +824,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
 
         double t0 = now_sec();
         _cleanup_json_ json_object *res = NULL;
-        r = pool_osd_create(p, device, a->id, args, &res, err);
+        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, &res, err);
         if (r < 0) {
                 /* After a failed ceph-volume: its rollback (`osd purge-new`) removes the id — a
                  * destroyed id reused for this device loses its CRUSH slot and is made again;
@@ -759,7 +863,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                         json_object_put(res);
                         res = NULL;
                         error_reset(err);
-                        r = pool_osd_create(p, device, a->id, args, &res, err);
+                        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, &res, err);
                 } else if (rr < 0)
                         error_prefix(err, r, "cannot recover osd.%d (%s)", a->id, e2.message);
         }
@@ -834,7 +938,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                 log_notice("host '%s': osd.%d on %s is prepared but not running: activating and starting it", s->host,
                          s->id, s->device);
                 Error re = {};
-                r = pool_osd_create(p, s->device, s->id, NULL, &res, &re);
+                r = pool_osd_create(p, s->device, s->id, NULL, NULL, &res, &re);
                 jrec(f, r < 0 ? "osd-resume-failed" : "osd-resumed", s->host, s->device, s->id, NULL, "error",
                      r < 0 ? re.message : NULL);
                 if (r < 0) {
@@ -863,6 +967,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
 
         /* wait for up, mark in, check the class */
         double deadline = now_sec() + timeout_sec;
+        jrec(f, "osd-wait-up", NULL, NULL, -1, NULL, NULL, NULL);
         for (;;) {
                 _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
                 r = ceph_admin_osd_dump(f->admin, &dump, &e);
@@ -886,8 +991,10 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                                         first = error_set(err, -r, "%s", e.message);
                         }
                 }
-                if (waiting < 0)
+                if (waiting < 0) {
+                        jrec(f, "osd-all-up", NULL, NULL, -1, NULL, NULL, NULL);
                         break;
+                }
                 if (now_sec() > deadline) {
                         if (!first)
                                 first = error_set(err, ETIMEDOUT, "osd.%d is not up %u s after it was started", waiting,

@@ -40,6 +40,8 @@ typedef struct InvOsd {
         char *cluster_fsid;
         char *role;              /* "block", "block.db", "block.wal", "journal", "data" (filestore) */
         char *objectstore;       /* "bluestore", "filestore" */
+        bool incomplete;         /* a BlueStore main label whose mkfs never finished (no "ready" in
+                                    its meta, maybe no whoami): a half-made OSD, not an OSD */
 } InvOsd;
 
 /* What a device or partition holds and who uses it. */

@@ -70,6 +70,7 @@ static int step_to_json(const Step *s, json_object **ret) {
                     (s->wal_device && (r = json_add_u64(o, "wal_partnum", s->wal_partnum)) < 0) ||
                     (r = json_add_string(o, "journal_device", s->journal_device)) < 0 ||
                     (r = json_add_string(o, "journal_partname", s->journal_partname)) < 0 ||
+                    (r = json_add_string(o, "half_made_osd_fsid", s->half_made_osd_fsid)) < 0 ||
                     (s->journal_device && (r = json_add_u64(o, "journal_partnum", s->journal_partnum)) < 0))
                         return r;
                 break;

@@ -57,6 +57,7 @@ typedef struct Slot {
         const InvDevice *data;
         int fast;                    /* index into fast states, -1 none */
         const InvOsd *osd;           /* existing OSD on the data device */
+        const InvOsd *half_made;     /* a BlueStore label whose mkfs never finished */
         bool convert;                /* existing OSD of another objectstore: partitions only */
         bool wipe;
         unsigned wipe_step;
@@ -178,6 +179,7 @@ static void step_done(Step *s) {
         free(s->journal_device);
         free(s->journal_partname);
         free(s->device_class);
+        free(s->half_made_osd_fsid);
         free(s->deps);
 }
 
@@ -376,7 +378,7 @@ static const char *in_use_reason(const InvContent *ct, char *buf, size_t len) {
 /* An OSD's data lives here: BlueStore "block" or FileStore "data". A DB, WAL or journal of
  * some OSD on a would-be data device is not an OSD on it, but something in use. */
 static bool osd_data_here(const InvOsd *o) {
-        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+        return o->id >= 0 && !o->incomplete && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
 }
 
 static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
@@ -388,6 +390,19 @@ static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
         if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
                 const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
                 if (b && osd_data_here(&b->content.osd))
+                        return &b->content.osd;
+        }
+        return NULL;
+}
+
+/* The main label of a half-made BlueStore OSD on the data device (or its bcache device). */
+static const InvOsd *half_made_osd(const Inventory *inv, const InvDevice *d) {
+        const InvOsd *o = &d->content.osd;
+        if (o->incomplete && o->osd_fsid)
+                return o;
+        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
+                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
+                if (b && b->content.osd.incomplete && b->content.osd.osd_fsid)
                         return &b->content.osd;
         }
         return NULL;
@@ -613,6 +628,25 @@ static int data_analyze(Ctx *c, Slot *s) {
                         return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u is in use (%s)",
                                          c->host->name, d->path, d->partitions[i].number, buf);
 
+        /* A half-made OSD (mkfs killed or failed before "ready"): the planner cannot know
+         * whose it is; the OSD step carries what it saw, and apply redoes it only when its
+         * journal and the OSD map prove cephprov started it (else the step is refused). With
+         * wipe: true it is just foreign data, wiped below like any other. */
+        const InvOsd *hm = half_made_osd(c->inv, d);
+        if (hm && !p->wipe) {
+                if (c->layout->fsid && hm->cluster_fsid && strcasecmp(c->layout->fsid, hm->cluster_fsid) != 0)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': data device '%s' carries a half-made OSD of another cluster (fsid %s, the layout says %s)",
+                                         c->host->name, d->path, hm->cluster_fsid, c->layout->fsid);
+                s->half_made = hm;
+                char *note = strprintf("%s carries a half-made BlueStore OSD (osd uuid %s, its mkfs never finished): "
+                                       "apply redoes it if cephprov started it, and refuses otherwise",
+                                       d->path, hm->osd_fsid);
+                if (strv_consume(&c->hp->notes, note) < 0)
+                        return oom(c);
+                return 0;
+        }
+
         /* a DB/WAL/journal of some OSD: wiping it would kill that OSD, whatever `wipe` says */
         if (d->content.osd.id >= 0)
                 return error_set(c->err, EBUSY, "host '%s': data device '%s' holds the %s of osd.%d",
@@ -819,6 +853,8 @@ static int emit_osd(Ctx *c, size_t slot) {
         st->objectstore = p->osd.objectstore;
         st->device_class = strdup(cls);
         if (!st->device_class)
+                return oom(c);
+        if (s->half_made && !(st->half_made_osd_fsid = strdup(s->half_made->osd_fsid)))
                 return oom(c);
         const SlotPart *db = &s->parts[PART_ROLE_DB], *wal = &s->parts[PART_ROLE_WAL],
                        *jn = &s->parts[PART_ROLE_JOURNAL];

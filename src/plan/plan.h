@@ -77,6 +77,8 @@ typedef struct Step {
         unsigned journal_partnum;
         char *device_class;      /* explicit CRUSH class, always set */
         Objectstore objectstore;
+        char *half_made_osd_fsid;/* the data device carries a half-made OSD with this osd uuid
+                                    (what the plan saw; apply decides whether it is cephprov's) */
 
         unsigned *deps;          /* ids of steps that must succeed first */
         size_t n_deps;

@@ -438,7 +438,9 @@ static void putstr(uint8_t **p, const char *s) {
         *p += strlen(s);
 }
 
-static void test_bluestore_label(void) {
+/* ready: the label of a finished mkfs (OSD::mkfs writes "ready" last); without it, the
+ * label of an mkfs killed half-way */
+static void bluestore_label_check(bool ready) {
         const char *L = bu_loop(64, true);
         const char *osd_uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
         const char *fsid = "8a9c0b1d-2e3f-4051-8263-748596a7b8c9";
@@ -459,13 +461,17 @@ static void test_bluestore_label(void) {
         put32(&p, 1700000000);
         put32(&p, 0);
         putstr(&p, "main");
-        put32(&p, 3);
+        put32(&p, ready ? 4 : 3);
         putstr(&p, "ceph_fsid");
         putstr(&p, fsid);
         putstr(&p, "type");
         putstr(&p, "bluestore");
         putstr(&p, "whoami");
         putstr(&p, "7");
+        if (ready) {
+                putstr(&p, "ready");
+                putstr(&p, "ready");
+        }
         uint8_t *end = p;
         p = lenp;
         put32(&p, (uint32_t) (end - body));
@@ -500,11 +506,17 @@ static void test_bluestore_label(void) {
         CHECK_STREQ(jstr(d, "content.osd.cluster_fsid"), fsid);
         CHECK_STREQ(jstr(d, "content.osd.role"), "block");
         CHECK_STREQ(jstr(d, "content.osd.objectstore"), "bluestore");
+        CHECK_INTEQ(jget(d, "content.osd.incomplete") != NULL, !ready);
         char *u = blkid_val(L, "UUID");
         CHECK_STREQ(jstr(d, "content.uuid"), u);
         free(u);
         json_object_put(r);
         agent_state_free(s);
+}
+
+static void test_bluestore_label(void) {
+        bluestore_label_check(true);
+        bluestore_label_check(false);
 }
 
 /* --- fresh GPT and Ceph partitions, checked with sgdisk and blkid --- */

@@ -502,6 +502,55 @@ static void test_foreign_signature(void) {
         CHECK(p->hosts[0].steps[0].kind != STEP_WIPE);
 }
 
+/* A BlueStore label whose mkfs never finished: not an OSD to keep, not foreign data to
+ * refuse outright; the OSD step carries its uuid for apply to decide. A label that is
+ * complete is an OSD (no step); unknown content is still refused. */
+static void test_half_made_osd(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("all-flash");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("all-flash", "");
+        InvDevice *d = dev_mut(s, "flash2", "/dev/nvme1n1");
+        CHECK(d != NULL);
+        if (!d)
+                return;
+        d->content.fstype = strdup("ceph_bluestore");
+        d->content.osd = (InvOsd) { .id = -1, .osd_fsid = strdup("0b8c6a4e-8d6f-4f8e-9a57-3c1e5d2f7a10"),
+                                    .role = strdup("block"), .objectstore = strdup("bluestore"), .incomplete = true };
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *hp = &p->hosts[1];
+        size_t n = 0;
+        for (size_t i = 0; i < hp->n_steps; i++) {
+                const Step *st = &hp->steps[i];
+                if (st->kind != STEP_CREATE_OSD)
+                        continue;
+                if (streq(st->device, "/dev/nvme1n1")) {
+                        CHECK_STREQ(st->half_made_osd_fsid, "0b8c6a4e-8d6f-4f8e-9a57-3c1e5d2f7a10");
+                        n++;
+                } else
+                        CHECK(st->half_made_osd_fsid == NULL);
+        }
+        CHECK_INTEQ(n, 1);
+        CHECK(hp->notes && hp->notes[0] && strstr(hp->notes[0], "half-made BlueStore OSD (osd uuid 0b8c6a4e-"));
+
+        /* whoami written, "ready" not yet: still half-made, not "holds the block of osd.3" */
+        d->content.osd.id = 3;
+        Plan *p2 = plan_ok(l, s);
+        CHECK(p2 && p2->hosts[1].n_steps == hp->n_steps);
+        plan_free(p2);
+
+        /* the same label complete: an OSD, nothing to do on that device */
+        d->content.osd.incomplete = false;
+        p2 = plan_ok(l, s);
+        CHECK(p2 && p2->hosts[1].n_steps == hp->n_steps - 1);
+        plan_free(p2);
+
+        /* a label we cannot read past its magic: foreign, refused */
+        d->content.osd.id = -1;
+        Error err;
+        CHECK(strstr(plan_refused(l, s, &err), "carries an existing ceph_bluestore signature; refusing to touch it") != NULL);
+}
+
 static void test_mounted_refused(void) {
         _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
         _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
@@ -793,6 +842,7 @@ int main(void) {
         TEST_RUN(test_missing_device);
         TEST_RUN(test_not_allowed);
         TEST_RUN(test_foreign_signature);
+        TEST_RUN(test_half_made_osd);
         TEST_RUN(test_mounted_refused);
         TEST_RUN(test_keep_partitions);
         TEST_RUN(test_blank_fast_device);

@@ -1,0 +1,328 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# `cephprov apply` killed with SIGKILL at moments chosen to land in every phase of apply,
+# on a real Ceph cluster (lab suite, root only; the long list runs in the `sweep` suite).
+# One lab and one cluster for all points; between points the test itself puts the hosts
+# back to blank disks and an empty OSD map (test scaffolding, not cephprov).
+#
+# A point is PHASE[:DELAY]: wait until the journal shows PHASE has begun, wait DELAY
+# seconds, kill -9 the controller, then assert from the journal which phase the kill hit
+# (the phase of the last record written before it). Phases:
+#   partition   a create-gpt / create-partition step
+#   allocation  ids of an interrupted run being reused (destroy + class): needs ids left in
+#               the map, so a first run is crashed in prepare, the second one killed here
+#   prepare     ceph-volume prepare (the ceph-volume runs of the killed controller go on)
+#   crash       DELAY s after the first `ceph-osd --mkfs` started, the controller and every
+#               ceph-volume and mkfs process on the hosts are killed (a crash of everything):
+#               half-made BlueStore labels that the re-run must redo with the same ids
+#   activate    ceph-volume activate
+#   start       systemctl start ceph-osd@N
+#   wait-up     the controller waits for the OSDs to come up and in
+#   unreachable a crash in prepare, then a re-run with one host unreachable: that host's
+#               pending ids must stay in the OSD map (not released), the others converge;
+#               then with the host back, everything converges
+# After every kill: the re-run converges exactly — the planned number of OSDs, ids dense
+# from 0 (none leaked or stray), all up and in, none destroyed, one OSD per planned data
+# device with block.db on its planned partition — and a third run is a no-op.
+#
+# Usage: test-apply-kill-sweep.sh CEPHPROV
+# Env: KILL_POINTS (default: one point per phase), LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET,
+#      KEEP_LAB=1.
+set -euo pipefail
+
+CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+LAB=${LAB:-$top/contrib/lab/lab}
+CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
+export LAB_PREFIX=${LAB_PREFIX:-cpks}
+export LAB_SUBNET=${LAB_SUBNET:-10.99.11}
+POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:4 activate:0 start:0 wait-up:0.5 unreachable}
+
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
+for t in ceph-volume ceph-mon ceph-osd python3 wipefs partx; do
+        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
+done
+
+DIR=$(mktemp -d /tmp/cephprov-kill-sweep.XXXXXX)
+APPLY_PID=
+teardown() {
+        local rc=$?
+        [ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2>/dev/null
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
+        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        rm -rf "$DIR"
+        exit $rc
+}
+trap teardown EXIT
+
+fail() { echo "FAIL [$POINT]: $*" >&2; exit 1; }
+ok() { echo "ok [$POINT]: $*"; }
+POINT=setup
+ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
+hexec() { "$LAB" exec --dir "$DIR" "$@"; }
+py() { python3 -c "$@"; }
+hosts() { ls "$DIR/hosts" | grep -v '^admin$'; }
+
+"$LAB" up --dir "$DIR" --hosts 3 >/dev/null
+"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+L=$DIR/layout.yaml
+"$CEPHPROV" inventory "$L" --save "$DIR/inv-blank.json" >/dev/null
+"$CEPHPROV" plan "$L" --inventory "$DIR/inv-blank.json" --json > "$DIR/plan.json"
+n_planned=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for h in p["hosts"] for s in h["steps"] if s["kind"]=="create-osd"))' "$DIR/plan.json")
+[ "$n_planned" -ge 6 ] || fail "expected at least 6 planned OSDs, the plan has $n_planned"
+
+# Back to blank disks and an empty OSD map (what a fresh lab would be, in a few seconds).
+reset_lab() {
+        local h ids
+        for h in $(hosts); do
+                hexec "$h" sh -c '
+                        for p in /run/ceph/ceph-osd.*.pid; do
+                                [ -e "$p" ] || continue
+                                n=${p#/run/ceph/ceph-osd.}; n=${n%.pid}
+                                systemctl stop "ceph-osd@$n" >/dev/null 2>&1 || true
+                        done
+                        for d in /var/lib/ceph/osd/ceph-*; do
+                                [ -e "$d" ] || continue
+                                while mountpoint -q "$d"; do umount "$d" || break; done
+                                rm -rf "$d"
+                        done
+                        rm -rf /var/lib/ceph/lab-systemd /run/ceph/lab-systemd /run/cephprov' || true
+        done
+        ids=$(ceph_ osd ls 2>/dev/null || true)
+        for i in $ids; do
+                ceph_ osd down "$i" >/dev/null 2>&1 || true
+                local k
+                for k in $(seq 30); do
+                        ceph_ osd purge "$i" --yes-i-really-mean-it >/dev/null 2>&1 && break
+                        [ "$k" = 30 ] && fail "cannot purge osd.$i in the reset"
+                        ceph_ osd down "$i" >/dev/null 2>&1 || true
+                        sleep 1
+                done
+        done
+        for h in $(hosts); do ceph_ osd crush rm "$h" >/dev/null 2>&1 || true; done
+        for h in $(hosts); do
+                while read -r dev _; do
+                        partx -d "$dev" 2>/dev/null || true
+                        wipefs -a -q "$dev" >/dev/null 2>&1 || true
+                        local sz; sz=$(blockdev --getsize64 "$dev")
+                        dd if=/dev/zero of="$dev" bs=1M count=8 conv=fsync status=none
+                        dd if=/dev/zero of="$dev" bs=1M count=1 seek=$((sz / 1048576 - 1)) conv=fsync status=none
+                done < "$DIR/hosts/$h/loops"
+        done
+        [ -z "$(ceph_ osd ls)" ] || fail "the reset left OSD ids"
+}
+
+# The phase of a journal record (python, for the assertions).
+PHASE_PY='
+import json, sys
+def phase(r):
+    ev, kind = r.get("event"), r.get("kind")
+    if ev in ("step-start", "step-done", "step-failed") and kind in ("create-gpt", "create-partition", "wipe"):
+        return "partition"
+    if ev in ("osd-allocating", "osd-allocated", "osd-half-made-owned", "osd-id-recreated"):
+        return "allocation"
+    if ev == "osd-phase":
+        return r.get("phase")
+    if ev == "osd-created":
+        return "start"
+    if ev == "osd-wait-up":
+        return "wait-up"
+    return None
+'
+
+# Seconds until the journal $1 shows phase $2 begun; prints nothing, returns 1 if apply ended.
+wait_phase() {
+        local j=$1 want=$2
+        for _ in $(seq 3000); do
+                if [ -f "$j" ] && py "$PHASE_PY"'
+want, seen = sys.argv[2], False
+for line in open(sys.argv[1]):
+    try: r = json.loads(line)
+    except Exception: continue
+    if r.get("run") != sys.argv[3]: continue
+    if want == "allocation":
+        seen = seen or (r.get("event") == "osd-allocated" and r.get("reused"))
+    else:
+        seen = seen or phase(r) == want
+sys.exit(0 if seen else 1)' "$j" "$want" "$(run_of "$j")"; then
+                        return 0
+                fi
+                kill -0 "$APPLY_PID" 2>/dev/null || return 1
+                sleep 0.02
+        done
+        return 1
+}
+
+# The run id of the newest apply-start (or any first record) in journal $1.
+run_of() { py 'import json,sys
+runs=[json.loads(l).get("run") for l in open(sys.argv[1]) if l.strip().endswith("}")]
+print(runs[-1] if runs else "")' "$1" 2>/dev/null || true; }
+
+# Starts apply in the background, kills it DELAY s after PHASE began, asserts the phase hit.
+kill_at() {
+        local phase=$1 delay=$2 j=$CEPHPROV_STATE_DIR/ceph.journal log=$3 how=${4:-}
+        local before=0
+        [ -f "$j" ] && before=$(wc -l < "$j")
+        "$CEPHPROV" apply "$L" --yes > "$log" 2>&1 &
+        APPLY_PID=$!
+        # the new run's records: wait for its first one so run_of names it
+        for _ in $(seq 600); do
+                [ -f "$j" ] && [ "$(wc -l < "$j")" -gt "$before" ] && break
+                kill -0 "$APPLY_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        wait_phase "$j" "$phase" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
+        # a crash is timed from the first mkfs: that is when half-made labels exist
+        if [ "$how" = crash ]; then
+                local k
+                for k in $(seq 1500); do
+                        [ -n "$(host_osd_work mkfs)" ] && break
+                        kill -0 "$APPLY_PID" 2>/dev/null || break
+                        sleep 0.02
+                done
+        fi
+        sleep "$delay"
+        kill -0 "$APPLY_PID" 2>/dev/null || { cat "$log"; fail "apply ended before the kill ($phase + $delay s)"; }
+        kill -KILL "$APPLY_PID"
+        wait "$APPLY_PID" 2>/dev/null || true
+        APPLY_PID=
+        [ "$how" = crash ] && kill_host_osd_work
+        local hit
+        hit=$(py "$PHASE_PY"'
+run, last = sys.argv[2], None
+for line in open(sys.argv[1]):
+    try: r = json.loads(line)
+    except Exception: continue
+    if r.get("run") == run and phase(r): last = phase(r)
+print(last)' "$j" "$(run_of "$j")")
+        [ "$hit" = "$phase" ] || fail "the kill meant for '$phase' (+$delay s) hit '$hit' (last journal record's phase)"
+        ok "killed in '$hit' ($delay s after it began)"
+}
+
+# SIGKILL to every ceph-volume and `ceph-osd --mkfs` in this lab's host namespaces (and
+# nowhere else: only pids inside our own network namespaces).
+host_osd_work() { # $1: "mkfs" for ceph-osd --mkfs only
+        local h pid pat='ceph-volume\|ceph-osd.*--mkfs'
+        [ "${1:-}" = mkfs ] && pat='ceph-osd.*--mkfs'
+        for h in $(hosts); do
+                for pid in $(ip netns pids "$LAB_PREFIX-$h" 2>/dev/null); do
+                        tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "$pat" && echo "$pid"
+                done
+        done
+        return 0
+}
+kill_host_osd_work() {
+        local pid n=0
+        for pid in $(host_osd_work); do
+                kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+        done
+        echo "ok [$POINT]: killed $n ceph-volume / mkfs processes on the hosts"
+}
+
+# The cluster matches the plan exactly.
+check_converged() {
+        ceph_ osd dump -f json > "$DIR/dump.json"
+        ceph_ osd tree -f json > "$DIR/tree.json"
+        ceph_ osd metadata -f json > "$DIR/meta.json"
+        "$CEPHPROV" inventory "$L" --save "$DIR/inv-after.json" >/dev/null
+        py '
+import json, sys
+d = sys.argv[1]
+plan = json.load(open(d + "/plan.json"))
+dump = json.load(open(d + "/dump.json"))
+meta = {m["id"]: m for m in json.load(open(d + "/meta.json"))}
+inv = {i["host"]: i for i in json.load(open(d + "/inv-after.json"))["inventories"]}
+planned = [(h["host"], s) for h in plan["hosts"] for s in h["steps"] if s["kind"] == "create-osd"]
+err = []
+osds = dump["osds"]
+ids = sorted(o["osd"] for o in osds)
+if ids != list(range(len(planned))):
+    err.append("OSD ids %s, want 0..%d (a leaked, stray or missing id)" % (ids, len(planned) - 1))
+for o in osds:
+    if not o["up"] or not o["in"]:
+        err.append("osd.%d is not up and in" % o["osd"])
+    if "destroyed" in o["state"]:
+        err.append("osd.%d is destroyed" % o["osd"])
+def part_node(host, dev, name):
+    for dv in inv[host]["devices"]:
+        if dv["path"] == dev:
+            for p in dv.get("partitions", []):
+                if p.get("name") == name:
+                    return p.get("node")
+for host, s in planned:
+    found = [i for i, m in meta.items() if m.get("hostname") == host and m.get("bluestore_bdev_partition_path") == s["device"]]
+    if len(found) != 1:
+        err.append("%s:%s carries %d OSDs (want 1)" % (host, s["device"], len(found)))
+        continue
+    m = meta[found[0]]
+    if s.get("db_partname") and m.get("bluefs_db_partition_path") != part_node(host, s["db_device"], s["db_partname"]):
+        err.append("osd.%d block.db is %s, planned %s" % (found[0], m.get("bluefs_db_partition_path"), s["db_partname"]))
+if err:
+    print("\n".join("  " + e for e in err), file=sys.stderr)
+    sys.exit(1)
+' "$DIR" || fail "the cluster does not match the plan"
+}
+
+rerun_converges() {
+        local j=$CEPHPROV_STATE_DIR/ceph.journal
+        "$CEPHPROV" apply "$L" --yes > "$DIR/rerun.log" 2>&1 || { cat "$DIR/rerun.log"; fail "re-run after SIGKILL did not converge"; }
+        # "nothing to do" too: what the killed run left running may have finished the work
+        grep -q '^converged\|^nothing to do: the hosts match' "$DIR/rerun.log" || { cat "$DIR/rerun.log"; fail "re-run did not say converged"; }
+        check_converged
+        local steps; steps=$(grep -c '"event":"step-start"' "$j" || true)
+        "$CEPHPROV" apply "$L" --yes > "$DIR/third.log" 2>&1 || { cat "$DIR/third.log"; fail "third apply failed"; }
+        grep -q '^nothing to do' "$DIR/third.log" || { cat "$DIR/third.log"; fail "third apply was not a no-op"; }
+        [ "$(grep -c '"event":"step-start"' "$j")" = "$steps" ] || fail "third apply ran steps"
+        local hm; hm=$(grep -c '"event":"osd-half-made-owned"' "$j" || true)
+        ok "re-run converged ($hm half-made OSDs redone): $n_planned OSDs, ids 0..$((n_planned - 1)), all up and in, block.db as planned; third run a no-op"
+}
+
+n=0
+for POINT in $POINTS; do
+        n=$((n + 1))
+        phase=${POINT%%:*} delay=0
+        [ "$phase" != "$POINT" ] && delay=${POINT#*:}
+        [ "$n" -gt 1 ] && reset_lab
+        export CEPHPROV_STATE_DIR=$DIR/state-$n
+        t0=$(date +%s)
+        case $phase in
+        allocation)
+                kill_at prepare 1 "$DIR/apply-a.log" crash >/dev/null
+                kill_at allocation 0 "$DIR/apply-b.log"
+                ;;
+        unreachable)
+                kill_at prepare 1 "$DIR/apply-a.log" crash
+                J=$CEPHPROV_STATE_DIR/ceph.journal
+                gone=$(hosts | tail -1)
+                # the ids the interrupted run allocated on that host, still in the map now
+                ceph_ osd dump -f json > "$DIR/dump-k.json"
+                pend=$(py 'import json,sys
+dump={o["osd"] for o in json.load(open(sys.argv[2]))["osds"]}
+ids={json.loads(l).get("osd_id") for l in open(sys.argv[1]) if l.strip().endswith("}") and "\"osd-allocated\"" in l and "\"host\":\"%s\"" % sys.argv[3] in l}
+print(" ".join(str(i) for i in sorted(i for i in ids if i in dump)))' "$J" "$DIR/dump-k.json" "$gone")
+                [ -n "$pend" ] || fail "the interrupted run left no id of '$gone' in the map: nothing to check"
+                ip link set "${LAB_PREFIX}v$gone" down
+                "$CEPHPROV" apply "$L" --yes > "$DIR/apply-u.log" 2>&1 && { ip link set "${LAB_PREFIX}v$gone" up; fail "apply succeeded with '$gone' unreachable"; }
+                ip link set "${LAB_PREFIX}v$gone" up
+                ceph_ osd dump -f json > "$DIR/dump-u.json"
+                for i in $pend; do
+                        py 'import json,sys; sys.exit(0 if any(o["osd"]==int(sys.argv[2]) for o in json.load(open(sys.argv[1]))["osds"]) else 1)' \
+                                "$DIR/dump-u.json" "$i" || { cat "$DIR/apply-u.log"; fail "osd.$i, pending on unreachable '$gone', was released"; }
+                done
+                ok "with '$gone' unreachable its pending ids ($pend) stay in the OSD map"
+                ;;
+        crash)
+                kill_at prepare "$delay" "$DIR/apply-1.log" crash
+                ;;
+        *)
+                kill_at "$phase" "$delay" "$DIR/apply-1.log"
+                ;;
+        esac
+        rerun_converges
+        echo "point $n ($POINT): $(($(date +%s) - t0)) s"
+done
+POINT=all
+echo "PASS: $n kill points ($POINTS)"
