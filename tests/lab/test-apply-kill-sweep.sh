@@ -122,6 +122,10 @@ def phase(r):
     ev, kind = r.get("event"), r.get("kind")
     if ev in ("step-start", "step-done", "step-failed") and kind in ("create-gpt", "create-partition", "wipe"):
         return "partition"
+    # a fresh id is only a journal record (no cluster call), written while the disk steps
+    # run: not a phase of its own; reusing the ids of an interrupted run calls the cluster
+    if ev == "osd-allocated" and not r.get("reused"):
+        return None
     if ev in ("osd-allocating", "osd-allocated", "osd-half-made-owned", "osd-id-recreated"):
         return "allocation"
     if ev == "osd-phase":
@@ -209,7 +213,7 @@ host_osd_work() { # $1: "mkfs" for ceph-osd --mkfs only
         [ "${1:-}" = mkfs ] && pat='ceph-osd.*--mkfs'
         for h in $(hosts); do
                 for pid in $(ip netns pids "$LAB_PREFIX-$h" 2>/dev/null); do
-                        tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "$pat" && echo "$pid"
+                        { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | grep -q "$pat" && echo "$pid"
                 done
         done
         return 0
