@@ -8,7 +8,7 @@
 #
 # A point is PHASE[:DELAY]: wait until the journal shows PHASE has begun, wait DELAY
 # seconds, kill -9 the controller, then assert from the journal which phase the kill hit
-# (the phase of the last record written before it). Phases:
+# (the steps in flight by the journal: the kill must have hit PHASE). Phases:
 #   partition   a create-gpt / create-partition step
 #   allocation  ids of an interrupted run being reused (destroy + class): needs ids left in
 #               the map, so a first run is crashed in prepare, the second one killed here
@@ -38,7 +38,7 @@ LAB=${LAB:-$top/contrib/lab/lab}
 CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
 export LAB_PREFIX=${LAB_PREFIX:-cpks}
 export LAB_SUBNET=${LAB_SUBNET:-10.99.11}
-POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:4 activate:0 start:0 wait-up:0.5 unreachable}
+POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable}
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
 for t in ceph-volume ceph-mon ceph-osd python3 wipefs partx; do
@@ -195,15 +195,41 @@ kill_at() {
         APPLY_PID=
         [ "$how" = crash ] && kill_host_osd_work
         local hit
+        # what was in flight when the kill landed: disk steps started and not ended, each
+        # unfinished OSD creation by the last phase it reported, a reused id whose creation
+        # had not begun, the wait for up not ended
         hit=$(py "$PHASE_PY"'
-run, last = sys.argv[2], None
+run = sys.argv[2]
+disk, osd, alloc, wait = {}, {}, {}, False
 for line in open(sys.argv[1]):
     try: r = json.loads(line)
     except Exception: continue
-    if r.get("run") == run and phase(r): last = phase(r)
-print(last)' "$j" "$(run_of "$j")")
-        [ "$hit" = "$phase" ] || fail "the kill meant for '$phase' (+$delay s) hit '$hit' (last journal record's phase)"
-        ok "killed in '$hit' ($delay s after it began)"
+    if r.get("run") != run: continue
+    ev, key = r.get("event"), (r.get("host"), r.get("device"))
+    p = phase(r)
+    if p == "partition":
+        disk[(key, r.get("step"))] = ev == "step-start"
+    elif p == "allocation":
+        alloc[key] = True
+    elif ev == "osd-phase":
+        osd[key] = p
+        alloc.pop(key, None)
+    elif ev in ("osd-created", "osd-failed"):
+        osd.pop(key, None)
+    elif ev == "osd-wait-up":
+        wait = True
+    elif ev == "osd-all-up":
+        wait = False
+flight = set(osd.values())
+if any(disk.values()): flight.add("partition")
+if alloc: flight.add("allocation")
+if wait: flight.add("wait-up")
+print(" ".join(sorted(flight)) or "nothing")' "$j" "$(run_of "$j")")
+        case " $hit " in
+        *" $phase "*) ;;
+        *) fail "the kill meant for '$phase' (+$delay s) hit only: $hit (from the journal)" ;;
+        esac
+        ok "killed in '$phase' ($delay s after it began; in flight: $hit)"
 }
 
 # SIGKILL to every ceph-volume and `ceph-osd --mkfs` in this lab's host namespaces (and
