@@ -883,6 +883,9 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                 json_add_string(o, "host", host);
                 json_add_string(o, "device", device);
                 json_add_int(o, "osd_id", a->final_id);
+                const char *fsid = NULL;
+                if (json_get_string(res, "osd_fsid", false, &fsid, "osd-create", NULL) >= 0)
+                        json_add_string(o, "osd_fsid", fsid);
                 json_add(o, "seconds", json_object_new_double(a->seconds));
                 json_object *v;
                 const char *keys[] = { "seconds_prepare", "seconds_activate", "seconds_start", "seconds_lock_wait", "block_db" };

@@ -511,6 +511,20 @@ static void bluestore_label_check(bool ready) {
         CHECK_STREQ(jstr(d, "content.uuid"), u);
         free(u);
         json_object_put(r);
+        if (!ready) {
+                /* a half-made OSD is touched only with the controller's proof for its uuid */
+                r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7}", L);
+                CHECK(!resp_ok(r) && strstr(jstr(r, "error.message"), "half-made BlueStore OSD (osd uuid 0b1c2d3e-"));
+                json_object_put(r);
+                r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7,\"redo_osd_fsid\":\"%s\"}", L, fsid);
+                CHECK(!resp_ok(r) && strstr(jstr(r, "error.message"), "refusing to touch it"));
+                json_object_put(r);
+                uint8_t after[4096];
+                fd = open(L, O_RDONLY);
+                CHECK(fd >= 0 && pread(fd, after, sizeof(after), 0) == (ssize_t) sizeof(after));
+                close(fd);
+                CHECK(memcmp(buf, after, sizeof(buf)) == 0);
+        }
         agent_state_free(s);
 }
 

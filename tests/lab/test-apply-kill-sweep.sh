@@ -37,7 +37,7 @@ top=$(cd "$here/../.." && pwd)
 LAB=${LAB:-$top/contrib/lab/lab}
 CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
 export LAB_PREFIX=${LAB_PREFIX:-cpks}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.11}
+export LAB_SUBNET=${LAB_SUBNET:-10.99.15}
 POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable}
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
