@@ -51,7 +51,7 @@ static const char *tail(const char *s, size_t max) {
 }
 
 static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout, RunResult *ret, Error *err) {
-        int r = agent_spawn(argv, NULL, env, timeout, ret, err);
+        int r = agent_spawn(s, argv, NULL, env, timeout, ret, err);
         if (r < 0)
                 return r;
         if (ret->timed_out)
@@ -208,12 +208,12 @@ static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err)
         return 0;
 }
 
-static bool osd_running(int id) {
+static bool osd_running(AgentState *s, int id) {
         _cleanup_(freep) char *unit = strprintf("ceph-osd@%d", id);
         char *argv[] = { (char *) "systemctl", (char *) "is-active", (char *) "--quiet", unit, NULL };
         _cleanup_(run_result_done) RunResult rr = {};
         Error e = {};
-        if (!unit || agent_spawn(argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0)
+        if (!unit || agent_spawn(s, argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0)
                 return false;
         return rr.exit_status == 0;
 }
@@ -370,7 +370,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         double t_prep = now_sec();
 
         /* 2. activate (raw), unless the daemon already runs */
-        bool running = osd_running(osd);
+        bool running = osd_running(s, osd);
         if (!running && !activated && !lvm) {
                 agent_progress(p, 2, 4, "ceph-volume raw activate osd.%d", osd);
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_activate(data, db, wal, err);

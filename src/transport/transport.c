@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic/json-util.h"
+#include "basic/process.h"
 #include "basic/sha256.h"
 #include "basic/strv.h"
 #include "ssh-session.h"
@@ -137,138 +138,44 @@ const char *transport_host_name(const Transport *t) {
         return t->name;
 }
 
-/* Read all of fd into a growing buffer; returns bytes read, 0 at EOF, <0 error/EAGAIN. */
-static ssize_t drain_fd(int fd, char **buf, size_t *size, size_t *alloc) {
-        char tmp[16384];
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n <= 0)
-                return n < 0 ? -errno : 0;
-        if (*size + (size_t) n + 1 > *alloc) {
-                size_t a = MAX(*alloc * 2, *size + (size_t) n + 1);
-                char *p = realloc(*buf, a);
-                if (!p)
-                        return -ENOMEM;
-                *buf = p;
-                *alloc = a;
-        }
-        memcpy(*buf + *size, tmp, (size_t) n);
-        *size += (size_t) n;
-        (*buf)[*size] = 0;
-        return n;
-}
-
 static int local_exec(Transport *t, char * const *argv, const char *stdin_data, size_t stdin_size,
                       unsigned timeout_sec, TransportExecResult *ret, Error *err) {
-        int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
-                int e = errno;
-                for (int i = 0; i < 2; i++) {
-                        if (in[i] >= 0)
-                                close(in[i]);
-                        if (out[i] >= 0)
-                                close(out[i]);
-                        if (er[i] >= 0)
-                                close(er[i]);
+        const ProcessRun o = {
+                .argv = argv,
+                .stdin_data = stdin_data,
+                .stdin_size = stdin_size,
+                .timeout_ms = (uint64_t) timeout_sec * 1000,
+        };
+        _cleanup_(process_result_done) ProcessResult pr = {};
+        Error e = {};
+        int r = process_run(&o, &pr, &e);
+        if (r == -ENOENT || r == -EACCES || r == -ENOEXEC || r == -ENOTDIR) {
+                /* what a remote shell answers for a command it cannot run */
+                *ret = (TransportExecResult) { .exit_status = 127, .out = strdup(""), .err = strprintf("%s\n", e.message) };
+                if (!ret->out || !ret->err) {
+                        transport_exec_result_done(ret);
+                        return error_set(err, ENOMEM, "out of memory");
                 }
-                return error_set(err, e, "cannot create pipes: %s", strerror(e));
+                ret->err_size = strlen(ret->err);
+                return 0;
         }
-        pid_t pid = fork();
-        if (pid < 0) {
-                int e = errno;
-                close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(er[0]), close(er[1]);
-                return error_set(err, e, "cannot fork: %s", strerror(e));
-        }
-        if (pid == 0) {
-                /* own process group, so a timeout kills the command's children too */
-                setpgid(0, 0);
-                dup2(in[0], 0);
-                dup2(out[1], 1);
-                dup2(er[1], 2);
-                execvp(argv[0], argv);
-                dprintf(2, "cannot execute '%s': %s\n", argv[0], strerror(errno));
-                _exit(127);
-        }
-        setpgid(pid, pid);
-        close(in[0]), close(out[1]), close(er[1]);
-        int fin = in[1], fout = out[0], ferr = er[0];
-        fcntl(fin, F_SETFL, O_NONBLOCK);
-        (void) signal(SIGPIPE, SIG_IGN);
-        if (!stdin_data || stdin_size == 0) {
-                close(fin);
-                fin = -1;
-        }
-
-        _cleanup_(freep) char *obuf = NULL, *ebuf = NULL;
-        size_t osz = 0, oal = 0, esz = 0, eal = 0, in_off = 0;
-        uint64_t deadline = ssh_now_ms() + (uint64_t) timeout_sec * 1000;
-        int r = 0;
-        while (fout >= 0 || ferr >= 0) {
-                struct pollfd p[3] = { { .fd = fout, .events = POLLIN },
-                                       { .fd = ferr, .events = POLLIN },
-                                       { .fd = fin, .events = POLLOUT } };
-                uint64_t now = ssh_now_ms();
-                if (now >= deadline) {
-                        r = -ETIME;
-                        break;
-                }
-                if (poll(p, 3, (int) (deadline - now)) < 0 && errno != EINTR) {
-                        r = -errno;
-                        break;
-                }
-                if (fin >= 0 && p[2].revents) {
-                        ssize_t n = write(fin, stdin_data + in_off, stdin_size - in_off);
-                        if (n > 0)
-                                in_off += (size_t) n;
-                        if ((n < 0 && errno != EAGAIN) || in_off >= stdin_size) {
-                                close(fin);
-                                fin = -1;
-                        }
-                }
-                if (fout >= 0 && p[0].revents) {
-                        ssize_t n = drain_fd(fout, &obuf, &osz, &oal);
-                        if (n == 0 || (n < 0 && n != -EAGAIN && n != -EINTR)) {
-                                close(fout);
-                                fout = -1;
-                        }
-                }
-                if (ferr >= 0 && p[1].revents) {
-                        ssize_t n = drain_fd(ferr, &ebuf, &esz, &eal);
-                        if (n == 0 || (n < 0 && n != -EAGAIN && n != -EINTR)) {
-                                close(ferr);
-                                ferr = -1;
-                        }
-                }
-        }
-        if (fin >= 0)
-                close(fin);
-        if (fout >= 0)
-                close(fout);
-        if (ferr >= 0)
-                close(ferr);
         if (r < 0)
-                (void) kill(-pid, SIGKILL);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (r == -ETIME)
+                return error_set(err, -r, "cannot run '%s' on host '%s': %s", argv[0], t->name, e.message);
+        if (pr.timed_out)
                 return error_set(err, ETIME, "command on host '%s' timed out after %u s", t->name, timeout_sec);
-        if (r < 0)
-                return error_set(err, -r, "cannot run '%s' on host '%s': %s", argv[0], t->name, strerror(-r));
 
         *ret = (TransportExecResult) {};
-        if (WIFSIGNALED(status)) {
+        if (WIFSIGNALED(pr.status)) {
                 ret->exit_status = -1;
-                ret->exit_signal = strdup(sigabbrev_np(WTERMSIG(status)) ?: "?");
+                ret->exit_signal = strdup(sigabbrev_np(WTERMSIG(pr.status)) ?: "?");
+                if (!ret->exit_signal)
+                        return error_set(err, ENOMEM, "out of memory");
         } else
-                ret->exit_status = WEXITSTATUS(status);
-        ret->out = obuf ? TAKE_PTR(obuf) : strdup("");
-        ret->out_size = osz;
-        ret->err = ebuf ? TAKE_PTR(ebuf) : strdup("");
-        ret->err_size = esz;
-        if (!ret->out || !ret->err) {
-                transport_exec_result_done(ret);
-                return error_set(err, ENOMEM, "out of memory");
-        }
+                ret->exit_status = WEXITSTATUS(pr.status);
+        ret->out = TAKE_PTR(pr.out);
+        ret->out_size = pr.out_size;
+        ret->err = TAKE_PTR(pr.err);
+        ret->err_size = pr.err_size;
         return 0;
 }
 

@@ -153,7 +153,8 @@ static void test_serve(void) {
                 "{\"id\":5,\"op\":\"exit\"}\n"
                 "{\"id\":6,\"op\":\"inventory\"}\n";
         CHECK(write(in[1], reqs, strlen(reqs)) == (ssize_t) strlen(reqs));
-        close(in[1]);
+        /* stdin stays open until the answers are in: EOF means the controller went away,
+         * and the agent kills what an op runs then */
         FILE *f = fdopen(out[0], "r");
         char *line = NULL;
         size_t cap = 0;
@@ -163,6 +164,7 @@ static void test_serve(void) {
                 lines[n++] = json_tokener_parse(line);
         free(line);
         fclose(f);
+        close(in[1]);
         int st;
         waitpid(pid, &st, 0);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
