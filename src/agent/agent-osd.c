@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/file.h>
@@ -18,11 +19,15 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "basic/lock-file.h"
 #include "ceph/ceph-volume.h"
 
 #define OSD_LOCK_DIR "/run/cephprov"
 #define CEPH_VOLUME_TIMEOUT 1800 /* bitmap allocator mkfs on big HDDs takes minutes */
 #define SYSTEMCTL_TIMEOUT 120
+/* waiting for another osd-create on the device: well below the controller's 3600 s for
+ * the whole call, which still has to prepare after the wait */
+#define OSD_LOCK_TIMEOUT 1200
 
 typedef struct OsdArgs {
         const char *data;          /* the data device as planned (backing device when bcache) */
@@ -184,7 +189,20 @@ static bool have_lvm(void) {
                access("/dev/mapper/control", F_OK) == 0;
 }
 
-static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err) {
+typedef struct LockWait {
+        AgentProgress *p;
+        const char *data;
+} LockWait;
+
+static void lock_wait_progress(uint64_t waited_ms, void *userdata) {
+        LockWait *w = userdata;
+        agent_progress(w->p, 0, 4, "waiting for another OSD creation on %s (%" PRIu64 " s)", w->data, waited_ms / 1000);
+}
+
+/* The per-device lock, waited for at most `timeout` seconds: the holder is another
+ * osd-create whose ceph-volume is bounded itself, so a lock held longer than that is
+ * stuck, and saying so beats waiting for ever. */
+static int osd_lock(const char *data, unsigned timeout, int *ret_fd, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
         int r = block_dev_resolve(data, &d, err);
         if (r < 0)
@@ -201,8 +219,15 @@ static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err)
                 if (errno != EWOULDBLOCK)
                         return error_set(err, errno, "cannot lock '%s': %m", path);
                 agent_progress(p, 0, 4, "waiting for another OSD creation on %s", data);
-                if (flock(fd, LOCK_EX) < 0)
-                        return error_set(err, errno, "cannot lock '%s': %m", path);
+                LockWait w = { .p = p, .data = data };
+                r = lock_file_wait(fd, (uint64_t) timeout * 1000, 30000, lock_wait_progress, &w);
+                if (r == -ETIMEDOUT)
+                        return error_set(err, ETIMEDOUT,
+                                         "another OSD creation on '%s' of '%s' still holds '%s' after %u s "
+                                         "(see lslocks on the host)",
+                                         data, agent_host(NULL), path, timeout);
+                if (r < 0)
+                        return error_set(err, -r, "cannot lock '%s': %s", path, strerror(-r));
         }
         *ret_fd = TAKE_FD(fd);
         return 0;
@@ -302,8 +327,16 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return 0;
         }
 
+        /* held until we return; every command below is gone by then, its whole process
+         * group included (agent_spawn), so a second osd-create never overlaps a first */
         _cleanup_(closep) int lock_fd = -1;
-        r = osd_lock(a.data, &lock_fd, p, err); /* the planned device: the controller waits on its name */
+        int64_t lock_timeout = OSD_LOCK_TIMEOUT;
+        r = json_get_int(args, "lock_timeout", false, &lock_timeout, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (lock_timeout < 0 || lock_timeout > UINT_MAX)
+                return error_set(err, EINVAL, "osd-create: lock_timeout %" PRId64 " is out of range", lock_timeout);
+        r = osd_lock(a.data, (unsigned) lock_timeout, &lock_fd, p, err); /* the planned device: the controller waits on its name */
         if (r < 0)
                 return r;
         double t_lock = now_sec();
