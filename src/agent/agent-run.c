@@ -35,6 +35,11 @@ int agent_spawn(AgentState *s, char * const *argv, const char *stdin_data, char 
         };
         _cleanup_(process_result_done) ProcessResult pr = {};
         int r = process_run(&o, &pr, err);
+        if (r == -ECONNABORTED) {
+                error_reset(err);
+                return error_set(err, ECONNABORTED, "the controller of '%s' went away: not running '%s'", agent_host(s),
+                                 argv[0]);
+        }
         if (r < 0)
                 return r;
         if (pr.cancelled)

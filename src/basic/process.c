@@ -217,6 +217,13 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
 
         if (!o->argv || !o->argv[0])
                 return error_set(err, EINVAL, "no command given");
+        if (o->watch_cancel_fd) {
+                /* already hung up: start nothing (an op that goes on after a failed command
+                 * must not get its next one started, even for a moment) */
+                struct pollfd pf = { .fd = o->cancel_fd, .events = POLLRDHUP };
+                if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLRDHUP | POLLERR)))
+                        return error_set(err, ECONNABORTED, "not running '%s': the connection was closed", o->argv[0]);
+        }
         _cleanup_strv_free_ char **env = env_build(o->env_extra);
         if (!env)
                 return error_set(err, ENOMEM, "out of memory");

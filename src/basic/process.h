@@ -40,7 +40,8 @@ typedef struct ProcessResult {
 void process_result_done(ProcessResult *r);
 
 /* Runs the command and returns 0 with `ret` filled when it ran, whatever its exit status;
- * a negative errno (ret untouched) when it could not be started.
+ * a negative errno (ret untouched) when it could not be started, -ECONNABORTED when
+ * cancel_fd had hung up already (nothing started).
  *
  * The command leads its own process group. When it exits by itself, members it left
  * behind are not touched (a daemon it started is meant to outlive it) and what it wrote

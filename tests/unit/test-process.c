@@ -186,6 +186,16 @@ static void test_controller_hangup(void) {
         CHECK_INTEQ(n, 2);
         CHECK_INTEQ(count_running(pids, n), 0);
         process_result_done(&pr);
+        /* hung up already: nothing is started at all */
+        _cleanup_(freep) char *marker = path_in_tmp("started");
+        _cleanup_(freep) char *touch = strprintf("touch %s", marker);
+        char *argv2[] = { (char *) "sh", (char *) "-c", touch, NULL };
+        const ProcessRun o2 = { .argv = argv2, .watch_cancel_fd = true, .cancel_fd = c[0] };
+        pr.status = 12345;
+        CHECK_INTEQ(process_run(&o2, &pr, &err), -ECONNABORTED);
+        CHECK_INTEQ(pr.status, 12345);
+        CHECK(access(marker, F_OK) < 0);
+        error_reset(&err);
         close(c[0]);
         waitpid(writer, NULL, 0);
 
