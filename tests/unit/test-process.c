@@ -211,8 +211,9 @@ static void test_controller_hangup(void) {
         }
         close(in[0]);
         close(out[1]);
-        _cleanup_json_ json_object *req = json_object_new_object(), *a = json_object_new_object(),
-                                   *av = json_object_new_array();
+        /* req owns a, which owns av */
+        _cleanup_json_ json_object *req = json_object_new_object();
+        json_object *a = json_object_new_object(), *av = json_object_new_array();
         json_object_array_add(av, json_object_new_string("sh"));
         json_object_array_add(av, json_object_new_string("-c"));
         json_object_array_add(av, json_object_new_string(script));
