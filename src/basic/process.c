@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,50 @@ extern char **environ;
 /* After the command exited, what it wrote is collected for at most this long (a daemon it
  * started may hold the pipes open and keep writing). */
 #define DRAIN_AFTER_EXIT_MS 1000
+
+/* The process groups of the commands running now, for process_kill_on_signal(): a
+ * signal handler cannot be given a context, so this one table is process-wide. */
+#define ACTIVE_MAX 128
+static _Atomic pid_t active[ACTIVE_MAX];
+
+static void active_add(pid_t pgid) {
+        for (size_t i = 0; i < ACTIVE_MAX; i++) {
+                pid_t zero = 0;
+                if (atomic_compare_exchange_strong(&active[i], &zero, pgid))
+                        return;
+        }
+        /* full (128 commands at once): this one is not killed on a signal, only on its timeout */
+}
+
+static void active_remove(pid_t pgid) {
+        for (size_t i = 0; i < ACTIVE_MAX; i++) {
+                pid_t p = pgid;
+                if (atomic_compare_exchange_strong(&active[i], &p, 0))
+                        return;
+        }
+}
+
+static void kill_active_and_die(int sig) {
+        for (size_t i = 0; i < ACTIVE_MAX; i++) {
+                pid_t p = atomic_load(&active[i]);
+                if (p > 0)
+                        (void) kill(-p, SIGKILL);
+        }
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
+void process_kill_on_signal(void) {
+        const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+                struct sigaction old;
+                if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                        continue; /* ignored on purpose (nohup): keep it so */
+                struct sigaction sa = { .sa_handler = kill_active_and_die, .sa_flags = SA_RESETHAND };
+                sigemptyset(&sa.sa_mask);
+                (void) sigaction(sigs[i], &sa, NULL);
+        }
+}
 
 void process_result_done(ProcessResult *r) {
         if (!r)
@@ -258,6 +303,7 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
                 _exit(127);
         }
         (void) setpgid(pid, pid);
+        active_add(pid);
         close(in[0]), close(out[1]), close(er[1]), close(ex[1]);
 
         /* exec failure arrives on the CLOEXEC pipe; EOF means exec succeeded */
@@ -270,6 +316,7 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
                 close(in[1]), close(out[0]), close(er[0]);
                 while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                         ;
+                active_remove(pid);
                 return error_set(err, child_errno, "cannot run '%s': %s", o->argv[0], strerror(child_errno));
         }
 
@@ -383,6 +430,7 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
                         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                                 ;
         }
+        active_remove(pid);
         if (r < 0) {
                 free(bo.data);
                 free(be.data);

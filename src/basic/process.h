@@ -60,5 +60,10 @@ bool process_group_alive(pid_t pgid);
  * is false. Reaps members that are our children. */
 void process_group_kill(pid_t pgid, uint64_t grace_ms);
 
+/* From main(): SIGINT, SIGTERM and SIGHUP (unless ignored) SIGKILL the process groups of
+ * all commands running, then end us as the signal would have. A command runs in its own
+ * group, so a signal to ours (Ctrl-C) no longer reaches it by itself. */
+void process_kill_on_signal(void);
+
 /* "exit 3", "signal KILL": for messages. */
 const char *process_status_string(int status, char buf[static 32]);

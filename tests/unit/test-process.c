@@ -250,6 +250,33 @@ static void test_controller_hangup(void) {
         CHECK_INTEQ(count_running(pids, n), 0);
 }
 
+/* We are killed (SIGTERM, Ctrl-C) while a command runs: its group, which no longer gets
+ * the signals sent to ours, is killed with us. */
+static void test_killed_with_us(void) {
+        _cleanup_(freep) char *pf = path_in_tmp("pids-signal");
+        _cleanup_(freep) char *script = strprintf("echo $$ > %s; sleep 100 & echo $! >> %s; sleep 100", pf, pf);
+        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
+        pid_t us = fork();
+        if (us == 0) {
+                process_kill_on_signal();
+                const ProcessRun o = { .argv = argv, .timeout_ms = 60000 };
+                ProcessResult pr = {};
+                _exit(process_run(&o, &pr, NULL) < 0 ? 1 : 0);
+        }
+        pid_t pids[4];
+        for (int i = 0; i < 500 && read_pids(pf, pids, 4) < 2; i++)
+                usleep(10 * 1000);
+        CHECK_INTEQ(read_pids(pf, pids, 4), 2);
+        CHECK_INTEQ(count_running(pids, 2), 2);
+        CHECK(kill(us, SIGTERM) == 0);
+        int st = 0;
+        waitpid(us, &st, 0);
+        CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+        for (int i = 0; i < 100 && count_running(pids, 2) > 0; i++)
+                usleep(10 * 1000);
+        CHECK_INTEQ(count_running(pids, 2), 0);
+}
+
 static void test_basics(void) {
         Error err = {};
         ProcessResult pr = {};
@@ -322,6 +349,7 @@ int main(void) {
         TEST_RUN(test_term_ignored_gets_kill);
         TEST_RUN(test_lock_released_after_group);
         TEST_RUN(test_controller_hangup);
+        TEST_RUN(test_killed_with_us);
         _cleanup_(freep) char *rm = strprintf("rm -rf '%s'", tmpdir);
         if (rm && system(rm) != 0)
                 fprintf(stderr, "cannot remove %s\n", tmpdir);
