@@ -15,7 +15,7 @@ command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "no sshd (openssh-se
 command -v ssh >/dev/null || skip "no ssh client (openssh-client)"
 
 dir=$(mktemp -d /tmp/cephprov-agent-hangup.XXXXXX)
-export LAB_PREFIX=${TEST_LAB_PREFIX:-cph} LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.8} CEPHPROV_STATE_DIR=$dir/state
+export LAB_PREFIX=${TEST_LAB_PREFIX:-cph} LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.12} CEPHPROV_STATE_DIR=$dir/state
 if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
         skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
 fi

@@ -17,7 +17,7 @@ command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "no sshd (openssh-server)"
 
 dir=$(mktemp -d /tmp/cephprov-agent-path.XXXXXX)
-export LAB_PREFIX=${TEST_LAB_PREFIX:-cpg} LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.7} CEPHPROV_STATE_DIR=$dir/state
+export LAB_PREFIX=${TEST_LAB_PREFIX:-cpg} LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.11} CEPHPROV_STATE_DIR=$dir/state
 if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
         skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
 fi
