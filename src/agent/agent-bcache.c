@@ -219,7 +219,7 @@ int agent_op_make_bcache(AgentState *s, json_object *args, json_object **ret, Ag
                                  wipe ? (char *) "--wipe-bcache" : d.node, wipe ? d.node : NULL, NULL };
                 _cleanup_(run_result_done) RunResult rr = {};
                 agent_progress(p, 0, 1, "make-bcache %s %s", argv[1], d.path);
-                r = agent_spawn(argv, NULL, NULL, 120, &rr, err);
+                r = agent_spawn(s, argv, NULL, NULL, 120, &rr, err);
                 if (r < 0)
                         return r;
                 if (rr.exit_status != 0)

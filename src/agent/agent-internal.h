@@ -127,10 +127,12 @@ typedef struct RunResult {
         bool timed_out;
 } RunResult;
 void run_result_done(RunResult *r);
-/* fork + execvp(argv) (no shell), optional stdin data, extra env "K=V", timeout seconds
- * (0: none). Errors only when the command cannot be started. */
-int agent_spawn(char * const *argv, const char *stdin_data, char * const *env_extra, unsigned timeout,
-                RunResult *ret, Error *err);
+/* process_run() of argv (no shell), optional stdin data, extra env "K=V", timeout seconds
+ * (0: none). On a timeout the command's whole process group is gone when this returns
+ * (timed_out set). Errors when the command cannot be started, and ECONNABORTED when the
+ * controller hung up on s->cancel_fd while it ran (the group killed the same way). */
+int agent_spawn(AgentState *s, char * const *argv, const char *stdin_data, char * const *env_extra,
+                unsigned timeout, RunResult *ret, Error *err);
 
 /* ---- bcache superblock (agent-bcache.c), used by probe and wipe ---- */
 typedef struct BcacheSuper {

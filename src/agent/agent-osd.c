@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 #include <linux/fs.h>
@@ -20,11 +21,15 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "basic/lock-file.h"
 #include "ceph/ceph-volume.h"
 
 #define OSD_LOCK_DIR "/run/cephprov"
 #define CEPH_VOLUME_TIMEOUT 1800 /* bitmap allocator mkfs on big HDDs takes minutes */
 #define SYSTEMCTL_TIMEOUT 120
+/* waiting for another osd-create on the device: well below the controller's 3600 s for
+ * the whole call, which still has to prepare after the wait */
+#define OSD_LOCK_TIMEOUT 1200
 
 typedef struct OsdArgs {
         const char *data;          /* the data device as planned (backing device when bcache) */
@@ -54,7 +59,7 @@ static const char *tail(const char *s, size_t max) {
 }
 
 static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout, RunResult *ret, Error *err) {
-        int r = agent_spawn(argv, NULL, env, timeout, ret, err);
+        int r = agent_spawn(s, argv, NULL, env, timeout, ret, err);
         if (r < 0)
                 return r;
         if (ret->timed_out)
@@ -222,7 +227,20 @@ static bool have_lvm(void) {
                access("/dev/mapper/control", F_OK) == 0;
 }
 
-static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err) {
+typedef struct LockWait {
+        AgentProgress *p;
+        const char *data;
+} LockWait;
+
+static void lock_wait_progress(uint64_t waited_ms, void *userdata) {
+        LockWait *w = userdata;
+        agent_progress(w->p, 0, 4, "waiting for another OSD creation on %s (%" PRIu64 " s)", w->data, waited_ms / 1000);
+}
+
+/* The per-device lock, waited for at most `timeout` seconds: the holder is another
+ * osd-create whose ceph-volume is bounded itself, so a lock held longer than that is
+ * stuck, and saying so beats waiting for ever. */
+static int osd_lock(const char *data, unsigned timeout, int *ret_fd, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
         int r = block_dev_resolve(data, &d, err);
         if (r < 0)
@@ -239,19 +257,26 @@ static int osd_lock(const char *data, int *ret_fd, AgentProgress *p, Error *err)
                 if (errno != EWOULDBLOCK)
                         return error_set(err, errno, "cannot lock '%s': %m", path);
                 agent_progress(p, 0, 4, "waiting for another OSD creation on %s", data);
-                if (flock(fd, LOCK_EX) < 0)
-                        return error_set(err, errno, "cannot lock '%s': %m", path);
+                LockWait w = { .p = p, .data = data };
+                r = lock_file_wait(fd, (uint64_t) timeout * 1000, 30000, lock_wait_progress, &w);
+                if (r == -ETIMEDOUT)
+                        return error_set(err, ETIMEDOUT,
+                                         "another OSD creation on '%s' of '%s' still holds '%s' after %u s "
+                                         "(see lslocks on the host)",
+                                         data, agent_host(NULL), path, timeout);
+                if (r < 0)
+                        return error_set(err, -r, "cannot lock '%s': %s", path, strerror(-r));
         }
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
 
-static bool osd_running(int id) {
+static bool osd_running(AgentState *s, int id) {
         _cleanup_(freep) char *unit = strprintf("ceph-osd@%d", id);
         char *argv[] = { (char *) "systemctl", (char *) "is-active", (char *) "--quiet", unit, NULL };
         _cleanup_(run_result_done) RunResult rr = {};
         Error e = {};
-        if (!unit || agent_spawn(argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0)
+        if (!unit || agent_spawn(s, argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0)
                 return false;
         return rr.exit_status == 0;
 }
@@ -341,8 +366,16 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return 0;
         }
 
+        /* held until we return; every command below is gone by then, its whole process
+         * group included (agent_spawn), so a second osd-create never overlaps a first */
         _cleanup_(closep) int lock_fd = -1;
-        r = osd_lock(a.data, &lock_fd, p, err); /* the planned device: the controller waits on its name */
+        int64_t lock_timeout = OSD_LOCK_TIMEOUT;
+        r = json_get_int(args, "lock_timeout", false, &lock_timeout, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (lock_timeout < 0 || lock_timeout > UINT_MAX)
+                return error_set(err, EINVAL, "osd-create: lock_timeout %" PRId64 " is out of range", lock_timeout);
+        r = osd_lock(a.data, (unsigned) lock_timeout, &lock_fd, p, err); /* the planned device: the controller waits on its name */
         if (r < 0)
                 return r;
         double t_lock = now_sec();
@@ -374,7 +407,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                                          "'%s' on '%s' carries a half-made BlueStore OSD (osd uuid %s, its mkfs never finished) "
                                          "that cephprov did not start: refusing to touch it",
                                          data, agent_host(s), label.osd_fsid ? label.osd_fsid : "unknown");
-                if (label.id >= 0 && osd_running(label.id))
+                if (label.id >= 0 && osd_running(s, label.id))
                         return error_set(err, EBUSY, "'%s' on '%s': the half-made osd.%d is running: refusing to touch it",
                                          data, agent_host(s), label.id);
                 agent_progress(p, 1, 4, "erasing the half-made OSD %s on %s", label.osd_fsid, data);
@@ -433,7 +466,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         double t_prep = now_sec();
 
         /* 2. activate (raw), unless the daemon already runs */
-        bool running = osd_running(osd);
+        bool running = osd_running(s, osd);
         if (!running && !activated && !lvm) {
                 agent_progress(p, 2, 4, "ceph-volume raw activate osd.%d", osd);
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_activate(data, db, wal, err);

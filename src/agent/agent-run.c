@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Running commands for the "run" op and for make-bcache: fork + execvp, never a shell. */
+/* Running commands for the "run" op, make-bcache and osd-create: process_run() (never a
+ * shell, its own process group, the whole group killed on a timeout or when the
+ * controller's connection goes away). */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +14,7 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
-
-extern char **environ;
+#include "basic/process.h"
 
 void run_result_done(RunResult *r) {
         free(r->out);
@@ -21,178 +22,34 @@ void run_result_done(RunResult *r) {
         *r = (RunResult) {};
 }
 
-typedef struct Buf {
-        char *data;
-        size_t len, cap;
-} Buf;
-
-static int buf_append(Buf *b, const char *p, size_t n) {
-        if (b->len + n + 1 > b->cap) {
-                size_t ncap = MAX(b->cap * 2, b->len + n + 1);
-                ncap = MAX(ncap, (size_t) 4096);
-                char *nd = realloc(b->data, ncap);
-                if (!nd)
-                        return -ENOMEM;
-                b->data = nd;
-                b->cap = ncap;
+int agent_spawn(AgentState *s, char * const *argv, const char *stdin_data, char * const *env_extra,
+                unsigned timeout, RunResult *ret, Error *err) {
+        const ProcessRun o = {
+                .argv = argv,
+                .stdin_data = stdin_data,
+                .stdin_size = stdin_data ? strlen(stdin_data) : 0,
+                .env_extra = env_extra,
+                .timeout_ms = (uint64_t) timeout * 1000,
+                .watch_cancel_fd = s && s->cancel_fd >= 0,
+                .cancel_fd = s ? s->cancel_fd : -1,
+        };
+        _cleanup_(process_result_done) ProcessResult pr = {};
+        int r = process_run(&o, &pr, err);
+        if (r == -ECONNABORTED) {
+                error_reset(err);
+                return error_set(err, ECONNABORTED, "the controller of '%s' went away: not running '%s'", agent_host(s),
+                                 argv[0]);
         }
-        memcpy(b->data + b->len, p, n);
-        b->len += n;
-        b->data[b->len] = 0;
-        return 0;
-}
-
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
-int agent_spawn(char * const *argv, const char *stdin_data, char * const *env_extra, unsigned timeout,
-                RunResult *ret, Error *err) {
-        int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 }, ex[2] = { -1, -1 };
-
-        if (!argv || !argv[0])
-                return error_set(err, EINVAL, "run: empty argv");
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0 ||
-            pipe2(ex, O_CLOEXEC) < 0) {
-                int e = errno;
-                for (int i = 0; i < 2; i++) {
-                        if (in[i] >= 0) close(in[i]);
-                        if (out[i] >= 0) close(out[i]);
-                        if (er[i] >= 0) close(er[i]);
-                        if (ex[i] >= 0) close(ex[i]);
-                }
-                return error_set(err, e, "cannot run '%s': %s", argv[0], strerror(e));
-        }
-
-        /* build the environment before fork: nothing that allocates after it */
-        _cleanup_strv_free_ char **env = strv_copy(environ);
-        STRV_FOREACH(e, env_extra)
-                if (strv_extend(&env, *e) < 0)
-                        return error_set(err, ENOMEM, "out of memory");
-
-        pid_t pid = fork();
-        if (pid < 0) {
-                int e = errno;
-                close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-                close(er[0]); close(er[1]); close(ex[0]); close(ex[1]);
-                return error_set(err, e, "cannot run '%s': %s", argv[0], strerror(e));
-        }
-        if (pid == 0) {
-                if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(er[1], 2) < 0)
-                        _exit(127);
-                signal(SIGPIPE, SIG_DFL);
-                environ = env;
-                execvp(argv[0], argv);
-                int e = errno;
-                ssize_t _unused_ n = write(ex[1], &e, sizeof(e));
-                _exit(127);
-        }
-        close(in[0]);
-        close(out[1]);
-        close(er[1]);
-        close(ex[1]);
-
-        /* exec failure arrives on the CLOEXEC pipe; EOF means exec succeeded */
-        int child_errno = 0;
-        ssize_t n = read(ex[0], &child_errno, sizeof(child_errno));
-        close(ex[0]);
-        if (n == (ssize_t) sizeof(child_errno)) {
-                close(in[1]);
-                close(out[0]);
-                close(er[0]);
-                waitpid(pid, NULL, 0);
-                return error_set(err, child_errno, "cannot run '%s': %s", argv[0], strerror(child_errno));
-        }
-
-        Buf bo = {}, be = {};
-        size_t in_len = stdin_data ? strlen(stdin_data) : 0, in_done = 0;
-        if (in_len == 0) {
-                close(in[1]);
-                in[1] = -1;
-        } else
-                fcntl(in[1], F_SETFL, O_NONBLOCK);
-
-        uint64_t deadline = timeout > 0 ? now_ms() + (uint64_t) timeout * 1000 : 0;
-        bool timed_out = false, exited = false;
-        int status = 0;
-        int ofd = out[0], efd = er[0];
-        while (ofd >= 0 || efd >= 0) {
-                /* A daemon the command started may keep our pipes open forever: once the
-                 * command itself has exited, take what is buffered and stop. */
-                if (!exited && waitpid(pid, &status, WNOHANG) == pid)
-                        exited = true;
-                struct pollfd pf[3];
-                int np = 0, io = -1, ie = -1, ii = -1;
-                if (ofd >= 0) { io = np; pf[np++] = (struct pollfd) { .fd = ofd, .events = POLLIN }; }
-                if (efd >= 0) { ie = np; pf[np++] = (struct pollfd) { .fd = efd, .events = POLLIN }; }
-                if (in[1] >= 0 && !exited) { ii = np; pf[np++] = (struct pollfd) { .fd = in[1], .events = POLLOUT }; }
-                int wait_ms = exited ? 0 : 100;
-                if (deadline) {
-                        uint64_t t = now_ms();
-                        if (t >= deadline) {
-                                timed_out = !exited;
-                                break;
-                        }
-                        wait_ms = MIN(wait_ms, (int) (deadline - t));
-                }
-                int k = poll(pf, (nfds_t) np, wait_ms);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        break;
-                }
-                if (k == 0) {
-                        if (exited)
-                                break; /* nothing more buffered */
-                        continue;
-                }
-                char chunk[16384];
-                if (io >= 0 && pf[io].revents) {
-                        ssize_t m = read(ofd, chunk, sizeof(chunk));
-                        if (m > 0)
-                                buf_append(&bo, chunk, (size_t) m);
-                        else if (m == 0 || errno != EINTR) {
-                                close(ofd);
-                                ofd = -1;
-                        }
-                }
-                if (ie >= 0 && pf[ie].revents) {
-                        ssize_t m = read(efd, chunk, sizeof(chunk));
-                        if (m > 0)
-                                buf_append(&be, chunk, (size_t) m);
-                        else if (m == 0 || errno != EINTR) {
-                                close(efd);
-                                efd = -1;
-                        }
-                }
-                if (ii >= 0 && pf[ii].revents) {
-                        ssize_t m = write(in[1], stdin_data + in_done, in_len - in_done);
-                        if (m > 0)
-                                in_done += (size_t) m;
-                        if ((m < 0 && errno != EAGAIN && errno != EINTR) || in_done >= in_len) {
-                                close(in[1]);
-                                in[1] = -1;
-                        }
-                }
-        }
-        if (in[1] >= 0)
-                close(in[1]);
-        if (ofd >= 0)
-                close(ofd);
-        if (efd >= 0)
-                close(efd);
-        if (timed_out)
-                kill(pid, SIGKILL);
-        if (!exited)
-                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                        ;
+        if (r < 0)
+                return r;
+        if (pr.cancelled)
+                return error_set(err, ECONNABORTED, "the controller of '%s' went away: killed '%s' and all it started",
+                                 agent_host(s), argv[0]);
         *ret = (RunResult) {
-                .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-                .out = bo.data ? bo.data : strdup(""),
-                .err = be.data ? be.data : strdup(""),
-                .timed_out = timed_out,
+                .exit_status = WIFEXITED(pr.status) ? WEXITSTATUS(pr.status) : 128 + WTERMSIG(pr.status),
+                .out = TAKE_PTR(pr.out),
+                .err = TAKE_PTR(pr.err),
+                .timed_out = pr.timed_out,
         };
         return 0;
 }
@@ -253,7 +110,7 @@ int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgr
         }
 
         _cleanup_(run_result_done) RunResult rr = {};
-        r = agent_spawn(argv, stdin_data, env, (unsigned) timeout, &rr, err);
+        r = agent_spawn(s, argv, stdin_data, env, (unsigned) timeout, &rr, err);
         if (r < 0)
                 return r;
         if (rr.timed_out)

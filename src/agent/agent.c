@@ -19,6 +19,8 @@
 
 AgentState *agent_state_new(void) {
         AgentState *s = calloc(1, sizeof(AgentState));
+        if (s)
+                s->cancel_fd = -1;
         return s;
 }
 
@@ -388,6 +390,8 @@ int agent_serve(int in_fd, int out_fd) {
 
         if (!s)
                 return -ENOMEM;
+        /* the controller's end: when it hangs up mid-op, what the op runs is killed */
+        s->cancel_fd = in_fd;
         r = agent_hello(&hello, &err);
         if (r < 0) {
                 log_error("%s", err.message);

@@ -23,6 +23,8 @@ typedef struct AgentState {
         bool dry_run;            /* destructive ops only say what they would do */
         bool configured;
         bool exit_requested;     /* set by the "exit" op */
+        int cancel_fd;           /* the connection to the controller (agent_serve's input), -1:
+                                  * none; its hang-up kills the command an op runs */
 } AgentState;
 
 AgentState *agent_state_new(void);

@@ -14,6 +14,7 @@
 
 #define OSD_CREATE_TIMEOUT 3600 /* seconds for one osd-create (mkfs of a big HDD takes minutes) */
 #define OSD_LOCK_DIR "/run/cephprov" /* agent-osd.c */
+#define OSD_INFLIGHT_SLICE 60 /* seconds of one bounded wait for an interrupted run's osd-create */
 
 typedef enum AllocState { ALLOC_PENDING, ALLOC_READY, ALLOC_FAILED } AllocState;
 
@@ -297,10 +298,28 @@ int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
                         continue;
                 log_notice("host '%s': an OSD creation on '%s' from an interrupted run is still running: waiting for it",
                          hosts[i], devs[i]);
-                char *wait[] = { (char *) "flock", lock, (char *) "true", NULL };
-                r = run_on_host(p->s, wait, OSD_CREATE_TIMEOUT, &code, err);
-                if (r < 0)
-                        return r;
+                /* bounded, in slices that say how long it has been: the holder's own
+                 * osd-create cannot legitimately take longer than OSD_CREATE_TIMEOUT */
+                char slice[16];
+                snprintf(slice, sizeof(slice), "%u", OSD_INFLIGHT_SLICE);
+                char *wait[] = { (char *) "flock", (char *) "-w", slice, (char *) "-E", (char *) "75", lock,
+                                 (char *) "true", NULL };
+                unsigned waited_sec = 0;
+                for (;;) {
+                        r = run_on_host(p->s, wait, OSD_INFLIGHT_SLICE + 30, &code, err);
+                        if (r < 0)
+                                return r;
+                        if (code != 75)
+                                break;
+                        waited_sec += OSD_INFLIGHT_SLICE;
+                        if (waited_sec >= OSD_CREATE_TIMEOUT)
+                                return error_set(err, ETIMEDOUT,
+                                                 "host '%s': the OSD creation on '%s' from an interrupted run still "
+                                                 "holds '%s' after %u s (see lslocks on the host)",
+                                                 hosts[i], devs[i], lock, waited_sec);
+                        log_notice("host '%s': still waiting for the OSD creation on '%s' (%u s)", hosts[i], devs[i],
+                                   waited_sec);
+                }
                 waited = true;
         }
         return waited ? 1 : 0;

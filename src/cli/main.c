@@ -7,6 +7,7 @@
 
 #include "agent/agent.h"
 #include "basic/log.h"
+#include "basic/process.h"
 #include "cli.h"
 #include "transport/transport.h"
 
@@ -142,6 +143,8 @@ static const TransportLocalAgent local_agent = {
 
 int main(int argc, char *argv[]) {
         transport_set_local_agent(&local_agent);
+        /* commands run in their own process groups: take them along when we are killed */
+        process_kill_on_signal();
 
         if (argc < 2) {
                 print_main_help();

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -745,7 +746,16 @@ fail:
 int ssh_session_upload(SshSession *s, const char *path, const void *data, size_t size, unsigned mode,
                        unsigned timeout_sec, Error *err) {
         uint64_t deadline = deadline_after(timeout_sec);
-        _cleanup_(freep) char *tmp = strprintf("%s.tmp-%ld-%u", path, (long) getpid(), (unsigned) rand());
+        /* An unpredictable name, created O_EXCL (SFTP's EXCL is O_CREAT|O_EXCL on the
+         * host): nobody can plant a file or a symlink there in advance for us to write
+         * through. Mode 0700 until it is complete and moved into place. */
+        uint8_t rnd[12];
+        if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                return error_set(err, errno ? errno : EIO, "cannot get random bytes: %m");
+        char hex[sizeof(rnd) * 2 + 1];
+        for (size_t i = 0; i < sizeof(rnd); i++)
+                snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+        _cleanup_(freep) char *tmp = strprintf("%s.tmp-%s", path, hex);
         if (!tmp)
                 return error_set(err, ENOMEM, "out of memory");
 
@@ -761,7 +771,7 @@ int ssh_session_upload(SshSession *s, const char *path, const void *data, size_t
         bool created = false;
         LIBSSH2_SFTP_HANDLE *h;
         while (!(h = libssh2_sftp_open_ex(sftp, tmp, (unsigned) strlen(tmp),
-                                          LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC, (long) mode,
+                                          LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, 0700,
                                           LIBSSH2_SFTP_OPENFILE))) {
                 if (last_errno(s) != LIBSSH2_ERROR_EAGAIN) {
                         r = error_set(err, EIO, "cannot create '%s' on host '%s': %s (sftp status %lu)", tmp,
@@ -811,12 +821,13 @@ finish:
         if (r < 0)
                 return r;
 
-        /* SFTP's rename refuses an existing target; rename(2) via mv replaces it atomically.
-         * chmod explicitly: the sftp server applies its umask to the open mode. */
+        /* SFTP's rename refuses an existing target; rename(2) via mv replaces it atomically
+         * (-T: never into a directory of that name; a symlink there is replaced, not
+         * followed). chmod explicitly: the sftp server applies its umask to the open mode. */
         char modestr[16];
         snprintf(modestr, sizeof(modestr), "%04o", mode);
         char *chmod_argv[] = { (char *) "chmod", modestr, tmp, NULL };
-        char *mv_argv[] = { (char *) "mv", (char *) "-f", tmp, (char *) path, NULL };
+        char *mv_argv[] = { (char *) "mv", (char *) "-f", (char *) "-T", tmp, (char *) path, NULL };
         char *rm_argv[] = { (char *) "rm", (char *) "-f", tmp, NULL };
         _cleanup_(freep) char *q1 = transport_quote_argv(chmod_argv);
         _cleanup_(freep) char *q2 = transport_quote_argv(mv_argv);

@@ -28,8 +28,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(SshSession *, ssh_session_free);
 int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data, size_t stdin_size,
                      unsigned timeout_sec, TransportExecResult *ret, Error *err);
 
-/* Write a file atomically over SFTP: remote temp name in the same directory, then rename
- * over `path` with `mv -f` (SFTP's own rename refuses an existing target). */
+/* Write a file atomically over SFTP: a temporary name in the same directory with a random
+ * suffix, created O_EXCL with mode 0700, then chmod `mode` and rename over `path` with
+ * `mv -f -T` (SFTP's own rename refuses an existing target). */
 int ssh_session_upload(SshSession *s, const char *path, const void *data, size_t size,
                        unsigned mode, unsigned timeout_sec, Error *err);
 

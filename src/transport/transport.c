@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic/json-util.h"
+#include "basic/process.h"
 #include "basic/sha256.h"
 #include "basic/strv.h"
 #include "ssh-session.h"
@@ -28,6 +29,9 @@ struct Transport {
         SshSession *ssh;
         unsigned command_timeout_sec;
         char *agent_path;
+        char *user;               /* the ssh user: besides root, the one owner trusted on the agent path */
+        bool agent_path_checked;  /* every component of agent_path was found safe */
+        bool agent_path_refused;  /* ... or one was found unsafe */
 };
 
 struct AgentChannel {
@@ -109,7 +113,8 @@ int transport_open(const Host *host, Transport **ret, Error *err) {
                 return error_set(err, ENOMEM, "out of memory");
         t->name = strdup(host->name);
         t->agent_path = strdup(host->ssh.agent_path ? host->ssh.agent_path : TRANSPORT_AGENT_PATH_DEFAULT);
-        if (!t->name || !t->agent_path)
+        t->user = strdup(host->ssh.user ? host->ssh.user : "root");
+        if (!t->name || !t->agent_path || !t->user)
                 return error_set(err, ENOMEM, "out of memory");
         t->kind = host->transport;
         t->command_timeout_sec = host->ssh.command_timeout_sec ? host->ssh.command_timeout_sec : COMMAND_TIMEOUT_DEFAULT;
@@ -129,6 +134,7 @@ Transport *transport_close(Transport *t) {
         ssh_session_free(t->ssh);
         free(t->name);
         free(t->agent_path);
+        free(t->user);
         free(t);
         return NULL;
 }
@@ -137,138 +143,44 @@ const char *transport_host_name(const Transport *t) {
         return t->name;
 }
 
-/* Read all of fd into a growing buffer; returns bytes read, 0 at EOF, <0 error/EAGAIN. */
-static ssize_t drain_fd(int fd, char **buf, size_t *size, size_t *alloc) {
-        char tmp[16384];
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n <= 0)
-                return n < 0 ? -errno : 0;
-        if (*size + (size_t) n + 1 > *alloc) {
-                size_t a = MAX(*alloc * 2, *size + (size_t) n + 1);
-                char *p = realloc(*buf, a);
-                if (!p)
-                        return -ENOMEM;
-                *buf = p;
-                *alloc = a;
-        }
-        memcpy(*buf + *size, tmp, (size_t) n);
-        *size += (size_t) n;
-        (*buf)[*size] = 0;
-        return n;
-}
-
 static int local_exec(Transport *t, char * const *argv, const char *stdin_data, size_t stdin_size,
                       unsigned timeout_sec, TransportExecResult *ret, Error *err) {
-        int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
-                int e = errno;
-                for (int i = 0; i < 2; i++) {
-                        if (in[i] >= 0)
-                                close(in[i]);
-                        if (out[i] >= 0)
-                                close(out[i]);
-                        if (er[i] >= 0)
-                                close(er[i]);
+        const ProcessRun o = {
+                .argv = argv,
+                .stdin_data = stdin_data,
+                .stdin_size = stdin_size,
+                .timeout_ms = (uint64_t) timeout_sec * 1000,
+        };
+        _cleanup_(process_result_done) ProcessResult pr = {};
+        Error e = {};
+        int r = process_run(&o, &pr, &e);
+        if (r == -ENOENT || r == -EACCES || r == -ENOEXEC || r == -ENOTDIR) {
+                /* what a remote shell answers for a command it cannot run */
+                *ret = (TransportExecResult) { .exit_status = 127, .out = strdup(""), .err = strprintf("%s\n", e.message) };
+                if (!ret->out || !ret->err) {
+                        transport_exec_result_done(ret);
+                        return error_set(err, ENOMEM, "out of memory");
                 }
-                return error_set(err, e, "cannot create pipes: %s", strerror(e));
+                ret->err_size = strlen(ret->err);
+                return 0;
         }
-        pid_t pid = fork();
-        if (pid < 0) {
-                int e = errno;
-                close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(er[0]), close(er[1]);
-                return error_set(err, e, "cannot fork: %s", strerror(e));
-        }
-        if (pid == 0) {
-                /* own process group, so a timeout kills the command's children too */
-                setpgid(0, 0);
-                dup2(in[0], 0);
-                dup2(out[1], 1);
-                dup2(er[1], 2);
-                execvp(argv[0], argv);
-                dprintf(2, "cannot execute '%s': %s\n", argv[0], strerror(errno));
-                _exit(127);
-        }
-        setpgid(pid, pid);
-        close(in[0]), close(out[1]), close(er[1]);
-        int fin = in[1], fout = out[0], ferr = er[0];
-        fcntl(fin, F_SETFL, O_NONBLOCK);
-        (void) signal(SIGPIPE, SIG_IGN);
-        if (!stdin_data || stdin_size == 0) {
-                close(fin);
-                fin = -1;
-        }
-
-        _cleanup_(freep) char *obuf = NULL, *ebuf = NULL;
-        size_t osz = 0, oal = 0, esz = 0, eal = 0, in_off = 0;
-        uint64_t deadline = ssh_now_ms() + (uint64_t) timeout_sec * 1000;
-        int r = 0;
-        while (fout >= 0 || ferr >= 0) {
-                struct pollfd p[3] = { { .fd = fout, .events = POLLIN },
-                                       { .fd = ferr, .events = POLLIN },
-                                       { .fd = fin, .events = POLLOUT } };
-                uint64_t now = ssh_now_ms();
-                if (now >= deadline) {
-                        r = -ETIME;
-                        break;
-                }
-                if (poll(p, 3, (int) (deadline - now)) < 0 && errno != EINTR) {
-                        r = -errno;
-                        break;
-                }
-                if (fin >= 0 && p[2].revents) {
-                        ssize_t n = write(fin, stdin_data + in_off, stdin_size - in_off);
-                        if (n > 0)
-                                in_off += (size_t) n;
-                        if ((n < 0 && errno != EAGAIN) || in_off >= stdin_size) {
-                                close(fin);
-                                fin = -1;
-                        }
-                }
-                if (fout >= 0 && p[0].revents) {
-                        ssize_t n = drain_fd(fout, &obuf, &osz, &oal);
-                        if (n == 0 || (n < 0 && n != -EAGAIN && n != -EINTR)) {
-                                close(fout);
-                                fout = -1;
-                        }
-                }
-                if (ferr >= 0 && p[1].revents) {
-                        ssize_t n = drain_fd(ferr, &ebuf, &esz, &eal);
-                        if (n == 0 || (n < 0 && n != -EAGAIN && n != -EINTR)) {
-                                close(ferr);
-                                ferr = -1;
-                        }
-                }
-        }
-        if (fin >= 0)
-                close(fin);
-        if (fout >= 0)
-                close(fout);
-        if (ferr >= 0)
-                close(ferr);
         if (r < 0)
-                (void) kill(-pid, SIGKILL);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (r == -ETIME)
+                return error_set(err, -r, "cannot run '%s' on host '%s': %s", argv[0], t->name, e.message);
+        if (pr.timed_out)
                 return error_set(err, ETIME, "command on host '%s' timed out after %u s", t->name, timeout_sec);
-        if (r < 0)
-                return error_set(err, -r, "cannot run '%s' on host '%s': %s", argv[0], t->name, strerror(-r));
 
         *ret = (TransportExecResult) {};
-        if (WIFSIGNALED(status)) {
+        if (WIFSIGNALED(pr.status)) {
                 ret->exit_status = -1;
-                ret->exit_signal = strdup(sigabbrev_np(WTERMSIG(status)) ?: "?");
+                ret->exit_signal = strdup(sigabbrev_np(WTERMSIG(pr.status)) ?: "?");
+                if (!ret->exit_signal)
+                        return error_set(err, ENOMEM, "out of memory");
         } else
-                ret->exit_status = WEXITSTATUS(status);
-        ret->out = obuf ? TAKE_PTR(obuf) : strdup("");
-        ret->out_size = osz;
-        ret->err = ebuf ? TAKE_PTR(ebuf) : strdup("");
-        ret->err_size = esz;
-        if (!ret->out || !ret->err) {
-                transport_exec_result_done(ret);
-                return error_set(err, ENOMEM, "out of memory");
-        }
+                ret->exit_status = WEXITSTATUS(pr.status);
+        ret->out = TAKE_PTR(pr.out);
+        ret->out_size = pr.out_size;
+        ret->err = TAKE_PTR(pr.err);
+        ret->err_size = pr.err_size;
         return 0;
 }
 
@@ -352,6 +264,121 @@ static bool is_hex64(const char *s) {
         return true;
 }
 
+/* ---- agent path safety ---- */
+
+/* The agent runs as the ssh user (root, usually) the moment it is started, before any
+ * hash is compared: whoever can write the binary or swap a directory on its path runs code
+ * as that user. So every component, from / down to the file, must be owned by root or the
+ * ssh user and writable by nobody else; a symbolic link anywhere is refused (what it
+ * points to would need the same checks). One `stat` of all components on the host, no
+ * shell: ~one round trip. *ret_missing: the file (or a directory above it) does not exist
+ * yet — the components that do exist passed. */
+static int agent_path_check(Transport *t, bool *ret_missing, Error *err) {
+        *ret_missing = false;
+        if (t->agent_path_checked)
+                return 0;
+        const char *path = t->agent_path;
+        if (path[0] != '/' || strstr(path, "/./") || strstr(path, "/../") || endswith(path, "/") ||
+            endswith(path, "/.") || endswith(path, "/.."))
+                return error_set(err, EINVAL, "agent path '%s' for host '%s' is not a normalized absolute file path",
+                                 path, t->name);
+
+        /* "/", "/a", "/a/b", ... path */
+        _cleanup_strv_free_ char **comps = NULL;
+        if (strv_extend(&comps, "/") < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (const char *p = path + 1; *p;) {
+                const char *slash = strchr(p, '/');
+                size_t len = slash ? (size_t) (slash - path) : strlen(path);
+                if (slash && slash[1] == '/')
+                        return error_set(err, EINVAL, "agent path '%s' for host '%s' is not a normalized absolute file path",
+                                         path, t->name);
+                if (strv_consume(&comps, strndup(path, len)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if (!slash)
+                        break;
+                p = slash + 1;
+        }
+
+        _cleanup_strv_free_ char **argv = NULL;
+        const char *head[] = { "stat", "-c", "%u %U %f %n", "--" };
+        for (size_t i = 0; i < ELEMENTSOF(head); i++)
+                if (strv_extend(&argv, head[i]) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(c, comps)
+                if (strv_extend(&argv, *c) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        TransportExecResult res = {};
+        int r = transport_exec(t, argv, NULL, 0, 60, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "cannot check the agent path '%s' on host '%s'", path, t->name);
+        _cleanup_strv_free_ char **lines = strv_split(res.out ? res.out : "", "\n");
+        _cleanup_(freep) char *stat_err = strdup(res.err ? res.err : "");
+        transport_exec_result_done(&res);
+        if (!lines || !stat_err)
+                return error_set(err, ENOMEM, "out of memory");
+
+        bool missing = false;
+        size_t n = strv_length(comps);
+        for (size_t i = 0; i < n && !missing; i++) {
+                const char *c = comps[i];
+                bool is_file = i == n - 1;
+                const char *line = NULL;
+                /* "<uid> <user> <raw mode, hex> <name>": the name last, it may hold spaces */
+                STRV_FOREACH(l, lines) {
+                        const char *q = *l;
+                        for (int f = 0; f < 3 && q; f++)
+                                q = strchr(q, ' ') ? strchr(q, ' ') + 1 : NULL;
+                        if (q && streq(q, c)) {
+                                line = *l;
+                                break;
+                        }
+                }
+                if (!line) {
+                        if (!strstr(stat_err, "No such file or directory"))
+                                return error_set(err, EIO, "cannot check the agent path '%s' on host '%s': %s", path,
+                                                 t->name, *stat_err ? stat_err : "stat printed nothing");
+                        missing = true;
+                        break;
+                }
+                unsigned long uid = 0, mode = 0;
+                char owner[256] = "";
+                if (sscanf(line, "%lu %255s %lx", &uid, owner, &mode) != 3)
+                        return error_set(err, EIO, "cannot check the agent path '%s' on host '%s': unexpected stat output '%s'",
+                                         path, t->name, line);
+                const char *what = is_file ? "file" : "directory";
+                const char *why = NULL;
+                char whybuf[512];
+                if (S_ISLNK(mode))
+                        why = "is a symbolic link (give the path it points to)";
+                else if (is_file ? !S_ISREG(mode) : !S_ISDIR(mode))
+                        why = is_file ? "is not a regular file" : "is not a directory";
+                else if (uid != 0 && !streq(owner, t->user)) {
+                        snprintf(whybuf, sizeof(whybuf), "is owned by '%s' (uid %lu), not by root%s%s%s", owner, uid,
+                                 streq(t->user, "root") ? "" : " or '", streq(t->user, "root") ? "" : t->user,
+                                 streq(t->user, "root") ? "" : "'");
+                        why = whybuf;
+                } else if (mode & S_IWOTH) {
+                        snprintf(whybuf, sizeof(whybuf), "is world-writable (mode %04lo)", mode & 07777);
+                        why = whybuf;
+                } else if (mode & S_IWGRP) {
+                        snprintf(whybuf, sizeof(whybuf), "is group-writable (mode %04lo)", mode & 07777);
+                        why = whybuf;
+                }
+                if (why) {
+                        t->agent_path_refused = true;
+                        return error_set(err, EPERM,
+                                         "refusing the agent path '%s' on host '%s': %s '%s' %s, so others could "
+                                         "replace what runs as '%s'",
+                                         path, t->name, what, c, why, t->user);
+                }
+        }
+        if (!missing)
+                t->agent_path_checked = true;
+        *ret_missing = missing;
+        return 0;
+}
+
 int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploaded, Error *err) {
         if (ret_uploaded)
                 *ret_uploaded = false;
@@ -363,6 +390,12 @@ int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploa
         char local_sha[65];
         int r = streq(local_path, "/proc/self/exe") ? transport_self_sha256(local_sha, err)
                                                      : transport_sha256_file(local_path, local_sha, err);
+        if (r < 0)
+                return r;
+
+        /* nothing is hashed, written or run at a path others could write */
+        bool missing = false;
+        r = agent_path_check(t, &missing, err);
         if (r < 0)
                 return r;
 
@@ -402,9 +435,16 @@ int transport_ensure_agent(Transport *t, const char *local_path, bool *ret_uploa
         r = read_file(local_path, &data, &size, err);
         if (r < 0)
                 return r;
+        if (missing) {
+                /* mkdir made what was missing: check it before writing into it */
+                r = agent_path_check(t, &missing, err);
+                if (r < 0)
+                        return r;
+        }
         r = ssh_session_upload(t->ssh, t->agent_path, data, size, 0755, 300, err);
         if (r < 0)
                 return r;
+        t->agent_path_checked = false; /* the new file is checked before it runs */
         if (ret_uploaded)
                 *ret_uploaded = true;
         return 0;
@@ -602,6 +642,12 @@ int transport_agent_start(Transport *t, AgentChannel **ret, Error *err) {
                         return error_set(err, ENOMEM, "out of memory");
                 hello = local_hello(err);
         } else {
+                bool missing = false;
+                r = agent_path_check(t, &missing, err);
+                if (r < 0)
+                        return r;
+                if (missing)
+                        return error_set(err, ENOENT, "no agent at '%s' on host '%s'", t->agent_path, t->name);
                 char *argv[] = { t->agent_path, (char *) "agent", NULL };
                 _cleanup_(freep) char *cmd = transport_quote_argv(argv);
                 if (!cmd)
@@ -636,7 +682,14 @@ int transport_agent_start_current(Transport *t, AgentChannel **ret, bool *ret_up
 
         AgentChannel *c = NULL;
         Error first = {};
-        if (transport_agent_start(t, &c, &first) >= 0) {
+        r = transport_agent_start(t, &c, &first);
+        if (r < 0 && t->agent_path_refused) {
+                /* the agent path is unsafe: nothing was run, and an upload would not help */
+                if (err)
+                        *err = first;
+                return r;
+        }
+        if (r >= 0) {
                 const char *build = json_object_get_string(json_object_object_get(c->hello, "build"));
                 if (build && streq(build, self)) {
                         *ret = c;

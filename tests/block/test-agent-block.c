@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <time.h>
 
@@ -153,7 +155,8 @@ static void test_serve(void) {
                 "{\"id\":5,\"op\":\"exit\"}\n"
                 "{\"id\":6,\"op\":\"inventory\"}\n";
         CHECK(write(in[1], reqs, strlen(reqs)) == (ssize_t) strlen(reqs));
-        close(in[1]);
+        /* stdin stays open until the answers are in: EOF means the controller went away,
+         * and the agent kills what an op runs then */
         FILE *f = fdopen(out[0], "r");
         char *line = NULL;
         size_t cap = 0;
@@ -163,6 +166,7 @@ static void test_serve(void) {
                 lines[n++] = json_tokener_parse(line);
         free(line);
         fclose(f);
+        close(in[1]);
         int st;
         waitpid(pid, &st, 0);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -987,6 +991,39 @@ static void test_bcache_unavailable(void) {
         agent_state_free(s);
 }
 
+static double now_s(void);
+
+/* osd-create waits for the per-device lock a bounded time and then says who holds what */
+static void test_osd_lock_bounded(void) {
+        const char *L = bu_loop(64, true);
+        char allow[128];
+        snprintf(allow, sizeof(allow), "[\"%s\"]", L);
+        AgentState *s = agent_for(allow, false);
+        (void) mkdir("/run/cephprov", 0755);
+        char lock[256];
+        snprintf(lock, sizeof(lock), "/run/cephprov/osd-create-%s.lock", strrchr(L, '/') + 1);
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        CHECK(flock(fd, LOCK_EX | LOCK_NB) == 0); /* "another osd-create" holds it */
+        char *before = dev_hash(L, 0, 0);
+        double t0 = now_s();
+        json_object *r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":0,\"lock_timeout\":1}", L);
+        double dt = now_s() - t0;
+        CHECK_STREQ(jstr(r, "error.errno"), "ETIMEDOUT");
+        CHECK(strstr(jstr(r, "error.message"), "another OSD creation on") != NULL);
+        CHECK(strstr(jstr(r, "error.message"), lock) != NULL);
+        CHECK(strstr(jstr(r, "error.message"), "after 1 s") != NULL);
+        CHECK(dt >= 0.95 && dt < 3.0);
+        json_object_put(r);
+        char *after = dev_hash(L, 0, 0);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+        close(fd);
+        unlink(lock);
+        agent_state_free(s);
+}
+
 static double now_s(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1013,5 +1050,6 @@ int main(void) {
         RUN(test_refusals);
         RUN(test_crash_rerun);
         RUN(test_bcache_unavailable);
+        RUN(test_osd_lock_bounded);
         return test_result();
 }
