@@ -315,6 +315,7 @@ int cli_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, b
                         continue;
                 _cleanup_(freep) char *why = preflight_host_reasons(h);
                 s->r = -EOPNOTSUPP;
+                error_reset(&s->error);
                 error_set(&s->error, EOPNOTSUPP, "refused by the preflight: %s", why ? why : "out of memory");
         }
         if (drop && preflight_filter_plan(rep, p) < 0)
