@@ -324,7 +324,7 @@ int agent_op_bcache_attach(AgentState *s, json_object *args, json_object **ret, 
         return 0;
 }
 
-static const char *udev_rules_dir(void) {
+const char *agent_udev_rules_dir(void) {
         const char *d = getenv("CEPHPROV_UDEV_RULES_DIR");
         return d && d[0] ? d : "/etc/udev/rules.d";
 }
@@ -338,7 +338,7 @@ static const char *udev_rules_dir(void) {
  * about half of the time (seen in the vm tier). */
 static int write_udev_rule(const char *uuid, const char *mode, uint64_t cutoff, int64_t wb_percent, Error *err) {
         char path[PATH_MAX], tmp[PATH_MAX + 8];
-        snprintf(path, sizeof(path), "%s/69-cephprov-bcache-%s.rules", udev_rules_dir(), uuid);
+        snprintf(path, sizeof(path), "%s/69-cephprov-bcache-%s.rules", agent_udev_rules_dir(), uuid);
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 
         _cleanup_(fclosep) FILE *f = fopen(tmp, "we");
@@ -418,7 +418,7 @@ int agent_op_bcache_tune(AgentState *s, json_object *args, json_object **ret, Ag
         json_object *o = json_object_new_object();
         if (!o)
                 return error_set(err, ENOMEM, "out of memory");
-        _cleanup_(freep) char *rule = strprintf("%s/69-cephprov-bcache-%s.rules", udev_rules_dir(), sb.uuid);
+        _cleanup_(freep) char *rule = strprintf("%s/69-cephprov-bcache-%s.rules", agent_udev_rules_dir(), sb.uuid);
         json_add_string(o, "udev_rule", rule);
         *ret = o;
         return 0;

@@ -33,6 +33,12 @@ int agent_op_bcache_tune(AgentState *s, json_object *args, json_object **ret, Ag
 int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+int agent_op_preflight(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+
+/* Loads libparted (once per process, see agent-partition.c); errors name the host. */
+int agent_libparted_load(AgentState *s, Error *err);
+/* Where bcache-tune writes its udev rules ($CEPHPROV_UDEV_RULES_DIR, else /etc/udev/rules.d). */
+const char *agent_udev_rules_dir(void);
 
 /* Allow-list check of one path with its links (no partition → disk fallback). */
 bool agent_path_allowed(AgentState *s, const char *path, char * const *links);

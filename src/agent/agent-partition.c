@@ -101,6 +101,10 @@ static int ped_setup(AgentState *s, Error *err) {
         return 0;
 }
 
+int agent_libparted_load(AgentState *s, Error *err) {
+        return ped_setup(s, err);
+}
+
 static const char *ped_message(void) {
         return ped_last_message[0] ? ped_last_message : "libparted gave no reason";
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <string.h>
 
 #include "agent-steps.h"
 #include "basic/json-util.h"
@@ -84,4 +85,59 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 return -ENOMEM;
         *ret = TAKE_PTR(req);
         return 0;
+}
+
+/* Keep in step with the ops: what each one execs, loads or needs from the kernel. Wipe
+ * needs only libblkid (linked) and BLKPG; the agent runs neither sgdisk nor partx. */
+unsigned agent_step_needs(const Step *s) {
+        switch (s->kind) {
+        case STEP_WIPE:
+                return 0;
+        case STEP_CREATE_GPT:
+        case STEP_CREATE_PARTITION:
+                return AGENT_NEED_LIBPARTED;
+        case STEP_MAKE_BCACHE_BACKING:
+        case STEP_MAKE_BCACHE_CACHE:
+                /* make-bcache formats, then the agent registers through /sys/fs/bcache */
+                return AGENT_NEED_BCACHE | AGENT_NEED_MAKE_BCACHE;
+        case STEP_BCACHE_ATTACH:
+                return AGENT_NEED_BCACHE;
+        case STEP_BCACHE_TUNE:
+                return AGENT_NEED_BCACHE | AGENT_NEED_UDEV_RULES;
+        case STEP_CREATE_OSD:
+                return AGENT_NEED_CEPH_VOLUME | AGENT_NEED_CEPH_OSD | AGENT_NEED_SYSTEMCTL | AGENT_NEED_OSD_KEYRING |
+                       (s->data_is_bcache ? AGENT_NEED_BCACHE : 0);
+        default:
+                return 0;
+        }
+}
+
+static const char *const need_table[] = {
+        "libparted", "bcache", "make-bcache", "udev-rules", "ceph-volume", "ceph-osd", "systemctl",
+        "bootstrap-osd-keyring",
+};
+_Static_assert(ELEMENTSOF(need_table) == 8, "need_table names every AgentNeed bit");
+
+const char *agent_need_to_string(AgentNeed n) {
+        for (size_t i = 0; i < ELEMENTSOF(need_table); i++)
+                if ((unsigned) n == 1u << i)
+                        return need_table[i];
+        return NULL;
+}
+
+AgentNeed agent_need_from_string(const char *s) {
+        for (size_t i = 0; s && i < ELEMENTSOF(need_table); i++)
+                if (streq(s, need_table[i]))
+                        return (AgentNeed) (1u << i);
+        return 0;
+}
+
+json_object *agent_needs_to_json(unsigned needs) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; a && i < ELEMENTSOF(need_table); i++)
+                if ((needs & (1u << i)) && json_object_array_add(a, json_object_new_string(need_table[i])) < 0) {
+                        json_object_put(a);
+                        return NULL;
+                }
+        return a;
 }

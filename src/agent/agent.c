@@ -216,6 +216,7 @@ static const struct {
         { "bcache-teardown",   agent_op_bcache_teardown,    true },
         { "run",               agent_op_run,                true },
         { "osd-create",        agent_op_osd_create,         true }, /* agent-osd.c */
+        { "preflight",         agent_op_preflight,          true }, /* agent-preflight.c */
 };
 
 static json_object *error_response(json_object *id, int code, const char *message) {

@@ -291,3 +291,35 @@ int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet,
                   Plan **ret, size_t *ret_failed, Error *err) {
         return cli_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
 }
+
+int cli_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
+                  PreflightReport **ret, Error *err) {
+        _cleanup_(freep) HostLink *links = NULL;
+        size_t n_links = 0;
+        if (fleet_links(f, &links, &n_links) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+
+        PreflightOptions po = { .stages = stages, .parallel_hosts = f->layout->concurrency, .load_modules = load_modules };
+        _cleanup_(preflight_report_freep) PreflightReport *rep = NULL;
+        int r = preflight_run(p, inv, links, n_links, &po, &rep, err);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < rep->n_hosts; i++) {
+                const PreflightHost *h = &rep->hosts[i];
+                HostSession *s = NULL;
+                for (size_t k = 0; k < f->n && !s; k++)
+                        if (streq(f->sessions[k].host->name, h->host))
+                                s = &f->sessions[k];
+                if (!h->refused || !s)
+                        continue;
+                _cleanup_(freep) char *why = preflight_host_reasons(h);
+                s->r = -EOPNOTSUPP;
+                error_reset(&s->error);
+                error_set(&s->error, EOPNOTSUPP, "refused by the preflight: %s", why ? why : "out of memory");
+        }
+        if (drop && preflight_filter_plan(rep, p) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(rep);
+        return 0;
+}

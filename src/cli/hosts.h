@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include "controller/preflight.h"
 #include "exec/exec.h"
 #include "plan/plan.h"
 #include "inventory/inventory.h"
@@ -71,3 +72,10 @@ int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet,
 /* The same, also handing back the inventories (ret_inv may be NULL). */
 int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                             Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err);
+
+/* The preflight (src/controller/preflight.h) of every host of `p` with steps in `stages`,
+ * over the fleet's connections. A refused host is then unusable like an unreachable one
+ * (nothing more is sent to it, its reasons are its error); with `drop`, its plan is also
+ * removed from `p`, so that nothing is allocated, counted or run for it. */
+int cli_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
+                  PreflightReport **ret, Error *err);

@@ -127,9 +127,16 @@ int verb_apply(int argc, char *argv[]) {
                         return cli_report(&err);
         }
 
+        /* refuse, untouched, a host that lacks what its steps need (before anything runs) */
+        _cleanup_(preflight_report_freep) PreflightReport *pre = NULL;
+        if (cli_preflight(f, p, inv, stages, !o.dry_run, true, &pre, &err) < 0)
+                return cli_report(&err);
+        size_t refused = pre->n_refused;
+
         size_t n_steps = steps_in_stages(p, stages);
         if (!o.json) {
                 plan_print(p, stdout);
+                preflight_report_print(pre, stdout);
                 if (n_resume > 0)
                         printf("%zu prepared OSD%s not running: to be activated and started\n", n_resume,
                                n_resume == 1 ? "" : "s");
@@ -140,16 +147,23 @@ int verb_apply(int argc, char *argv[]) {
         }
 
         if (n_steps == 0 && n_resume == 0 && n_dangling == 0) {
-                if (o.json)
-                        printf("{\"converged\": %s, \"steps\": 0, \"unreachable_hosts\": %zu}\n",
-                               failed_hosts ? "false" : "true", failed_hosts);
-                else if (stages != STAGE_ALL && plan_count_steps(p) > 0)
+                if (o.json) {
+                        _cleanup_json_ json_object *jr = json_object_new_object();
+                        json_object *pj = NULL;
+                        json_add_bool(jr, "converged", !failed_hosts && !refused);
+                        json_add_u64(jr, "steps", 0);
+                        json_add_u64(jr, "unreachable_hosts", failed_hosts);
+                        json_add_u64(jr, "refused_hosts", refused);
+                        if (preflight_report_to_json(pre, &pj) >= 0)
+                                json_add(jr, "preflight", pj);
+                        printf("%s\n", json_to_pretty(jr));
+                } else if (stages != STAGE_ALL && plan_count_steps(p) > 0)
                         printf("nothing to do in stage '%s'; %zu step%s of other stages remain (see the plan above)\n",
                                o.stage, plan_count_steps(p), plan_count_steps(p) == 1 ? "" : "s");
                 else
                         printf("nothing to do: the hosts match the layout%s\n",
-                               failed_hosts ? " (except the unreachable ones above)" : "");
-                return failed_hosts ? 1 : 0;
+                               failed_hosts || refused ? " (except the unreachable or refused ones above)" : "");
+                return failed_hosts || refused ? 1 : 0;
         }
 
         if (!o.dry_run && !o.yes) {
@@ -199,7 +213,7 @@ int verb_apply(int argc, char *argv[]) {
         if (!o.json)
                 exec_report_print(rep, stdout);
 
-        bool converged = r >= 0 && failed_hosts == 0;
+        bool converged = r >= 0 && failed_hosts == 0 && refused == 0;
         Error osd_err = {};
         if (flow) {
                 if (osd_flow_finish(flow, 300, &osd_err) < 0) {
@@ -241,6 +255,10 @@ int verb_apply(int argc, char *argv[]) {
                 if (exec_report_to_json(rep, &jr) >= 0) {
                         json_add_bool(jr, "converged", converged && !o.dry_run);
                         json_add_u64(jr, "unreachable_hosts", failed_hosts);
+                        json_add_u64(jr, "refused_hosts", refused);
+                        json_object *pj = NULL;
+                        if (preflight_report_to_json(pre, &pj) >= 0)
+                                json_add(jr, "preflight", pj);
                         json_add_u64(jr, "steps_left", left);
                         json_object *osds = NULL;
                         if (flow && osd_flow_to_json(flow, &osds) >= 0)

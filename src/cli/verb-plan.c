@@ -31,6 +31,7 @@ int verb_plan(int argc, char *argv[]) {
                 return cli_report(&err);
 
         _cleanup_(plan_freep) Plan *p = NULL;
+        _cleanup_(preflight_report_freep) PreflightReport *pre = NULL;
         size_t failed_hosts = 0;
         if (o.inventory) {
                 /* offline: from saved inventories */
@@ -39,8 +40,15 @@ int verb_plan(int argc, char *argv[]) {
                         return cli_report(&err);
                 if (plan_compute(l, inv, &p, &err) < 0)
                         return cli_report(&err);
-        } else if (cli_plan_live(l, o.hosts, false, o.json, NULL, &p, &failed_hosts, &err) < 0)
-                return cli_report(&err);
+        } else {
+                /* live: the hosts are connected anyway, so say now what apply would refuse */
+                _cleanup_(fleet_closep) Fleet *f = NULL;
+                _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+                if (cli_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+                        return cli_report(&err);
+                if (cli_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
+                        return cli_report(&err);
+        }
 
         if (o.hosts)
                 plan_filter_hosts(p, o.hosts);
@@ -51,10 +59,18 @@ int verb_plan(int argc, char *argv[]) {
                         error_set(&err, ENOMEM, "cannot format the plan as JSON");
                         return cli_report(&err);
                 }
+                json_object *pj = NULL;
+                if (pre && (preflight_report_to_json(pre, &pj) < 0 || json_add(j, "preflight", pj) < 0)) {
+                        error_set(&err, ENOMEM, "cannot format the plan as JSON");
+                        return cli_report(&err);
+                }
                 printf("%s\n", json_to_pretty(j));
-        } else
+        } else {
                 plan_print(p, stdout);
+                preflight_report_print(pre, stdout);
+        }
 
+        /* a refused host is a plan shown, with what apply would refuse: not a failed plan */
         if (failed_hosts > 0)
                 return 1; /* the plan is incomplete: the unreachable hosts were reported */
         if (o.detailed_exitcode && !plan_is_empty(p))
