@@ -448,7 +448,17 @@ static void test_btrfs(void) {
 
 /* --- changed since the plan: a real plan of the agent's inventory, its requests sent after
  *     the device changed --- */
+static Plan *plan_of_profile(AgentState *s, const char *profile);
+
 static Plan *plan_of(AgentState *s, const char *L) {
+        _cleanup_(freep) char *p = strprintf("    allow: ['%s']\n"
+                                             "    data: {devices: ['%s']}\n"
+                                             "    wipe: true\n",
+                                             L, L);
+        return plan_of_profile(s, p);
+}
+
+static Plan *plan_of_profile(AgentState *s, const char *profile) {
         json_object *r = call(s, "inventory", "{}");
         Inventory *inv = NULL;
         Error err = {};
@@ -459,12 +469,10 @@ static Plan *plan_of(AgentState *s, const char *L) {
         _cleanup_(freep) char *y = strprintf("cluster: {name: ceph, admin_host: node1}\n"
                                              "profiles:\n"
                                              "  p:\n"
-                                             "    allow: ['%s']\n"
-                                             "    data: {devices: ['%s']}\n"
-                                             "    wipe: true\n"
+                                             "%s"
                                              "hosts:\n"
                                              "  - {name: node1, profile: p, transport: local}\n",
-                                             L, L);
+                                             profile);
         Layout *l = NULL;
         CHECK(layout_load_string("test.yaml", y, strlen(y), &l, &err) == 0);
         Plan *p = NULL;
@@ -541,6 +549,55 @@ static void test_changed_since_plan(void) {
         agent_state_free(s);
 }
 
+/* --- an unchanged device passes: a plan's disk steps sent in order, each carrying what the
+ *     plan saw (a GPT with its disk GUID, a partition this plan adds), then osd-create --- */
+static void test_unchanged_passes(void) {
+        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
+        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
+        AgentState *s = agent_for2(ssd, hdd, false);
+        _cleanup_(freep) char *prof = strprintf("    allow: ['%s', '%s']\n"
+                                                "    data: {devices: ['%s']}\n"
+                                                "    fast: {devices: ['%s']}\n"
+                                                "    db_size: 64M\n",
+                                                ssd, hdd, hdd, ssd);
+        for (int round = 0; round < 2; round++) {
+                Plan *p = plan_of_profile(s, prof);
+                size_t n_osd = 0, n_part = 0;
+                for (size_t i = 0; p && i < p->n_hosts; i++)
+                        for (size_t j = 0; j < p->hosts[i].n_steps; j++) {
+                                const Step *st = &p->hosts[i].steps[j];
+                                json_object *req = NULL;
+                                CHECK(agent_request_from_step(st, &req) == 0);
+                                CHECK(jget(req, "args.expect") != NULL);
+                                if (st->kind == STEP_CREATE_PARTITION) {
+                                        n_part++;
+                                        _cleanup_(freep) char *g = sh_out("sgdisk -p %s | sed -n 's/^Disk identifier (GUID): //p' | tr A-F a-f", ssd);
+                                        CHECK_STREQ(jstr(req, "args.expect.ptuuid"), g);
+                                }
+                                AgentState *a = s;
+                                if (st->kind == STEP_CREATE_OSD) {
+                                        n_osd++;
+                                        /* round 1: the DB partition exists now and is seen whole */
+                                        json_object *de = jget(req, "args.db_expect");
+                                        CHECK(de && json_object_object_get_ex(de, "size", NULL));
+                                        CHECK(json_object_object_get_ex(de, "type", NULL) == (round == 1));
+                                        json_object_object_add(jget(req, "args"), "osd_id", json_object_new_int(3));
+                                        a = agent_for2(ssd, hdd, true);
+                                }
+                                json_object *r = call_req(a, req);
+                                CHECK(resp_ok(r));
+                                json_object_put(r);
+                                json_object_put(req);
+                                if (a != s)
+                                        agent_state_free(a);
+                        }
+                CHECK_INTEQ(n_osd, 1);
+                CHECK_INTEQ(n_part, round == 0 ? 1 : 0);
+                plan_free(p);
+        }
+        agent_state_free(s);
+}
+
 int main(void) {
         bu_init();
         TEST_RUN(test_flock);
@@ -551,5 +608,6 @@ int main(void) {
         TEST_RUN(test_ceph_osd);
         TEST_RUN(test_btrfs);
         TEST_RUN(test_changed_since_plan);
+        TEST_RUN(test_unchanged_passes);
         return test_result();
 }
