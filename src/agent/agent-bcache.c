@@ -578,8 +578,17 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
 
         /* finally the superblock: 4 KiB at 4 KiB, through a claim now that bcache let go */
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
-        r = block_claim(&backing, &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
-                        &c, err);
+        /* the kernel releases the backing device shortly after the stop: an EBUSY for a
+         * few seconds is bcache letting go, not another user */
+        for (int i = 0;; i++) {
+                r = block_claim(&backing,
+                                &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
+                                &c, err);
+                if (r != -EBUSY || i >= 100)
+                        break;
+                error_reset(err);
+                sleep_ms(50);
+        }
         if (r < 0) {
                 json_object_put(o);
                 return r;
