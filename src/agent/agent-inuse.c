@@ -562,16 +562,18 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         bool excl_refused = false;
         int r;
 
-        /* 1. the descriptor the op writes through */
+        /* 1. the descriptor the op writes through; read-only when nothing is written through
+         * it (a check only: closing a descriptor open for writing makes udev probe again) */
+        int mode = o->read_only || o->check_only ? O_RDONLY : O_RDWR;
         if (o->read_only)
                 c.fd = open(d->node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         else if (o->handoff || o->no_excl)
-                c.fd = open(d->node, O_RDWR | O_CLOEXEC);
+                c.fd = open(d->node, mode | O_CLOEXEC);
         else {
-                c.fd = open(d->node, O_RDWR | O_EXCL | O_CLOEXEC);
+                c.fd = open(d->node, mode | O_EXCL | O_CLOEXEC);
                 if (c.fd < 0 && errno == EBUSY) {
                         excl_refused = true;
-                        c.fd = open(d->node, O_RDWR | O_CLOEXEC); /* to find out who, below */
+                        c.fd = open(d->node, mode | O_CLOEXEC); /* to find out who, below */
                 }
         }
         if (c.fd < 0)
@@ -579,7 +581,7 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         r = fd_is(c.fd, d, err);
         if (r < 0)
                 return r;
-        if (o->handoff && !o->no_excl) {
+        if (o->handoff && !o->no_excl && !o->read_only) {
                 c.excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
                 if (c.excl_fd < 0 && errno != EBUSY)
                         return error_set(err, errno, "cannot open '%s' to %s it: %m", d->path, o->what);
@@ -590,7 +592,13 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
 
         /* 2. its locks */
         pid_t lock_pid = 0;
-        bool locked_by_other = o->read_only ? lock_test(c.fd, &lock_pid) : !lock_device(c.fd, &lock_pid);
+        bool locked_by_other;
+        if (o->read_only)
+                locked_by_other = lock_test(c.fd, &lock_pid);
+        else if (o->check_only) /* flock works read-only, an OFD write lock does not: tested */
+                locked_by_other = flock(c.fd, LOCK_EX | LOCK_NB) < 0 || lock_test(c.fd, &lock_pid);
+        else
+                locked_by_other = !lock_device(c.fd, &lock_pid);
 
         /* 3. everybody else */
         r = members_add(&ms, d->name, NULL);
