@@ -510,11 +510,11 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         _cleanup_(block_dev_done) BlockDev bd = {};
                         r = block_dev_resolve(b.bcache_device, &bd, err);
                         if (r >= 0)
-                                r = block_claim(&bd, &(ClaimOptions) { .what = "tear down", .allow_osd_id = { -1, -1 } },
+                                r = block_claim(&bd, &(ClaimOptions) { .what = "tear down bcache on", .allow_osd_id = { -1, -1 } },
                                                 &top, err);
                         if (r >= 0)
                                 r = block_check_node(backing.path,
-                                                     &(ClaimOptions) { .what = "tear down", .check_only = true,
+                                                     &(ClaimOptions) { .what = "tear down bcache on", .check_only = true,
                                                                        .no_excl = true, .own_holder = bd.name,
                                                                        .allow_osd_id = { -1, -1 } },
                                                      err);

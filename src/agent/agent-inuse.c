@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -266,9 +267,12 @@ static int check_kernel_users(const BlockDev *d, const Members *ms, const ClaimO
                 STRV_FOREACH(x, h)
                         if (!o->own_holder || !streq(*x, o->own_holder))
                                 return busy(d, m, o->what, err, "held by %s", *x);
+                /* a registered backing or cache device has its own bcache/ directory (a cache
+                 * device no holder); /dev/bcacheN has a link there, to its backing device's */
                 char p[PATH_MAX];
+                struct stat st;
                 snprintf(p, sizeof(p), "/sys/class/block/%s/bcache", m->name);
-                if (!o->own_holder && access(p, F_OK) == 0)
+                if (!o->own_holder && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
                         return busy(d, m, o->what, err, "registered with bcache");
                 if (loop_backed_by(m->devnum, buf, sizeof(buf)))
                         return busy(d, m, o->what, err, "the backing device of /dev/%s", buf);
@@ -304,7 +308,14 @@ static void fd_info(int pid_dir, const char *fd, bool *ret_write, bool *ret_lock
                 unsigned long v = strtoul(fl + 6, NULL, 8);
                 *ret_write = (v & O_ACCMODE) == O_WRONLY || (v & O_ACCMODE) == O_RDWR;
         }
-        *ret_lock = strstr(buf, "\nlock:") != NULL;
+        /* "lock:\t1: FLOCK  ADVISORY  WRITE 1234 00:05:567 0 EOF": an exclusive lock. A shared
+         * (READ) one is a reader's: udev's workers take one while they probe a device */
+        for (const char *l = strstr(buf, "\nlock:"); l; l = strstr(l + 1, "\nlock:")) {
+                const char *e = strchr(l + 1, '\n');
+                const char *w = strstr(l, " WRITE ");
+                if (w && (!e || w < e))
+                        *ret_lock = true;
+        }
 }
 
 /* Command line of a process as an argv (NUL-separated in /proc). */
@@ -383,7 +394,7 @@ static bool osd_allowed(const ClaimOptions *o, int id) {
 
 /* Locks on the node inode (dev, ino) in /proc/locks by another process: the view of locks
  * that a read-only (dry-run) claim, which takes none itself, has. */
-static pid_t proc_locks_holder(dev_t dev, ino_t ino) {
+static pid_t proc_locks_holder(dev_t dev, ino_t ino, bool shared_too) {
         _cleanup_(fclosep) FILE *f = fopen("/proc/locks", "re");
         if (!f)
                 return 0;
@@ -397,6 +408,8 @@ static pid_t proc_locks_holder(dev_t dev, ino_t ino) {
                 unsigned maj, min;
                 unsigned long long i;
                 if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", kind, mode, rw, &pid, &maj, &min, &i) != 7)
+                        continue;
+                if (!shared_too && !streq(rw, "WRITE"))
                         continue;
                 if (makedev(maj, min) == dev && (ino_t) i == ino && pid != getpid())
                         return pid; /* -1 for OFD locks: the owner is a file, not a process */
@@ -457,7 +470,7 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                                 snprintf(why, sizeof(why), "locked by pid %d (%s)", (int) pid, comm);
                         else if (w)
                                 snprintf(why, sizeof(why), "open for writing by pid %d (%s)", (int) pid, comm);
-                        else if (proc_locks_holder(st.st_dev, st.st_ino) == pid)
+                        else if (proc_locks_holder(st.st_dev, st.st_ino, false) == pid)
                                 snprintf(why, sizeof(why), "locked by pid %d (%s)", (int) pid, comm); /* POSIX lock via another fd */
                         else
                                 continue; /* readers (blkid, udev) do not change it */
@@ -479,6 +492,12 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
 }
 
 /* ---- the claim ---- */
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
 
 void block_claim_done(BlockClaim *c) {
         if (!c)
@@ -531,7 +550,7 @@ static bool lock_test(int fd, pid_t *ret_pid) {
                 return true;
         }
         struct stat st;
-        if (fstat(fd, &st) == 0 && (*ret_pid = proc_locks_holder(st.st_dev, st.st_ino)) != 0)
+        if (fstat(fd, &st) == 0 && (*ret_pid = proc_locks_holder(st.st_dev, st.st_ino, false)) != 0)
                 return true;
         return false;
 }
@@ -622,7 +641,19 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         r = check_processes(d, &ms, o, own, &allowed_osd, err);
         if (r < 0)
                 return r;
+        /* Nobody above holds an exclusive lock or writes, yet a lock is held: a reader's
+         * shared lock (udev probing after an event), gone in a moment. */
+        for (int i = 0; locked_by_other && !o->read_only && !allowed_osd && i < 60; i++) {
+                sleep_ms(50);
+                if (o->check_only)
+                        locked_by_other = flock(c.fd, LOCK_EX | LOCK_NB) < 0 || lock_test(c.fd, &lock_pid);
+                else
+                        locked_by_other = !lock_device(c.fd, &lock_pid);
+        }
         if (locked_by_other && !(allowed_osd && o->check_only)) {
+                struct stat st;
+                if (lock_pid <= 0 && fstat(c.fd, &st) == 0)
+                        lock_pid = proc_locks_holder(st.st_dev, st.st_ino, true);
                 if (lock_pid > 0) {
                         char comm[64];
                         proc_comm(lock_pid, comm, sizeof(comm));
