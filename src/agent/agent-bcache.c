@@ -210,11 +210,23 @@ int agent_op_make_bcache(AgentState *s, json_object *args, json_object **ret, Ag
         if (r > 0 && sb.role == want && !wipe) {
                 /* idempotent: it is already what was asked */
         } else {
-                r = block_check_unused(&d, "make bcache on", err);
+                DevExpect e;
+                r = dev_expect_parse(args, "expect", "make-bcache", &e, err);
+                if (r < 0)
+                        return r;
+                /* make-bcache opens the device O_EXCL itself: the claim's exclusive open is
+                 * a second descriptor, dropped right before it runs; flock and the OFD lock
+                 * stay held (by this process) until it is done */
+                _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+                r = block_claim(&d,
+                                &(ClaimOptions) { .what = "make bcache on", .read_only = s->dry_run, .handoff = true,
+                                                  .expect = &e, .allow_osd_id = { -1, -1 } },
+                                &c, err);
                 if (r < 0)
                         return r;
                 if (s->dry_run)
                         return error_set(err, EPERM, "dry run on '%s': not formatting '%s'", agent_host(s), d.path);
+                block_claim_drop_excl(&c);
                 char *argv[] = { (char *) "make-bcache", (char *) (want == BCACHE_ROLE_BACKING ? "-B" : "-C"),
                                  wipe ? (char *) "--wipe-bcache" : d.node, wipe ? d.node : NULL, NULL };
                 _cleanup_(run_result_done) RunResult rr = {};
@@ -486,14 +498,26 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                                          "refusing to tear down '%s': it has dirty data in cache set %s, which is not registered (register its cache device first)",
                                          backing.path, sb.set_uuid);
         }
+        _cleanup_(block_claim_done) BlockClaim top = { .fd = -1, .excl_fd = -1 };
         if (registered) {
-                /* the bcacheN device must not be in use (an OSD still running on it) */
+                /* The bcacheN device must not be in use (an OSD still running on it): claimed
+                 * (O_EXCL, flock, OFD lock) across the detach, which can take minutes of
+                 * write-back, so that no OSD starts on it meanwhile. Nobody but bcache may
+                 * use the backing device itself either. */
                 InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };
                 bcache_fill_sysfs(backing.name, &b);
                 if (b.bcache_device) {
                         _cleanup_(block_dev_done) BlockDev bd = {};
-                        if (block_dev_resolve(b.bcache_device, &bd, NULL) >= 0)
-                                r = block_check_unused(&bd, "tear down", err);
+                        r = block_dev_resolve(b.bcache_device, &bd, err);
+                        if (r >= 0)
+                                r = block_claim(&bd, &(ClaimOptions) { .what = "tear down bcache on", .allow_osd_id = { -1, -1 } },
+                                                &top, err);
+                        if (r >= 0)
+                                r = block_check_node(backing.path,
+                                                     &(ClaimOptions) { .what = "tear down bcache on", .check_only = true,
+                                                                       .no_excl = true, .own_holder = bd.name,
+                                                                       .allow_osd_id = { -1, -1 } },
+                                                     err);
                 }
                 free(b.bcache_device);
                 free(b.state);
@@ -527,6 +551,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                                 sleep_ms(500);
                         }
                 }
+                block_claim_done(&top); /* the device goes away with the stop */
                 snprintf(path, sizeof(path), "%s/stop", dir);
                 r = file_write_string(path, "1");
                 if (r < 0)
@@ -551,9 +576,24 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 }
         }
 
-        /* finally the superblock: 4 KiB at 4 KiB */
-        _cleanup_(closep) int fd = open(backing.node, O_RDWR | O_CLOEXEC);
-        if (fd < 0 || zero_range(fd, BCACHE_SB_OFFSET, 4096) < 0 || fsync(fd) < 0) {
+        /* finally the superblock: 4 KiB at 4 KiB, through a claim now that bcache let go */
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        /* the kernel releases the backing device shortly after the stop: an EBUSY for a
+         * few seconds is bcache letting go, not another user */
+        for (int i = 0;; i++) {
+                r = block_claim(&backing,
+                                &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
+                                &c, err);
+                if (r != -EBUSY || i >= 100)
+                        break;
+                error_reset(err);
+                sleep_ms(50);
+        }
+        if (r < 0) {
+                json_object_put(o);
+                return r;
+        }
+        if (zero_range(c.fd, BCACHE_SB_OFFSET, 4096) < 0 || fsync(c.fd) < 0) {
                 json_object_put(o);
                 return error_set(err, errno, "cannot wipe the bcache superblock of '%s': %s", backing.path,
                                  strerror(errno));

@@ -209,6 +209,56 @@ static void unescape_octal(char *s) {
         *w = 0;
 }
 
+static int usage_table_add_mount(UsageTable *t, dev_t d, const char *mp) {
+        dev_t *nd = realloc(t->mount_dev, (t->n_mounts + 1) * sizeof(dev_t));
+        if (!nd)
+                return -ENOMEM;
+        t->mount_dev = nd;
+        if (strv_extend(&t->mount_point, mp) < 0)
+                return -ENOMEM;
+        t->mount_dev[t->n_mounts++] = d;
+        return 0;
+}
+
+/* Every member device of the mounted btrfs whose device `source` is (its
+ * /sys/fs/btrfs/<fsid>/devices/ directory), with the mount point. */
+static int usage_table_add_btrfs(UsageTable *t, dev_t source, const char *mp) {
+        char link[PATH_MAX], real[PATH_MAX];
+        snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(source), minor(source));
+        if (!realpath(link, real))
+                return 0;
+        const char *name = strrchr(real, '/') + 1;
+        DIR *dir = opendir("/sys/fs/btrfs");
+        if (!dir)
+                return 0;
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(dir))) {
+                char p[PATH_MAX];
+                snprintf(p, sizeof(p), "/sys/fs/btrfs/%.64s/devices", de->d_name);
+                DIR *devs = opendir(p);
+                if (!devs)
+                        continue;
+                bool mine = false;
+                struct dirent *dd;
+                while ((dd = readdir(devs)))
+                        if (streq(dd->d_name, name))
+                                mine = true;
+                rewinddir(devs);
+                while (mine && r >= 0 && (dd = readdir(devs))) {
+                        _cleanup_(freep) char *dev = NULL;
+                        unsigned maj, min;
+                        if (dd->d_name[0] == '.' || streq(dd->d_name, name))
+                                continue;
+                        if (sysfs_read_string(dd->d_name, "dev", &dev) >= 0 && sscanf(dev, "%u:%u", &maj, &min) == 2)
+                                r = usage_table_add_mount(t, makedev(maj, min), mp);
+                }
+                closedir(devs);
+        }
+        closedir(dir);
+        return r;
+}
+
 int usage_table_load(UsageTable *t) {
         *t = (UsageTable) {};
         _cleanup_(fclosep) FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -218,22 +268,31 @@ int usage_table_load(UsageTable *t) {
         size_t cap = 0;
         while (getline(&line, &cap, f) > 0) {
                 unsigned maj, min;
-                char mp[4096];
-                /* id parent major:minor root mountpoint ... */
+                char mp[4096], fstype[64] = "", source[4096] = "";
+                /* id parent major:minor root mountpoint ... - fstype source options */
                 if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
                         continue;
-                if (maj == 0)
-                        continue; /* virtual file systems */
+                const char *sep = strstr(line, " - ");
+                if (sep)
+                        (void) sscanf(sep + 3, "%63s %4095s", fstype, source);
                 unescape_octal(mp);
-                dev_t *nd = realloc(t->mount_dev, (t->n_mounts + 1) * sizeof(dev_t));
-                if (!nd || strv_extend(&t->mount_point, mp) < 0) {
-                        free(line);
-                        if (nd)
-                                t->mount_dev = nd;
-                        return -ENOMEM;
+                unescape_octal(source);
+                dev_t d = makedev(maj, min);
+                if (maj == 0) {
+                        /* btrfs (and other multi-device file systems) report an anonymous
+                         * 0:N; the source names the device */
+                        struct stat st;
+                        if (source[0] != '/' || stat(source, &st) < 0 || !S_ISBLK(st.st_mode))
+                                continue; /* virtual file systems */
+                        d = st.st_rdev;
                 }
-                t->mount_dev = nd;
-                t->mount_dev[t->n_mounts++] = makedev(maj, min);
+                int r = usage_table_add_mount(t, d, mp);
+                if (r >= 0 && streq(fstype, "btrfs"))
+                        r = usage_table_add_btrfs(t, d, mp);
+                if (r < 0) {
+                        free(line);
+                        return r;
+                }
         }
         free(line);
         fclose(TAKE_PTR(f));
@@ -299,54 +358,6 @@ char **block_holders(const char *name) {
                 }
         closedir(dir);
         return l;
-}
-
-static int check_one_unused(const UsageTable *t, const char *name, const char *node, const char *what,
-                            Error *err) {
-        _cleanup_(freep) char *devstr = NULL;
-        unsigned maj, min;
-        if (sysfs_read_string(name, "dev", &devstr) < 0 || sscanf(devstr, "%u:%u", &maj, &min) != 2)
-                return error_set(err, ENODEV, "cannot %s '%s': not known to the kernel", what, node);
-        dev_t d = makedev(maj, min);
-
-        const char *mp = usage_table_mountpoint(t, d);
-        if (mp)
-                return error_set(err, EBUSY, "refusing to %s '%s': mounted on '%s'", what, node, mp);
-        if (usage_table_swap(t, d))
-                return error_set(err, EBUSY, "refusing to %s '%s': active swap", what, node);
-        _cleanup_strv_free_ char **h = block_holders(name);
-        if (h && h[0]) {
-                _cleanup_(freep) char *j = strv_join(h, ", ");
-                return error_set(err, EBUSY, "refusing to %s '%s': held by %s", what, node, j ? j : "?");
-        }
-        return 0;
-}
-
-int block_check_unused(const BlockDev *d, const char *what, Error *err) {
-        _cleanup_(usage_table_done) UsageTable t = {};
-        int r = usage_table_load(&t);
-        if (r < 0)
-                return error_set(err, r, "cannot read mounts and swaps: %s", strerror(-r));
-
-        r = check_one_unused(&t, d->name, d->path, what, err);
-        if (r < 0)
-                return r;
-        if (d->is_partition)
-                return 0;
-
-        _cleanup_strv_free_ char **names = NULL;
-        _cleanup_(freep) unsigned *numbers = NULL;
-        size_t n = 0;
-        if (block_list_partitions(d->name, &names, &numbers, &n) < 0)
-                return 0;
-        for (size_t i = 0; i < n; i++) {
-                char node[PATH_MAX];
-                snprintf(node, sizeof(node), "/dev/%s", names[i]);
-                r = check_one_unused(&t, names[i], node, what, err);
-                if (r < 0)
-                        return error_prefix(err, r, "refusing to %s '%s'", what, d->path);
-        }
-        return 0;
 }
 
 int blkpg_add_partition(int fd, const char *disk, unsigned partno, uint64_t start, uint64_t size, Error *err) {

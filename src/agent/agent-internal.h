@@ -93,9 +93,59 @@ bool usage_table_swap(const UsageTable *t, dev_t d);
 /* Names in /sys/class/block/<name>/holders (NULL-terminated, may be empty). */
 char **block_holders(const char *name);
 
-/* Refuse a device that is mounted, held or active swap (and, for a disk, any of its
- * partitions): EBUSY naming the device and the reason. */
-int block_check_unused(const BlockDev *d, const char *what, Error *err);
+
+/* ---- in use and claims (agent-inuse.c) ---- */
+
+/* What the plan saw of a device or partition (a request's "expect" object, docs/agent.md):
+ * each field is compared only when present; a NULL string means "none" (JSON null). */
+typedef struct DevExpect {
+        bool present;
+        bool has_type, has_uuid, has_pttype, has_ptuuid, has_size;
+        const char *type, *uuid, *pttype, *ptuuid; /* borrowed from the request */
+        uint64_t size;
+} DevExpect;
+
+/* args[key] → *ret (all false when the key is absent: older controllers). */
+int dev_expect_parse(json_object *args, const char *key, const char *what, DevExpect *ret, Error *err);
+/* ESTALE "'/dev/sdb2' changed since the plan: type ceph_bluestore, was empty; re-run plan"
+ * when what is on the device open at `fd` differs from `e`. */
+int dev_expect_check(int fd, const BlockDev *d, const DevExpect *e, Error *err);
+
+typedef struct ClaimOptions {
+        const char *what;              /* the op, for messages: "wipe", "create a GPT on" */
+        bool read_only;                /* dry run: check only, open read-only, take no lock */
+        bool check_only;               /* the caller closes the claim before writing (osd-create) */
+        bool partitions_in_use_ok;     /* a disk whose other partitions may be in use (create-partition) */
+        bool handoff;                  /* a tool opens the device itself (make-bcache, which wants O_EXCL):
+                                        * the exclusive open is a second descriptor, see block_claim_drop_excl() */
+        bool no_excl;                  /* claimed by the kernel by design (a bcache backing device) */
+        const char *own_holder;        /* the one holder that is expected (its bcacheN) */
+        int allow_osd_id[2];           /* check_only: a ceph-osd of these ids is the request's own (-1: none) */
+        const DevExpect *expect;       /* NULL: nothing to compare */
+} ClaimOptions;
+
+typedef struct BlockClaim {
+        int fd;                        /* O_RDWR (O_RDONLY in a dry run), flock + OFD write lock,
+                                        * O_EXCL itself unless excl_fd is used */
+        int excl_fd;                   /* handoff: the exclusive open, -1 otherwise */
+        bool exclusive;                /* the kernel granted the exclusive open */
+} BlockClaim;
+
+void block_claim_done(BlockClaim *c);
+void block_claim_drop_excl(BlockClaim *c);
+/* Open `d` for writing, confirm with fstat() that it is `d`, lock it, then refuse (EBUSY,
+ * naming the device and the holder) when anyone else uses it or, for a disk, one of its
+ * partitions or, for a partition, its disk: a mount (btrfs included), swap, a holder,
+ * bcache, a loop device, a lock or a writable descriptor of another process, a ceph-osd
+ * naming it; and (ESTALE) when it is not what the plan saw. The caller writes through
+ * ret->fd while it holds the claim. */
+int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error *err);
+/* block_claim() of a path, released at once (a check before another program writes). */
+int block_check_node(const char *path, const ClaimOptions *o, Error *err);
+/* osd-create: the data device (and its bcache device), the DB and WAL partitions of the
+ * request, checked like a claim before ceph-volume runs; a running ceph-osd of the
+ * request's id is the request's own. */
+int agent_osd_check_devices(AgentState *s, json_object *args, Error *err);
 
 /* Tell the kernel about one partition of the disk open at `fd` (BLKPG, never a re-read). */
 int blkpg_add_partition(int fd, const char *disk, unsigned partno, uint64_t start, uint64_t size, Error *err);

@@ -340,6 +340,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.db_device, agent_host(s));
         if (a.wal_device && !agent_device_allowed(s, a.wal_device))
                 return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.wal_device, agent_host(s));
+        /* nobody else uses them, and they are what the plan saw (agent-inuse.c) */
+        if ((r = agent_osd_check_devices(s, args, err)) < 0)
+                return r;
 
         _cleanup_(freep) char *data = NULL, *db = NULL, *wal = NULL;
         if (a.data_is_bcache)

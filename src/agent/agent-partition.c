@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,11 +230,8 @@ static int gpt_patch_one(int fd, unsigned lss, uint64_t lba, unsigned idx, const
  * recomputed — the same bytes sgdisk --typecode writes. Primary first: a crash between
  * the two leaves two valid tables that differ only in this type, and the re-run repairs
  * it (see agent_op_create_partition). */
-static int gpt_set_type(const char *node, unsigned lss, unsigned partno, const uint8_t type[16],
+static int gpt_set_type(int fd, const char *node, unsigned lss, unsigned partno, const uint8_t type[16],
                         uint64_t first_lba, Error *err) {
-        _cleanup_(closep) int fd = open(node, O_RDWR | O_CLOEXEC);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open '%s': %s", node, strerror(errno));
         GptHeader h;
         int r = gpt_read_header(fd, lss, 1, &h);
         if (r >= 0)
@@ -251,10 +249,14 @@ static int gpt_set_type(const char *node, unsigned lss, unsigned partno, const u
 /* ---- create-gpt ---- */
 
 /* Every signature libblkid knows on the device (partition tables included), joined. */
-static int device_signatures(const char *node, char **ret) {
-        blkid_probe pr = blkid_new_probe_from_filename(node);
+static int device_signatures(int fd, char **ret) {
+        blkid_probe pr = blkid_new_probe();
         if (!pr)
-                return -errno ? -errno : -EIO;
+                return -ENOMEM;
+        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+                blkid_free_probe(pr);
+                return -EIO;
+        }
         blkid_probe_enable_superblocks(pr, 1);
         blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
         blkid_probe_enable_partitions(pr, 1);
@@ -291,14 +293,38 @@ static int whole_device_arg(AgentState *s, json_object *args, const char *op, Bl
         return 0;
 }
 
+/* libparted opens the device itself, by its node: that node must still be the claimed
+ * device (the claim is held across libparted's write). */
+static int node_is_claimed(const BlockDev *d, const BlockClaim *c, Error *err) {
+        struct stat a, b;
+        if (stat(d->node, &a) < 0 || fstat(c->fd, &b) < 0)
+                return error_set(err, errno, "cannot stat '%s': %m", d->path);
+        if (!S_ISBLK(a.st_mode) || a.st_rdev != b.st_rdev)
+                return error_set(err, ESTALE, "'%s' is no longer the device that was checked", d->node);
+        return 0;
+}
+
 int agent_op_create_gpt(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        DevExpect e;
         int r = whole_device_arg(s, args, "create-gpt", &d, err);
+        if (r < 0)
+                return r;
+        if ((r = dev_expect_parse(args, "expect", "create-gpt", &e, err)) < 0)
+                return r;
+        /* Claimed (O_EXCL, flock, OFD lock) until libparted's write is done. Partitions in
+         * use are no reason to refuse a device that already has its GPT (a no-op); one
+         * without a table has none, the kernel's stale ones are refused below. */
+        r = block_claim(&d,
+                        &(ClaimOptions) { .what = "create a GPT on", .read_only = s->dry_run, .expect = &e,
+                                          .partitions_in_use_ok = true, .allow_osd_id = { -1, -1 } },
+                        &c, err);
         if (r < 0)
                 return r;
 
         _cleanup_(freep) char *sigs = NULL;
-        r = device_signatures(d.node, &sigs);
+        r = device_signatures(c.fd, &sigs);
         if (r < 0)
                 return error_set(err, r, "cannot probe '%s': %s", d.path, strerror(-r));
         json_object *o = json_object_new_object();
@@ -315,16 +341,25 @@ int agent_op_create_gpt(AgentState *s, json_object *args, json_object **ret, Age
                 return error_set(err, EEXIST, "refusing to create a GPT on '%s': it carries %s (wipe it first)",
                                  d.path, sigs);
         }
-        r = block_check_unused(&d, "create a GPT on", err);
-        if (r < 0) {
+        _cleanup_strv_free_ char **kn = NULL;
+        _cleanup_(freep) unsigned *knum = NULL;
+        size_t nk = 0;
+        if (block_list_partitions(d.name, &kn, &knum, &nk) >= 0 && nk > 0) {
                 json_object_put(o);
-                return r;
+                return error_set(err, EBUSY,
+                                 "refusing to create a GPT on '%s': it has no partition table but the kernel still has its partition '/dev/%s'",
+                                 d.path, kn[0]);
         }
         json_add_bool(o, "created", true);
         if (s->dry_run) {
                 json_add_bool(o, "dry_run", true);
                 *ret = o;
                 return 0;
+        }
+        r = node_is_claimed(&d, &c, err);
+        if (r < 0) {
+                json_object_put(o);
+                return r;
         }
 
         r = ped_setup(s, err);
@@ -353,7 +388,7 @@ static void sleep_ms(unsigned ms) {
 
 /* Make sure the kernel has partition `partno` exactly at start/size; add it with BLKPG if
  * it has none; return its node. */
-static int kernel_partition_ensure(const BlockDev *d, unsigned partno, uint64_t start, uint64_t size,
+static int kernel_partition_ensure(int fd, const BlockDev *d, unsigned partno, uint64_t start, uint64_t size,
                                    char **ret_node, Error *err) {
         _cleanup_(freep) char *kname = block_partition_name(d->name, partno);
         if (kname) {
@@ -366,9 +401,6 @@ static int kernel_partition_ensure(const BlockDev *d, unsigned partno, uint64_t 
                                          ") differs from partition %u of '%s' on disk: refusing to guess",
                                          kname, kstart * 512, ksize * 512, partno, d->path);
         } else {
-                _cleanup_(closep) int fd = open(d->node, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        return error_set(err, errno, "cannot open '%s': %s", d->path, strerror(errno));
                 int r = blkpg_add_partition(fd, d->path, partno, start, size, err);
                 if (r < 0)
                         return r;
@@ -437,10 +469,20 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         uint64_t first = offset / lss, last = (offset + size) / lss - 1;
         unsigned partno = (unsigned) number;
 
-        /* what is on disk now, read directly (libparted cannot tell us type GUIDs) */
-        _cleanup_(closep) int fd = open(d.node, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open '%s': %s", d.path, strerror(errno));
+        /* Claimed (flock, OFD lock, O_EXCL unless partitions of the disk are claimed, as the
+         * OS's may be) for the whole op: the other partitions may be in use, the disk itself
+         * not. What is on disk now is read through it (libparted cannot tell type GUIDs). */
+        DevExpect ex;
+        if ((r = dev_expect_parse(args, "expect", "create-partition", &ex, err)) < 0)
+                return r;
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        r = block_claim(&d,
+                        &(ClaimOptions) { .what = "partition", .read_only = s->dry_run, .partitions_in_use_ok = true,
+                                          .expect = &ex, .allow_osd_id = { -1, -1 } },
+                        &c, err);
+        if (r < 0)
+                return r;
+        int fd = c.fd;
         GptHeader h;
         _cleanup_(freep) uint8_t *entries = NULL;
         r = gpt_load(fd, lss, &h, &entries);
@@ -470,7 +512,7 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                                 _cleanup_(freep) char *node = NULL;
                                 if (s->dry_run)
                                         return result_partition(pu, NULL, false, false, ret, err);
-                                r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+                                r = kernel_partition_ensure(fd, &d, partno, offset, size, &node, err);
                                 if (r < 0)
                                         return r;
                                 return result_partition(pu, node, false, false, ret, err);
@@ -480,12 +522,11 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                                  * patch: our name at our place, libparted's default type */
                                 if (s->dry_run)
                                         return result_partition(pu, NULL, false, true, ret, err);
-                                close(TAKE_FD(fd));
-                                r = gpt_set_type(d.node, lss, partno, type, first, err);
+                                r = gpt_set_type(fd, d.path, lss, partno, type, first, err);
                                 if (r < 0)
                                         return r;
                                 _cleanup_(freep) char *node = NULL;
-                                r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+                                r = kernel_partition_ensure(fd, &d, partno, offset, size, &node, err);
                                 if (r < 0)
                                         return r;
                                 return result_partition(pu, node, false, true, ret, err);
@@ -505,7 +546,6 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                                          partno, d.path, offset, size, i + 1, e.name, e.first_lba * lss,
                                          (e.last_lba - e.first_lba + 1) * lss);
         }
-        close(TAKE_FD(fd));
 
         if (s->dry_run) {
                 json_object *o = NULL;
@@ -522,6 +562,9 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, EBUSY, "the kernel has a partition '%s' that is not in the GPT of '%s'", stale,
                                  d.path);
 
+        r = node_is_claimed(&d, &c, err);
+        if (r < 0)
+                return r;
         r = ped_setup(s, err);
         if (r < 0)
                 return r;
@@ -578,15 +621,12 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         /* libparted < 3.6 wrote its default type (Linux data): patch it on disk */
         if (!P.partition_set_type_uuid) {
                 agent_progress(p, 1, 3, "setting type %s on partition %u of '%s'", type_str, partno, d.path);
-                r = gpt_set_type(d.node, lss, partno, type, first, err);
+                r = gpt_set_type(fd, d.path, lss, partno, type, first, err);
                 if (r < 0)
                         return r;
         }
 
         /* read back what is on disk: PARTUUID (libparted made it) and the type we set */
-        fd = open(d.node, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open '%s': %s", d.path, strerror(errno));
         free(TAKE_PTR(entries));
         r = gpt_load(fd, lss, &h, &entries);
         if (r < 0)
@@ -600,7 +640,7 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
 
         agent_progress(p, 2, 3, "adding partition %u of '%s' to the kernel", partno, d.path);
         _cleanup_(freep) char *node = NULL;
-        r = kernel_partition_ensure(&d, partno, offset, size, &node, err);
+        r = kernel_partition_ensure(fd, &d, partno, offset, size, &node, err);
         if (r < 0)
                 return r;
         return result_partition(pu, node, true, false, ret, err);

@@ -5,6 +5,32 @@
 #include "agent-steps.h"
 #include "basic/json-util.h"
 
+static json_object *string_or_null(const char *v) {
+        return v ? json_object_new_string(v) : NULL;
+}
+
+/* args[key] = what the plan saw of a target (docs/agent.md "expect"); nothing when unknown. */
+static int add_expect(json_object *a, const char *key, const StepSeen *s) {
+        if (!s->set)
+                return 0;
+        json_object *e = json_object_new_object();
+        if (!e || json_add(a, key, e) < 0)
+                return -ENOMEM;
+        if (s->content) {
+                const struct {
+                        const char *key, *value;
+                } f[] = { { "type", s->type }, { "uuid", s->uuid }, { "pttype", s->pttype }, { "ptuuid", s->ptuuid } };
+                for (size_t i = 0; i < ELEMENTSOF(f); i++) {
+                        json_object *v = string_or_null(f[i].value);
+                        if ((f[i].value && !v) || json_object_object_add(e, f[i].key, v) < 0) {
+                                json_object_put(v);
+                                return -ENOMEM;
+                        }
+                }
+        }
+        return json_add_u64(e, "size", s->size);
+}
+
 /* Local names so that this file needs only the layout header, not its library. */
 int agent_request_from_step(const Step *s, json_object **ret) {
         _cleanup_json_ json_object *req = json_object_new_object();
@@ -81,6 +107,9 @@ int agent_request_from_step(const Step *s, json_object **ret) {
         default:
                 return -EINVAL;
         }
+        if (add_expect(a, "expect", &s->seen) < 0 || add_expect(a, "db_expect", &s->db_seen) < 0 ||
+            add_expect(a, "wal_expect", &s->wal_seen) < 0)
+                return -ENOMEM;
         if (json_add_string(req, "op", op) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(req);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Wipe: every signature libblkid knows (the blkid_do_probe/blkid_do_wipe loop, as wipefs
  * does), the whole GPT (primary and backup, not just their magic), and the whole bcache
- * superblock. Refuses devices outside the allow-list, mounted, held or used as swap. On a
- * partition only its content is wiped; on a whole device its partitions' contents too,
- * then the kernel forgets the partitions (BLKPG_DEL_PARTITION, never a re-read). */
+ * superblock. Refuses devices outside the allow-list and devices in use (agent-inuse.c),
+ * written only through the claimed descriptor. On a partition only its content is wiped;
+ * on a whole device the kernel first forgets its partitions (BLKPG_DEL_PARTITION, never a
+ * re-read; refused with nothing written when one is busy), then its partitions' contents
+ * and the device's own signatures go. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -93,10 +96,87 @@ static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size, const GptHeader *hd
         return r;
 }
 
+typedef struct KernelParts {
+        char **names;
+        unsigned *numbers;
+        uint64_t *start, *size; /* bytes, to put them back */
+        size_t n;
+} KernelParts;
+
+static void kernel_parts_done(KernelParts *k) {
+        strv_free(k->names);
+        free(k->numbers);
+        free(k->start);
+        free(k->size);
+        *k = (KernelParts) {};
+}
+
+static int kernel_parts_load(const BlockDev *d, KernelParts *k) {
+        int r = block_list_partitions(d->name, &k->names, &k->numbers, &k->n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        k->start = calloc(k->n + 1, sizeof(uint64_t));
+        k->size = calloc(k->n + 1, sizeof(uint64_t));
+        if (!k->start || !k->size)
+                return -ENOMEM;
+        for (size_t i = 0; i < k->n; i++) {
+                sysfs_read_u64(k->names[i], "start", &k->start[i]);
+                sysfs_read_u64(k->names[i], "size", &k->size[i]);
+                k->start[i] *= 512;
+                k->size[i] *= 512;
+        }
+        return 0;
+}
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* The kernel forgets the disk's partitions before a byte is written: BLKPG_DEL_PARTITION
+ * fails with EBUSY while anyone has one open (a BlueStore OSD that takes no O_EXCL claim
+ * included), and once a partition is gone nobody can open it again. On EBUSY the ones
+ * already removed are put back and the wipe is refused with nothing written. udev's
+ * probes open partitions for a moment: an EBUSY is retried for about a second. */
+static int kernel_parts_remove(int fd, const BlockDev *d, const KernelParts *k, Error *err) {
+        for (size_t i = 0; i < k->n; i++) {
+                Error e = {};
+                int r = 0;
+                for (int t = 0; t < 20; t++) {
+                        error_reset(&e);
+                        r = blkpg_del_partition(fd, d->path, k->numbers[i], &e);
+                        if (r != -EBUSY)
+                                break;
+                        sleep_ms(50);
+                }
+                if (r >= 0)
+                        continue;
+                for (size_t j = i; j > 0; j--)
+                        (void) blkpg_add_partition(fd, d->path, k->numbers[j - 1], k->start[j - 1], k->size[j - 1], NULL);
+                if (r == -EBUSY)
+                        return error_set(err, EBUSY,
+                                         "'%s' is in use: its partition '/dev/%s' is open (the kernel refused to remove it); refusing to wipe it",
+                                         d->path, k->names[i]);
+                return error_set(err, -r, "%s", e.message);
+        }
+        return 0;
+}
+
+static const char *kernel_parts_name(const KernelParts *k, unsigned no) {
+        for (size_t i = 0; i < k->n; i++)
+                if (k->numbers[i] == no)
+                        return k->names[i];
+        return NULL;
+}
+
 int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        _cleanup_(kernel_parts_done) KernelParts kp = {};
         _cleanup_strv_free_ char **names = calloc(1, sizeof(char *));
         const char *path;
+        DevExpect e;
         int r;
 
         if (!names)
@@ -104,20 +184,33 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
         r = json_get_string(args, "device", true, &path, "wipe", err);
         if (r < 0)
                 return r;
+        r = dev_expect_parse(args, "expect", "wipe", &e, err);
+        if (r < 0)
+                return r;
         if (!agent_device_allowed(s, path))
                 return error_set(err, EPERM, "refusing to wipe '%s' on '%s': not in the allow-list", path, agent_host(s));
         r = block_dev_resolve(path, &d, err);
         if (r < 0)
                 return r;
-        r = block_check_unused(&d, "wipe", err);
-        if (r < 0)
-                return r;
 
         bool dry = s->dry_run;
-        /* O_EXCL: fails if anyone (a mount, md, bcache) claimed the device since the check */
-        _cleanup_(closep) int fd = open(d.node, (dry ? O_RDONLY : O_RDWR | O_EXCL) | O_CLOEXEC);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open '%s' to wipe it: %s", d.path, strerror(errno));
+        /* held (O_EXCL, flock, OFD lock) until the wipe is on disk: see agent-inuse.c */
+        r = block_claim(&d, &(ClaimOptions) { .what = "wipe", .read_only = dry, .expect = &e, .allow_osd_id = { -1, -1 } },
+                        &c, err);
+        if (r < 0)
+                return r;
+        int fd = c.fd;
+
+        if (!d.is_partition) {
+                r = kernel_parts_load(&d, &kp);
+                if (r < 0)
+                        return error_set(err, r, "cannot list the partitions of '%s': %s", d.path, strerror(-r));
+                if (!dry) {
+                        r = kernel_parts_remove(fd, &d, &kp, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
 
         json_object *removed = json_object_new_array();
         if (!removed)
@@ -136,7 +229,7 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
                                 unsigned no = (unsigned) blkid_partition_get_partno(par);
                                 uint64_t start = (uint64_t) blkid_partition_get_start(par) * 512;
                                 uint64_t size = (uint64_t) blkid_partition_get_size(par) * 512;
-                                _cleanup_(freep) char *kname = block_partition_name(d.name, no);
+                                const char *kname = kernel_parts_name(&kp, no);
                                 _cleanup_(freep) char *prefix = kname ? strdup(kname) : strprintf("%s#%u", d.name, no);
                                 if (!prefix)
                                         r = -ENOMEM;
@@ -174,20 +267,8 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
         if (!dry)
                 (void) ioctl(fd, BLKFLSBUF, 0); /* drop cached blocks: the next probe reads the disk */
 
-        if (!d.is_partition && !dry) {
-                _cleanup_strv_free_ char **kn = NULL;
-                _cleanup_(freep) unsigned *nums = NULL;
-                size_t n = 0;
-                if (block_list_partitions(d.name, &kn, &nums, &n) >= 0)
-                        for (size_t i = 0; i < n; i++) {
-                                r = blkpg_del_partition(fd, d.path, nums[i], err);
-                                if (r < 0) {
-                                        json_object_put(removed);
-                                        return r;
-                                }
-                                json_object_array_add(removed, json_object_new_string(kn[i]));
-                        }
-        }
+        for (size_t i = 0; !dry && i < kp.n; i++)
+                json_object_array_add(removed, json_object_new_string(kp.names[i]));
 
         json_object *o = json_object_new_object();
         json_object *w = json_array_new_strv(names);

@@ -167,7 +167,18 @@ bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *r
 
 /* ---- freeing ---- */
 
+static void seen_done(StepSeen *s) {
+        free(s->type);
+        free(s->uuid);
+        free(s->pttype);
+        free(s->ptuuid);
+        *s = (StepSeen) {};
+}
+
 static void step_done(Step *s) {
+        seen_done(&s->seen);
+        seen_done(&s->db_seen);
+        seen_done(&s->wal_seen);
         free(s->device);
         free(s->part_device);
         free(s->reason);
@@ -318,6 +329,44 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                 n = s->limit;
         *ret = TAKE_PTR(l);
         *ret_n = n;
+        return 0;
+}
+
+/* ---- what the plan saw (Step.seen) ---- */
+
+static void seen_size(StepSeen *s, uint64_t size) {
+        seen_done(s);
+        *s = (StepSeen) { .set = true, .size = size };
+}
+
+/* Nothing on it: what a wipe leaves. */
+static void seen_blank(StepSeen *s, uint64_t size) {
+        seen_size(s, size);
+        s->content = true;
+}
+
+static int seen_content(StepSeen *s, uint64_t size, const InvContent *c, const char *pttype, const char *ptuuid) {
+        seen_blank(s, size);
+        if ((c->fstype && !(s->type = strdup(c->fstype))) || (c->uuid && !(s->uuid = strdup(c->uuid))) ||
+            (pttype && !(s->pttype = strdup(pttype))) || (ptuuid && !(s->ptuuid = strdup(ptuuid))))
+                return -ENOMEM;
+        return 0;
+}
+
+static int seen_device(StepSeen *s, const InvDevice *d) {
+        return seen_content(s, d->size, &d->content, d->pttype, d->ptuuid);
+}
+
+static int seen_partition(StepSeen *s, const InvPartition *p) {
+        return seen_content(s, p->size, &p->content, NULL, NULL);
+}
+
+/* A partition of the layout: as seen when it exists, else one this plan creates (whose
+ * bytes nobody has looked at): its size. */
+static int seen_slot_part(StepSeen *s, const SlotPart *sp) {
+        if (sp->existing)
+                return seen_partition(s, sp->existing);
+        seen_size(s, sp->size);
         return 0;
 }
 
@@ -727,6 +776,11 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         st->slot = (unsigned) slot;
         if (!st->partname)
                 return oom(c);
+        /* a GPT the plan creates has a disk GUID nobody knows yet */
+        if (f->gpt)
+                seen_size(&st->seen, f->dev->size);
+        else if (seen_device(&st->seen, f->dev) < 0)
+                return oom(c);
         /* partition table edits on one device run one after the other */
         if (step_dep(c, id, f->last_part_step ?: f->gpt_step) < 0)
                 return oom(c);
@@ -775,6 +829,8 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->mk_cache_step = id;
+                if (seen_slot_part(&step_get(c, id)->seen, cp) < 0)
+                        return oom(c);
                 break;
         case STEP_MAKE_BCACHE_BACKING:
                 if (backing_ready)
@@ -784,6 +840,10 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->mk_back_step = id;
+                if (s->wipe)
+                        seen_blank(&step_get(c, id)->seen, d->size);
+                else if (seen_device(&step_get(c, id)->seen, d) < 0)
+                        return oom(c);
                 if (step_dep(c, id, s->wipe_step) < 0)
                         return oom(c);
                 break;
@@ -866,6 +926,14 @@ static int emit_osd(Ctx *c, size_t slot) {
                 return oom(c);
         st->db_partnum = db->partnum;
         st->wal_partnum = wal->partnum;
+        /* the data device as seen, unless this plan wipes it or puts bcache on it first */
+        if (s->wipe || s->mk_back_step)
+                seen_size(&st->seen, d->size);
+        else if (seen_device(&st->seen, d) < 0)
+                return oom(c);
+        if ((db->wanted && seen_slot_part(&st->db_seen, db) < 0) ||
+            (wal->wanted && seen_slot_part(&st->wal_seen, wal) < 0))
+                return oom(c);
         st->journal_partnum = jn->partnum;
 
         unsigned last_bcache = s->tune_step ?: s->attach_step;
@@ -975,7 +1043,7 @@ static int plan_host(Ctx *c) {
                         continue;
                 f->wipe_step = add_step(c, STEP_WIPE, f->dev->path,
                                         strprintf("wipe signatures and partition table of %s (wipe: true)", f->dev->path));
-                if (!f->wipe_step)
+                if (!f->wipe_step || seen_device(&step_get(c, f->wipe_step)->seen, f->dev) < 0)
                         return oom(c);
         }
         for (size_t i = 0; i < n_data; i++) {
@@ -984,7 +1052,7 @@ static int plan_host(Ctx *c) {
                         continue;
                 s->wipe_step = add_step(c, STEP_WIPE, s->data->path,
                                         strprintf("wipe signatures and partition table of %s (wipe: true)", s->data->path));
-                if (!s->wipe_step)
+                if (!s->wipe_step || seen_device(&step_get(c, s->wipe_step)->seen, s->data) < 0)
                         return oom(c);
         }
         /* phase 2: GPTs */
@@ -994,6 +1062,10 @@ static int plan_host(Ctx *c) {
                         continue;
                 f->gpt_step = add_step(c, STEP_CREATE_GPT, f->dev->path, strprintf("create an empty GPT on %s", f->dev->path));
                 if (!f->gpt_step || step_dep(c, f->gpt_step, f->wipe_step) < 0)
+                        return oom(c);
+                if (f->wipe)
+                        seen_blank(&step_get(c, f->gpt_step)->seen, f->dev->size);
+                else if (seen_device(&step_get(c, f->gpt_step)->seen, f->dev) < 0)
                         return oom(c);
         }
         /* phase 3: partitions, per fast device in slot order; an OSD already in place needs none */

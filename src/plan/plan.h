@@ -44,6 +44,17 @@ typedef enum PartRole {
         _PART_ROLE_MAX_,
 } PartRole;
 
+/* What the plan saw of a step's target: the inventory's view, or what the plan's own earlier
+ * steps leave there. The agent gets it as the request's "expect" and refuses the step when
+ * the device changed since the plan (docs/agent.md). */
+typedef struct StepSeen {
+        bool set;                /* false: nothing to send */
+        bool content;            /* type, uuid, pttype and ptuuid are known (else only the size) */
+        char *type, *uuid;       /* blkid TYPE and UUID; NULL: none */
+        char *pttype, *ptuuid;   /* whole devices: the partition table; NULL: none */
+        uint64_t size;           /* bytes */
+} StepSeen;
+
 typedef struct Step {
         unsigned id;             /* 1-based, unique within the host plan; steps are in a valid order */
         StepKind kind;
@@ -79,6 +90,10 @@ typedef struct Step {
         Objectstore objectstore;
         char *half_made_osd_fsid;/* the data device carries a half-made OSD with this osd uuid
                                     (what the plan saw; apply decides whether it is cephprov's) */
+
+        /* the target (`device`, or partition `partname` for MAKE_BCACHE_CACHE), and the
+         * STEP_CREATE_OSD DB/WAL partitions, as the plan saw them */
+        StepSeen seen, db_seen, wal_seen;
 
         unsigned *deps;          /* ids of steps that must succeed first */
         size_t n_deps;

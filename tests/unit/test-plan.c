@@ -551,6 +551,50 @@ static void test_half_made_osd(void) {
         CHECK(strstr(plan_refused(l, s, &err), "carries an existing ceph_bluestore signature; refusing to touch it") != NULL);
 }
 
+/* What the plan saw of each step's target (sent to the agent as "expect"): the inventory's
+ * view, blank after the plan's own wipe, only the size where the plan changes it first. */
+static void test_seen(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        InvDevice *sdd = dev_mut(s, "node2", "/dev/sdd");
+        sdd->content.fstype = strdup("xfs");
+        sdd->content.uuid = strdup("0d0e0f10-1112-4314-9516-171819202122");
+        profile0(l)->wipe = true;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *hp = &p->hosts[1];
+        size_t n = 0;
+        for (size_t i = 0; i < hp->n_steps; i++) {
+                const Step *st = &hp->steps[i];
+                CHECK(st->seen.set || st->kind == STEP_BCACHE_ATTACH || st->kind == STEP_BCACHE_TUNE);
+                if (st->kind == STEP_WIPE) {
+                        CHECK(st->seen.content);
+                        CHECK_STREQ(st->seen.type, "xfs");
+                        CHECK_STREQ(st->seen.uuid, sdd->content.uuid);
+                        CHECK_INTEQ(st->seen.size, sdd->size);
+                        n++;
+                }
+                if (st->kind == STEP_MAKE_BCACHE_BACKING && streq(st->device, "/dev/sdd")) {
+                        CHECK(st->seen.content && !st->seen.type && !st->seen.uuid && !st->seen.pttype);
+                        n++;
+                }
+                if (st->kind == STEP_CREATE_PARTITION) {
+                        const InvDevice *f = inventory_find_device(inventory_set_find(s, "node2"), st->device);
+                        CHECK(f && st->seen.content && f->ptuuid);
+                        if (f && f->ptuuid)
+                                CHECK_STREQ(st->seen.ptuuid, f->ptuuid);
+                }
+                if (st->kind == STEP_CREATE_OSD && streq(st->device, "/dev/sdd")) {
+                        /* bcache goes on first: only its size is known */
+                        CHECK(st->seen.set && !st->seen.content && st->seen.size == sdd->size);
+                        CHECK(st->db_seen.set && !st->db_seen.content && st->db_seen.size > 0);
+                        n++;
+                }
+        }
+        CHECK_INTEQ(n, 3);
+}
+
 static void test_mounted_refused(void) {
         _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
         _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
@@ -843,6 +887,7 @@ int main(void) {
         TEST_RUN(test_not_allowed);
         TEST_RUN(test_foreign_signature);
         TEST_RUN(test_half_made_osd);
+        TEST_RUN(test_seen);
         TEST_RUN(test_mounted_refused);
         TEST_RUN(test_keep_partitions);
         TEST_RUN(test_blank_fast_device);

@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Devices in use are never written, on real loop devices: a helper process holds a loop
+ * the way a raw-mode BlueStore OSD does (O_RDWR|O_DIRECT and flock, no O_EXCL), or with an
+ * OFD lock, or open for writing without a lock, or a partition of it; a loop stacked on
+ * it; a mounted btrfs (one and two devices); a process named ceph-osd whose data directory
+ * names it; and a device that changed since the plan (a real plan of its inventory). Each
+ * destructive op is refused naming the device and the holder, and the bytes — both GPT
+ * copies included — are compared by sha256 before and after. Run as root; skipped (77)
+ * otherwise. */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "agent/agent.h"
+#include "agent/agent-steps.h"
+#include "basic/json-util.h"
+#include "basic/sha256.h"
+#include "block-util.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+
+#define MiB (1024ULL * 1024ULL)
+
+static unsigned next_id = 1;
+
+static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
+static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
+        char args[4096], buf[8192];
+        va_list ap;
+        va_start(ap, args_fmt);
+        vsnprintf(args, sizeof(args), args_fmt, ap);
+        va_end(ap);
+        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
+        json_object *req = json_tokener_parse(buf);
+        if (!req) {
+                fprintf(stderr, "bad test request: %s\n", buf);
+                exit(1);
+        }
+        json_object *resp = NULL;
+        if (agent_dispatch(s, req, &resp, NULL, NULL) < 0)
+                exit(1);
+        json_object_put(req);
+        return resp;
+}
+
+/* A request as the executor sends it: {"op", "args"} plus an id. */
+static json_object *call_req(AgentState *s, json_object *req) {
+        json_object_object_add(req, "id", json_object_new_int((int) next_id++));
+        json_object *resp = NULL;
+        if (agent_dispatch(s, req, &resp, NULL, NULL) < 0)
+                exit(1);
+        return resp;
+}
+
+static json_object *jget(json_object *o, const char *path) {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
+                if (!json_object_object_get_ex(o, k, &o))
+                        return NULL;
+        return o;
+}
+
+static const char *jstr(json_object *o, const char *path) {
+        json_object *v = jget(o, path);
+        return v ? json_object_get_string(v) : "";
+}
+
+static bool resp_ok(json_object *r) {
+        json_object *ok;
+        bool v = r && json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok);
+        if (!v)
+                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
+        return v;
+}
+
+/* EBUSY (or `code`) and a message holding every one of the NULL-terminated strings. */
+static bool refused(json_object *r, const char *code, ...) {
+        bool ok = streq(jstr(r, "error.errno"), code);
+        va_list ap;
+        va_start(ap, code);
+        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+                if (!strstr(jstr(r, "error.message"), s))
+                        ok = false;
+        va_end(ap);
+        if (!ok)
+                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
+        return ok;
+}
+
+/* An agent allowed `dev` (and so its partitions) and, when given, `dev2`. */
+static AgentState *agent_for2(const char *dev, const char *dev2, bool dry) {
+        AgentState *s = agent_state_new();
+        json_object *r = call(s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\",\"%s\"],\"dry_run\":%s}", dev,
+                              dev2 ? dev2 : dev, dry ? "true" : "false");
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        return s;
+}
+
+static AgentState *agent_for(const char *dev, bool dry) {
+        return agent_for2(dev, NULL, dry);
+}
+
+static char *dev_hash(const char *dev) {
+        char hex[65];
+        Error err = {};
+        if (sha256_file(dev, 0, 0, hex, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                return strdup("");
+        }
+        return strdup(hex);
+}
+
+/* ---- holders: child processes that keep a device the way an OSD would ---- */
+
+typedef enum HoldHow {
+        HOLD_FLOCK,          /* BlueStore's KernelDevice: O_RDWR|O_DIRECT + flock(LOCK_EX|LOCK_NB) */
+        HOLD_OFD,            /* O_RDWR + an OFD write lock over the whole device */
+        HOLD_WRITE,          /* O_WRONLY, no lock */
+        HOLD_READ,           /* O_RDONLY, no lock: not "in use", but keeps a partition open */
+} HoldHow;
+
+/* A child holding `dev`; it waits until killed. Returns its pid. */
+static pid_t hold(const char *dev, HoldHow how) {
+        int p[2];
+        if (pipe(p) < 0)
+                exit(1);
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(p[0]);
+                prctl(PR_SET_NAME, "bstore-like");
+                int flags = how == HOLD_FLOCK ? O_RDWR | O_DIRECT : how == HOLD_OFD ? O_RDWR : how == HOLD_WRITE ? O_WRONLY : O_RDONLY;
+                int fd = open(dev, flags);
+                bool ok = fd >= 0;
+                if (ok && how == HOLD_FLOCK)
+                        ok = flock(fd, LOCK_EX | LOCK_NB) == 0;
+                if (ok && how == HOLD_OFD) {
+                        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+                        ok = fcntl(fd, F_OFD_SETLK, &fl) == 0;
+                }
+                ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        char c = 0;
+        CHECK(read(p[0], &c, 1) == 1 && c == '1');
+        close(p[0]);
+        return pid;
+}
+
+static void unhold(pid_t pid) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+/* "<what> pid N (bstore-like)", as the agent names a holder */
+static char *pidstr(const char *what, pid_t pid) {
+        return strprintf("%s pid %d (bstore-like)", what, (int) pid);
+}
+
+/* --- a BlueStore-like flock: wipe, dry-run wipe, create-gpt refused; bytes unchanged --- */
+static void test_flock(void) {
+        const char *L = bu_loop(64, true);
+        CHECK(sh("dd if=/dev/urandom of=%s bs=1M count=64 2>/dev/null", L) == 0);
+        char *before = dev_hash(L);
+        pid_t pid = hold(L, HOLD_FLOCK);
+        _cleanup_(freep) char *who = pidstr("locked by", pid);
+
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, "is in use", NULL));
+        json_object_put(r);
+        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+
+        /* a dry run takes no lock, and still sees this one (/proc/locks, fdinfo) */
+        s = agent_for(L, true);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+
+        /* let go: the same wipe goes through */
+        unhold(pid);
+        s = agent_for(L, false);
+        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        agent_state_free(s);
+        free(before);
+}
+
+/* --- an OFD lock, and a writer without any lock --- */
+static void test_ofd_and_writer(void) {
+        const char *L = bu_loop(64, true);
+        CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
+        char *before = dev_hash(L);
+        AgentState *s = agent_for(L, false);
+
+        pid_t pid = hold(L, HOLD_OFD);
+        _cleanup_(freep) char *who = pidstr("locked by", pid);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        unhold(pid);
+
+        pid = hold(L, HOLD_WRITE);
+        _cleanup_(freep) char *w = pidstr("open for writing by", pid);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, w, NULL));
+        json_object_put(r);
+        unhold(pid);
+
+        /* a reader (blkid, udev) is no reason to refuse */
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+        pid = hold(L, HOLD_READ);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        unhold(pid);
+        agent_state_free(s);
+        free(before);
+}
+
+/* A loop with a GPT and two partitions, p2 full of random bytes. */
+static const char *gpt_loop(void) {
+        const char *L = bu_loop(128, true);
+        CHECK(sh("sgdisk -n 1:2048:+32M -c 1:one -n 2:0:+64M -c 2:two %s >/dev/null && partx -a %s", L, L) == 0);
+        CHECK(sh("dd if=/dev/urandom of=%sp2 bs=1M count=64 2>/dev/null", L) == 0);
+        return L;
+}
+
+/* --- a held partition: the whole-device wipe is refused, GPT (both copies) and data intact --- */
+static void test_partition_held(void) {
+        const char *L = gpt_loop();
+        char p1[64], p2[64];
+        snprintf(p1, sizeof(p1), "%sp1", L);
+        snprintf(p2, sizeof(p2), "%sp2", L);
+        char *before = dev_hash(L);
+        AgentState *s = agent_for(L, false);
+
+        pid_t pid = hold(p2, HOLD_FLOCK);
+        _cleanup_(freep) char *who = pidstr("locked by", pid);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, "its partition", p2, who, NULL));
+        json_object_put(r);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", p2);
+        CHECK(refused(r, "EBUSY", p2, who, NULL));
+        json_object_put(r);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+        CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
+        CHECK(access(p1, F_OK) == 0 && access(p2, F_OK) == 0);
+        unhold(pid);
+
+        /* a partition merely open (not "in use" by the scan) still stops the wipe before a
+         * byte is written: the kernel refuses to drop it, and p1, dropped already, is back */
+        pid = hold(p2, HOLD_READ);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, p2, "the kernel refused to remove it", NULL));
+        json_object_put(r);
+        after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+        CHECK(sh("test -e /sys/class/block/%s/%sp1 && test -e /sys/class/block/%s/%sp2", L + 5, L + 5, L + 5, L + 5) == 0);
+        unhold(pid);
+
+        /* the disk held as a whole: a partition of it is refused */
+        pid = hold(L, HOLD_WRITE);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
+        CHECK(refused(r, "EBUSY", p1, "its disk", L, "open for writing", NULL));
+        json_object_put(r);
+        unhold(pid);
+        after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+        agent_state_free(s);
+        free(before);
+}
+
+/* --- create-partition: refused on a held disk, not for a held partition (an OSD's DB) --- */
+static void test_create_partition(void) {
+        const char *L = gpt_loop();
+        char p2[64];
+        snprintf(p2, sizeof(p2), "%sp2", L);
+        char *table = sh_out("sgdisk -p %s", L);
+        char *before = dev_hash(L);
+        AgentState *s = agent_for(L, false);
+
+        pid_t pid = hold(L, HOLD_FLOCK);
+        _cleanup_(freep) char *who = pidstr("locked by", pid);
+        json_object *r = call(s, "create-partition",
+                              "{\"device\":\"%s\",\"number\":3,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
+                              "\"type_guid\":\"%s\"}",
+                              L, 100 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        unhold(pid);
+        char *t2 = sh_out("sgdisk -p %s", L), *after = dev_hash(L);
+        CHECK_STREQ(table, t2);
+        CHECK_STREQ(before, after);
+        free(t2);
+        free(after);
+
+        pid = hold(p2, HOLD_FLOCK);
+        r = call(s, "create-partition",
+                 "{\"device\":\"%s\",\"number\":3,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
+                 "\"type_guid\":\"%s\"}",
+                 L, 100 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        unhold(pid);
+        CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
+        agent_state_free(s);
+        free(table);
+        free(before);
+}
+
+/* --- a loop device stacked on it (the kernel holds the file, no process does) --- */
+static void test_loop_stacked(void) {
+        const char *L = bu_loop(64, true);
+        char *top = sh_out("losetup -f --show %s", L);
+        CHECK(startswith(top, "/dev/loop"));
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, "the backing device of", top + 5, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+        if (startswith(top, "/dev/loop"))
+                sh("losetup -d %s", top);
+        free(top);
+}
+
+/* --- a process named ceph-osd whose data directory names the device (an OSD starting,
+ *     not yet holding it) — a shell script stand-in: a real ceph-osd needs a cluster --- */
+static void test_ceph_osd(void) {
+        const char *L = bu_loop(64, true);
+        char dir[300], script[300];
+        snprintf(dir, sizeof(dir), "%s/osd-7", bu_dir);
+        snprintf(script, sizeof(script), "%s/ceph-osd", bu_dir);
+        CHECK(sh("mkdir -p %s && ln -sf %s %s/block && printf '#!/bin/sh\\nsleep 600\\n' >%s && chmod +x %s", dir, L,
+                 dir, script, script) == 0);
+        int p[2];
+        CHECK(pipe(p) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+                setpgid(0, 0);
+                close(p[0]);
+                fcntl(p[1], F_SETFD, FD_CLOEXEC);
+                execl(script, script, "-f", "--cluster", "ceph", "--id", "7", "--osd-data", dir, (char *) NULL);
+                _exit(127);
+        }
+        close(p[1]);
+        char c;
+        CHECK(read(p[0], &c, 1) == 0); /* EOF: exec'd */
+        close(p[0]);
+        for (int i = 0; i < 100; i++) {
+                _cleanup_(freep) char *comm = sh_out("cat /proc/%d/comm", (int) pid);
+                if (streq(comm, "ceph-osd"))
+                        break;
+                usleep(10000);
+        }
+        _cleanup_(freep) char *who = strprintf("used by ceph-osd pid %d (osd.7", (int) pid);
+
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+        /* osd-create for that very OSD (a re-sent request) passes the check; another id not */
+        s = agent_for(L, true);
+        r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":8}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+/* --- btrfs (mountinfo says 0:N): one device, and the second device of a two-device fs --- */
+static void test_btrfs(void) {
+        if (sh("command -v mkfs.btrfs >/dev/null") != 0 || sh("grep -qw btrfs /proc/filesystems") != 0) {
+                fprintf(stderr, "  (no mkfs.btrfs or no btrfs in this kernel: skipped)\n");
+                CHECK(1);
+                return;
+        }
+        const char *A = bu_loop(300, true), *B = bu_loop(300, true);
+        char mnt[300];
+        snprintf(mnt, sizeof(mnt), "%s/mnt-btrfs", bu_dir);
+        mkdir(mnt, 0755);
+        CHECK(sh("mkfs.btrfs -q -f %s >/dev/null && mount %s %s", A, A, mnt) == 0);
+        /* a mounted btrfs writes to its device itself: its identity is compared, not bytes */
+        char *before = sh_out("blkid -p -o value -s TYPE -s UUID %s", A);
+        AgentState *s = agent_for2(A, B, false);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", A);
+        CHECK(refused(r, "EBUSY", A, "mounted on", mnt, NULL));
+        json_object_put(r);
+        /* the inventory sees the mount too */
+        r = call(s, "inventory", "{}");
+        json_object *devs = jget(r, "result.devices");
+        const char *mp = "";
+        for (size_t i = 0; devs && i < json_object_array_length(devs); i++)
+                if (streq(jstr(json_object_array_get_idx(devs, i), "path"), A))
+                        mp = jstr(json_object_array_get_idx(devs, i), "content.mountpoint");
+        CHECK_STREQ(mp, mnt);
+        json_object_put(r);
+        sh("umount %s", mnt);
+        char *after = sh_out("blkid -p -o value -s TYPE -s UUID %s", A);
+        CHECK(strstr(before, "btrfs") != NULL);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+
+        /* mountinfo names only the first device of a multi-device btrfs */
+        CHECK(sh("mkfs.btrfs -q -f -d single -m single %s %s >/dev/null && mount %s %s", A, B, A, mnt) == 0);
+        before = sh_out("blkid -p -o value -s TYPE -s UUID %s", B);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", B);
+        CHECK(refused(r, "EBUSY", B, "mounted on", mnt, NULL));
+        json_object_put(r);
+        sh("umount %s", mnt);
+        after = sh_out("blkid -p -o value -s TYPE -s UUID %s", B);
+        CHECK(strstr(before, "btrfs") != NULL);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+        agent_state_free(s);
+}
+
+/* --- changed since the plan: a real plan of the agent's inventory, its requests sent after
+ *     the device changed --- */
+static Plan *plan_of_profile(AgentState *s, const char *profile);
+
+static Plan *plan_of(AgentState *s, const char *L) {
+        _cleanup_(freep) char *p = strprintf("    allow: ['%s']\n"
+                                             "    data: {devices: ['%s']}\n"
+                                             "    wipe: true\n",
+                                             L, L);
+        return plan_of_profile(s, p);
+}
+
+static Plan *plan_of_profile(AgentState *s, const char *profile) {
+        json_object *r = call(s, "inventory", "{}");
+        Inventory *inv = NULL;
+        Error err = {};
+        CHECK(inventory_from_json(jget(r, "result"), &inv, &err) == 0);
+        json_object_put(r);
+        InventorySet *set = calloc(1, sizeof(InventorySet));
+        CHECK(set && inv && inventory_set_add(set, inv) == 0);
+        _cleanup_(freep) char *y = strprintf("cluster: {name: ceph, admin_host: node1}\n"
+                                             "profiles:\n"
+                                             "  p:\n"
+                                             "%s"
+                                             "hosts:\n"
+                                             "  - {name: node1, profile: p, transport: local}\n",
+                                             profile);
+        Layout *l = NULL;
+        CHECK(layout_load_string("test.yaml", y, strlen(y), &l, &err) == 0);
+        Plan *p = NULL;
+        if (l && plan_compute(l, set, &p, &err) < 0)
+                fprintf(stderr, "  %s\n", err.message);
+        CHECK(p != NULL);
+        layout_free(l);
+        inventory_set_free(set);
+        return p;
+}
+
+static const Step *plan_step(const Plan *p, StepKind k) {
+        for (size_t i = 0; p && i < p->n_hosts; i++)
+                for (size_t j = 0; j < p->hosts[i].n_steps; j++)
+                        if (p->hosts[i].steps[j].kind == k)
+                                return &p->hosts[i].steps[j];
+        return NULL;
+}
+
+static void test_changed_since_plan(void) {
+        const char *L = bu_loop(512, true);
+        CHECK(sh("mkfs.xfs -q -f %s", L) == 0);
+        AgentState *s = agent_for(L, false);
+        _cleanup_(plan_freep) Plan *p = plan_of(s, L);
+        const Step *w = plan_step(p, STEP_WIPE);
+        CHECK(w != NULL);
+        if (!w)
+                return;
+        json_object *req = NULL;
+        CHECK(agent_request_from_step(w, &req) == 0);
+        CHECK_STREQ(jstr(req, "args.expect.type"), "xfs");
+        CHECK_INTEQ(json_object_get_int64(jget(req, "args.expect.size")), 512 * MiB);
+
+        /* someone put another file system there since */
+        CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
+        char *before = dev_hash(L);
+        json_object *r = call_req(s, req);
+        CHECK(refused(r, "ESTALE", L, "changed since the plan: type ext4, was xfs", "re-run plan", NULL));
+        json_object_put(r);
+        json_object_put(req);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+
+        /* planned as blank, an OSD appeared meanwhile: osd-create is refused before ceph-volume
+         * (dry run: it would stop right before ceph-volume anyway) */
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        plan_free(p);
+        p = plan_of(s, L);
+        const Step *o = plan_step(p, STEP_CREATE_OSD);
+        CHECK(o != NULL);
+        if (!o)
+                return;
+        req = NULL;
+        CHECK(agent_request_from_step(o, &req) == 0);
+        CHECK(jget(req, "args.expect") && json_object_get_type(jget(req, "args.expect.type")) == json_type_null);
+        json_object_object_add(jget(req, "args"), "osd_id", json_object_new_int(7));
+        CHECK(sh("printf 'bluestore block device\\n0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9\\n' | dd of=%s conv=notrunc 2>/dev/null",
+                 L) == 0);
+        AgentState *dry = agent_for(L, true);
+        r = call_req(dry, req);
+        CHECK(refused(r, "ESTALE", L, "changed since the plan: type ceph_bluestore, was empty; re-run plan", NULL));
+        json_object_put(r);
+        /* the same request without what the plan saw (an older controller) is not refused */
+        json_object_object_del(jget(req, "args"), "expect");
+        r = call_req(dry, req);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        json_object_put(req);
+        agent_state_free(dry);
+        agent_state_free(s);
+}
+
+/* --- an unchanged device passes: a plan's disk steps sent in order, each carrying what the
+ *     plan saw (a GPT with its disk GUID, a partition this plan adds), then osd-create --- */
+static void test_unchanged_passes(void) {
+        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
+        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
+        AgentState *s = agent_for2(ssd, hdd, false);
+        _cleanup_(freep) char *prof = strprintf("    allow: ['%s', '%s']\n"
+                                                "    data: {devices: ['%s']}\n"
+                                                "    fast: {devices: ['%s']}\n"
+                                                "    db_size: 64M\n",
+                                                ssd, hdd, hdd, ssd);
+        for (int round = 0; round < 2; round++) {
+                Plan *p = plan_of_profile(s, prof);
+                size_t n_osd = 0, n_part = 0;
+                for (size_t i = 0; p && i < p->n_hosts; i++)
+                        for (size_t j = 0; j < p->hosts[i].n_steps; j++) {
+                                const Step *st = &p->hosts[i].steps[j];
+                                json_object *req = NULL;
+                                CHECK(agent_request_from_step(st, &req) == 0);
+                                CHECK(jget(req, "args.expect") != NULL);
+                                if (st->kind == STEP_CREATE_PARTITION) {
+                                        n_part++;
+                                        _cleanup_(freep) char *g = sh_out("sgdisk -p %s | sed -n 's/^Disk identifier (GUID): //p' | tr A-F a-f", ssd);
+                                        CHECK_STREQ(jstr(req, "args.expect.ptuuid"), g);
+                                }
+                                AgentState *a = s;
+                                if (st->kind == STEP_CREATE_OSD) {
+                                        n_osd++;
+                                        /* round 1: the DB partition exists now and is seen whole */
+                                        json_object *de = jget(req, "args.db_expect");
+                                        CHECK(de && json_object_object_get_ex(de, "size", NULL));
+                                        CHECK(json_object_object_get_ex(de, "type", NULL) == (round == 1));
+                                        json_object_object_add(jget(req, "args"), "osd_id", json_object_new_int(3));
+                                        a = agent_for2(ssd, hdd, true);
+                                }
+                                json_object *r = call_req(a, req);
+                                CHECK(resp_ok(r));
+                                json_object_put(r);
+                                json_object_put(req);
+                                if (a != s)
+                                        agent_state_free(a);
+                        }
+                CHECK_INTEQ(n_osd, 1);
+                CHECK_INTEQ(n_part, round == 0 ? 1 : 0);
+                plan_free(p);
+        }
+        agent_state_free(s);
+}
+
+int main(void) {
+        bu_init();
+        TEST_RUN(test_flock);
+        TEST_RUN(test_ofd_and_writer);
+        TEST_RUN(test_partition_held);
+        TEST_RUN(test_create_partition);
+        TEST_RUN(test_loop_stacked);
+        TEST_RUN(test_ceph_osd);
+        TEST_RUN(test_btrfs);
+        TEST_RUN(test_changed_since_plan);
+        TEST_RUN(test_unchanged_passes);
+        return test_result();
+}
