@@ -19,6 +19,9 @@
 #   activate    ceph-volume activate
 #   start       systemctl start ceph-osd@N
 #   wait-up     the controller waits for the OSDs to come up and in
+#   foreign     no kill: a half-made BlueStore label that no run of cephprov made (a random
+#               osd uuid) on one data device: apply refuses that device and leaves its bytes
+#               as they were, and makes the other OSDs
 #   unreachable a crash in prepare, then a re-run with one host unreachable: that host's
 #               pending ids must stay in the OSD map (not released), the others converge;
 #               then with the host back, everything converges
@@ -38,7 +41,7 @@ LAB=${LAB:-$top/contrib/lab/lab}
 CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
 export LAB_PREFIX=${LAB_PREFIX:-cpks}
 export LAB_SUBNET=${LAB_SUBNET:-10.99.15}
-POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable}
+POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable foreign}
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
 for t in ceph-volume ceph-mon ceph-osd python3 wipefs partx; do
@@ -248,6 +251,38 @@ kill_host_osd_work() {
         echo "ok [$POINT]: killed $n ceph-volume / mkfs processes on the hosts"
 }
 
+# A half-made label nobody can account for: refused, untouched; the other OSDs are made.
+foreign_half_made() {
+        local h dev
+        h=$(hosts | head -1)
+        dev=$(py 'import json,sys
+p=json.load(open(sys.argv[1]))
+print([s["device"] for x in p["hosts"] if x["host"]==sys.argv[2] for s in x["steps"] if s["kind"]=="create-osd"][0])' "$DIR/plan.json" "$h")
+        # BlueStore's main label as mkfs writes it before whoami and ready, crc32c included
+        py '
+import struct, sys, uuid
+u = uuid.uuid4()
+txt = b"bluestore block device\n" + str(u).encode() + b"\n"
+def s(b): return struct.pack("<I", len(b)) + b
+body = u.bytes + struct.pack("<Q", 512 << 20) + struct.pack("<II", 1700000000, 0) + s(b"main") + struct.pack("<I", 0)
+enc = txt + bytes([2, 1]) + struct.pack("<I", len(body)) + body
+crc = 0xffffffff
+for b in enc:
+    crc ^= b
+    for _ in range(8): crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
+lab = enc + struct.pack("<I", crc)
+with open(sys.argv[1], "r+b") as f:
+    f.write(lab + bytes(4096 - len(lab)))
+' "$dev"
+        local before; before=$(head -c 4096 "$dev" | sha256sum)
+        if "$CEPHPROV" apply "$L" --yes > "$DIR/apply-f.log" 2>&1; then cat "$DIR/apply-f.log"; fail "apply accepted a half-made OSD nobody made"; fi
+        grep -q "that no run of cephprov started" "$DIR/apply-f.log" || { cat "$DIR/apply-f.log"; fail "no clear refusal for the foreign half-made OSD on $h:$dev"; }
+        [ "$(head -c 4096 "$dev" | sha256sum)" = "$before" ] || fail "the foreign half-made label on $h:$dev was changed"
+        local up; up=$(ceph_ osd dump -f json | py 'import json,sys; print(sum(1 for o in json.load(sys.stdin)["osds"] if o["up"]))')
+        [ "$up" = $((n_planned - 1)) ] || fail "$up OSDs up, want the $((n_planned - 1)) others"
+        ok "a half-made label no run of cephprov made on $h:$dev: refused, its bytes unchanged; the other $up OSDs up"
+}
+
 # The cluster matches the plan exactly.
 check_converged() {
         ceph_ osd dump -f json > "$DIR/dump.json"
@@ -342,6 +377,10 @@ print(" ".join(str(i) for i in sorted(i for i in ids if i in dump)))' "$J" "$DIR
                 ;;
         crash)
                 kill_at prepare "$delay" "$DIR/apply-1.log" crash
+                ;;
+        foreign)
+                foreign_half_made
+                continue
                 ;;
         *)
                 kill_at "$phase" "$delay" "$DIR/apply-1.log"
