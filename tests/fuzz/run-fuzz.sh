@@ -12,7 +12,7 @@ set -eu
 duration=${1:-60}
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${2:-$srcdir/build-fuzz}
-targets=${FUZZ_TARGETS:-layout ceph agent}
+targets=${FUZZ_TARGETS:-layout ceph agent ondisk}
 
 case $duration in
 ''|*[!0-9]*) echo "usage: $0 [DURATION-SECONDS] [BUILDDIR]" >&2; exit 2 ;;
@@ -78,6 +78,24 @@ ceph_seeds() {
         echo "$dir"
 }
 
+# fuzz-ondisk's seeds: the captures of tests/data/ondisk in the target's framing (first
+# byte the format; for a GPT then the sector-size code, the device size in sectors as
+# 8 bytes little-endian, the header sector and its entries).
+ondisk_seeds() {
+        dir=$builddir/fuzz-seeds-ondisk
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        n_lba='\000\040\000\000\000\000\000\000' # 8192
+        { printf "\000\000$n_lba"; dd if="$data/ondisk/gpt-primary.bin" bs=512 skip=1 status=none; } >"$dir/gpt-primary"
+        { printf "\000\000$n_lba"; dd if="$data/ondisk/gpt-backup.bin" bs=512 skip=32 status=none
+          dd if="$data/ondisk/gpt-backup.bin" bs=512 count=32 status=none; } >"$dir/gpt-backup"
+        for f in "$data"/ondisk/bcache-*.sb; do
+                { printf '\001'; cat "$f"; } >"$dir/$(basename "$f")"
+        done
+        { printf '\002'; cat "$data/ondisk/bluestore-label.bin"; } >"$dir/bluestore-label"
+        echo "$dir"
+}
+
 status=0
 for t in $targets; do
         corpus=$builddir/fuzz-corpus-$t
@@ -88,7 +106,7 @@ for t in $targets; do
         layout) seeds="$fuzz/corpus-layout $data/layout-invalid"; opts="-max_len=8192 -dict=$fuzz/fuzz-layout.dict" ;;
         ceph) seeds=$(ceph_seeds); opts="-max_len=65536 -dict=$fuzz/fuzz-ceph.dict" ;;
         agent) seeds=$fuzz/corpus-agent; opts="-max_len=4096 -dict=$fuzz/fuzz-agent.dict" ;;
-        ondisk) seeds=$data/ondisk; opts="-max_len=20480" ;;
+        ondisk) seeds=$(ondisk_seeds); opts="-max_len=20480" ;;
         *) echo "unknown fuzz target '$t'" >&2; exit 2 ;;
         esac
         echo "==> fuzz-$t, ${each}s"
