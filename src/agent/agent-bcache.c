@@ -441,6 +441,10 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 return r;
         if ((r = json_get_int(args, "timeout", false, &timeout, "bcache-teardown", err)) < 0 && r != -ENOENT)
                 return r;
+        /* milliseconds are counted in an int64_t: bound the seconds (a week is plenty) */
+        if (timeout < 0 || timeout > 7 * 86400)
+                return error_set(err, EINVAL, "bcache-teardown: timeout %" PRId64 " is not in 0..604800 seconds",
+                                 timeout);
 
         BcacheSuper sb;
         r = read_super_of(&backing, &sb, err);

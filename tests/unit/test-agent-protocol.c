@@ -40,7 +40,25 @@ static void test_not_json_has_null_id(void) {
         CHECK(strstr(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN), "\"id\":null") != NULL);
 }
 
+/* run's timeout is unsigned seconds inside: 2^32 became 0, which means "no timeout" */
+static void test_run_timeout_range(void) {
+        _cleanup_(agent_state_freep) AgentState *s = agent_state_new();
+        _cleanup_json_ json_object *c = line(s, "{\"id\":1,\"op\":\"configure\",\"args\":{\"allow\":[],\"dry_run\":true}}");
+        CHECK_STREQ(json_object_to_json_string_ext(json_object_object_get(c, "ok"), 0), "true");
+        static const char *bad[] = { "4294967296", "-1", "9223372036854775807" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char req[256];
+                snprintf(req, sizeof(req), "{\"id\":2,\"op\":\"run\",\"args\":{\"argv\":[\"true\"],\"timeout\":%s}}", bad[i]);
+                _cleanup_json_ json_object *r = line(s, req);
+                CHECK_STREQ(errno_of(r), "EINVAL");
+        }
+        /* in range: validated, then refused by the dry run (not marked read_only) */
+        _cleanup_json_ json_object *r = line(s, "{\"id\":3,\"op\":\"run\",\"args\":{\"argv\":[\"true\"],\"timeout\":4294967295}}");
+        CHECK_STREQ(errno_of(r), "EPERM");
+}
+
 int main(void) {
         TEST_RUN(test_not_json_has_null_id);
+        TEST_RUN(test_run_timeout_range);
         return test_result();
 }
