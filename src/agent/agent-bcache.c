@@ -17,42 +17,26 @@
 
 #include "agent-internal.h"
 
-/* struct cache_sb (include/uapi/linux/bcache.h): csum u64 @0, offset u64 @8, version u64
- * @16, magic[16] @24, uuid[16] @40, set_uuid[16] @56. The superblock lives at sector 8. */
-#define BCACHE_SB_OFFSET 4096
-static const uint8_t BCACHE_MAGIC[16] = {
-        0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca,
-        0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d, 0x81,
-};
-
+/* The superblock (4 KiB at 4 KiB), decoded and checked by bcache_sb_decode() (src/ondisk)
+ * as the kernel checks it: one it would not register is not a bcache device here either. */
 int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret) {
-        uint8_t sb[128];
-        int r = read_exact_at(fd, sb, sizeof(sb), off + BCACHE_SB_OFFSET);
+        uint8_t sb[BCACHE_SB_SIZE];
+        uint64_t at;
+        if (__builtin_add_overflow(off, (uint64_t) BCACHE_SB_OFFSET, &at))
+                return 0;
+        int r = read_exact_at(fd, sb, sizeof(sb), at);
         if (r < 0)
                 return r == -EIO ? 0 : r; /* device shorter than 4 KiB + superblock */
-        if (memcmp(sb + 24, BCACHE_MAGIC, 16) != 0)
+        BcacheSb s;
+        if (bcache_sb_decode(sb, sizeof(sb), &s, NULL) <= 0)
                 return 0;
-
-        uint64_t version = 0;
-        for (int i = 7; i >= 0; i--)
-                version = version << 8 | sb[16 + i];
-        *ret = (BcacheSuper) { .version = version };
-        /* versions 1, 4, 6: backing device; 0, 3, 5: cache device */
-        ret->role = (version == 1 || version == 4 || version == 6) ? BCACHE_ROLE_BACKING : BCACHE_ROLE_CACHE;
-        uuid_to_string(sb + 40, ret->uuid);
-        /* make-bcache writes the set uuid it generated into every superblock, a backing
-         * device made alone included: there it names no cache set. A backing device is
-         * attached only when BDEV_STATE (flags @104, bits 61-62) is not NONE; the kernel
-         * sets it when attaching and zeroes both when detaching. */
-        uint64_t flags = 0;
-        for (int i = 7; i >= 0; i--)
-                flags = flags << 8 | sb[104 + i];
-        if (ret->role == BCACHE_ROLE_BACKING)
-                ret->bdev_state = (unsigned) (flags >> 61) & 3;
-        bool attached = ret->role == BCACHE_ROLE_CACHE || ret->bdev_state != BDEV_STATE_NONE;
-        static const uint8_t zero[16];
-        if (attached && memcmp(sb + 56, zero, 16) != 0)
-                uuid_to_string(sb + 56, ret->set_uuid);
+        *ret = (BcacheSuper) {
+                .role = s.role == BCACHE_SB_BACKING ? BCACHE_ROLE_BACKING : BCACHE_ROLE_CACHE,
+                .version = s.version,
+                .bdev_state = s.bdev_state,
+        };
+        memcpy(ret->uuid, s.uuid, sizeof(ret->uuid));
+        memcpy(ret->set_uuid, s.set_uuid, sizeof(ret->set_uuid));
         return 1;
 }
 
@@ -469,6 +453,10 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 return r;
         if ((r = json_get_int(args, "timeout", false, &timeout, "bcache-teardown", err)) < 0 && r != -ENOENT)
                 return r;
+        /* milliseconds are counted in an int64_t: bound the seconds (a week is plenty) */
+        if (timeout < 0 || timeout > 7 * 86400)
+                return error_set(err, EINVAL, "bcache-teardown: timeout %" PRId64 " is not in 0..604800 seconds",
+                                 timeout);
 
         BcacheSuper sb;
         r = read_super_of(&backing, &sb, err);

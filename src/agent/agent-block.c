@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Block-device plumbing shared by the agent's ops: sysfs, mounts and swaps, holders,
- * BLKPG, raw I/O, GPT headers, GUIDs and CRC32. */
+ * BLKPG, raw I/O, reading GPT headers (decoded by src/ondisk). */
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/blkpg.h>
 #include <linux/fs.h>
@@ -435,103 +436,54 @@ int zero_range(int fd, uint64_t off, uint64_t len) {
         return 0;
 }
 
-uint32_t crc32_ieee(uint32_t crc, const void *data, size_t len) {
-        /* reflected CRC-32 (polynomial 0xedb88320), as used by GPT and zlib */
-        static uint32_t table[256];
-        static bool ready;
-        if (!ready) {
-                for (uint32_t i = 0; i < 256; i++) {
-                        uint32_t c = i;
-                        for (int k = 0; k < 8; k++)
-                                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-                        table[i] = c;
-                }
-                ready = true;
+int fd_device_size(int fd, uint64_t *ret) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISREG(st.st_mode)) {
+                *ret = (uint64_t) st.st_size;
+                return 0;
         }
-        const uint8_t *p = data;
-        crc = ~crc;
-        while (len--)
-                crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-        return ~crc;
-}
-
-static int hexval(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
-int guid_from_string(const char *s, uint8_t out[16]) {
-        uint8_t b[16];
-        size_t k = 0;
-        if (!s || strlen(s) != 36)
-                return -EINVAL;
-        for (size_t i = 0; i < 36;) {
-                if (i == 8 || i == 13 || i == 18 || i == 23) {
-                        if (s[i] != '-')
-                                return -EINVAL;
-                        i++;
-                        continue;
-                }
-                int h = hexval(s[i]), l = hexval(s[i + 1]);
-                if (h < 0 || l < 0)
-                        return -EINVAL;
-                b[k++] = (uint8_t) (h << 4 | l);
-                i += 2;
-        }
-        /* GPT stores the first three fields little-endian */
-        uint8_t o[16] = { b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6] };
-        memcpy(o + 8, b + 8, 8);
-        memcpy(out, o, 16);
+        uint64_t size;
+        if (ioctl(fd, BLKGETSIZE64, &size) < 0)
+                return -errno;
+        *ret = size;
         return 0;
 }
 
-void uuid_to_string(const uint8_t b[16], char out[37]) {
-        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                 b[14], b[15]);
-}
+int gpt_read_header(int fd, unsigned lss, uint64_t lba, GptHeader *ret, uint8_t **ret_entries, Error *err) {
+        uint64_t dev_size, off;
+        int r = fd_device_size(fd, &dev_size);
+        if (r < 0)
+                return error_set(err, -r, "cannot get the size of the device: %s", strerror(-r));
+        if (lss < 512 || lss > 65536 || __builtin_mul_overflow(lba, (uint64_t) lss, &off))
+                return error_set(err, EINVAL, "GPT header at LBA %" PRIu64 " with %u-byte sectors is out of range",
+                                 lba, lss);
+        _cleanup_(freep) uint8_t *sector = malloc(lss);
+        if (!sector)
+                return error_set(err, ENOMEM, "out of memory");
+        r = read_exact_at(fd, sector, lss, off);
+        if (r < 0)
+                return error_set(err, -r, "cannot read LBA %" PRIu64 ": %s", lba, strerror(-r));
 
-void guid_to_string(const uint8_t in[16], char out[37]) {
-        uint8_t b[16] = { in[3], in[2], in[1], in[0], in[5], in[4], in[7], in[6] };
-        memcpy(b + 8, in + 8, 8);
-        uuid_to_string(b, out);
-}
-
-static uint64_t le64(const uint8_t *p) {
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-
-static uint32_t le32(const uint8_t *p) {
-        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-int gpt_read_header(int fd, unsigned lss, uint64_t lba, GptHeader *ret) {
-        uint8_t h[512];
-        int r = read_exact_at(fd, h, sizeof(h), lba * lss);
+        GptHeader h;
+        r = gpt_header_decode(sector, lss, lba, dev_size / lss, &h, err);
         if (r < 0)
                 return r;
-        if (memcmp(h, "EFI PART", 8) != 0)
-                return -ENOENT;
-        *ret = (GptHeader) {
-                .header_size = le32(h + 12),
-                .my_lba = le64(h + 24),
-                .alternate_lba = le64(h + 32),
-                .first_usable = le64(h + 40),
-                .last_usable = le64(h + 48),
-                .entries_lba = le64(h + 72),
-                .n_entries = le32(h + 80),
-                .entry_size = le32(h + 84),
-        };
-        if (ret->header_size < 92 || ret->header_size > 512 || ret->entry_size < 128 ||
-            ret->n_entries == 0 || ret->n_entries > 4096)
-                return -EBADMSG;
+        /* decoded: the array is at most GPT_ENTRIES_BYTES_MAX and inside the device */
+        size_t len = (size_t) gpt_entries_bytes(&h);
+        _cleanup_(freep) uint8_t *e = malloc(len);
+        if (!e)
+                return error_set(err, ENOMEM, "out of memory");
+        r = read_exact_at(fd, e, len, h.entries_lba * lss);
+        if (r < 0)
+                return error_set(err, -r, "cannot read the GPT entries at LBA %" PRIu64 ": %s", h.entries_lba,
+                                 strerror(-r));
+        r = gpt_entries_check(&h, e, len, err);
+        if (r < 0)
+                return r;
+        *ret = h;
+        if (ret_entries)
+                *ret_entries = TAKE_PTR(e);
         return 0;
 }

@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "ondisk/ondisk.h"
 
 /* Where progress events of the running request go. */
 typedef struct AgentProgress {
@@ -156,20 +157,14 @@ int write_exact_at(int fd, const void *buf, size_t len, uint64_t off);
 /* Zero `len` bytes at `off`. */
 int zero_range(int fd, uint64_t off, uint64_t len);
 
-uint32_t crc32_ieee(uint32_t crc, const void *data, size_t len);
+/* Bytes of the device (or image file) open at fd. */
+int fd_device_size(int fd, uint64_t *ret);
 
-/* GUID helpers: on-disk (mixed-endian) ↔ text, lowercase. */
-int guid_from_string(const char *s, uint8_t out[16]);
-void guid_to_string(const uint8_t in[16], char out[37]);
-/* Plain big-endian UUID bytes (bcache, BlueStore) to text. */
-void uuid_to_string(const uint8_t in[16], char out[37]);
-
-/* The GPT header of the disk open at `fd`: first/last usable LBA, entries. */
-typedef struct GptHeader {
-        uint64_t my_lba, alternate_lba, first_usable, last_usable, entries_lba;
-        uint32_t n_entries, entry_size, header_size;
-} GptHeader;
-int gpt_read_header(int fd, unsigned lss, uint64_t lba, GptHeader *ret);
+/* The GPT header at `lba` of the disk open at `fd`, checked by gpt_header_decode()
+ * against the device's size, and its entry array, checked against the header's CRC; the
+ * array is returned in *ret_entries (malloc'd, gpt_entries_bytes() ≤ 4 MiB) unless that is
+ * NULL. -ENOENT: no GPT signature; -EBADMSG: not a valid GPT, err says why. */
+int gpt_read_header(int fd, unsigned lss, uint64_t lba, GptHeader *ret, uint8_t **ret_entries, Error *err);
 
 /* The kernel node of the partition with GPT name `partname` on `device` (NULL: on any
  * allowed device; the name must then be unique). */
@@ -198,8 +193,8 @@ typedef struct BcacheSuper {
         char set_uuid[37];       /* "" when all zero; backing: "" when not attached */
         unsigned bdev_state;     /* backing: BDEV_STATE_* (none, clean, dirty, stale) */
 } BcacheSuper;
-enum { BDEV_STATE_NONE, BDEV_STATE_CLEAN, BDEV_STATE_DIRTY, BDEV_STATE_STALE };
-/* Reads the superblock at `off`+4096 of fd; returns 1 found, 0 none, <0 error. */
+/* Reads the superblock at `off`+4096 of fd; returns 1 found, 0 none (or not valid: see
+ * bcache_sb_decode()), <0 error. */
 int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret);
 /* Fill InvBcache from the superblock plus sysfs of the registered device `name`. */
 void bcache_fill_sysfs(const char *name, InvBcache *b);

@@ -122,103 +122,49 @@ static void ped_disk_destroyp(PedDisk **d) {
 
 /* ---- reading and patching the GPT directly ---- */
 
-typedef struct GptEntry {
-        uint8_t type[16];
-        uint8_t uuid[16];
-        uint64_t first_lba, last_lba;
-        char name[37 * 3 + 1];   /* UTF-8 */
-        bool used;
-} GptEntry;
-
-static uint64_t get_le64(const uint8_t *p) {
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-
 static void put_le32(uint8_t *p, uint32_t v) {
         for (int i = 0; i < 4; i++)
                 p[i] = (uint8_t) (v >> (8 * i));
 }
 
-static void entry_decode(const uint8_t *e, GptEntry *ret) {
-        static const uint8_t zero[16];
-        *ret = (GptEntry) {};
-        memcpy(ret->type, e, 16);
-        memcpy(ret->uuid, e + 16, 16);
-        ret->first_lba = get_le64(e + 32);
-        ret->last_lba = get_le64(e + 40);
-        ret->used = memcmp(e, zero, 16) != 0;
-        /* name: 36 UTF-16LE code units at 56 (BMP only; surrogates become '?') */
-        char *w = ret->name;
-        for (int i = 0; i < 36; i++) {
-                unsigned c = e[56 + 2 * i] | e[57 + 2 * i] << 8;
-                if (c == 0)
-                        break;
-                if (c >= 0xd800 && c <= 0xdfff)
-                        c = '?';
-                if (c < 0x80)
-                        *w++ = (char) c;
-                else if (c < 0x800) {
-                        *w++ = (char) (0xc0 | c >> 6);
-                        *w++ = (char) (0x80 | (c & 0x3f));
-                } else {
-                        *w++ = (char) (0xe0 | c >> 12);
-                        *w++ = (char) (0x80 | ((c >> 6) & 0x3f));
-                        *w++ = (char) (0x80 | (c & 0x3f));
-                }
-        }
-        *w = 0;
-}
-
-/* The primary table: header + all entries (malloc'd, n_entries × entry_size). */
-static int gpt_load(int fd, unsigned lss, GptHeader *h, uint8_t **ret_entries) {
-        int r = gpt_read_header(fd, lss, 1, h);
-        if (r < 0)
-                return r;
-        size_t len = (size_t) h->n_entries * h->entry_size;
-        uint8_t *e = malloc(len);
-        if (!e)
-                return -ENOMEM;
-        r = read_exact_at(fd, e, len, h->entries_lba * lss);
-        if (r < 0) {
-                free(e);
-                return r;
-        }
-        *ret_entries = e;
-        return 0;
+/* The primary table: header + all entries (malloc'd, gpt_entries_bytes(h) ≤ 4 MiB), both
+ * checked (gpt_read_header). */
+static int gpt_load(int fd, unsigned lss, GptHeader *h, uint8_t **ret_entries, Error *err) {
+        return gpt_read_header(fd, lss, 1, h, ret_entries, err);
 }
 
 /* Set the type GUID of entry `idx` in the table whose header is at `lba`, then fix the
  * entry-array CRC (header offset 88) and the header CRC (offset 16, over header_size
  * bytes with the field zeroed). `expect_first` guards against patching the wrong entry. */
 static int gpt_patch_one(int fd, unsigned lss, uint64_t lba, unsigned idx, const uint8_t type[16],
-                         uint64_t expect_first) {
+                         uint64_t expect_first, Error *err) {
         GptHeader h;
-        int r = gpt_read_header(fd, lss, lba, &h);
+        _cleanup_(freep) uint8_t *e = NULL;
+        int r = gpt_read_header(fd, lss, lba, &h, &e, err);
         if (r < 0)
                 return r;
         if (idx >= h.n_entries)
-                return -ERANGE;
-        size_t len = (size_t) h.n_entries * h.entry_size;
-        _cleanup_(freep) uint8_t *e = malloc(len);
+                return error_set(err, ERANGE, "the GPT at LBA %" PRIu64 " has only %" PRIu32 " entries", lba,
+                                 h.n_entries);
+        size_t len = (size_t) gpt_entries_bytes(&h);
         _cleanup_(freep) uint8_t *hdr = malloc(lss);
-        if (!e || !hdr)
-                return -ENOMEM;
-        if ((r = read_exact_at(fd, e, len, h.entries_lba * lss)) < 0 ||
-            (r = read_exact_at(fd, hdr, lss, lba * lss)) < 0)
-                return r;
+        if (!hdr)
+                return error_set(err, ENOMEM, "out of memory");
+        if ((r = read_exact_at(fd, hdr, lss, lba * lss)) < 0)
+                return error_set(err, r, "cannot read LBA %" PRIu64 ": %s", lba, strerror(-r));
         uint8_t *ent = e + (size_t) idx * h.entry_size;
-        if (get_le64(ent + 32) != expect_first)
-                return -ESTALE;
+        GptEntry cur;
+        gpt_entry_decode(ent, &cur);
+        if (cur.first_lba != expect_first)
+                return error_set(err, ESTALE, "entry %u of the GPT at LBA %" PRIu64 " starts at %" PRIu64
+                                 ", not %" PRIu64, idx + 1, lba, cur.first_lba, expect_first);
         memcpy(ent, type, 16);
         put_le32(hdr + 88, crc32_ieee(0, e, len));
         put_le32(hdr + 16, 0);
         put_le32(hdr + 16, crc32_ieee(0, hdr, h.header_size));
         if ((r = write_exact_at(fd, e, len, h.entries_lba * lss)) < 0 ||
             (r = write_exact_at(fd, hdr, lss, lba * lss)) < 0)
-                return r;
+                return error_set(err, r, "cannot write the GPT at LBA %" PRIu64 ": %s", lba, strerror(-r));
         return 0;
 }
 
@@ -233,16 +179,17 @@ static int gpt_patch_one(int fd, unsigned lss, uint64_t lba, unsigned idx, const
 static int gpt_set_type(int fd, const char *node, unsigned lss, unsigned partno, const uint8_t type[16],
                         uint64_t first_lba, Error *err) {
         GptHeader h;
-        int r = gpt_read_header(fd, lss, 1, &h);
+        Error e = {};
+        int r = gpt_read_header(fd, lss, 1, &h, NULL, &e);
         if (r >= 0)
-                r = gpt_patch_one(fd, lss, 1, partno - 1, type, first_lba);
+                r = gpt_patch_one(fd, lss, 1, partno - 1, type, first_lba, &e);
         if (r >= 0)
-                r = gpt_patch_one(fd, lss, h.alternate_lba, partno - 1, type, first_lba);
+                r = gpt_patch_one(fd, lss, h.alternate_lba, partno - 1, type, first_lba, &e);
         if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
+                r = error_set(&e, errno, "fsync: %s", strerror(errno));
         if (r < 0)
                 return error_set(err, r, "cannot set the type of partition %u on '%s': %s", partno, node,
-                                 strerror(-r));
+                                 e.message);
         return 0;
 }
 
@@ -466,7 +413,14 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                                  "create-partition: offset %" PRIu64 " and size %" PRIu64
                                  " must be non-zero multiples of the %u-byte sectors of '%s'",
                                  offset, size, lss, d.path);
-        uint64_t first = offset / lss, last = (offset + size) / lss - 1;
+        /* offset + size from the request: a sum that wraps would pass every bound below */
+        uint64_t end;
+        if (__builtin_add_overflow(offset, size, &end) || end > d.size)
+                return error_set(err, ENOSPC,
+                                 "create-partition: partition %" PRIu64 " at %" PRIu64 "+%" PRIu64
+                                 " ends beyond the %" PRIu64 " bytes of '%s'",
+                                 number, offset, size, d.size, d.path);
+        uint64_t first = offset / lss, last = end / lss - 1;
         unsigned partno = (unsigned) number;
 
         /* Claimed (flock, OFD lock, O_EXCL unless partitions of the disk are claimed, as the
@@ -485,11 +439,15 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         int fd = c.fd;
         GptHeader h;
         _cleanup_(freep) uint8_t *entries = NULL;
-        r = gpt_load(fd, lss, &h, &entries);
+        Error gerr = {};
+        r = gpt_load(fd, lss, &h, &entries, &gerr);
         if (r == -ENOENT)
                 return error_set(err, ENOENT, "'%s' has no GPT: create one first (create-gpt)", d.path);
+        if (r == -EBADMSG)
+                return error_set(err, EBADMSG, "'%s' has no valid GPT, refusing to partition it: %s", d.path,
+                                 gerr.message);
         if (r < 0)
-                return error_set(err, r, "cannot read the GPT of '%s': %s", d.path, strerror(-r));
+                return error_set(err, r, "cannot read the GPT of '%s': %s", d.path, gerr.message);
         if (partno > h.n_entries)
                 return error_set(err, EINVAL, "the GPT of '%s' has only %u entries", d.path, h.n_entries);
         if (first < h.first_usable || last > h.last_usable)
@@ -500,9 +458,15 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
 
         for (unsigned i = 0; i < h.n_entries; i++) {
                 GptEntry e;
-                entry_decode(entries + (size_t) i * h.entry_size, &e);
+                gpt_entry_decode(entries + (size_t) i * h.entry_size, &e);
                 if (!e.used)
                         continue;
+                /* an entry the overlap test below cannot judge: refuse rather than guess */
+                if (e.first_lba > e.last_lba || e.first_lba < h.first_usable || e.last_lba > h.last_usable)
+                        return error_set(err, EBADMSG,
+                                         "the GPT of '%s' is not valid: entry %u (LBA %" PRIu64 "..%" PRIu64
+                                         ") lies outside the usable area %" PRIu64 "..%" PRIu64,
+                                         d.path, i + 1, e.first_lba, e.last_lba, h.first_usable, h.last_usable);
                 char pu[37];
                 guid_to_string(e.uuid, pu);
                 if (i == partno - 1) {
@@ -628,11 +592,11 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
 
         /* read back what is on disk: PARTUUID (libparted made it) and the type we set */
         free(TAKE_PTR(entries));
-        r = gpt_load(fd, lss, &h, &entries);
+        r = gpt_load(fd, lss, &h, &entries, &gerr);
         if (r < 0)
-                return error_set(err, r, "cannot read back the GPT of '%s': %s", d.path, strerror(-r));
+                return error_set(err, r, "cannot read back the GPT of '%s': %s", d.path, gerr.message);
         GptEntry e;
-        entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
+        gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
         if (e.first_lba != first || e.last_lba != last || memcmp(e.type, type, 16) != 0 || !streq(e.name, name))
                 return error_set(err, EIO, "partition %u of '%s' reads back differently than written", partno, d.path);
         char pu[37];

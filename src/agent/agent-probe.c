@@ -58,91 +58,37 @@ static int lookup_dup(blkid_probe pr, const char *name, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-/* BlueStore's label (src/os/bluestore/bluestore_types.cc): the text
- * "bluestore block device\n<osd uuid>\n", then a Ceph-encoded bluestore_bdev_label_t:
- * u8 struct_v, u8 compat, u32 length, uuid (16 raw bytes), u64 size, utime (u32 sec,
- * u32 nsec), string description, map<string,string> meta. Integers little-endian,
- * strings u32 length + bytes. */
-static const char BLUESTORE_MAGIC[] = "bluestore block device\n";
-
-typedef struct Cursor {
-        const uint8_t *p;
-        size_t left;
-} Cursor;
-
-static bool cur_skip(Cursor *c, size_t n) {
-        if (c->left < n)
-                return false;
-        c->p += n;
-        c->left -= n;
-        return true;
-}
-
-static bool cur_u32(Cursor *c, uint32_t *v) {
-        if (c->left < 4)
-                return false;
-        *v = (uint32_t) c->p[0] | (uint32_t) c->p[1] << 8 | (uint32_t) c->p[2] << 16 | (uint32_t) c->p[3] << 24;
-        return cur_skip(c, 4);
-}
-
-static bool cur_str(Cursor *c, const char **s, uint32_t *len) {
-        if (!cur_u32(c, len) || c->left < *len)
-                return false;
-        *s = (const char *) c->p;
-        return cur_skip(c, *len);
-}
-
+/* BlueStore's label, decoded by bluestore_label_decode() (src/ondisk): the osd uuid from
+ * its text line alone when the rest is not valid (it still says "BlueStore, this OSD"),
+ * role, id and cluster only from a label whose crc32c matches, as Ceph reads it. */
 int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret) {
-        size_t ml = sizeof(BLUESTORE_MAGIC) - 1;
-        if (len < ml + 37 || memcmp(buf, BLUESTORE_MAGIC, ml) != 0)
+        BluestoreLabel l;
+        if (bluestore_label_decode(buf, len, &l) == 0)
                 return 0;
 
         free(ret->osd_fsid);
-        ret->osd_fsid = strndup((const char *) buf + ml, 36);
+        ret->osd_fsid = l.osd_uuid[0] ? strdup(l.osd_uuid) : NULL;
         free(ret->objectstore);
         ret->objectstore = strdup("bluestore");
+        if (!l.valid)
+                return 1;
 
-        Cursor c = { buf + ml + 37, len - ml - 37 };
-        uint32_t blen, dlen, n;
-        const char *desc;
-        /* struct_v, compat, length, uuid, size, btime */
-        if (!cur_skip(&c, 2) || !cur_u32(&c, &blen) || !cur_skip(&c, 16 + 8 + 8) || !cur_str(&c, &desc, &dlen))
-                return 1; /* the text part alone still says "BlueStore, this OSD" */
-
-        const char *role = NULL;
-        if (dlen == 4 && memcmp(desc, "main", 4) == 0)
+        const char *role = l.description;
+        if (streq(role, "main"))
                 role = "block";
-        else if (dlen == 9 && memcmp(desc, "bluefs db", 9) == 0)
+        else if (streq(role, "bluefs db"))
                 role = "block.db";
-        else if (dlen == 10 && memcmp(desc, "bluefs wal", 10) == 0)
+        else if (streq(role, "bluefs wal"))
                 role = "block.wal";
         free(ret->role);
-        ret->role = role ? strdup(role) : strndup(desc, dlen);
-
-        if (!cur_u32(&c, &n))
-                return 1;
-        /* OSD::mkfs writes "ready" last, after BlueStore's mkfs_done and whoami: a main
-         * label without it is an mkfs that was killed (or failed) half-way */
-        bool ready = false;
-        for (uint32_t i = 0; i < n && i < 1024; i++) {
-                const char *k, *v;
-                uint32_t kl, vl;
-                if (!cur_str(&c, &k, &kl) || !cur_str(&c, &v, &vl))
-                        break;
-                if (kl == 6 && memcmp(k, "whoami", 6) == 0) {
-                        char tmp[16] = {};
-                        memcpy(tmp, v, MIN(vl, (uint32_t) sizeof(tmp) - 1));
-                        char *end;
-                        long id = strtol(tmp, &end, 10);
-                        if (end != tmp && id >= 0 && id < 1 << 30)
-                                ret->id = (int) id;
-                } else if (kl == 9 && memcmp(k, "ceph_fsid", 9) == 0) {
-                        free(ret->cluster_fsid);
-                        ret->cluster_fsid = strndup(v, vl);
-                } else if (kl == 5 && memcmp(k, "ready", 5) == 0 && vl == 5 && memcmp(v, "ready", 5) == 0)
-                        ready = true;
+        ret->role = strdup(role);
+        if (l.whoami >= 0)
+                ret->id = l.whoami;
+        if (l.ceph_fsid[0]) {
+                free(ret->cluster_fsid);
+                ret->cluster_fsid = strdup(l.ceph_fsid);
         }
-        ret->incomplete = role && streq(role, "block") && !ready;
+        ret->incomplete = streq(role, "block") && !l.ready;
         return 1;
 }
 
@@ -416,7 +362,7 @@ static int probe_disk(AgentState *s, char * const *allow_real, struct udev_devic
 
         if (d->pttype && streq(d->pttype, "gpt")) {
                 GptHeader h;
-                if (gpt_read_header(fd, d->logical_sector_size, 1, &h) >= 0) {
+                if (gpt_read_header(fd, d->logical_sector_size, 1, &h, NULL, NULL) >= 0) {
                         d->first_usable = h.first_usable * d->logical_sector_size;
                         d->last_usable = (h.last_usable + 1) * d->logical_sector_size - 1;
                 }

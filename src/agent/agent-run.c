@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -69,8 +70,9 @@ int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgr
         r = json_get_int(args, "timeout", false, &timeout, "run", err);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (timeout < 0)
-                return error_set(err, EINVAL, "run: timeout must not be negative");
+        /* agent_spawn() takes unsigned seconds: 2^32 must not become 0, "no timeout" */
+        if (timeout < 0 || timeout > UINT_MAX)
+                return error_set(err, EINVAL, "run: timeout %" PRId64 " is not in 0..%u seconds", timeout, UINT_MAX);
         r = json_get_object(args, "env", false, &env_j, "run", err);
         if (r < 0 && r != -ENOENT)
                 return r;

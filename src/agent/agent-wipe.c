@@ -58,41 +58,53 @@ static int wipe_region(int fd, uint64_t off, uint64_t size, const char *prefix, 
         return r;
 }
 
-/* The bcache superblock is 4 KiB at 4 KiB; libblkid erases only its magic. */
+/* The bcache superblock is 4 KiB at 4 KiB; libblkid erases only its magic. One with the
+ * magic but not valid (bad checksum) goes too. */
 static int wipe_bcache(int fd, uint64_t off, const char *prefix, bool dry, char ***names) {
-        BcacheSuper sb;
-        if (bcache_super_read(fd, off, &sb) <= 0)
+        uint8_t sb[BCACHE_SB_SIZE];
+        uint64_t at;
+        if (__builtin_add_overflow(off, (uint64_t) BCACHE_SB_OFFSET, &at) ||
+            read_exact_at(fd, sb, sizeof(sb), at) < 0)
+                return 0; /* shorter than 8 KiB: no superblock */
+        BcacheSb s;
+        if (bcache_sb_decode(sb, sizeof(sb), &s, NULL) == 0)
                 return 0;
         _cleanup_(freep) char *n = prefix ? strprintf("%s:bcache", prefix) : strdup("bcache");
         if (!n)
                 return -ENOMEM;
         if (!strv_contains(*names, n) && strv_extend(names, n) < 0)
                 return -ENOMEM;
-        return dry ? 0 : zero_range(fd, off + 4096, 4096);
+        return dry ? 0 : zero_range(fd, at, BCACHE_SB_SIZE);
+}
+
+/* Zero [lba, lba+n) clipped to the device. */
+static int zero_lbas(int fd, unsigned lss, uint64_t n_lba, uint64_t lba, uint64_t n) {
+        if (lba >= n_lba)
+                return 0;
+        n = MIN(n, n_lba - lba);
+        return zero_range(fd, lba * lss, n * lss);
 }
 
 /* Zero both GPT copies completely (header + entry array): wiping the magic alone leaves
- * tables that recovery tools happily resurrect. */
-static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size, const GptHeader *hdr) {
+ * tables that recovery tools happily resurrect. The standard places always (the first 34
+ * and the last 33 sectors: MBR, header and 128 × 128-byte entries); with a valid header
+ * (gpt_read_header() bounds its array to 4 MiB inside the device) also its array and the
+ * backup header where they really are, the backup array just before the backup header.
+ * Never more: a crafted header cannot make this wipe the data between the tables. */
+static int wipe_gpt(int fd, unsigned lss, uint64_t dev_size, const GptHeader *h) {
         uint64_t n_lba = dev_size / lss;
-        uint64_t head = 34, tail = 33; /* the standard 128 × 128-byte entries */
-        if (hdr) {
-                const GptHeader h = *hdr;
-                uint64_t arr = ((uint64_t) h.n_entries * h.entry_size + lss - 1) / lss;
-                head = MAX(head, h.entries_lba + arr);
-                if (h.alternate_lba < n_lba && h.alternate_lba > arr)
-                        tail = MAX(tail, n_lba - (h.alternate_lba - arr));
-                /* never more than the table areas: stop at the usable area */
-                if (h.first_usable >= 2)
-                        head = MIN(head, h.first_usable);
-                if (h.last_usable + 1 < n_lba)
-                        tail = MIN(tail, n_lba - (h.last_usable + 1));
-        }
-        head = MIN(head, n_lba);
-        tail = MIN(tail, n_lba);
-        int r = zero_range(fd, 0, head * lss);
+        int r = zero_lbas(fd, lss, n_lba, 0, 34);
         if (r >= 0)
-                r = zero_range(fd, (n_lba - tail) * lss, tail * lss);
+                r = zero_lbas(fd, lss, n_lba, n_lba - MIN(n_lba, (uint64_t) 33), 33);
+        if (r >= 0 && h) {
+                uint64_t arr = gpt_entries_sectors(h, lss);
+                r = zero_lbas(fd, lss, n_lba, h->entries_lba, arr);
+                if (r >= 0)
+                        r = zero_lbas(fd, lss, n_lba, h->alternate_lba, 1);
+                /* the backup array, when it lies between the usable area and the backup header */
+                if (r >= 0 && h->alternate_lba > h->last_usable && h->alternate_lba - h->last_usable > arr)
+                        r = zero_lbas(fd, lss, n_lba, h->alternate_lba - arr, arr);
+        }
         return r;
 }
 
@@ -227,8 +239,18 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
                         for (int i = 0; i < n && r >= 0; i++) {
                                 blkid_partition par = blkid_partlist_get_partition(pl, i);
                                 unsigned no = (unsigned) blkid_partition_get_partno(par);
-                                uint64_t start = (uint64_t) blkid_partition_get_start(par) * 512;
-                                uint64_t size = (uint64_t) blkid_partition_get_size(par) * 512;
+                                /* from the table on disk: libblkid checks them against the
+                                 * device, multiply with care all the same */
+                                blkid_loff_t ps = blkid_partition_get_start(par), pz = blkid_partition_get_size(par);
+                                uint64_t start, size;
+                                if (ps < 0 || pz < 0 || __builtin_mul_overflow((uint64_t) ps, 512, &start) ||
+                                    __builtin_mul_overflow((uint64_t) pz, 512, &size) || start > d.size ||
+                                    size > d.size - start) {
+                                        r = error_set(err, ERANGE,
+                                                      "refusing to wipe '%s': its partition %u (%lld+%lld sectors) lies outside the device",
+                                                      d.path, no, (long long) ps, (long long) pz);
+                                        break;
+                                }
                                 const char *kname = kernel_parts_name(&kp, no);
                                 _cleanup_(freep) char *prefix = kname ? strdup(kname) : strprintf("%s#%u", d.name, no);
                                 if (!prefix)
@@ -251,7 +273,7 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
 
         /* the GPT's geometry, before libblkid erases the header's magic */
         GptHeader gh;
-        bool have_gh = !d.is_partition && gpt_read_header(fd, d.logical_sector_size, 1, &gh) >= 0;
+        bool have_gh = !d.is_partition && gpt_read_header(fd, d.logical_sector_size, 1, &gh, NULL, NULL) >= 0;
         bool gpt = false;
         r = wipe_region(fd, 0, 0, NULL, dry, &names, &gpt);
         if (r >= 0)

@@ -227,7 +227,8 @@ static json_object *error_response(json_object *id, int code, const char *messag
                 json_object_put(e);
                 return NULL;
         }
-        json_add(o, "id", id ? json_object_get(id) : NULL);
+        /* docs/agent.md: an answer to a request without a usable id says "id":null */
+        json_object_object_add(o, "id", id ? json_object_get(id) : NULL);
         json_add_bool(o, "ok", false);
         json_add_string(e, "errno", errno_name(code));
         json_add_int(e, "code", code < 0 ? -code : code);
@@ -360,23 +361,24 @@ static void serve_progress(json_object *progress, void *userdata) {
                 c->error = r;
 }
 
-/* One line → one response; a line that is not JSON still gets an error (id null). */
-static int serve_line(AgentState *s, ServeCtx *c, const char *line) {
-        _cleanup_json_ json_object *resp = NULL;
+int agent_handle_line(AgentState *s, const char *line, json_object **ret_response, AgentProgressFn progress,
+                      void *userdata) {
         enum json_tokener_error jerr;
         _cleanup_json_ json_object *req = json_tokener_parse_verbose(line, &jerr);
-        int r;
         if (!req) {
                 char msg[256];
                 snprintf(msg, sizeof(msg), "cannot parse request: %s", json_tokener_error_desc(jerr));
-                resp = error_response(NULL, EINVAL, msg);
-                if (!resp)
-                        return -ENOMEM;
-        } else {
-                r = agent_dispatch(s, req, &resp, serve_progress, c);
-                if (r < 0)
-                        return r;
+                *ret_response = error_response(NULL, EINVAL, msg);
+                return *ret_response ? 0 : -ENOMEM;
         }
+        return agent_dispatch(s, req, ret_response, progress, userdata);
+}
+
+static int serve_line(AgentState *s, ServeCtx *c, const char *line) {
+        _cleanup_json_ json_object *resp = NULL;
+        int r = agent_handle_line(s, line, &resp, serve_progress, c);
+        if (r < 0)
+                return r;
         r = write_line(c->out_fd, resp);
         if (r < 0)
                 return r;

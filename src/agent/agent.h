@@ -43,6 +43,11 @@ typedef void (*AgentProgressFn)(json_object *progress, void *userdata);
 int agent_dispatch(AgentState *s, json_object *request, json_object **ret_response,
                    AgentProgressFn progress, void *userdata);
 
+/* One request line as read from the stream: parsed, then agent_dispatch(); a line that is
+ * not JSON gets an error response with a null id. */
+int agent_handle_line(AgentState *s, const char *line, json_object **ret_response, AgentProgressFn progress,
+                      void *userdata);
+
 /* The `cephprov agent` verb: hello line, then requests until EOF or "exit".
  * Returns 0 on a clean end, negative errno if the streams fail. */
 int agent_serve(int in_fd, int out_fd);

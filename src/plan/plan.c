@@ -279,7 +279,8 @@ static const char *selector_mismatch(const DeviceSelector *s, const InvDevice *d
 
 static int cmp_dev_path(const void *a, const void *b) {
         const InvDevice *const *x = a, *const *y = b;
-        return strcmp((*x)->path, (*y)->path);
+        /* natural order: /dev/loop9 before /dev/loop10, nvme2n1 before nvme10n1 */
+        return strverscmp((*x)->path, (*y)->path);
 }
 
 static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,

@@ -32,7 +32,8 @@ echo "$out" | tail -6
 check "apply --stage disks over ssh succeeds" test $rc -eq 0
 check_contains "and is verified" "$out" "converged"
 for h in node1 node2 node3; do
-        ssd=$(awk '$2 == "ssd" {print $1; exit}' "$dir/lab/hosts/$h/loops")
+        # slot 0's fast device: the planner takes devices in natural path order
+        ssd=$(awk '$2 == "ssd" {print $1}' "$dir/lab/hosts/$h/loops" | sort -V | head -1)
         check_eq "$h: DB partition of slot 0 on its first SSD" \
                 "$(sgdisk -p "$ssd" | awk '$1 == 1 {print $7}')" "cp:db:0:$h"
 done

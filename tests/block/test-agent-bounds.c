@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Offsets and sizes the agent must not trust, on real loop devices: a create-partition
+ * request whose offset + size wraps around 2^64, and GPT headers crafted to ask for huge
+ * entry arrays or to put their array in the middle of the data. Each is refused (or
+ * wipes only what the table really occupies) and the bytes of the disk say so. Run as
+ * root; skipped (77) otherwise. */
+
+#include <fcntl.h>
+
+#include "agent/agent.h"
+#include "basic/json-util.h"
+#include "basic/sha256.h"
+#include "block-util.h"
+#include "ondisk/ondisk.h"
+#include "plan/plan.h"
+
+#define MiB (1024ULL * 1024ULL)
+
+static unsigned next_id = 1;
+
+static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
+static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
+        char args[4096], buf[8192];
+        va_list ap;
+        va_start(ap, args_fmt);
+        vsnprintf(args, sizeof(args), args_fmt, ap);
+        va_end(ap);
+        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
+        json_object *resp = NULL;
+        if (agent_handle_line(s, buf, &resp, NULL, NULL) < 0)
+                exit(1);
+        return resp;
+}
+
+static const char *jstr(json_object *o, const char *a, const char *b) {
+        json_object *v;
+        if (!json_object_object_get_ex(o, a, &v) || (b && !json_object_object_get_ex(v, b, &v)))
+                return "";
+        return json_object_get_string(v);
+}
+
+static bool resp_ok(json_object *r) {
+        bool ok = streq(jstr(r, "ok", NULL), "true");
+        if (!ok)
+                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
+        return ok;
+}
+
+static AgentState *agent_for(const char *dev, bool dry) {
+        AgentState *s = agent_state_new();
+        json_object *r = call(s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\"],\"dry_run\":%s}", dev,
+                              dry ? "true" : "false");
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        return s;
+}
+
+static char *dev_hash(const char *dev, uint64_t off, uint64_t len) {
+        char hex[65];
+        Error err = {};
+        if (sha256_file(dev, off, len, hex, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                return strdup("");
+        }
+        return strdup(hex);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+        for (int i = 0; i < 4; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+        for (int i = 0; i < 8; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Rewrite the primary GPT header of `dev` through `patch`, with a correct header CRC:
+ * crafted, not corrupted. */
+static void craft_header(const char *dev, void (*patch)(uint8_t *h, int fd)) {
+        int fd = open(dev, O_RDWR | O_CLOEXEC);
+        uint8_t h[512];
+        CHECK(fd >= 0 && pread(fd, h, sizeof(h), 512) == (ssize_t) sizeof(h));
+        patch(h, fd);
+        put32(h + 16, 0);
+        put32(h + 16, crc32_ieee(0, h, 92));
+        CHECK(pwrite(fd, h, sizeof(h), 512) == (ssize_t) sizeof(h));
+        CHECK(fsync(fd) == 0);
+        close(fd);
+        sh("blockdev --flushbufs %s", dev);
+}
+
+/* --- create-partition: offset + size that wraps around 2^64 --- */
+static void test_partition_wrap(void) {
+        const char *L = bu_loop(64, false);
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        char *before = dev_hash(L, 0, 0);
+
+        /* offset + size = 2^64 + 4096: without checked arithmetic the end is LBA 7, which
+         * passes the usable-area and overlap checks; a dry run then said "created" */
+        static const struct {
+                unsigned long long offset, size;
+        } wraps[] = {
+                { 18446744073709547520ULL, 8192 },           /* 2^64 - 4096 */
+                { 1 * MiB, 18446744073709551104ULL },        /* 2^64 - 512 */
+                { 9223372036854775808ULL, 9223372036854775808ULL }, /* 2^63 + 2^63 = 0 */
+        };
+        for (int dry = 1; dry >= 0; dry--) {
+                AgentState *a = agent_for(L, dry);
+                for (size_t i = 0; i < ELEMENTSOF(wraps); i++) {
+                        r = call(a, "create-partition",
+                                 "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
+                                 "\"type_guid\":\"%s\"}",
+                                 L, wraps[i].offset, wraps[i].size, CEPH_GUID_BLOCK_DB);
+                        CHECK_STREQ(jstr(r, "error", "errno"), "ENOSPC");
+                        const char *m = jstr(r, "error", "message");
+                        CHECK(strstr(m, "partition 1") && strstr(m, "ends beyond") && strstr(m, L));
+                        if (!strstr(m, "ends beyond"))
+                                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
+                        json_object_put(r);
+                }
+                agent_state_free(a);
+        }
+        char *after = dev_hash(L, 0, 0);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+        CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
+        agent_state_free(s);
+}
+
+/* --- GPT headers from disk: entry size and count bounded, array where it says --- */
+static void p_huge_entries(uint8_t *h, int fd) {
+        put32(h + 84, 1 << 20);   /* 1 MiB per entry: 128 MiB of array, twice the disk */
+        put64(h + 40, 100000);    /* first usable: an old wipe zeroed everything before it */
+}
+
+static uint64_t array_lba = 50000;
+
+static void p_array_inside(uint8_t *h, int fd) {
+        /* the array moved to LBA 50000 (the first usable LBA after it), with a CRC that
+         * matches what is there: valid by the spec, and only 32 sectors of table */
+        uint8_t arr[128 * 128];
+        CHECK(pread(fd, arr, sizeof(arr), (off_t) (array_lba * 512)) == (ssize_t) sizeof(arr));
+        put64(h + 72, array_lba);
+        put64(h + 40, array_lba + 32);
+        put32(h + 88, crc32_ieee(0, arr, sizeof(arr)));
+}
+
+static void test_gpt_crafted(void) {
+        const char *L = bu_loop(64, false);
+        uint64_t size = 64 * MiB, n_lba = size / 512;
+        CHECK(sh("dd if=/dev/urandom of=%s bs=1M count=64 status=none && sgdisk -o %s >/dev/null", L, L) == 0);
+        craft_header(L, p_huge_entries);
+        char *data_before = dev_hash(L, 34 * 512, size - 67 * 512);
+
+        /* create-partition: "no valid GPT", naming the entry size, nothing allocated by it */
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "create-partition",
+                              "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"x\",\"type_guid\":\"%s\"}",
+                              L, 60 * MiB, 1 * MiB, CEPH_GUID_BLOCK_DB);
+        CHECK_STREQ(jstr(r, "error", "errno"), "EBADMSG");
+        CHECK(strstr(jstr(r, "error", "message"), "no valid GPT") &&
+              strstr(jstr(r, "error", "message"), "entry size 1048576"));
+        json_object_put(r);
+        char *h = dev_hash(L, 34 * 512, size - 67 * 512);
+        CHECK_STREQ(h, data_before);
+        free(h);
+
+        /* wipe: the standard table areas, not the 48 MiB before "first usable" */
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        h = dev_hash(L, 34 * 512, size - 67 * 512);
+        CHECK_STREQ(h, data_before);
+        free(h);
+        free(data_before);
+        char *sig = sh_out("blkid -p %s", L);
+        CHECK_STREQ(sig, "");
+        free(sig);
+
+        /* a valid header whose array sits at LBA 50000: exactly that array is wiped too
+         * (fresh random bytes: zeros left by a wrong wipe above would hide a second one) */
+        CHECK(sh("dd if=/dev/urandom of=%s bs=1M count=64 status=none && sgdisk -o %s >/dev/null", L, L) == 0);
+        craft_header(L, p_array_inside);
+        char *low_before = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
+        char *high_before = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        char *low = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
+        char *high = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
+        CHECK_STREQ(low, low_before);
+        CHECK_STREQ(high, high_before);
+        char *zeros = sh_out("dd if=%s bs=512 skip=%llu count=32 status=none | tr -d '\\000' | wc -c", L,
+                             (unsigned long long) array_lba);
+        CHECK_STREQ(zeros, "0");
+        free(zeros);
+        free(low);
+        free(low_before);
+        free(high);
+        free(high_before);
+        agent_state_free(s);
+}
+
+int main(void) {
+        bu_init();
+        TEST_RUN(test_partition_wrap);
+        TEST_RUN(test_gpt_crafted);
+        return test_result();
+}
