@@ -242,6 +242,7 @@ static void test_bluestore(void) {
         CHECK_STREQ(l.description, "main");
         CHECK_INTEQ(l.whoami, 12); /* set by ceph-bluestore-tool set-label-key */
         CHECK(l.size == 64ULL << 20);
+        CHECK(!l.ready); /* no "ready" key: to the agent, the label of a half-made OSD */
 
         /* every prefix of the label: never read past it, never valid before the CRC */
         for (size_t n = 0; n < 300; n++) {
