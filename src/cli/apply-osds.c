@@ -672,6 +672,9 @@ static void slot_release(HostPool *p, ChannelSlot *slot) {
 }
 
 static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, json_object **ret, Error *err) {
+        int r = ceph_admin_lock_check(p->flow->admin, err);
+        if (r < 0)
+                return r;
         if (slot->main)
                 return host_session_call(p->s, op, args, OSD_CREATE_TIMEOUT, ret, err);
         return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, NULL, NULL, ret, err);
