@@ -133,7 +133,7 @@ static bool record_expired(const CephLock *rec) {
 static void lose(CephClusterLock *l, const char *why) {
         if (!l->lost) {
                 l->lost = strdup(why);
-                log_error("lost the lock of cluster '%s': %s", l->admin->cluster, why);
+                log_warning("lost the lock of cluster '%s': %s", l->admin->cluster, why);
         }
 }
 
@@ -274,6 +274,19 @@ static int take_over(CephClusterLock *l, const char *stale_key, const CephLock *
         return result;
 }
 
+int cluster_lock_wait(unsigned *ret, Error *err) {
+        const char *e = getenv("CEPHPROV_LOCK_WAIT");
+        char *end = NULL;
+        errno = 0;
+        long v = isempty(e) ? 0 : strtol(e, &end, 10);
+        if (!isempty(e) && (errno || *end || v < 0 || v > 86400))
+                return error_set(err, EINVAL, "CEPHPROV_LOCK_WAIT: invalid time '%s': expected whole seconds from 0 to 86400", e);
+        *ret = (unsigned) v;
+        return 0;
+}
+
+static int lock_once(CephClusterLock *l, Error *err);
+
 int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock **ret, Error *err) {
         _cleanup_(lock_freep) CephClusterLock *l = calloc(1, sizeof(CephClusterLock));
         if (!l)
@@ -306,6 +319,40 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
         if (!(l->keyring = ceph_keyring_format(l->entity, l->key)))
                 return error_set(err, ENOMEM, "out of memory");
 
+        unsigned wait = 0;
+        if ((r = cluster_lock_wait(&wait, err)) < 0)
+                return r;
+        double give_up = mono() + wait;
+        for (bool told = false;;) {
+                Error e = {};
+                r = lock_once(l, &e);
+                if (r != -EBUSY || mono() + 2 > give_up) {
+                        if (r < 0)
+                                return error_set(err, -r, "%s", e.message);
+                        break;
+                }
+                if (!told)
+                        log_notice("%s; waiting up to %u s for it", e.message, wait);
+                told = true;
+                sleep(2);
+        }
+
+        l->held = true;
+        r = pthread_create(&l->thread, NULL, renew_thread, l);
+        if (r != 0) {
+                l = ceph_cluster_unlock(TAKE_PTR(l));
+                return error_set(err, r, "cannot start the lock renewal: %s", strerror(r));
+        }
+        l->thread_started = true;
+        log_info("locked cluster '%s' (lease %u s, renewed every %u s)", a->cluster, l->lease, l->lease / 3);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* One try: 0 when the lock is ours (l->deadline set), EBUSY when someone else's. */
+static int lock_once(CephClusterLock *l, Error *err) {
+        CephAdmin *a = l->admin;
+        int r;
         _cleanup_(freep) char *seen_without_record = NULL;
         for (unsigned attempt = 0; attempt < 5; attempt++) {
                 /* the record first, so that an entity never exists without one */
@@ -317,7 +364,7 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
                 r = run(a, ceph_argv_auth_add(ceph_admin_cli(a), l->entity, &e), l->keyring, NULL, &e);
                 if (r >= 0) {
                         l->deadline = t0 + l->lease - lease_margin(l->lease);
-                        goto held;
+                        return 0;
                 }
                 if (r != -EEXIST) {
                         remove_record(a, l->record);
@@ -357,23 +404,11 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
                         if (write_record(l, time(NULL), &e2) < 0)
                                 log_warning("cannot renew the lease of cluster '%s': %s", a->cluster, e2.message);
                         l->deadline = (e2.code ? t0 : t1) + l->lease - lease_margin(l->lease);
-                        goto held;
+                        return 0;
                 }
         }
         remove_record(a, l->record);
         return error_set(err, EBUSY, "cluster '%s': the lock changed hands 5 times while taking it; try again", a->cluster);
-
-held:
-        l->held = true;
-        r = pthread_create(&l->thread, NULL, renew_thread, l);
-        if (r != 0) {
-                l = ceph_cluster_unlock(TAKE_PTR(l));
-                return error_set(err, r, "cannot start the lock renewal: %s", strerror(r));
-        }
-        l->thread_started = true;
-        log_info("locked cluster '%s' (lease %u s, renewed every %u s)", a->cluster, l->lease, l->lease / 3);
-        *ret = TAKE_PTR(l);
-        return 0;
 }
 
 int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {

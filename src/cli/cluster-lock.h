@@ -27,7 +27,9 @@
 typedef struct CephClusterLock CephClusterLock;
 
 /* Takes the lock of the layout's cluster for `command` ("apply"). EBUSY when another
- * controller holds it, naming holder, pid, command and lease end. */
+ * controller holds it, naming holder, pid, command and lease end; with CEPHPROV_LOCK_WAIT
+ * (seconds, default 0) it keeps trying that long first (a re-run right after a kill -9
+ * gets the lock once the dead run's lease is over). */
 int ceph_cluster_lock(const Layout *l, const char *command, CephClusterLock **ret, Error *err);
 
 /* Cheap (no cluster round trip): 0 while the lease is ours, ENOLCK once it was lost (the
@@ -58,5 +60,7 @@ void cluster_lock_status_done(ClusterLockStatus *s);
  * For an operator who knows the holder is gone; ret_removed counts what was there. */
 int cluster_lock_break(CephAdmin *a, unsigned *ret_removed, Error *err);
 
-/* The lease length in seconds from CEPHPROV_LOCK_LEASE, or the default. */
+/* The lease length in seconds from CEPHPROV_LOCK_LEASE, or the default; how long to wait
+ * for a held lock from CEPHPROV_LOCK_WAIT (default 0). */
 int cluster_lock_lease(unsigned *ret, Error *err);
+int cluster_lock_wait(unsigned *ret, Error *err);

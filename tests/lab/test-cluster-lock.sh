@@ -6,8 +6,9 @@
 # none). Controllers run in their own UTS namespaces (hostnames ctl-a, ctl-b, ctl-c) with
 # their own CEPHPROV_STATE_DIR, so neither the host name nor the local journal lock can
 # serialize them: only the cluster can.
-#   1. two controllers race for the lock LOCK_RACES times (default 100): exactly one wins
-#      each time, and the loser's message names the winner's host and pid;
+#   1. two controllers race for the lock LOCK_RACES times (default 100; every other race
+#      with each write to the monitors held back 0-1.5 s at random): exactly one wins each
+#      time, and the loser's message names the winner's host and pid;
 #   2. a holder killed with SIGKILL: its lock is refused until its lease ended, and taken
 #      over right after (with a notice naming it);
 #   3. a holder that lost its lease (stopped past it, taken over) does not remove the new
@@ -82,6 +83,20 @@ holder_pid() { status_json | py 'import json,sys; s=json.load(sys.stdin); print(
 
 "$LAB" up --dir "$DIR" --hosts 1 --ssd 0 --hdd 1 >/dev/null
 "$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+# Fault injection, not a fake: a `ceph` first in admin's PATH (DIR/bin is /usr/local/sbin on
+# every lab host) that, while DIR/bin/slow-writes exists, holds each write (auth add/rm,
+# config-key set/rm) back 0-1.5 s at random before the real ceph runs it, as a slow monitor
+# quorum would. It spreads the interleavings of two controllers' steps far wider than the
+# CLI's own jitter does (the old get/set/get lock was won by both in such a race).
+cat > "$DIR/bin/ceph" <<'EOF'
+#!/bin/sh
+case " $* " in
+*" auth add "*|*" auth rm "*|*" config-key set "*|*" config-key rm "*)
+        [ -e /usr/local/sbin/slow-writes ] && sleep "$(awk -v s="$$" 'BEGIN { srand(s); printf "%.2f", rand() * 1.5 }')" ;;
+esac
+exec /usr/bin/ceph "$@"
+EOF
+chmod +x "$DIR/bin/ceph"
 L=$DIR/layout.yaml
 echo "lab + cluster (no OSD) up in $(since "$t0") s"
 [ "$("$CEPHPROV" lock status "$L")" = "cluster 'ceph' is not locked" ] || fail "a new cluster is locked"
@@ -89,6 +104,8 @@ echo "lab + cluster (no OSD) up in $(since "$t0") s"
 # 1. the race: both start at once; the winner holds until the loser is done
 t_race=$(date +%s.%N)
 for i in $(seq "$RACES"); do
+        # every other race with slow writes
+        if [ $((i % 2)) = 0 ]; then touch "$DIR/bin/slow-writes"; else rm -f "$DIR/bin/slow-writes"; fi
         : > "$DIR/a.out"
         : > "$DIR/b.out"
         "$CTL" ctl-a lock hold -v "$L" 60 > "$DIR/a.out" 2> "$DIR/a.err" &
@@ -115,8 +132,9 @@ for i in $(seq "$RACES"); do
         [ "$wa" = 1 ] && na=$((${na:-0} + 1)) || nb=$((${nb:-0} + 1))
 done
 PIDS=()
+rm -f "$DIR/bin/slow-writes"
 [ "$(status_json | py 'import json,sys; print(json.load(sys.stdin)["locked"])')" = False ] || fail "lock still held after the races"
-ok "$RACES races of two controllers: exactly one held the lock each time (ctl-a ${na:-0}, ctl-b ${nb:-0}), $(since "$t_race") s"
+ok "$RACES races of two controllers (half with writes slowed 0-1.5 s): exactly one held the lock each time (ctl-a ${na:-0}, ctl-b ${nb:-0}), $(since "$t_race") s"
 
 # 2. a holder killed with SIGKILL: refused until its lease ended, then taken over
 : > "$DIR/a.out"
