@@ -24,6 +24,7 @@ struct CephClusterLock {
         pthread_t thread;
         bool thread_started, stop;
         bool held;
+        double renewed;  /* CLOCK_MONOTONIC: start of the last good renewal (or of taking it) */
         double deadline; /* CLOCK_MONOTONIC: the lease counts as lost after this */
         char *lost;      /* why it was lost; NULL while ours */
 };
@@ -137,19 +138,21 @@ static void lose(CephClusterLock *l, const char *why) {
         }
 }
 
+static struct timespec mono_ts(double t) {
+        struct timespec ts = { .tv_sec = (time_t) t };
+        ts.tv_nsec = (long) ((t - (double) ts.tv_sec) * 1e9);
+        return ts;
+}
+
 static void *renew_thread(void *userdata) {
         CephClusterLock *l = userdata;
         pthread_mutex_lock(&l->mu);
+        /* every lease/3 from the start of the last good renewal (or of taking the lock),
+         * not from its end: slow commands must not push renewals past the deadline */
+        double next = l->renewed + l->lease / 3.0;
         while (!l->stop && !l->lost) {
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_sec += l->lease / 3;
-                until.tv_nsec += (long) ((l->lease % 3) * 1e9 / 3);
-                if (until.tv_nsec >= 1000000000L) {
-                        until.tv_sec++;
-                        until.tv_nsec -= 1000000000L;
-                }
-                while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
+                struct timespec until = mono_ts(next);
+                while (!l->stop && mono() < next && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
                         ;
                 if (l->stop)
                         break;
@@ -161,7 +164,7 @@ static void *renew_thread(void *userdata) {
                 }
                 pthread_mutex_unlock(&l->mu);
 
-                /* ours still? then extend; a failed call is retried at the next tick, the
+                /* ours still? then extend; a failed call is retried a second later, the
                  * deadline decides when to give up */
                 _cleanup_(freep) char *key = NULL;
                 Error e = {};
@@ -173,11 +176,14 @@ static void *renew_thread(void *userdata) {
                 pthread_mutex_lock(&l->mu);
                 if (gone)
                         lose(l, key ? "another controller holds it now" : "its entity was removed (cephprov lock break?)");
-                else if (r < 0)
+                else if (r < 0) {
                         log_warning("cannot renew the lock of cluster '%s' (retrying): %s", l->admin->cluster, e.message);
-                else if (mono() < l->deadline)
+                        next = mono() + 1;
+                } else if (mono() < l->deadline) {
                         l->deadline = t0 + l->lease - lease_margin(l->lease);
-                else
+                        l->renewed = t0;
+                        next = t0 + l->lease / 3.0;
+                } else
                         lose(l, "the renewal came too late");
         }
         pthread_mutex_unlock(&l->mu);
@@ -292,7 +298,11 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
         if (!l)
                 return error_set(err, ENOMEM, "out of memory");
         pthread_mutex_init(&l->mu, NULL);
-        pthread_cond_init(&l->cv, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&l->cv, &ca);
+        pthread_condattr_destroy(&ca);
         int r = cluster_lock_lease(&l->lease, err);
         if (r < 0)
                 return r;
@@ -363,6 +373,7 @@ static int lock_once(CephClusterLock *l, Error *err) {
                 Error e = {};
                 r = run(a, ceph_argv_auth_add(ceph_admin_cli(a), l->entity, &e), l->keyring, NULL, &e);
                 if (r >= 0) {
+                        l->renewed = t0;
                         l->deadline = t0 + l->lease - lease_margin(l->lease);
                         return 0;
                 }
@@ -403,7 +414,8 @@ static int lock_once(CephClusterLock *l, Error *err) {
                         Error e2 = {};
                         if (write_record(l, time(NULL), &e2) < 0)
                                 log_warning("cannot renew the lease of cluster '%s': %s", a->cluster, e2.message);
-                        l->deadline = (e2.code ? t0 : t1) + l->lease - lease_margin(l->lease);
+                        l->renewed = e2.code ? t0 : t1;
+                        l->deadline = l->renewed + l->lease - lease_margin(l->lease);
                         return 0;
                 }
         }
@@ -425,9 +437,9 @@ int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {
         return r;
 }
 
-CephClusterLock *ceph_cluster_unlock(CephClusterLock *l) {
-        if (!l)
-                return NULL;
+int ceph_cluster_lock_release(CephClusterLock *l, Error *err) {
+        if (!l || !l->held)
+                return 0;
         if (l->thread_started) {
                 pthread_mutex_lock(&l->mu);
                 l->stop = true;
@@ -436,25 +448,34 @@ CephClusterLock *ceph_cluster_unlock(CephClusterLock *l) {
                 pthread_join(l->thread, NULL);
                 l->thread_started = false;
         }
-        if (l->held && !l->lost) {
-                /* Remove only our own entity, and only while our lease holds: nobody may take
-                 * it over before then, so between the check and `auth rm` it stays ours. */
-                _cleanup_(freep) char *key = NULL;
-                Error e = {};
-                int r = entity_key(l->admin, l->entity, &key, &e);
-                if (r < 0)
-                        log_warning("cannot release the lock of cluster '%s': %s", l->admin->cluster, e.message);
-                else if (!streq_ptr(key, l->key))
-                        log_warning("not releasing the lock of cluster '%s': it is no longer ours", l->admin->cluster);
-                else if (mono() >= l->deadline)
-                        log_warning("not releasing the lock of cluster '%s': our lease ran out; it is free once expired",
-                                    l->admin->cluster);
-                else if (run(l->admin, ceph_argv_auth_rm(ceph_admin_cli(l->admin), l->entity, &e), NULL, NULL, &e) < 0)
-                        log_warning("cannot release the lock of cluster '%s': %s", l->admin->cluster, e.message);
-                else
-                        remove_record(l->admin, l->record);
-        } else if (l->held)
-                log_warning("not releasing the lock of cluster '%s': it was lost (%s)", l->admin->cluster, l->lost);
+        l->held = false;
+        const char *c = l->admin->cluster;
+        if (l->lost)
+                return error_set(err, ENOLCK, "not releasing the lock of cluster '%s': it was lost (%s)", c, l->lost);
+
+        /* Remove only our own entity, and only while our lease holds: nobody may take it over
+         * before then, so between the check and `auth rm` it stays ours. */
+        _cleanup_(freep) char *key = NULL;
+        Error e = {};
+        int r = entity_key(l->admin, l->entity, &key, &e);
+        if (r < 0)
+                return error_set(err, -r, "cannot release the lock of cluster '%s': %s", c, e.message);
+        if (!streq_ptr(key, l->key))
+                return error_set(err, ENOLCK, "not releasing the lock of cluster '%s': it is no longer ours", c);
+        if (mono() >= l->deadline)
+                return error_set(err, ENOLCK,
+                                 "not releasing the lock of cluster '%s': our lease ran out (it is free once expired)", c);
+        r = run(l->admin, ceph_argv_auth_rm(ceph_admin_cli(l->admin), l->entity, &e), NULL, NULL, &e);
+        if (r < 0)
+                return error_set(err, -r, "cannot release the lock of cluster '%s': %s", c, e.message);
+        remove_record(l->admin, l->record);
+        return 0;
+}
+
+CephClusterLock *ceph_cluster_unlock(CephClusterLock *l) {
+        Error e = {};
+        if (ceph_cluster_lock_release(l, &e) < 0)
+                log_warning("%s", e.message);
         return lock_free(l);
 }
 

@@ -37,8 +37,11 @@ int ceph_cluster_lock(const Layout *l, const char *command, CephClusterLock **re
  * every change. NULL (no lock) is 0. Thread-safe. */
 int ceph_cluster_lock_check(CephClusterLock *l, Error *err);
 
-/* Stops the renewal, releases the lock if it is still ours (never another owner's), frees.
- * NULL-safe; returns NULL. */
+/* Stops the renewal and releases the lock if it is still ours and our lease holds (never
+ * another owner's). ENOLCK when it was not (lost, taken over, lease ran out: then it is left
+ * to expire), or the error of the cluster. Once only; NULL or a released lock is 0. */
+int ceph_cluster_lock_release(CephClusterLock *l, Error *err);
+/* Releases (a failure is a warning) and frees. NULL-safe; returns NULL. */
 CephClusterLock *ceph_cluster_unlock(CephClusterLock *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephClusterLock *, ceph_cluster_unlock);
 

@@ -75,8 +75,9 @@ static int lock_break(CephAdmin *a, bool yes) {
         return 0;
 }
 
-/* Takes the lock, holds it SECONDS (renewing), releases it. Exit 0 when it was held the whole
- * time, 1 when it could not be taken or was lost. */
+/* Takes the lock, holds it SECONDS (renewing) or until SIGINT/SIGTERM, releases it. Exit 0
+ * when it was held the whole time and released, 1 when it could not be taken, was lost, or
+ * could not be released. */
 static int lock_hold(const Layout *l, const char *seconds) {
         char *end = NULL;
         errno = 0;
@@ -105,7 +106,8 @@ static int lock_hold(const Layout *l, const char *seconds) {
                         break;
                 usleep(100 * 1000);
         }
-        lock = ceph_cluster_unlock(lock);
+        if (ceph_cluster_lock_release(lock, &err) < 0)
+                return cli_report(&err);
         printf("released\n");
         return 0;
 }

@@ -119,7 +119,7 @@ for i in $(seq "$RACES"); do
         if [ $((wa + wb)) != 1 ]; then
                 kill -TERM "$a" "$b" 2>/dev/null || true
                 wait "$a" "$b" 2>/dev/null || true
-                cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2
+                tail -n +1 "$DIR"/prev-* "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2
                 fail "race $i: $((wa + wb)) controllers hold the lock"
         fi
         if [ $wa = 1 ]; then win=$a wname=ctl-a lose=$b lname=b; else win=$b wname=ctl-b lose=$a lname=a; fi
@@ -130,6 +130,7 @@ for i in $(seq "$RACES"); do
         kill -TERM "$win"
         wait "$win" || { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the winner did not hold and release the lock cleanly"; }
         [ "$wa" = 1 ] && na=$((${na:-0} + 1)) || nb=$((${nb:-0} + 1))
+        for f in a.out a.err b.out b.err; do mv "$DIR/$f" "$DIR/prev-$f"; done
 done
 PIDS=()
 rm -f "$DIR/bin/slow-writes"
