@@ -374,16 +374,45 @@ char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char 
         return argv_build(cli, err, "config-key", "set", key, value, NULL);
 }
 
-char **ceph_argv_lock_set(const CephCli *cli, const char *cluster, const CephLock *lock, Error *err) {
-        _cleanup_(freep) char *key = ceph_lock_key(cluster, err);
-        if (!key)
-                return NULL;
-        _cleanup_(freep) char *value = ceph_lock_format(lock);
-        if (!value) {
-                error_set(err, EINVAL, "cannot set the lock of cluster '%s': no holder", cluster);
+char **ceph_argv_config_key_ls(const CephCli *cli, Error *err) {
+        return argv_build(cli, err, "config-key", "ls", NULL);
+}
+
+/* an auth entity: TYPE.ID, e.g. "client.cephprov-lock.lab" */
+static bool entity_is_valid(const char *s) {
+        return ceph_name_is_valid(s) && strchr(s, '.') && s[strlen(s) - 1] != '.';
+}
+
+char **ceph_argv_auth_add(const CephCli *cli, const char *entity, Error *err) {
+        if (!entity_is_valid(entity)) {
+                error_set(err, EINVAL, "auth add: invalid entity '%s'", strnull(entity));
                 return NULL;
         }
-        return ceph_argv_config_key_set(cli, key, value, err);
+        _cleanup_strv_free_ char **a = argv_start(cli, err);
+        if (!a)
+                return NULL;
+        if (strv_extend(&a, "-i") < 0 || strv_extend(&a, "-") < 0 || strv_extend(&a, "auth") < 0 ||
+            strv_extend(&a, "add") < 0 || strv_extend(&a, entity) < 0) {
+                error_set(err, ENOMEM, "out of memory");
+                return NULL;
+        }
+        return TAKE_PTR(a);
+}
+
+char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err) {
+        if (!entity_is_valid(entity)) {
+                error_set(err, EINVAL, "auth get: invalid entity '%s'", strnull(entity));
+                return NULL;
+        }
+        return argv_build(cli, err, "auth", "get", entity, "-f", "json", NULL);
+}
+
+char **ceph_argv_auth_rm(const CephCli *cli, const char *entity, Error *err) {
+        if (!entity_is_valid(entity)) {
+                error_set(err, EINVAL, "auth rm: invalid entity '%s'", strnull(entity));
+                return NULL;
+        }
+        return argv_build(cli, err, "auth", "rm", entity, NULL);
 }
 
 char **ceph_argv_systemctl_osd(const char *verb, int id, Error *err) {

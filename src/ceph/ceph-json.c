@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* JSON helpers, releases and versions, config values, the config-key lock, `osd new`. */
+/* JSON helpers, releases and versions, config values, `osd new`. */
 
 #include <ctype.h>
 #include <errno.h>
@@ -374,59 +374,6 @@ const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char
                     strcmp(d->entries[i].name, name) == 0)
                         return &d->entries[i];
         return NULL;
-}
-
-/* ---- lock -------------------------------------------------------------------------- */
-
-CephLock *ceph_lock_free(CephLock *l) {
-        if (!l)
-                return NULL;
-        free(l->holder);
-        free(l->since);
-        free(l->command);
-        free(l);
-        return NULL;
-}
-
-int ceph_lock_parse(const char *out, CephLock **ret, Error *err) {
-        _cleanup_json_ json_object *o = NULL;
-        int r = ceph_json_parse(out, "cephprov lock", &o, err);
-        if (r < 0)
-                return r;
-        const char *holder;
-        r = json_get_string(o, "holder", true, &holder, "cephprov lock", err);
-        if (r < 0)
-                return r;
-        _cleanup_(ceph_lock_freep) CephLock *l = calloc(1, sizeof(CephLock));
-        if (!l)
-                return -ENOMEM;
-        l->holder = strdup(holder);
-        if (!l->holder || ceph_json_dup_string(o, "since", &l->since) < 0 ||
-            ceph_json_dup_string(o, "command", &l->command) < 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(l);
-        return 0;
-}
-
-char *ceph_lock_format(const CephLock *l) {
-        if (!l || isempty(l->holder))
-                return NULL;
-        _cleanup_json_ json_object *o = json_object_new_object();
-        if (!o || json_add_string(o, "holder", l->holder) < 0 || json_add_string(o, "since", l->since) < 0 ||
-            json_add_string(o, "command", l->command) < 0)
-                return NULL;
-        return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
-char *ceph_lock_key(const char *cluster, Error *err) {
-        if (!ceph_name_is_valid(cluster)) {
-                error_set(err, EINVAL, "invalid cluster name '%s' for the lock key", strnull(cluster));
-                return NULL;
-        }
-        char *k = strprintf("cephprov/lock/%s", cluster);
-        if (!k)
-                error_set(err, ENOMEM, "out of memory");
-        return k;
 }
 
 /* ---- osd new ----------------------------------------------------------------------- */

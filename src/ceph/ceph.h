@@ -339,21 +339,55 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigDump *, ceph_config_dump_free);
 /* the entry for exactly this section and name without a mask, NULL when unset */
 const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name);
 
-/* The controller's lock in the cluster's config-key store, key "cephprov/lock/<cluster>"
- * (config-key has no compare-and-set: see docs/ceph.md for how it is taken). */
+/* ---- the cluster lock (docs/ceph.md "The lock") ------------------------------------- */
+
+/* The lock itself is the cephx entity "client.cephprov-lock.<cluster>" (no caps: it can do
+ * nothing) whose key is the owner's random token: `auth add` with that key is the
+ * compare-and-set (exit 0 when absent or already ours, exit 17 EEXIST "exists but key does
+ * not match" when another owner's). Takeovers of an expired lease are serialized by a second
+ * entity, "client.cephprov-lock.<cluster>.takeover". The lease of each owner is a record in
+ * config-key under "cephprov/lock/<cluster>/<token id>", written by that owner only. */
+#define CEPH_EXIT_EEXIST 17
+#define CEPH_LOCK_SECRET_SIZE 16
+
 typedef struct CephLock {
-        char *holder;  /* "admin-host:pid" */
-        char *since;   /* ISO 8601 UTC */
-        char *command; /* "apply", "convert" ... */
+        char *host;      /* controller's host name */
+        int pid;
+        char *command;   /* "apply", "lock hold" ... */
+        char *since;     /* ISO 8601 UTC, when it was taken */
+        int64_t expires; /* lease end, Unix seconds (the writer's clock) */
 } CephLock;
 
+/* A lease record as `config-key get` prints it; host, pid and expires are required. */
 int ceph_lock_parse(const char *out, CephLock **ret, Error *err);
 CephLock *ceph_lock_free(CephLock *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephLock *, ceph_lock_free);
-/* the value to store, one line of JSON */
+/* the value to store, one line of JSON (adds "expires_at", ISO 8601, for people) */
 char *ceph_lock_format(const CephLock *l);
-/* "cephprov/lock/<cluster>"; NULL (EINVAL) when cluster is empty or has '/' or spaces */
-char *ceph_lock_key(const char *cluster, Error *err);
+
+/* "client.cephprov-lock.<cluster>" / "...<cluster>.takeover"; NULL (EINVAL) for a cluster
+ * name that is not [A-Za-z0-9_.-]+ */
+char *ceph_lock_entity(const char *cluster, Error *err);
+char *ceph_lock_takeover_entity(const char *cluster, Error *err);
+/* "cephprov/lock/<cluster>/": where the lease records are */
+char *ceph_lock_record_prefix(const char *cluster, Error *err);
+/* "cephprov/lock/<cluster>/<16 hex digits of SHA-256(key)>": the record of the owner of `key` */
+char *ceph_lock_record_key(const char *cluster, const char *key, Error *err);
+
+/* A cephx secret as `ceph-authtool --gen-print-key` prints it: base64 of type 1 (AES),
+ * created (seconds, 0 ns), length 16 and the 16 secret bytes (little endian). */
+char *ceph_cephx_key_format(const uint8_t secret[CEPH_LOCK_SECRET_SIZE], uint32_t created);
+/* "[ENTITY]\n\tkey = KEY\n": a keyring for `auth add -i -` (no caps) */
+char *ceph_keyring_format(const char *entity, const char *key);
+
+/* `auth get ENTITY -f json`: [{"entity":E,"key":K,"caps":{...}}] → K (the entry named
+ * `entity`); ret_n_caps (may be NULL) gets the number of caps. */
+int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, size_t *ret_n_caps, Error *err);
+/* `config-key ls`: a JSON array of keys → strv */
+int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err);
+
+/* A lease length in seconds, "2" to "3600" (CEPHPROV_LOCK_LEASE); errors name the value. */
+int ceph_lock_lease_parse(const char *s, unsigned *ret, Error *err);
 
 /* ---- argv builders ----------------------------------------------------------------- */
 
@@ -408,8 +442,11 @@ char **ceph_argv_config_key_get(const CephCli *cli, const char *key, Error *err)
 char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char *value, Error *err);
 char **ceph_argv_config_key_rm(const CephCli *cli, const char *key, Error *err);
 char **ceph_argv_config_key_exists(const CephCli *cli, const char *key, Error *err);
-/* `config-key set cephprov/lock/<cluster> <json>` */
-char **ceph_argv_lock_set(const CephCli *cli, const char *cluster, const CephLock *lock, Error *err);
+char **ceph_argv_config_key_ls(const CephCli *cli, Error *err);
+/* `-i - auth add ENTITY` (the keyring on stdin), `auth get ENTITY -f json`, `auth rm ENTITY` */
+char **ceph_argv_auth_add(const CephCli *cli, const char *entity, Error *err);
+char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err);
+char **ceph_argv_auth_rm(const CephCli *cli, const char *entity, Error *err);
 
 /* `systemctl VERB ceph-osd@ID` (start, stop, restart, enable, disable, is-active) */
 char **ceph_argv_systemctl_osd(const char *verb, int id, Error *err);

@@ -788,6 +788,9 @@ static void phase_progress(json_object *progress, void *userdata) {
 }
 
 static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, json_object **ret, Error *err) {
+        int r = ceph_admin_lock_check(p->flow->admin, err);
+        if (r < 0)
+                return r;
         if (slot->main)
                 return host_session_call(p->s, op, args, OSD_CREATE_TIMEOUT, ret, err);
         const char *device = NULL;

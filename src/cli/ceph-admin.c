@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "ceph-admin.h"
+#include "cluster-lock.h"
 #include "hosts.h"
 
 #include <errno.h>
@@ -76,6 +77,14 @@ static char *one_line(const char *s) {
         return t;
 }
 
+void ceph_admin_set_lock(CephAdmin *a, CephClusterLock *lock) {
+        a->lock = lock;
+}
+
+int ceph_admin_lock_check(CephAdmin *a, Error *err) {
+        return a ? ceph_cluster_lock_check(a->lock, err) : 0;
+}
+
 const CephCli *ceph_admin_cli(const CephAdmin *a) {
         return &a->cli;
 }
@@ -97,12 +106,15 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
         _cleanup_strv_free_ char **args = argv;
         if (!args)
                 return err && err->code ? -err->code : error_set(err, EINVAL, "no ceph command");
+        int r = ceph_admin_lock_check(a, err);
+        if (r < 0)
+                return r;
         _cleanup_json_ json_object *req = NULL, *res = NULL;
         if (agent_run_args(args, stdin_data, CEPH_ADMIN_TIMEOUT, &req) < 0)
                 return error_set(err, ENOMEM, "out of memory");
 
         pthread_mutex_lock(&a->mu);
-        int r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
+        r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
         pthread_mutex_unlock(&a->mu);
         _cleanup_(freep) char *cmd = command_words(a, args);
         if (r < 0)
@@ -188,88 +200,4 @@ int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pg
         *ret_health = TAKE_PTR(h);
         *ret_pgs = TAKE_PTR(pgs);
         return 0;
-}
-
-static char *lock_get(CephAdmin *a, const char *key, CephLock **ret, Error *err) {
-        _cleanup_(freep) char *out = NULL;
-        Error e = {};
-        int r = ceph_admin_run(a, ceph_argv_config_key_get(&a->cli, key, &e), NULL, &out, &e);
-        *ret = NULL;
-        if (r == -ENOENT)
-                return strdup(""); /* free */
-        if (r < 0) {
-                error_set(err, -r, "%s", e.message);
-                return NULL;
-        }
-        r = ceph_lock_parse(out, ret, err);
-        if (r < 0) {
-                error_prefix(err, r, "cannot read the lock '%s' of cluster '%s'", key, a->cluster);
-                return NULL;
-        }
-        return strdup("");
-}
-
-static char *holder_host(const char *holder) {
-        const char *c = strrchr(holder, ':');
-        return c ? strndup(holder, (size_t) (c - holder)) : strdup(holder);
-}
-
-int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, Error *err) {
-        char host[256] = "";
-        if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
-                snprintf(host, sizeof(host), "localhost");
-        _cleanup_(freep) char *key = ceph_lock_key(a->cluster, err);
-        _cleanup_(freep) char *holder = strprintf("%s:%d", host, (int) getpid());
-        if (!key || !holder)
-                return key ? error_set(err, ENOMEM, "out of memory") : -EINVAL;
-
-        _cleanup_(ceph_lock_freep) CephLock *cur = NULL;
-        _cleanup_(freep) char *ok = lock_get(a, key, &cur, err);
-        if (!ok)
-                return -err->code;
-        if (cur) {
-                _cleanup_(freep) char *h = holder_host(cur->holder);
-                if (!h || !streq(h, host))
-                        return error_set(err, EBUSY,
-                                         "cluster '%s' is locked by cephprov on '%s' (%s, since %s): another controller acts on it; "
-                                         "if it is gone, remove the lock with 'ceph config-key rm %s'",
-                                         a->cluster, cur->holder, cur->command ? cur->command : "?",
-                                         cur->since ? cur->since : "?", key);
-                /* this machine: we hold the local lock, so that holder is dead */
-                log_notice("taking over the lock of cluster '%s' left by '%s' (%s, since %s), which is no longer running",
-                           a->cluster, cur->holder, cur->command ? cur->command : "?", cur->since ? cur->since : "?");
-        }
-
-        char since[40];
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
-        CephLock mine = { .holder = holder, .since = since, .command = (char *) command };
-        int r = ceph_admin_run(a, ceph_argv_lock_set(&a->cli, a->cluster, &mine, err), NULL, NULL, err);
-        if (r < 0)
-                return r;
-
-        /* no compare-and-set in config-key: read back, the last writer wins */
-        _cleanup_(ceph_lock_freep) CephLock *after = NULL;
-        _cleanup_(freep) char *ok2 = lock_get(a, key, &after, err);
-        if (!ok2)
-                return -err->code;
-        if (!after || !streq(after->holder, holder))
-                return error_set(err, EBUSY, "cluster '%s': another controller (%s) took the lock at the same time",
-                                 a->cluster, after ? after->holder : "?");
-
-        *ret = (CephClusterLock) { .admin = a, .key = TAKE_PTR(key), .holder = TAKE_PTR(holder), .held = true };
-        return 0;
-}
-
-void ceph_cluster_unlock(CephClusterLock *l) {
-        if (l->held && l->admin) {
-                Error e = {};
-                if (ceph_admin_run(l->admin, ceph_argv_config_key_rm(&l->admin->cli, l->key, &e), NULL, NULL, &e) < 0)
-                        log_warning("cannot release the cluster lock '%s': %s", l->key, e.message);
-        }
-        free(l->key);
-        free(l->holder);
-        *l = (CephClusterLock) {};
 }

@@ -15,6 +15,8 @@
 
 #define CEPH_ADMIN_TIMEOUT 120
 
+struct CephClusterLock;
+
 typedef struct CephAdmin {
         const Host *host;
         const char *cluster;
@@ -23,6 +25,7 @@ typedef struct CephAdmin {
         CephCli cli;     /* what ceph_admin_cli() returns */
         size_t n_prefix; /* words of ceph_argv_cli(&cli) */
         pthread_mutex_t mu;
+        struct CephClusterLock *lock; /* checked before every command; NULL = none */
 } CephAdmin;
 
 /* Connects to the layout's admin host (its agent, configured with an empty allow-list:
@@ -30,6 +33,11 @@ typedef struct CephAdmin {
 int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err);
 CephAdmin *ceph_admin_close(CephAdmin *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdmin *, ceph_admin_close);
+
+/* Every command run through `a` (and ceph_admin_lock_check) first checks that the lease of
+ * `lock` still holds (cluster-lock.h): a controller that lost the lock changes nothing more. */
+void ceph_admin_set_lock(CephAdmin *a, struct CephClusterLock *lock);
+int ceph_admin_lock_check(CephAdmin *a, Error *err);
 
 /* How the src/ceph argv builders reach this cluster: `ceph --cluster C --connect-timeout 30`.
  * Every command the controller runs is built by them with this. */
@@ -49,19 +57,3 @@ int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err);
 int ceph_admin_osd_metadata(CephAdmin *a, CephOsdMetadataList **ret, Error *err);
 /* `ceph status`: its health and its PG states */
 int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pgs, Error *err);
-
-/* The controller's lock in the cluster's config-key store (docs/ceph.md "The lock"), taken
- * on top of the local journal lock: get (free when absent) → set → get again and compare
- * the holder. A lock held by this machine is stale when we hold the local lock (its holder
- * died: kill -9, power loss): it is taken over, with a notice. A lock held by another
- * machine is refused (EBUSY) naming holder, command and time. */
-typedef struct CephClusterLock {
-        CephAdmin *admin;
-        char *key;
-        char *holder;
-        bool held;
-} CephClusterLock;
-
-int ceph_cluster_lock(CephAdmin *a, const char *command, CephClusterLock *ret, Error *err);
-/* Releases (config-key rm) when held; for _cleanup_. */
-void ceph_cluster_unlock(CephClusterLock *l);

@@ -48,4 +48,5 @@ int verb_plan(int argc, char *argv[]);
 int verb_inventory(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
+int verb_lock(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);

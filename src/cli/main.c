@@ -44,6 +44,16 @@ const Verb verbs[] = {
           verb_status, VERB_LAYOUT | VERB_HOSTS,
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable status\n" },
+        { "lock", "status|break|hold LAYOUT [SECONDS] [--json] [--yes]",
+          "the cluster lock: who holds it (status), remove a dead controller's (break), or take it (hold)",
+          verb_lock, VERB_HOSTS,
+          "  status LAYOUT       who holds the lock of the layout's cluster, and until when\n"
+          "  break LAYOUT        remove the lock whoever holds it (asks, or --yes)\n"
+          "  hold LAYOUT SECONDS take the lock, hold it that long (renewing its lease), release it\n"
+          "  --json              status as JSON\n"
+          "  --yes               break without asking\n"
+          "environment: CEPHPROV_LOCK_LEASE=SECONDS the lease (default 60, 2 to 3600);\n"
+          "             CEPHPROV_LOCK_WAIT=SECONDS how long apply and hold wait for a held lock (default 0)\n" },
         { "agent", "", "serve the agent protocol on stdin/stdout (started by the controller over SSH)",
           verb_agent, 0, NULL },
 };

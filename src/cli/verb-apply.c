@@ -12,6 +12,7 @@
 #include "exec/exec.h"
 #include "apply-osds.h"
 #include "ceph-admin.h"
+#include "cluster-lock.h"
 #include "hosts.h"
 #include "options.h"
 #include "plan/plan.h"
@@ -47,6 +48,10 @@ static bool inventory_has_osds(const InventorySet *inv) {
                         if (inv->hosts[h]->devices[d].content.osd.id >= 0)
                                 return true;
         return false;
+}
+
+static int lock_guard(void *userdata, Error *err) {
+        return ceph_cluster_lock_check(userdata, err);
 }
 
 /* The OSD stage needs the cluster: its admin host, ids, the interrupted run's leftovers. */
@@ -92,11 +97,17 @@ int verb_apply(int argc, char *argv[]) {
                                    (unsigned long long) j->torn_bytes);
         }
 
+        /* Then the cluster's lock, for every stage: the journal's lock serializes the runs of
+         * this machine only. A layout without an admin host has no cluster to lock (it can
+         * only apply disks). */
+        _cleanup_(ceph_cluster_unlockp) CephClusterLock *cluster_lock = NULL;
+        if (!o.dry_run && l->admin_host && ceph_cluster_lock(l, "apply", &cluster_lock, &err) < 0)
+                return cli_report(&err);
+
         _cleanup_(fleet_closep) Fleet *f = NULL;
         _cleanup_(plan_freep) Plan *p = NULL;
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
-        _cleanup_(ceph_cluster_unlock) CephClusterLock cluster_lock = {};
         _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
         size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
         if (cli_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
@@ -107,9 +118,9 @@ int verb_apply(int argc, char *argv[]) {
         bool osd_stage = !o.dry_run && (stages & STAGE_OSDS) &&
                          (osd_flow_count_steps(p, stages) > 0 || inventory_has_osds(inv));
         if (osd_stage) {
-                if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0 ||
-                    ceph_cluster_lock(admin, "apply", &cluster_lock, &err) < 0)
+                if (osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
                         return cli_report(&err);
+                ceph_admin_set_lock(admin, cluster_lock);
                 r = osd_flow_wait_inflight(flow, &err);
                 if (r < 0)
                         return cli_report(&err);
@@ -203,6 +214,8 @@ int verb_apply(int argc, char *argv[]) {
                 .out = o.json ? NULL : stdout,
                 .journal = j,
                 .step_request = step_request,
+                .guard = lock_guard,
+                .guard_userdata = cluster_lock,
         };
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
         Error exec_err = {};

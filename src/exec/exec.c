@@ -105,6 +105,8 @@ static int step_execute(HostRun *h, const Step *s, Error *err) {
                 return 0;
         }
 
+        if (o->guard && (r = o->guard(o->guard_userdata, err)) < 0)
+                return r;
         _cleanup_json_ json_object *result = NULL;
         return h->link->call(h->link->userdata, op, args, &result, err);
 }

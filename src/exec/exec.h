@@ -42,6 +42,10 @@ typedef struct ExecOptions {
         FILE *out;                 /* per-host reports; NULL = quiet */
         Journal *journal;          /* may be NULL */
         StepRequestFn step_request;
+        /* checked before every step is sent (the cluster lock's lease): a failure fails
+         * the step with its error; NULL = none */
+        int (*guard)(void *userdata, Error *err);
+        void *guard_userdata;
 } ExecOptions;
 
 typedef enum StepState {

@@ -657,13 +657,13 @@ static void test_small_answers(void) {
         CHECK(r.err && strstr(r.err, "unrecognized key 'no_such_option'"));
         run_done(&r);
 
-        /* the lock as it came back from config-key get */
+        /* the lease record as it came back from config-key get */
         r = run_load("config-key-get-lock");
         _cleanup_(ceph_lock_freep) CephLock *l = NULL;
         CHECK_INTEQ(r.rc, 0);
         CHECK_INTEQ(ceph_lock_parse(r.out, &l, &err), 0);
-        CHECK(l && str_eq(l->holder, "admin:1234") && str_eq(l->command, "apply"));
-        CHECK(l && str_eq(l->since, "2026-11-30T05:10:00Z"));
+        CHECK(l && str_eq(l->host, "vm") && l->pid == 10982 && str_eq(l->command, "lock hold"));
+        CHECK(l && str_eq(l->since, "2026-12-01T19:55:20Z") && l->expires == 1796154930);
         _cleanup_(freep) char *f = ceph_lock_format(l);
         CHECK_STREQ(f, r.out);
         run_done(&r);
@@ -672,6 +672,44 @@ static void test_small_answers(void) {
         run_done(&r);
         r = run_load("config-key-exists-missing");
         CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
+        run_done(&r);
+
+        /* the lock entity: added, added again with the same key (ours: 0), taken by another key */
+        r = run_load("auth-add-lock");
+        CHECK_INTEQ(r.rc, 0);
+        CHECK(r.err && strstr(r.err, "added key for client.cephprov-lock.ceph"));
+        run_done(&r);
+        r = run_load("auth-add-lock-same");
+        CHECK_INTEQ(r.rc, 0);
+        run_done(&r);
+        r = run_load("auth-add-lock-taken");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_EEXIST);
+        CHECK(r.err && strstr(r.err, "exists but key does not match"));
+        run_done(&r);
+        r = run_load("auth-get-lock");
+        CHECK_INTEQ(r.rc, 0);
+        _cleanup_(freep) char *key = NULL;
+        size_t n_caps = 99;
+        CHECK_INTEQ(ceph_auth_get_parse(r.out, "client.cephprov-lock.ceph", &key, &n_caps, &err), 0);
+        CHECK_STREQ(key, "AQDNJA9rJrO2AxAAzQyBCrF9/5RYAuKNn3rfzQ==");
+        CHECK_INTEQ((int) n_caps, 0); /* an entity that can do nothing */
+        {
+                _cleanup_(freep) char *other = NULL;
+                Error oe = {};
+                CHECK_INTEQ(ceph_auth_get_parse(r.out, "client.admin", &other, NULL, &oe), -ENOENT);
+                CHECK(other == NULL);
+        }
+        run_done(&r);
+        r = run_load("auth-get-missing");
+        CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
+        run_done(&r);
+        r = run_load("auth-rm-missing");
+        CHECK_INTEQ(r.rc, 0); /* removing what is not there succeeds */
+        run_done(&r);
+        r = run_load("config-key-ls-lock");
+        _cleanup_strv_free_ char **keys = NULL;
+        CHECK_INTEQ(ceph_config_key_ls_parse(r.out, &keys, &err), 0);
+        CHECK(keys && strv_length(keys) == 5 && str_eq(keys[0], "cephprov/lock/ceph/17d8d0a9f6bc6b02"));
         run_done(&r);
 
         /* set-device-class while a class is bound: EBUSY */
@@ -723,16 +761,12 @@ static void test_argv(void) {
         check_argv(ceph_argv_systemctl_osd("start", 3, &err), "systemctl start ceph-osd@3");
         CHECK_INTEQ(err.code, 0);
 
-        /* the lock value stays one argv element, spaces and all */
-        CephLock lock = { .holder = "admin:1234", .since = "2026-11-30T05:10:00Z", .command = "apply --yes" };
-        char **a = ceph_argv_lock_set(NULL, "lab", &lock, &err);
-        CHECK(a && strv_length(a) == 5);
-        if (a && strv_length(a) == 5) {
-                CHECK_STREQ(a[1], "config-key");
-                CHECK_STREQ(a[3], "cephprov/lock/lab");
-                CHECK_STREQ(a[4], "{\"holder\":\"admin:1234\",\"since\":\"2026-11-30T05:10:00Z\",\"command\":\"apply --yes\"}");
-        }
-        strv_free(a);
+        check_argv(ceph_argv_auth_add(NULL, "client.cephprov-lock.lab", &err), "ceph -i - auth add client.cephprov-lock.lab");
+        check_argv(ceph_argv_auth_get(NULL, "client.cephprov-lock.lab", &err),
+                   "ceph auth get client.cephprov-lock.lab -f json");
+        check_argv(ceph_argv_auth_rm(NULL, "client.cephprov-lock.lab", &err), "ceph auth rm client.cephprov-lock.lab");
+        check_argv(ceph_argv_config_key_ls(NULL, &err), "ceph config-key ls");
+        CHECK_INTEQ(err.code, 0);
 
         CephCli cli = { .binary = "/usr/bin/ceph", .conf = "/etc/ceph/lab.conf", .name = "client.admin",
                         .connect_timeout = 10 };
@@ -766,12 +800,101 @@ static void test_argv(void) {
         error_reset(&e);
         CHECK(ceph_argv_config_key_set(NULL, "/abs", "v", &e) == NULL);
         error_reset(&e);
-        CHECK(ceph_lock_key("my cluster", &e) == NULL);
+        CHECK(ceph_lock_entity("my cluster", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_auth_add(NULL, "--yes-i-really-mean-it", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_auth_rm(NULL, "client.", &e) == NULL);
         error_reset(&e);
         CHECK(ceph_argv_systemctl_osd("mask", 1, &e) == NULL);
 }
 
+/* the lock's names, keys, records and the lease option */
+static void test_lock(void) {
+        Error err = {};
+        _cleanup_(freep) char *ent = ceph_lock_entity("lab", &err), *tk = ceph_lock_takeover_entity("lab", &err),
+                             *pre = ceph_lock_record_prefix("lab", &err);
+        CHECK_STREQ(ent, "client.cephprov-lock.lab");
+        CHECK_STREQ(tk, "client.cephprov-lock.lab.takeover");
+        CHECK_STREQ(pre, "cephprov/lock/lab/");
+
+        /* the key ceph-authtool printed for the captured lock (auth-get-lock.out), rebuilt from
+         * its secret bytes and creation time */
+        const uint8_t secret[CEPH_LOCK_SECRET_SIZE] = { 0xcd, 0x0c, 0x81, 0x0a, 0xb1, 0x7d, 0xff, 0x94,
+                                                        0x58, 0x02, 0xe2, 0x8d, 0x9f, 0x7a, 0xdf, 0xcd };
+        _cleanup_(freep) char *key = ceph_cephx_key_format(secret, 0x6b0f24cd);
+        /* the capture also carried 0x03b6b326 ns; ours are always 0 ns */
+        CHECK(key && strlen(key) == 40 && strncmp(key, "AQDNJA9rAAAAABAAzQyBCrF9/5RYAuKNn3rfzQ==", 40) == 0);
+
+        _cleanup_(freep) char *kr = ceph_keyring_format(ent, key);
+        CHECK_STREQ(kr, "[client.cephprov-lock.lab]\n\tkey = AQDNJA9rAAAAABAAzQyBCrF9/5RYAuKNn3rfzQ==\n");
+        CHECK(ceph_keyring_format("client.x]\n[client.admin", key) == NULL);
+
+        /* one record per owner, named by its key */
+        _cleanup_(freep) char *rk1 = ceph_lock_record_key("lab", key, &err), *rk2 = ceph_lock_record_key("lab", "AQB", &err);
+        CHECK(rk1 && strncmp(rk1, "cephprov/lock/lab/", 18) == 0 && strlen(rk1) == 18 + 16);
+        CHECK(rk1 && rk2 && !str_eq(rk1, rk2));
+        CHECK_INTEQ(err.code, 0);
+
+        /* a record round trip, and what a record must have */
+        CephLock rec = { .host = "adm1", .pid = 4242, .command = "apply", .since = "2026-12-01T10:00:00Z",
+                         .expires = 1796119260 };
+        _cleanup_(freep) char *v = ceph_lock_format(&rec);
+        CHECK_STREQ(v, "{\"host\":\"adm1\",\"pid\":4242,\"command\":\"apply\",\"since\":\"2026-12-01T10:00:00Z\","
+                       "\"expires\":1796119260,\"expires_at\":\"2026-12-01T10:01:00Z\"}");
+        _cleanup_(ceph_lock_freep) CephLock *back = NULL;
+        CHECK_INTEQ(ceph_lock_parse(v, &back, &err), 0);
+        CHECK(back && str_eq(back->host, "adm1") && back->pid == 4242 && back->expires == 1796119260);
+        static const char *const bad[] = {
+                "{\"pid\":1,\"expires\":5}",                  /* no host */
+                "{\"host\":\"a\",\"expires\":5}",             /* no pid */
+                "{\"host\":\"a\",\"pid\":1}",                 /* no expiry */
+                "{\"host\":\"\",\"pid\":1,\"expires\":5}",    /* empty host */
+                "{\"host\":\"a\",\"pid\":0,\"expires\":5}",   /* pid 0 */
+                "{\"host\":\"a\",\"pid\":1,\"expires\":-5}",  /* negative expiry */
+                "{\"host\":\"a\",\"pid\":1,\"expires\":\"soon\"}",
+                "[]", "", "{\"holder\":\"admin:1234\",\"since\":\"2026-11-30T05:10:00Z\",\"command\":\"apply\"}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                CephLock *x = NULL;
+                Error e = {};
+                CHECK(ceph_lock_parse(bad[i], &x, &e) < 0);
+                CHECK(x == NULL && e.code != 0);
+        }
+        CHECK(ceph_lock_format(&(CephLock) { .host = "a" }) == NULL); /* no pid */
+
+        /* auth get and config-key ls answers that are not what they should be */
+        char *k = NULL;
+        static const char *const bad_auth[] = { "{}", "[{\"entity\":\"client.cephprov-lock.lab\"}]",
+                                                "[{\"entity\":\"client.cephprov-lock.lab\",\"key\":\"\"}]", "[1]" };
+        for (size_t i = 0; i < ELEMENTSOF(bad_auth); i++) {
+                Error e = {};
+                CHECK(ceph_auth_get_parse(bad_auth[i], "client.cephprov-lock.lab", &k, NULL, &e) < 0);
+                CHECK(k == NULL);
+        }
+        char **keys = NULL;
+        Error e = {};
+        CHECK(ceph_config_key_ls_parse("[\"a\", 3]", &keys, &e) < 0 && keys == NULL);
+        error_reset(&e);
+        CHECK(ceph_config_key_ls_parse("{}", &keys, &e) < 0 && keys == NULL);
+
+        /* the lease option */
+        unsigned lease = 0;
+        CHECK_INTEQ(ceph_lock_lease_parse("60", &lease, &err), 0);
+        CHECK_INTEQ((int) lease, 60);
+        CHECK_INTEQ(ceph_lock_lease_parse("2", &lease, &err), 0);
+        static const char *const bad_lease[] = { "", "1", "0", "-5", "3601", "60s", "6 0", "abc", "99999999999999999999" };
+        for (size_t i = 0; i < ELEMENTSOF(bad_lease); i++) {
+                Error le = {};
+                lease = 7;
+                CHECK(ceph_lock_lease_parse(bad_lease[i], &lease, &le) == -EINVAL);
+                CHECK(lease == 7 && strstr(le.message, "invalid lease"));
+        }
+        CHECK(ceph_lock_lease_parse(NULL, &lease, &e) == -EINVAL);
+}
+
 int main(void) {
+        TEST_RUN(test_lock);
         TEST_RUN(test_health);
         TEST_RUN(test_osd_tree);
         TEST_RUN(test_osd_dump);

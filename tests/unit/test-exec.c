@@ -178,6 +178,47 @@ static void test_stage_disks_and_dry_run(void) {
         free_plan_names(steps, N);
 }
 
+/* The guard (the cluster lock's lease check) before each step: once it fails, no step is
+ * sent any more; each is failed with the guard's error. */
+typedef struct Guard {
+        pthread_mutex_t mu;
+        unsigned allowed; /* steps it lets through before the "lease" is lost */
+} Guard;
+
+static int test_guard(void *userdata, Error *err) {
+        Guard *g = userdata;
+        pthread_mutex_lock(&g->mu);
+        bool ok = g->allowed > 0;
+        if (ok)
+                g->allowed--;
+        pthread_mutex_unlock(&g->mu);
+        return ok ? 0 : error_set(err, ENOLCK, "lost the lock of cluster 'test' (test guard)");
+}
+
+static void test_guard_stops_steps(void) {
+        enum { N = 3 };
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * N];
+        unsigned deps[N][1];
+        make_plan(&p, &hp, steps, deps, N);
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
+        HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
+        Guard g = { .mu = PTHREAD_MUTEX_INITIALIZER, .allowed = 2 };
+        ExecOptions o = { .parallel_hosts = 1, .parallel_osds = 1, .stages = STAGE_ALL, .step_request = test_request,
+                          .guard = test_guard, .guard_userdata = &g };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+
+        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), -EIO);
+        CHECK_INTEQ(strv_length(rl.calls), 2); /* the two let through, nothing after */
+        CHECK(rep && rep->n_done == 2 && rep->n_failed + rep->n_skipped == 2 * N - 2);
+        CHECK(rep && rep->hosts[0].first_error && strstr(rep->hosts[0].first_error, "lost the lock"));
+        strv_free(rl.calls);
+        free_plan_names(steps, N);
+}
+
 static void test_journal(void) {
         char dir[] = "/tmp/cephprov-test-journal-XXXXXX";
         CHECK(mkdtemp(dir) != NULL);
@@ -255,5 +296,6 @@ int main(void) {
         TEST_RUN(test_failure_skips_dependents_only);
         TEST_RUN(test_stage_disks_and_dry_run);
         TEST_RUN(test_journal);
+        TEST_RUN(test_guard_stops_steps);
         return test_result();
 }

@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The cluster lock on a real Ceph cluster (lab suite, root only; issue 8 item 3). A lab of
+# one storage host + admin with mon + mgr and no OSD (the first apply of a new cluster has
+# none). Controllers run in their own UTS namespaces (hostnames ctl-a, ctl-b, ctl-c) with
+# their own CEPHPROV_STATE_DIR, so neither the host name nor the local journal lock can
+# serialize them: only the cluster can.
+#   1. two controllers race for the lock LOCK_RACES times (default 100; every other race
+#      with each write to the monitors held back 0-1.5 s at random): exactly one wins each
+#      time, and the loser's message names the winner's host and pid;
+#   2. a holder killed with SIGKILL: its lock is refused until its lease ended, and taken
+#      over right after (with a notice naming it);
+#   3. a holder that lost its lease (stopped past it, taken over) does not remove the new
+#      owner's lock when it wakes up: it says it lost the lock and exits 1; the new owner
+#      keeps it;
+#   4. `apply --stage disks` takes the lock: refused while another controller holds it
+#      (nothing journaled), and the lock is free after a run;
+#   5. `lock break` removes a lock whoever holds it.
+#
+# Usage: test-cluster-lock.sh CEPHPROV
+# Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, LOCK_RACES, KEEP_LAB=1.
+set -euo pipefail
+
+CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+LAB=${LAB:-$top/contrib/lab/lab}
+CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
+export LAB_PREFIX=${LAB_PREFIX:-cplk}
+export LAB_SUBNET=${LAB_SUBNET:-10.99.22}
+RACES=${LOCK_RACES:-100}
+# short, so that expiry can be waited for (but each `ceph` call takes 0.5-3 s on a loaded machine)
+export CEPHPROV_LOCK_LEASE=20
+
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
+for t in ceph-mon ceph-mgr unshare python3; do
+        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
+done
+[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
+
+DIR=$(mktemp -d /tmp/cephprov-cluster-lock.XXXXXX)
+PIDS=()
+teardown() {
+        local rc=$?
+        for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
+        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
+        rm -rf "$DIR"
+        exit $rc
+}
+trap teardown EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+t0=$(date +%s.%N)
+since() { echo "$(date +%s.%N) - $1" | bc; }
+py() { python3 -c "$@"; }
+
+# $CTL NAME ARGS...: cephprov as controller NAME (its own host name and state directory); a
+# script that execs down to cephprov, so `$CTL ... &` gives cephprov's own pid in $!
+CTL=$DIR/ctl
+cat > "$CTL" <<EOF
+#!/bin/sh
+name=\$1
+shift
+mkdir -p "$DIR/state-\$name"
+CEPHPROV_STATE_DIR="$DIR/state-\$name" exec unshare --uts sh -c 'hostname "\$0" && exec "\$@"' "\$name" "$CEPHPROV" "\$@"
+EOF
+chmod +x "$CTL"
+# wait_for FILE PATTERN PID: until FILE has PATTERN (0) or PID ended (1)
+wait_for() {
+        for _ in $(seq 300); do
+                grep -q "$2" "$1" 2>/dev/null && return 0
+                kill -0 "$3" 2>/dev/null || { grep -q "$2" "$1" 2>/dev/null; return; }
+                sleep 0.05
+        done
+        return 1
+}
+status_json() { "$CEPHPROV" lock status "$L" --json; }
+holder_pid() { status_json | py 'import json,sys; s=json.load(sys.stdin); print(s["holder"]["pid"] if s["locked"] and s["holder"] else "")'; }
+
+"$LAB" up --dir "$DIR" --hosts 1 --ssd 0 --hdd 1 >/dev/null
+"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+# Fault injection, not a fake: a `ceph` first in admin's PATH (DIR/bin is /usr/local/sbin on
+# every lab host) that, while DIR/bin/slow-writes exists, holds each write (auth add/rm,
+# config-key set/rm) back 0-1.5 s at random before the real ceph runs it, as a slow monitor
+# quorum would. It spreads the interleavings of two controllers' steps far wider than the
+# CLI's own jitter does (the old get/set/get lock was won by both in such a race).
+cat > "$DIR/bin/ceph" <<'EOF'
+#!/bin/sh
+case " $* " in
+*" auth add "*|*" auth rm "*|*" config-key set "*|*" config-key rm "*)
+        [ -e /usr/local/sbin/slow-writes ] && sleep "$(awk -v s="$$" 'BEGIN { srand(s); printf "%.2f", rand() * 1.5 }')" ;;
+esac
+exec /usr/bin/ceph "$@"
+EOF
+chmod +x "$DIR/bin/ceph"
+L=$DIR/layout.yaml
+echo "lab + cluster (no OSD) up in $(since "$t0") s"
+[ "$("$CEPHPROV" lock status "$L")" = "cluster 'ceph' is not locked" ] || fail "a new cluster is locked"
+
+# 1. the race: both start at once; the winner holds until the loser is done
+t_race=$(date +%s.%N)
+for i in $(seq "$RACES"); do
+        # every other race with slow writes
+        if [ $((i % 2)) = 0 ]; then touch "$DIR/bin/slow-writes"; else rm -f "$DIR/bin/slow-writes"; fi
+        : > "$DIR/a.out"
+        : > "$DIR/b.out"
+        "$CTL" ctl-a lock hold -v "$L" 60 > "$DIR/a.out" 2> "$DIR/a.err" &
+        a=$!
+        "$CTL" ctl-b lock hold -v "$L" 60 > "$DIR/b.out" 2> "$DIR/b.err" &
+        b=$!
+        PIDS=("$a" "$b")
+        # each either prints "locked" or exits with an error
+        wait_for "$DIR/a.out" '^locked' "$a" && wa=1 || wa=0
+        wait_for "$DIR/b.out" '^locked' "$b" && wb=1 || wb=0
+        if [ $((wa + wb)) != 1 ]; then
+                kill -TERM "$a" "$b" 2>/dev/null || true
+                wait "$a" "$b" 2>/dev/null || true
+                tail -n +1 "$DIR"/prev-* "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2
+                fail "race $i: $((wa + wb)) controllers hold the lock"
+        fi
+        if [ $wa = 1 ]; then win=$a wname=ctl-a lose=$b lname=b; else win=$b wname=ctl-b lose=$a lname=a; fi
+        if wait "$lose"; then fail "race $i: the loser exited 0"; fi
+        # the loser saw the winner's lock (its host and pid: the pid inside unshare is the same)
+        grep -q "cluster 'ceph' is locked by cephprov on '$wname' (pid $win, lock hold, lease until " "$DIR/$lname.err" ||
+                { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the loser's message does not name the winner ($wname, pid $win)"; }
+        kill -TERM "$win"
+        wait "$win" || { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the winner did not hold and release the lock cleanly"; }
+        [ "$wa" = 1 ] && na=$((${na:-0} + 1)) || nb=$((${nb:-0} + 1))
+        for f in a.out a.err b.out b.err; do mv "$DIR/$f" "$DIR/prev-$f"; done
+done
+PIDS=()
+rm -f "$DIR/bin/slow-writes"
+[ "$(status_json | py 'import json,sys; print(json.load(sys.stdin)["locked"])')" = False ] || fail "lock still held after the races"
+ok "$RACES races of two controllers (half with writes slowed 0-1.5 s): exactly one held the lock each time (ctl-a ${na:-0}, ctl-b ${nb:-0}), $(since "$t_race") s"
+
+# 2. a holder killed with SIGKILL: refused until its lease ended, then taken over
+: > "$DIR/a.out"
+"$CTL" ctl-a lock hold "$L" 600 > "$DIR/a.out" 2> "$DIR/a.err" &
+a=$!
+PIDS=("$a")
+wait_for "$DIR/a.out" '^locked' "$a" || { cat "$DIR/a.err"; fail "ctl-a could not take the lock"; }
+kill -KILL "$a"
+wait "$a" 2>/dev/null || true
+PIDS=()
+expires=$(status_json | py 'import json,sys; print(json.load(sys.stdin)["holder"]["expires"])')
+refused=0 last_refusal=0
+while :; do
+        if "$CTL" ctl-b lock hold "$L" 0 > "$DIR/b.out" 2> "$DIR/b.err"; then break; fi
+        grep -q "locked by cephprov on 'ctl-a' (pid $a," "$DIR/b.err" || { cat "$DIR/b.err"; fail "ctl-b was refused for another reason"; }
+        refused=$((refused + 1))
+        last_refusal=$(date +%s.%N)
+        [ "$(date +%s)" -le $((expires + 30)) ] || fail "the dead holder's lock was not taken over 30 s after its lease ended"
+        sleep 0.3
+done
+t_taken=$(date +%s.%N)
+# taken only once the lease had ended, refused while it ran
+[ "$(echo "$t_taken >= $expires" | bc)" = 1 ] || fail "ctl-b took the lock at $t_taken, before the dead holder's lease ended ($expires)"
+[ "$refused" -ge 2 ] || fail "ctl-b was refused only $refused times: the lease of the killed holder was not honoured"
+grep -q "took over the lock of cluster 'ceph' from cephprov on 'ctl-a' (pid $a, lock hold)" "$DIR/b.err" ||
+        { cat "$DIR/b.err"; fail "no notice of the takeover"; }
+ok "holder killed (SIGKILL): refused $refused times while its lease ran (last $(echo "$expires - $last_refusal" | bc) s before it ended), taken $(echo "$t_taken - $expires" | bc) s after it ended"
+
+# 3. a holder that lost its lease does not remove the new owner's lock
+: > "$DIR/a.out"
+"$CTL" ctl-a lock hold "$L" 600 > "$DIR/a.out" 2> "$DIR/a.err" &
+a=$!
+PIDS=("$a")
+wait_for "$DIR/a.out" '^locked' "$a" || { cat "$DIR/a.err"; fail "ctl-a could not take the lock"; }
+kill -STOP "$a"
+expires=$(status_json | py 'import json,sys; print(json.load(sys.stdin)["holder"]["expires"])')
+while [ "$(date +%s)" -le "$expires" ]; do sleep 0.3; done
+: > "$DIR/c.out"
+"$CTL" ctl-c lock hold "$L" 120 > "$DIR/c.out" 2> "$DIR/c.err" &
+c=$!
+PIDS=("$a" "$c")
+wait_for "$DIR/c.out" '^locked' "$c" || { cat "$DIR/c.err"; fail "ctl-c could not take over the expired lease of a stopped holder"; }
+kill -CONT "$a"
+if wait "$a"; then fail "ctl-a, which lost its lease while stopped, exited 0"; fi
+grep -q "lost the lock of cluster 'ceph'" "$DIR/a.err" || { cat "$DIR/a.err"; fail "ctl-a did not say that it lost the lock"; }
+[ "$(holder_pid)" = "$c" ] || { status_json; fail "the lock is no longer ctl-c's after the old holder woke up"; }
+# a controller refused while ctl-c holds it leaves ctl-c's lock alone too
+if "$CTL" ctl-b lock hold "$L" 0 > "$DIR/b.out" 2> "$DIR/b.err"; then fail "ctl-b took a held lock"; fi
+[ "$(holder_pid)" = "$c" ] || fail "a refused controller removed ctl-c's lock"
+kill -TERM "$c"
+wait "$c" || { cat "$DIR/c.err"; fail "ctl-c lost the lock it took over"; }
+PIDS=()
+ok "a holder stopped past its lease: taken over, and on waking it released nothing (the new owner kept the lock)"
+
+# 4. apply --stage disks takes the lock
+: > "$DIR/a.out"
+"$CTL" ctl-a lock hold "$L" 600 > "$DIR/a.out" 2> "$DIR/a.err" &
+a=$!
+PIDS=("$a")
+wait_for "$DIR/a.out" '^locked' "$a" || { cat "$DIR/a.err"; fail "ctl-a could not take the lock"; }
+if "$CTL" ctl-b apply "$L" --stage disks --yes > "$DIR/apply.log" 2>&1; then cat "$DIR/apply.log"; fail "apply --stage disks ran while another controller held the lock"; fi
+grep -q "cluster 'ceph' is locked by cephprov on 'ctl-a' (pid $a, lock hold, lease until " "$DIR/apply.log" ||
+        { cat "$DIR/apply.log"; fail "no clear message for the held lock"; }
+if grep -q '"step-start"' "$DIR/state-ctl-b/ceph.journal" 2>/dev/null; then fail "apply started steps without the lock"; fi
+kill -TERM "$a"
+wait "$a"
+PIDS=()
+"$CTL" ctl-b apply "$L" --stage disks --yes > "$DIR/apply.log" 2>&1 || { cat "$DIR/apply.log"; fail "apply --stage disks failed with the lock free"; }
+[ "$("$CEPHPROV" lock status "$L")" = "cluster 'ceph' is not locked" ] || fail "apply did not release the lock"
+ok "apply --stage disks: refused while another controller holds the lock, runs and releases it when free"
+
+# 5. lock break
+: > "$DIR/a.out"
+"$CTL" ctl-a lock hold "$L" 600 > "$DIR/a.out" 2> "$DIR/a.err" &
+a=$!
+PIDS=("$a")
+wait_for "$DIR/a.out" '^locked' "$a" || { cat "$DIR/a.err"; fail "ctl-a could not take the lock"; }
+kill -KILL "$a"
+wait "$a" 2>/dev/null || true
+PIDS=()
+"$CEPHPROV" lock break "$L" --yes > "$DIR/break.log" 2>&1 || { cat "$DIR/break.log"; fail "lock break failed"; }
+grep -q "removed the lock of cluster 'ceph' (2 objects)" "$DIR/break.log" || { cat "$DIR/break.log"; fail "lock break did not remove the entity and its record"; }
+"$CTL" ctl-b lock hold "$L" 0 > "$DIR/b.out" 2> "$DIR/b.err" || { cat "$DIR/b.err"; fail "the lock is not free after lock break"; }
+ok "lock break frees a dead holder's lock at once"
+echo "PASS ($(since "$t0") s)"
