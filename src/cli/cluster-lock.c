@@ -2,7 +2,9 @@
 #include "cluster-lock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -27,6 +29,8 @@ struct CephClusterLock {
         double renewed;  /* CLOCK_MONOTONIC: start of the last good renewal (or of taking it) */
         double deadline; /* CLOCK_MONOTONIC: the lease counts as lost after this */
         char *lost;      /* why it was lost; NULL while ours */
+        char *token_path; /* our key, for the next run of this state directory */
+        char *dead_key;   /* the key a dead run of this state directory left there */
 };
 
 static double mono(void) {
@@ -208,6 +212,8 @@ static CephClusterLock *lock_free(CephClusterLock *l) {
         free(l->keyring);
         free(l->command);
         free(l->lost);
+        free(l->token_path);
+        free(l->dead_key);
         pthread_mutex_destroy(&l->mu);
         pthread_cond_destroy(&l->cv);
         free(l);
@@ -219,7 +225,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephClusterLock *, lock_free);
  * takeover entity, so only one controller at a time replaces it. 1 when it is ours now, 0
  * when the lock changed meanwhile (the caller looks again), EBUSY when another takeover is
  * under way. */
-static int take_over(CephClusterLock *l, const char *stale_key, const CephLock *stale, Error *err) {
+static int take_over(CephClusterLock *l, const char *stale_key, const CephLock *stale, bool dead, Error *err) {
         CephAdmin *a = l->admin;
         const CephCli *cli = ceph_admin_cli(a);
         _cleanup_(freep) char *tk = ceph_keyring_format(l->takeover, l->key);
@@ -250,7 +256,7 @@ static int take_over(CephClusterLock *l, const char *stale_key, const CephLock *
         if (r >= 0 && streq_ptr(now_key, stale_key))
                 r = read_record(a, stale_key, &now_rec, err);
         int result = 0;
-        if (r >= 0 && streq_ptr(now_key, stale_key) && record_expired(now_rec)) {
+        if (r >= 0 && streq_ptr(now_key, stale_key) && (dead || record_expired(now_rec))) {
                 r = run(a, ceph_argv_auth_rm(cli, l->entity, err), NULL, NULL, err);
                 if (r >= 0) {
                         r = run(a, ceph_argv_auth_add(cli, l->entity, &e), l->keyring, NULL, &e);
@@ -270,9 +276,14 @@ static int take_over(CephClusterLock *l, const char *stale_key, const CephLock *
         if (result) {
                 char until[32];
                 iso(stale ? (time_t) stale->expires : 0, until);
-                log_notice("took over the lock of cluster '%s' from cephprov on '%s' (pid %d, %s), whose lease ended %s",
-                           a->cluster, stale ? stale->host : "?", stale ? stale->pid : 0,
-                           stale && stale->command ? stale->command : "?", stale ? until : "(no record)");
+                if (dead)
+                        log_notice("took over the lock of cluster '%s' from cephprov pid %d (%s), a run of this state "
+                                   "directory that died holding it",
+                                   a->cluster, stale ? stale->pid : 0, stale && stale->command ? stale->command : "?");
+                else
+                        log_notice("took over the lock of cluster '%s' from cephprov on '%s' (pid %d, %s), whose lease ended %s",
+                                   a->cluster, stale ? stale->host : "?", stale ? stale->pid : 0,
+                                   stale && stale->command ? stale->command : "?", stale ? until : "(no record)");
                 _cleanup_(freep) char *srk = ceph_lock_record_key(a->cluster, stale_key, NULL);
                 if (srk)
                         remove_record(a, srk);
@@ -293,7 +304,36 @@ int cluster_lock_wait(unsigned *ret, Error *err) {
 
 static int lock_once(CephClusterLock *l, Error *err);
 
-int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock **ret, Error *err) {
+/* The key in a token file: NULL when there is none (or it is unreadable: then there is no
+ * proof, and a held lock is waited for as any other). */
+static char *token_read(const char *path) {
+        _cleanup_(fclosep) FILE *f = path ? fopen(path, "re") : NULL;
+        char buf[256];
+        if (!f || !fgets(buf, sizeof buf, f))
+                return NULL;
+        buf[strcspn(buf, "\r\n")] = 0;
+        return buf[0] ? strdup(buf) : NULL;
+}
+
+/* Written whole (temporary file, fsync, rename) and private: it is the owner token. */
+static int token_write(const char *path, const char *key, Error *err) {
+        _cleanup_(freep) char *tmp = strprintf("%s.tmp", path);
+        if (!tmp)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(closep) int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return error_set(err, errno, "cannot write '%s': %m", tmp);
+        size_t n = strlen(key);
+        if (write(fd, key, n) != (ssize_t) n || write(fd, "\n", 1) != 1 || fsync(fd) < 0 || rename(tmp, path) < 0) {
+                int e = errno ? errno : EIO;
+                (void) unlink(tmp);
+                return error_set(err, e, "cannot write '%s': %s", path, strerror(e));
+        }
+        return 0;
+}
+
+int ceph_cluster_lock(const Layout *layout, const char *command, const char *token_path, CephClusterLock **ret,
+                      Error *err) {
         _cleanup_(lock_freep) CephClusterLock *l = calloc(1, sizeof(CephClusterLock));
         if (!l)
                 return error_set(err, ENOMEM, "out of memory");
@@ -329,6 +369,12 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
         if (!(l->keyring = ceph_keyring_format(l->entity, l->key)))
                 return error_set(err, ENOMEM, "out of memory");
 
+        if (token_path) {
+                if (!(l->token_path = strdup(token_path)))
+                        return error_set(err, ENOMEM, "out of memory");
+                l->dead_key = token_read(token_path);
+        }
+
         unsigned wait = 0;
         if ((r = cluster_lock_wait(&wait, err)) < 0)
                 return r;
@@ -348,6 +394,10 @@ int ceph_cluster_lock(const Layout *layout, const char *command, CephClusterLock
         }
 
         l->held = true;
+        if (l->token_path && (r = token_write(l->token_path, l->key, err)) < 0) {
+                l = ceph_cluster_unlock(TAKE_PTR(l));
+                return r;
+        }
         r = pthread_create(&l->thread, NULL, renew_thread, l);
         if (r != 0) {
                 l = ceph_cluster_unlock(TAKE_PTR(l));
@@ -398,12 +448,16 @@ static int lock_once(CephClusterLock *l, Error *err) {
                         sleep(1);
                         continue;
                 }
-                if (!record_expired(hrec)) {
+                /* The key a run of our state directory left behind: that run is dead (we hold
+                         * its local lock, which the kernel released when it died), so its lease
+                         * protects nobody — no need to wait for it to run out. */
+                bool dead = l->dead_key && streq(hkey, l->dead_key);
+                if (!dead && !record_expired(hrec)) {
                         remove_record(a, l->record);
                         _cleanup_(freep) char *m = describe(a->cluster, "locked", hrec);
                         return error_set(err, EBUSY, "%s: another controller acts on it", m ? m : "");
                 }
-                r = take_over(l, hkey, hrec, err);
+                r = take_over(l, hkey, hrec, dead, err);
                 if (r < 0) {
                         remove_record(a, l->record);
                         return r;
@@ -437,7 +491,7 @@ int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {
         return r;
 }
 
-int ceph_cluster_lock_release(CephClusterLock *l, Error *err) {
+static int lock_release(CephClusterLock *l, Error *err) {
         if (!l || !l->held)
                 return 0;
         if (l->thread_started) {
@@ -470,6 +524,17 @@ int ceph_cluster_lock_release(CephClusterLock *l, Error *err) {
                 return error_set(err, -r, "cannot release the lock of cluster '%s': %s", c, e.message);
         remove_record(l->admin, l->record);
         return 0;
+}
+
+/* The token file goes once the lock is released or lost: then nothing of ours is left to
+ * take over. After a failure to reach the cluster it stays, for the next run. */
+int ceph_cluster_lock_release(CephClusterLock *l, Error *err) {
+        if (!l || !l->held)
+                return 0;
+        int r = lock_release(l, err);
+        if ((r >= 0 || r == -ENOLCK) && l->token_path)
+                (void) unlink(l->token_path);
+        return r;
 }
 
 CephClusterLock *ceph_cluster_unlock(CephClusterLock *l) {

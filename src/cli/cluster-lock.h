@@ -29,8 +29,13 @@ typedef struct CephClusterLock CephClusterLock;
 /* Takes the lock of the layout's cluster for `command` ("apply"). EBUSY when another
  * controller holds it, naming holder, pid, command and lease end; with CEPHPROV_LOCK_WAIT
  * (seconds, default 0) it keeps trying that long first (a re-run right after a kill -9
- * gets the lock once the dead run's lease is over). */
-int ceph_cluster_lock(const Layout *l, const char *command, CephClusterLock **ret, Error *err);
+ * gets the lock once the dead run's lease is over).
+ * token_path (may be NULL): a file in the state directory, under its journal lock, where the
+ * holder keeps its key while it holds the lock. A run that finds a key there (its
+ * predecessor died holding the lock: the kernel released the journal lock we now hold) takes
+ * that lock over at once instead of waiting out the lease: the dead run is proven dead by
+ * this machine's own lock, not guessed from a host name. */
+int ceph_cluster_lock(const Layout *l, const char *command, const char *token_path, CephClusterLock **ret, Error *err);
 
 /* Cheap (no cluster round trip): 0 while the lease is ours, ENOLCK once it was lost (the
  * renewal found another owner or no entity, or the lease ran out unrenewed). Call it before

@@ -101,7 +101,12 @@ int verb_apply(int argc, char *argv[]) {
          * this machine only. A layout without an admin host has no cluster to lock (it can
          * only apply disks). */
         _cleanup_(ceph_cluster_unlockp) CephClusterLock *cluster_lock = NULL;
-        if (!o.dry_run && l->admin_host && ceph_cluster_lock(l, "apply", &cluster_lock, &err) < 0)
+        _cleanup_(freep) char *token = j ? strprintf("%s.cluster-lock", j->path) : NULL;
+        if (j && !token) {
+                error_set(&err, ENOMEM, "out of memory");
+                return cli_report(&err);
+        }
+        if (!o.dry_run && l->admin_host && ceph_cluster_lock(l, "apply", token, &cluster_lock, &err) < 0)
                 return cli_report(&err);
 
         _cleanup_(fleet_closep) Fleet *f = NULL;

@@ -88,7 +88,7 @@ static int lock_hold(const Layout *l, const char *seconds) {
         }
         Error err = {};
         _cleanup_(ceph_cluster_unlockp) CephClusterLock *lock = NULL;
-        if (ceph_cluster_lock(l, "lock hold", &lock, &err) < 0)
+        if (ceph_cluster_lock(l, "lock hold", NULL, &lock, &err) < 0)
                 return cli_report(&err);
         printf("locked cluster '%s' (pid %d)\n", l->cluster_name ? l->cluster_name : "ceph", (int) getpid());
         fflush(stdout);

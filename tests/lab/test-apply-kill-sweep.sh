@@ -19,6 +19,8 @@
 #   activate    ceph-volume activate
 #   start       systemctl start ceph-osd@N
 #   wait-up     the controller waits for the OSDs to come up and in
+#   hangup      DELAY s after the first `ceph-osd --mkfs` started, the controller alone: the
+#               agents see the connection drop and kill their ceph-volume runs themselves
 #   foreign     no kill: a half-made BlueStore label that no run of cephprov made (a random
 #               osd uuid) on one data device: apply refuses that device and leaves its bytes
 #               as they were, and makes the other OSDs
@@ -178,8 +180,8 @@ kill_at() {
                 sleep 0.05
         done
         wait_phase "$j" "$phase" "$before" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
-        # a crash is timed from the first mkfs: that is when half-made labels exist
-        if [ "$how" = crash ]; then
+        # a crash or a hang-up is timed from the first mkfs: that is when half-made labels exist
+        if [ "$how" = crash ] || [ "$how" = hangup ]; then
                 local k
                 for k in $(seq 1500); do
                         [ -n "$(host_osd_work mkfs)" ] && break
@@ -283,6 +285,19 @@ with open(sys.argv[1], "r+b") as f:
         ok "a half-made label no run of cephprov made on $h:$dev: refused, its bytes unchanged; the other $up OSDs up"
 }
 
+# The end of the log of every OSD that failed to start, and what runs on the hosts.
+dump_osd_logs() {
+        local h
+        for h in $(hosts); do
+                echo "--- $h: ceph processes"
+                hexec "$h" sh -c 'ps -eo pid,args | grep "[c]eph-\(osd\|volume\)"; mount | grep /var/lib/ceph/osd' || true
+                for f in $(grep -o "/var/log/ceph/ceph-osd\.[0-9]*\.log" "$DIR/rerun.log" | sort -u); do
+                        echo "--- $h: $f"
+                        hexec "$h" sh -c "[ -f $f ] && tail -25 $f" || true
+                done
+        done
+}
+
 # The cluster matches the plan exactly.
 check_converged() {
         ceph_ osd dump -f json > "$DIR/dump.json"
@@ -329,9 +344,13 @@ if err:
 
 rerun_converges() {
         local j=$CEPHPROV_STATE_DIR/ceph.journal
-        "$CEPHPROV" apply "$L" --yes > "$DIR/rerun.log" 2>&1 || { cat "$DIR/rerun.log"; fail "re-run after SIGKILL did not converge"; }
+        "$CEPHPROV" apply "$L" --yes > "$DIR/rerun.log" 2>&1 || { cat "$DIR/rerun.log"; dump_osd_logs; fail "re-run after SIGKILL did not converge"; }
         # "nothing to do" too: what the killed run left running may have finished the work
         grep -q '^converged\|^nothing to do: the hosts match' "$DIR/rerun.log" || { cat "$DIR/rerun.log"; fail "re-run did not say converged"; }
+        # the killed run held the cluster lock: its own state directory proves it dead, so the
+        # re-run takes the lock at once (no wait for the lease)
+        grep -q "a run of this state directory that died holding it" "$DIR/rerun.log" ||
+                { cat "$DIR/rerun.log"; fail "the re-run did not take over the dead run's cluster lock at once"; }
         check_converged
         local steps; steps=$(grep -c '"event":"step-start"' "$j" || true)
         "$CEPHPROV" apply "$L" --yes > "$DIR/third.log" 2>&1 || { cat "$DIR/third.log"; fail "third apply failed"; }
@@ -377,6 +396,9 @@ print(" ".join(str(i) for i in sorted(i for i in ids if i in dump)))' "$J" "$DIR
                 ;;
         crash)
                 kill_at prepare "$delay" "$DIR/apply-1.log" crash
+                ;;
+        hangup)
+                kill_at prepare "$delay" "$DIR/apply-1.log" hangup
                 ;;
         foreign)
                 foreign_half_made
