@@ -402,10 +402,13 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         r = read_label(data, &label, err);
         if (r < 0)
                 return r;
-        if (r == 1 && label.incomplete) {
-                /* an mkfs that never finished: redo it only when the controller proved (journal
-                 * + OSD map) that a run of cephprov started it; anyone else's stays untouched */
-                if (!a.redo_osd_fsid || !streq_ptr(label.osd_fsid, a.redo_osd_fsid))
+        /* An mkfs that never finished: redo it only when the controller proved (journal + OSD
+         * map) that a run of cephprov started it; anyone else's stays untouched. The proof
+         * stands for that osd uuid even if a leftover mkfs finished the label since the plan:
+         * the controller has taken back its id for this creation, so that OSD can never run. */
+        bool redo = r == 1 && a.redo_osd_fsid && streq_ptr(label.osd_fsid, a.redo_osd_fsid);
+        if (r == 1 && (label.incomplete || redo)) {
+                if (!redo)
                         return error_set(err, EEXIST,
                                          "'%s' on '%s' carries a half-made BlueStore OSD (osd uuid %s, its mkfs never finished) "
                                          "that cephprov did not start: refusing to touch it",

@@ -44,12 +44,31 @@ static void active_remove(pid_t pgid) {
         }
 }
 
+/* Only async-signal-safe calls. After the SIGKILLs, up to 3 s for the groups to be gone
+ * (children reaped as they die): dying at once would release what this process holds (the
+ * agent's per-device lock) while a killed command's last I/O may still be in flight. An
+ * orphaned grandchild nobody reaps stays a zombie, hence the bound. */
 static void kill_active_and_die(int sig) {
+        int saved = errno;
         for (size_t i = 0; i < ACTIVE_MAX; i++) {
                 pid_t p = atomic_load(&active[i]);
                 if (p > 0)
                         (void) kill(-p, SIGKILL);
         }
+        for (int t = 0; t < 30; t++) {
+                while (waitpid(-1, NULL, WNOHANG) > 0)
+                        ;
+                bool left = false;
+                for (size_t i = 0; i < ACTIVE_MAX && !left; i++) {
+                        pid_t p = atomic_load(&active[i]);
+                        left = p > 0 && !(kill(-p, 0) < 0 && errno == ESRCH);
+                }
+                if (!left)
+                        break;
+                struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+                (void) nanosleep(&ts, NULL);
+        }
+        errno = saved;
         signal(sig, SIG_DFL);
         raise(sig);
 }

@@ -294,6 +294,10 @@ int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
                 r = run_on_host(p->s, probe, 30, &code, err);
                 if (r < 0)
                         return r;
+                /* Not held now — but it may have been when the hosts were inventoried, and
+                 * what that creation did since (finished an mkfs the plan saw half-made) is
+                 * not in the plan: the caller plans again either way. */
+                waited = true;
                 if (code != 75)
                         continue;
                 log_notice("host '%s': an OSD creation on '%s' from an interrupted run is still running: waiting for it",

@@ -40,7 +40,9 @@ int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, un
 OsdFlow *osd_flow_free(OsdFlow *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(OsdFlow *, osd_flow_free);
 
-/* 1. Returns 1 when it had to wait (the caller then inventories again), else 0. */
+/* 1. Waits for the OSD creations an interrupted run left running (by their lock on the
+ * host). Returns 1 when there were any — waited for or already over: either way they may
+ * have changed the disks since the caller's inventory, which it then takes again — else 0. */
 int osd_flow_wait_inflight(OsdFlow *f, Error *err);
 
 /* Create-osd steps of `p` the executor will run with these stages (their dependencies
