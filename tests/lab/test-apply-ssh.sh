@@ -2,22 +2,25 @@
 # `cephprov inventory`, `plan` and `apply --stage disks` over SSH on 3 fake hosts of the lab
 # at once: the agent is pushed once, the planned partitions appear on every host, the second
 # apply changes nothing, and a host whose sshd is stopped is reported while the others
-# complete.
+# complete. apply takes the cluster's lock for every stage, so the lab has its Ceph cluster
+# (mon + mgr, no OSD).
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 cephprov=${1:?usage: test-apply-ssh.sh CEPHPROV}
 lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
 command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "no sshd (openssh-server)"
 
 dir=$(mktemp -d /tmp/cephprov-apply-ssh.XXXXXX)
 export LAB_PREFIX=cpa LAB_SUBNET=10.99.5 CEPHPROV_STATE_DIR=$dir/state
-cleanup() { "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
+cleanup() { "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
 trap cleanup EXIT
 
 "$lab" up --dir "$dir/lab" --hosts 3 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
 layout=$dir/lab/layout.yaml
 
 out=$("$cephprov" inventory "$layout" --json 2>&1)
