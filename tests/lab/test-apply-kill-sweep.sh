@@ -217,6 +217,8 @@ for line in open(sys.argv[1]):
     elif ev == "osd-phase":
         osd[key] = p
         alloc.pop(key, None)
+    elif ev == "step-start" and r.get("kind") == "create-osd":
+        osd[key] = "prepare" # begun: its lock and checks come before the first phase report
     elif ev in ("osd-created", "osd-failed"):
         osd.pop(key, None)
     elif ev == "osd-wait-up":
