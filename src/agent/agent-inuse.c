@@ -344,10 +344,20 @@ static const Member *path_member(const Members *ms, const char *path) {
 }
 
 /* A ceph-osd naming a member: on its command line, or as block, block.db, block.wal of its
- * data directory (an OSD that is starting has not opened its devices yet). */
+ * data directory (an OSD that is starting has not opened its devices yet). Not the data
+ * directory of a one-shot run (ceph-volume's `ceph-osd --mkfs`, `--check-*`, `--get-*`):
+ * while ceph-volume prepares, that directory is being made and its links can still be
+ * those of a run that failed there before (seen: a prepare of osd.0 on one device refused
+ * another device that a failed earlier osd.0 had named); a one-shot run that writes has
+ * the device open for writing, which the descriptor scan sees. */
 static const Member *ceph_osd_member(const Members *ms, char **argv, int *ret_id, char *ret_via, size_t len) {
         const char *cluster = "ceph", *data = NULL;
         int id = -1;
+        bool one_shot = false;
+        for (char **a = argv; a && *a; a++)
+                if (streq(*a, "--mkfs") || startswith(*a, "--check-") || startswith(*a, "--get-") ||
+                    startswith(*a, "--dump-") || streq(*a, "--mkkey") || streq(*a, "--mkjournal"))
+                        one_shot = true;
         for (char **a = argv; a && *a; a++) {
                 const char *v = NULL;
                 if ((streq(*a, "--id") || streq(*a, "-i")) && a[1])
@@ -368,6 +378,8 @@ static const Member *ceph_osd_member(const Members *ms, char **argv, int *ret_id
                 }
         }
         *ret_id = id;
+        if (one_shot)
+                return NULL;
         char dir[PATH_MAX];
         if (data)
                 snprintf(dir, sizeof(dir), "%s", data);
