@@ -374,14 +374,9 @@ static bool osd_booted(const CephDumpOsd *o) {
 
 static int earlier_allocations(OsdFlow *f, const CephOsdDump *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
                                Error *err) {
-        _cleanup_json_ json_object *recs = NULL;
+        json_object *recs = f->recs; /* read once by osd_flow_scan() */
         Candidate *c = NULL;
         size_t n = 0;
-        if (f->j && access(f->j->path, F_OK) == 0) {
-                int r = journal_read(f->j->path, &recs, err);
-                if (r < 0)
-                        return r;
-        }
         size_t nr = recs ? json_object_array_length(recs) : 0;
         for (size_t i = 0; i < nr; i++) {
                 json_object *rec = json_object_array_get_idx(recs, i);
