@@ -565,8 +565,12 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, EIO, "libparted placed partition %u of '%s' elsewhere than asked", partno, d.path);
         if (!P.partition_set_name(part, name))
                 return error_set(err, EIO, "cannot name partition %u of '%s': %s", partno, d.path, ped_message());
-        /* libparted >= 3.6 writes the type GUID in the same commit */
-        if (P.partition_set_type_uuid && !P.partition_set_type_uuid(part, type))
+        /* libparted >= 3.6 writes the type GUID in the same commit; it takes a uuid_t (RFC
+         * byte order) and swaps it for the disk, so it gets the swapped copy of our on-disk
+         * bytes (given as they are, the type read back swapped: seen on Debian 13's 3.6) */
+        uint8_t type_rfc[16];
+        guid_swap_rfc(type, type_rfc);
+        if (P.partition_set_type_uuid && !P.partition_set_type_uuid(part, type_rfc))
                 return error_set(err, EIO, "cannot set the type of partition %u of '%s': %s", partno, d.path,
                                  ped_message());
         agent_progress(p, 0, 3, "writing partition %u '%s' to '%s'", partno, name, d.path);
@@ -597,8 +601,20 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, r, "cannot read back the GPT of '%s': %s", d.path, gerr.message);
         GptEntry e;
         gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
-        if (e.first_lba != first || e.last_lba != last || memcmp(e.type, type, 16) != 0 || !streq(e.name, name))
-                return error_set(err, EIO, "partition %u of '%s' reads back differently than written", partno, d.path);
+        if (e.first_lba != first || e.last_lba != last)
+                return error_set(err, EIO, "partition %u of '%s' reads back at sectors %" PRIu64 "-%" PRIu64
+                                 ", written at %" PRIu64 "-%" PRIu64, partno, d.path, (uint64_t) e.first_lba,
+                                 (uint64_t) e.last_lba, (uint64_t) first, (uint64_t) last);
+        if (memcmp(e.type, type, 16) != 0) {
+                char got[37];
+                guid_to_string(e.type, got);
+                return error_set(err, EIO, "partition %u of '%s' reads back with type %s, written with %s%s", partno,
+                                 d.path, got, type_str,
+                                 P.partition_set_type_uuid ? " (libparted >= 3.6 set it)" : "");
+        }
+        if (!streq(e.name, name))
+                return error_set(err, EIO, "partition %u of '%s' reads back named '%s', written as '%s'", partno,
+                                 d.path, e.name, name);
         char pu[37];
         guid_to_string(e.uuid, pu);
 

@@ -128,9 +128,15 @@ void uuid_to_string(const uint8_t b[16], char out[37]) {
                  b[14], b[15]);
 }
 
-void guid_to_string(const uint8_t in[16], char out[37]) {
+void guid_swap_rfc(const uint8_t in[16], uint8_t out[16]) {
         uint8_t b[16] = { in[3], in[2], in[1], in[0], in[5], in[4], in[7], in[6] };
         memcpy(b + 8, in + 8, 8);
+        memcpy(out, b, 16);
+}
+
+void guid_to_string(const uint8_t in[16], char out[37]) {
+        uint8_t b[16];
+        guid_swap_rfc(in, b);
         uuid_to_string(b, out);
 }
 

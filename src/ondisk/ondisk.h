@@ -28,6 +28,10 @@ uint64_t crc64_bcache(const void *data, size_t len);
 /* GPT GUIDs: on-disk (first three fields little-endian) ↔ text, lowercase. */
 int guid_from_string(const char *s, uint8_t out[16]);
 void guid_to_string(const uint8_t in[16], char out[37]);
+/* On-disk GPT GUID bytes ↔ plain big-endian (RFC 4122, libuuid's uuid_t) bytes: the first
+ * three fields swapped; its own inverse. libparted >= 3.6's ped_partition_set_type_uuid()
+ * takes a uuid_t and swaps it for the disk itself. */
+void guid_swap_rfc(const uint8_t in[16], uint8_t out[16]);
 /* Plain big-endian UUID bytes (bcache, BlueStore) to text. */
 void uuid_to_string(const uint8_t in[16], char out[37]);
 

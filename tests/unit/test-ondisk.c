@@ -55,6 +55,14 @@ static void test_checksums(void) {
         CHECK_INTEQ(g[0], 0x09); /* first field little-endian on disk */
         guid_to_string(g, s);
         CHECK_STREQ(s, "30cd0809-c2b2-499c-8879-2d6b78529876");
+        /* the uuid_t libparted >= 3.6 takes: big-endian, as the text reads */
+        uint8_t rfc[16], back[16];
+        static const uint8_t want[16] = { 0x30, 0xcd, 0x08, 0x09, 0xc2, 0xb2, 0x49, 0x9c,
+                                          0x88, 0x79, 0x2d, 0x6b, 0x78, 0x52, 0x98, 0x76 };
+        guid_swap_rfc(g, rfc);
+        CHECK(memcmp(rfc, want, 16) == 0);
+        guid_swap_rfc(rfc, back);
+        CHECK(memcmp(back, g, 16) == 0);
         CHECK(guid_from_string("30cd0809-c2b2-499c-8879-2d6b7852987", g) == -EINVAL);
         CHECK(guid_from_string("30cd0809xc2b2-499c-8879-2d6b78529876", g) == -EINVAL);
 }
