@@ -909,7 +909,8 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                         json_add_string(o, "osd_fsid", fsid);
                 json_add(o, "seconds", json_object_new_double(a->seconds));
                 json_object *v;
-                const char *keys[] = { "seconds_prepare", "seconds_activate", "seconds_start", "seconds_lock_wait", "block_db" };
+                const char *keys[] = { "seconds_prepare", "seconds_activate", "seconds_start", "seconds_lock_wait", "block_db",
+                                       "links_made" };
                 for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                         if (json_object_object_get_ex(res, keys[i], &v))
                                 json_add(o, keys[i], json_object_get(v));

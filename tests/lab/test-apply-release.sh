@@ -75,6 +75,18 @@ while read -r id host _ _ dbp walp; do
         check_eq "osd.$id: DB and WAL of the same slot" "${dbname#cp:db:}" "${walname#cp:wal:}"
 done <<< "$facts"
 
+# block.db/block.wal links the agent had to make itself (Tentacle's raw activate ignores
+# --block.db and --block.wal; docs/ceph.md): from the journal's osd-created records
+made=$(cat "$CEPHPROV_STATE_DIR"/*.journal | python3 -c '
+import json, sys
+print(sum(json.loads(l).get("links_made", 0) for l in sys.stdin if "\"osd-created\"" in l))')
+echo "links made by the agent after raw activate: $made"
+if [ "$release" = tentacle ]; then
+        check_eq "on tentacle the agent made every DB and WAL link (8)" "$made" 8
+else
+        check_eq "on $release ceph-volume made every link itself" "$made" 0
+fi
+
 out=$("$cephprov" apply "$layout" --yes 2>&1)
 check "second apply on $release succeeds" test $? -eq 0
 check_contains "second apply changes nothing" "$out" "nothing to do"
