@@ -527,6 +527,28 @@ static void test_resume_from_journal(void) {
         fixture_done(&x);
         journal_close(j);
 
+        /* the failure's record names the run, the step and its place */
+        _cleanup_json_ json_object *recs = NULL;
+        CHECK_INTEQ(journal_read(path, &recs, &err), 0);
+        bool found = false;
+        for (size_t i = 0; recs && i < json_object_array_length(recs); i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *key = NULL, *id = NULL, *host = NULL, *en = NULL;
+                uint64_t wave = 0, index = 9;
+                json_get_string(rec, "event", false, &ev, "r", NULL);
+                if (!streq_ptr(ev, "wave-step-failed"))
+                        continue;
+                json_get_string(rec, "key", false, &key, "r", NULL);
+                json_get_string(rec, "waves", false, &id, "r", NULL);
+                json_get_string(rec, "host", false, &host, "r", NULL);
+                json_get_string(rec, "errno", false, &en, "r", NULL);
+                json_get_u64(rec, "wave", false, &wave, "r", NULL);
+                json_get_u64(rec, "index", false, &index, "r", NULL);
+                found = streq_ptr(key, "host:node1:1:b") && streq_ptr(id, "drain:node1") && streq_ptr(host, "node1") &&
+                        streq_ptr(en, "EIO") && wave == 1 && index == 1;
+        }
+        CHECK(found);
+
         CHECK_INTEQ(journal_done_step_keys(path, "drain:node1", &keys, &err), 0);
         CHECK_INTEQ(strv_length(keys), 1);
         CHECK(strv_contains(keys, "host:node1:0:a"));
@@ -627,6 +649,58 @@ static void test_timeout(void) {
         fixture_done(&x);
 }
 
+/* ---- dry run, output, guard ---- */
+
+static void test_dry_run_output(void) {
+        json_object *args = json_tokener_parse("{\"osds\":[3,9]}");
+        WaveStep s[] = { { .name = "out", .target = WAVE_TARGET_CLUSTER, .class = WAVE_CLASS_CLUSTER_SERIAL, .args = args },
+                         HOST_STEP("stop") };
+        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2 };
+        char *text = NULL;
+        size_t len = 0;
+        WaveOptions o = { .parallel_hosts = 2, .dry_run = true, .tick_ms = 1, .out = open_memstream(&text, &len) };
+        WaveReport *rep = NULL;
+        Error err = {};
+        CHECK_INTEQ(waves_run(&p, &o, &rep, &err), 0); /* no links at all: nothing is called */
+        fclose(o.out);
+        CHECK(rep && rep->status == WAVE_STATUS_OK && rep->n_done == 4);
+        /* each host's block is printed whole */
+        const char *b1 = text ? strstr(text, "host node1 (wave 1): 2 done") : NULL;
+        const char *b2 = text ? strstr(text, "host node2 (wave 1): 2 done") : NULL;
+        CHECK(b1 && b2);
+        if (b1 && b2) {
+                const char *first = b1 < b2 ? b1 : b2, *second = b1 < b2 ? b2 : b1;
+                const char *stop = strstr(first, "planned  1 stop");
+                CHECK(stop && stop < second);
+                CHECK(strstr(first, "would run out on the cluster {\"osds\":[3,9]}") != NULL);
+        }
+        free(text);
+        wave_report_free(rep);
+        json_object_put(args);
+}
+
+static int guard_lost(void *userdata, Error *err) {
+        return error_set(err, ENOLCK, "lost the cluster lock");
+}
+
+static void test_guard(void) {
+        WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
+        WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
+        WaveHost h[] = { { "node1", NULL, s, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1, .after = after, .n_after = 1 };
+        Fixture x;
+        fixture_init(&x, &p);
+        x.o.guard = guard_lost;
+        fixture_run(&x, &p); /* nothing may reach a link without the lock, not even after */
+        const WaveStepReport *a = step_report(x.rep, "host:node1:0:a");
+        CHECK(a && a->state == WAVE_STEP_FAILED && a->error_code == ENOLCK);
+        CHECK_INTEQ(step_state(x.rep, "host:node1:1:b"), WAVE_STEP_NOT_RUN);
+        CHECK(x.rep->after_failed);
+        CHECK(x.rep->error && strstr(x.rep->error, "lost the cluster lock"));
+        fixture_done(&x);
+}
+
 /* ---- refusals ---- */
 
 static void test_invalid(void) {
@@ -675,6 +749,8 @@ int main(void) {
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
         TEST_RUN(test_timeout);
+        TEST_RUN(test_dry_run_output);
+        TEST_RUN(test_guard);
         TEST_RUN(test_invalid);
         return test_result();
 }
