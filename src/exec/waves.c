@@ -132,51 +132,84 @@ char *waves_step_key(WavePhase phase, const char *host, unsigned wave, size_t in
 
 /* ---- waves ---- */
 
-int waves_assign(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err) {
+static int waves_given(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err) {
+        unsigned n = 0;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                n = MAX(n, p->waves[i]);
+        _cleanup_(freep) bool *seen = calloc(n + 1, sizeof(bool));
         _cleanup_(freep) unsigned *w = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(unsigned));
-        if (!w)
+        if (!seen || !w)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                if (p->waves[i] == 0)
+                        return error_set(err, EINVAL, "wave plan '%s': host '%s' is in no wave (waves count from 1)",
+                                         strna(p->id), p->hosts[i].name);
+                seen[p->waves[i]] = true;
+                w[i] = p->waves[i];
+        }
+        for (unsigned k = 1; k <= n; k++)
+                if (!seen[k])
+                        return error_set(err, EINVAL, "wave plan '%s': wave %u has no host", strna(p->id), k);
+        *ret_wave_of_host = TAKE_PTR(w);
+        *ret_n_waves = n;
+        return 0;
+}
+
+int waves_assign(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err) {
+        if (p->waves)
+                return waves_given(p, ret_wave_of_host, ret_n_waves, err);
+        if (p->strategy != WAVE_STRATEGY_SERIAL && p->strategy != WAVE_STRATEGY_BATCH &&
+            p->strategy != WAVE_STRATEGY_FAILURE_DOMAIN)
+                return error_set(err, EINVAL, "wave plan '%s': unknown host strategy %d", strna(p->id), (int) p->strategy);
+
+        size_t n = p->n_hosts;
+        bool by_domain = p->strategy == WAVE_STRATEGY_FAILURE_DOMAIN;
+        _cleanup_(freep) unsigned *w = calloc(n ? n : 1, sizeof(unsigned));
+        _cleanup_(freep) size_t *group = calloc(n ? n : 1, sizeof(size_t));
+        _cleanup_(freep) size_t *order = calloc(n ? n : 1, sizeof(size_t));
+        if (!w || !group || !order)
                 return error_set(err, ENOMEM, "out of memory");
 
-        size_t first = 0;
-        unsigned n = 0;
-        if (p->canary_first && p->n_hosts > 0) {
-                /* the canary alone; the rest is grouped as if it were not there */
-                w[0] = ++n;
-                first = 1;
+        /* Failure domains in the order their first host comes (a host without one is a
+         * domain of its own); the hosts ordered by domain, then as given. Other strategies:
+         * one group in the order given. The canary is the first host of that order, so the
+         * wave after it is the rest of its own domain: one domain is touched at a time. */
+        size_t n_groups = by_domain ? 0 : 1;
+        for (size_t i = 0; i < n && by_domain; i++) {
+                group[i] = n_groups;
+                for (size_t j = 0; j < i; j++)
+                        if (p->hosts[i].failure_domain && streq_ptr(p->hosts[i].failure_domain, p->hosts[j].failure_domain)) {
+                                group[i] = group[j];
+                                break;
+                        }
+                if (group[i] == n_groups)
+                        n_groups++;
         }
+        size_t k = 0;
+        for (size_t g = 0; g < n_groups; g++)
+                for (size_t i = 0; i < n; i++)
+                        if (group[i] == g)
+                                order[k++] = i;
 
-        switch (p->strategy) {
-        case WAVE_STRATEGY_SERIAL:
-                for (size_t i = first; i < p->n_hosts; i++)
-                        w[i] = ++n;
-                break;
-        case WAVE_STRATEGY_BATCH: {
-                unsigned b = p->batch_size ? p->batch_size : 1;
-                for (size_t i = first; i < p->n_hosts; i++)
-                        w[i] = n + 1 + (unsigned) ((i - first) / b);
-                if (p->n_hosts > first)
-                        n += (unsigned) ((p->n_hosts - first + b - 1) / b);
-                break;
-        }
-        case WAVE_STRATEGY_FAILURE_DOMAIN:
-                for (size_t i = first; i < p->n_hosts; i++) {
-                        if (w[i])
-                                continue;
-                        w[i] = ++n;
-                        const char *d = p->hosts[i].failure_domain;
-                        if (!d)
-                                continue; /* its own domain */
-                        for (size_t k = i + 1; k < p->n_hosts; k++)
-                                if (!w[k] && streq_ptr(p->hosts[k].failure_domain, d))
-                                        w[k] = n;
-                }
-                break;
-        default:
-                return error_set(err, EINVAL, "wave plan '%s': unknown host strategy %d", strna(p->id), (int) p->strategy);
+        size_t per = p->strategy == WAVE_STRATEGY_BATCH && p->batch_size ? p->batch_size : 1;
+        unsigned waves = 0;
+        for (size_t i = 0; i < n;) {
+                size_t end;
+                if (i == 0 && p->canary_first)
+                        end = 1;
+                else if (by_domain)
+                        for (end = i + 1; end < n && group[order[end]] == group[order[i]]; end++)
+                                ;
+                else
+                        end = MIN(n, i + per);
+                waves++;
+                for (size_t j = i; j < end; j++)
+                        w[order[j]] = waves;
+                i = end;
         }
 
         *ret_wave_of_host = TAKE_PTR(w);
-        *ret_n_waves = n;
+        *ret_n_waves = waves;
         return 0;
 }
 

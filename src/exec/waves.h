@@ -59,10 +59,14 @@ typedef struct WaveHost {
         size_t n_steps;
 } WaveHost;
 
+/* Hosts are taken in the order given. With canary_first the first host is a wave of its
+ * own and the rest are cut as below; under FAILURE_DOMAIN the hosts are first ordered by
+ * domain (domains in the order of their first host), so the wave after the canary is the
+ * rest of the canary's domain. */
 typedef enum WaveStrategy {
         WAVE_STRATEGY_SERIAL,         /* one host per wave */
-        WAVE_STRATEGY_BATCH,          /* batch_size hosts per wave, in input order */
-        WAVE_STRATEGY_FAILURE_DOMAIN, /* one failure domain per wave, domains in order of first host */
+        WAVE_STRATEGY_BATCH,          /* batch_size hosts per wave */
+        WAVE_STRATEGY_FAILURE_DOMAIN, /* one failure domain per wave; no domain: the host alone */
 } WaveStrategy;
 
 typedef enum WaveOnFailure {
@@ -87,6 +91,9 @@ typedef struct WavePlan {
         const WaveStep *after;         /* restore steps: run even after a failure or cancel */
         size_t n_after;
         WaveOnFailure on_failure;
+        /* NULL: waves by the strategy above. Else the 1-based wave of each host (n_hosts
+         * entries, every wave 1..max with a host), e.g. exactly the waves a plan printed. */
+        const unsigned *waves;
         /* Resume: keys (waves_step_key()) done in an earlier run. A host step listed here is
          * not run and is reported "done earlier". WAIT steps, `rerun` steps, and every
          * before/gate/after step are run again regardless: they re-check or re-establish
@@ -237,8 +244,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(WaveReport *, wave_report_free);
  * Host keys carry no wave number, so a re-run with other waves still finds them. */
 char *waves_step_key(WavePhase phase, const char *host, unsigned wave, size_t index, const char *name);
 
-/* Groups the plan's hosts into waves by its strategy (pure). ret_wave_of_host[i] is the
- * 1-based wave of host i; the array has n_hosts entries. */
+/* Groups the plan's hosts into waves by its strategy, or checks the waves it gives (pure).
+ * ret_wave_of_host[i] is the 1-based wave of host i; the array has n_hosts entries. */
 int waves_assign(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err);
 
 /* Runs the plan. Returns 0 whenever it ran (then *ret is filled and ret->status says how it

@@ -82,8 +82,8 @@ static void test_assign(void) {
                 { WAVE_STRATEGY_BATCH, 2, false, 3, { 1, 1, 2, 2, 3 } },
                 { WAVE_STRATEGY_BATCH, 2, true, 3, { 1, 2, 2, 3, 3 } },
                 { WAVE_STRATEGY_FAILURE_DOMAIN, 0, false, 3, { 1, 2, 1, 3, 2 } },
-                /* the canary alone, then the rest of its rack as a wave of its own */
-                { WAVE_STRATEGY_FAILURE_DOMAIN, 0, true, 4, { 1, 2, 3, 4, 2 } },
+                /* the canary alone, then the rest of its rack, then the other racks */
+                { WAVE_STRATEGY_FAILURE_DOMAIN, 0, true, 4, { 1, 3, 2, 4, 3 } },
                 { WAVE_STRATEGY_SERIAL, 0, true, 5, { 1, 2, 3, 4, 5 } },
         };
         for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
@@ -100,6 +100,20 @@ static void test_assign(void) {
                                 CHECK(false);
                         }
         }
+
+        /* waves given (as a printed plan had them): taken as they are, checked */
+        unsigned given[] = { 2, 1, 2, 3, 1 };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 5, .waves = given };
+        _cleanup_(freep) unsigned *w = NULL;
+        unsigned n = 0;
+        Error err = {};
+        CHECK_INTEQ(waves_assign(&p, &w, &n, &err), 0);
+        CHECK_INTEQ(n, 3);
+        CHECK(w && w[0] == 2 && w[1] == 1 && w[3] == 3);
+        unsigned gap[] = { 1, 1, 3, 3, 1 };
+        p.waves = gap;
+        CHECK_INTEQ(waves_assign(&p, &w, &n, &err), -EINVAL);
+        CHECK(strstr(err.message, "wave 2 has no host") != NULL);
 }
 
 static void test_serial_order(void) {
