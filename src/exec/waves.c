@@ -29,7 +29,9 @@ typedef struct Lane {
         size_t log_len;
         FILE *logf;                   /* buffered, printed whole when the list ends */
         pthread_mutex_t mu;           /* logf, failed, the PARALLEL group below */
-        size_t group_next, group_end;
+        pthread_cond_t cv;            /* a step of the group ended */
+        size_t group_first, group_end;
+        unsigned char *group_state;   /* per step of the group: 0 pending, 1 running, 2 over */
 } Lane;
 
 struct WaveCall {
@@ -473,16 +475,45 @@ static void step_run(Lane *l, size_t i) {
                 run_note_failure(l, err.message);
 }
 
+/* Whether a running step of the group holds `key` (its device). Called with l->mu held. */
+static bool group_key_busy(const Lane *l, const char *key) {
+        for (size_t j = l->group_first; j < l->group_end; j++)
+                if (l->group_state[j - l->group_first] == 1 && streq_ptr(l->steps[j].exclusive, key))
+                        return true;
+        return false;
+}
+
 static void *group_worker(void *userdata) {
         Lane *l = userdata;
-        for (;;) {
-                pthread_mutex_lock(&l->mu);
-                size_t i = l->group_next < l->group_end && !l->failed ? l->group_next++ : SIZE_MAX;
+        pthread_mutex_lock(&l->mu);
+        while (!l->failed) {
+                /* the first pending step whose device is free: steps of one device keep
+                 * their order (the earlier one is always found first) */
+                size_t pick = SIZE_MAX;
+                bool pending = false;
+                for (size_t i = l->group_first; i < l->group_end && pick == SIZE_MAX; i++) {
+                        if (l->group_state[i - l->group_first] != 0)
+                                continue;
+                        pending = true;
+                        if (!l->steps[i].exclusive || !group_key_busy(l, l->steps[i].exclusive))
+                                pick = i;
+                }
+                if (!pending)
+                        break;
+                if (pick == SIZE_MAX) {
+                        pthread_cond_wait(&l->cv, &l->mu);
+                        continue;
+                }
+                l->group_state[pick - l->group_first] = 1;
                 pthread_mutex_unlock(&l->mu);
-                if (i == SIZE_MAX)
-                        return NULL;
-                step_run(l, i);
+                step_run(l, pick);
+                pthread_mutex_lock(&l->mu);
+                l->group_state[pick - l->group_first] = 2;
+                pthread_cond_broadcast(&l->cv);
         }
+        pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        return NULL;
 }
 
 /* Runs steps [first, end) of a list, all PARALLEL, up to parallel_steps at once. */
@@ -490,8 +521,19 @@ static void lane_run_group(Lane *l, size_t first, size_t end) {
         unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
         if (n > end - first)
                 n = (unsigned) (end - first);
-        l->group_next = first;
+        _cleanup_(freep) unsigned char *state = calloc(end - first, 1);
+        if (!state)
+                n = 0; /* below: one at a time, in order */
+        pthread_mutex_lock(&l->mu);
+        l->group_first = first;
         l->group_end = end;
+        l->group_state = state;
+        pthread_mutex_unlock(&l->mu);
+        if (!state) {
+                for (size_t i = first; i < end && !l->failed; i++)
+                        step_run(l, i);
+                return;
+        }
 
         pthread_t tids[n > 1 ? n - 1 : 1];
         unsigned started = 0;
@@ -503,6 +545,7 @@ static void lane_run_group(Lane *l, size_t first, size_t end) {
         group_worker(l);
         for (unsigned k = 0; k < started; k++)
                 pthread_join(tids[k], NULL);
+        l->group_state = NULL;
 }
 
 static void lane_run(Lane *l) {
@@ -556,6 +599,7 @@ static void lane_finish(Lane *l) {
         l->logf = NULL;
         free(l->log);
         l->log = NULL;
+        pthread_cond_destroy(&l->cv);
         pthread_mutex_destroy(&l->mu);
 }
 
@@ -563,8 +607,10 @@ static int lane_init(Lane *l, Run *run, WavePhase phase, unsigned wave, const Wa
                      WaveStepReport *reports) {
         *l = (Lane) { .run = run, .phase = phase, .wave = wave, .steps = steps, .n_steps = n_steps, .reports = reports };
         pthread_mutex_init(&l->mu, NULL);
+        pthread_cond_init(&l->cv, NULL);
         l->logf = open_memstream(&l->log, &l->log_len);
         if (!l->logf) {
+                pthread_cond_destroy(&l->cv);
                 pthread_mutex_destroy(&l->mu);
                 return -ENOMEM;
         }

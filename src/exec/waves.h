@@ -36,7 +36,8 @@ typedef enum WaveTarget {
 /* What a step may run beside. */
 typedef enum WaveClass {
         WAVE_CLASS_HOST_SERIAL,    /* one at a time in its host's list (the default) */
-        WAVE_CLASS_PARALLEL,       /* consecutive PARALLEL steps of one list overlap, up to parallel_steps */
+        WAVE_CLASS_PARALLEL,       /* consecutive PARALLEL steps of one list overlap, up to
+                                    * parallel_steps, except those of one `exclusive` key */
         WAVE_CLASS_CLUSTER_SERIAL, /* one cluster mutation at a time across all hosts */
         WAVE_CLASS_WAIT,           /* waits/polls: holds no token; never skipped on resume */
 } WaveClass;
@@ -50,6 +51,8 @@ typedef struct WaveStep {
         unsigned timeout_ms;   /* 0: none. A CLUSTER step sees its cancel check turn true at the
                                 * deadline; any step that returns past it fails with ETIMEDOUT */
         bool rerun;            /* run again on resume even when done earlier (it re-checks state) */
+        const char *exclusive; /* PARALLEL steps: of the overlapping ones, those with the same
+                                * key (a device) run one at a time, in order; NULL: none */
 } WaveStep;
 
 typedef struct WaveHost {

@@ -638,6 +638,29 @@ static void test_parallel_steps(void) {
         fixture_done(&x);
 }
 
+static void test_parallel_exclusive(void) {
+        WaveStep s[] = {
+                { .name = "wipe-b", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdb" },
+                { .name = "wipe-c", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdc" },
+                { .name = "zap-b", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdb" },
+                { .name = "zap-c", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdc" },
+        };
+        WaveHost h[] = { { "node1", NULL, s, 4 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
+        Fixture x;
+        fixture_init(&x, &p);
+        /* two devices side by side; on one device one step at a time, in order */
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "wipe-b", .chain = "b", .tag = "b", .meet = 1, .meet_count = 2 });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "wipe-c", .chain = "c", .tag = "c", .meet = 1, .meet_count = 2 });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "zap-b", .chain = "b", .tag = "b", .delay_ms = 1 });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "zap-c", .chain = "c", .tag = "c", .delay_ms = 1 });
+        fixture_run(&x, &p);
+        CHECK_INTEQ(fake_link_max_in_flight(x.f, "b"), 1);
+        CHECK_INTEQ(fake_link_max_in_flight(x.f, "c"), 1);
+        CHECK_INTEQ(x.rep->n_done, 4);
+        fixture_done(&x);
+}
+
 /* ---- timeouts ---- */
 
 static void test_timeout(void) {
@@ -762,6 +785,7 @@ int main(void) {
         TEST_RUN(test_resume_from_journal);
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
+        TEST_RUN(test_parallel_exclusive);
         TEST_RUN(test_timeout);
         TEST_RUN(test_dry_run_output);
         TEST_RUN(test_guard);
