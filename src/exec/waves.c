@@ -593,7 +593,6 @@ static void lane_print(Lane *l) {
 }
 
 static void lane_finish(Lane *l) {
-        lane_print(l);
         if (l->logf)
                 fclose(l->logf);
         l->logf = NULL;
@@ -641,6 +640,7 @@ static bool run_cluster_lane(Run *run, WavePhase phase, unsigned wave, const Wav
         for (size_t i = 0; i < n; i++)
                 if (reports[i].state == WAVE_STEP_FAILED || reports[i].state == WAVE_STEP_CANCELLED)
                         failed = true;
+        lane_print(&l);
         lane_finish(&l);
         return !failed;
 }

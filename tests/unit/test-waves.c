@@ -712,6 +712,8 @@ static void test_dry_run_output(void) {
                 CHECK(stop && stop < second);
                 CHECK(strstr(first, "would run out on the cluster {\"osds\":[3,9]}") != NULL);
         }
+        CHECK(b1 && !strstr(b1 + 1, "host node1 ")); /* once */
+        CHECK(b2 && !strstr(b2 + 1, "host node2 "));
         free(text);
         wave_report_free(rep);
         json_object_put(args);
