@@ -73,7 +73,8 @@ typedef enum WaveStrategy {
 } WaveStrategy;
 
 typedef enum WaveOnFailure {
-        WAVE_ON_FAILURE_STOP,     /* a failed step stops every new step at once */
+        WAVE_ON_FAILURE_STOP,     /* a failed step stops every new step at once, and running
+                                   * steps see wave_call_cancelled() (not those of `after`) */
         WAVE_ON_FAILURE_CONTINUE, /* the failed host stops; the wave's other hosts finish */
 } WaveOnFailure;                  /* either way the next wave never starts and `after` runs */
 
