@@ -219,3 +219,55 @@ int journal_read(const char *path, json_object **ret_array, Error *err) {
         *ret_array = TAKE_PTR(a);
         return 0;
 }
+
+static void strv_remove(char **l, const char *s) {
+        char **w = l;
+        for (char **p = l; p && *p; p++)
+                if (streq(*p, s))
+                        free(*p);
+                else
+                        *w++ = *p;
+        if (w)
+                *w = NULL;
+}
+
+int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_keys, Error *err) {
+        _cleanup_json_ json_object *recs = NULL;
+        _cleanup_strv_free_ char **keys = NULL;
+
+        if (access(path, F_OK) < 0 && errno == ENOENT) {
+                if (!(keys = calloc(1, sizeof(char *))))
+                        return error_set(err, ENOMEM, "out of memory");
+                *ret_keys = TAKE_PTR(keys);
+                return 0;
+        }
+        int r = journal_read(path, &recs, err);
+        if (r < 0)
+                return r;
+        if (!(keys = calloc(1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+
+        for (size_t i = 0; i < json_object_array_length(recs); i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *id = NULL, *key = NULL, *status = NULL;
+                json_get_string(rec, "event", false, &ev, "journal", NULL);
+                json_get_string(rec, "waves", false, &id, "journal", NULL);
+                if (!ev || !streq_ptr(id, waves_id))
+                        continue;
+                json_get_string(rec, "key", false, &key, "journal", NULL);
+                if (streq(ev, "waves-end")) {
+                        json_get_string(rec, "status", false, &status, "journal", NULL);
+                        if (streq_ptr(status, "ok")) {
+                                strv_free(keys);
+                                if (!(keys = calloc(1, sizeof(char *))))
+                                        return error_set(err, ENOMEM, "out of memory");
+                        }
+                } else if (key && (streq(ev, "wave-step-done") || streq(ev, "wave-step-earlier"))) {
+                        if (!strv_contains(keys, key) && strv_extend(&keys, key) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                } else if (key && (streq(ev, "wave-step-failed") || streq(ev, "wave-step-cancelled")))
+                        strv_remove(keys, key);
+        }
+        *ret_keys = TAKE_PTR(keys);
+        return 0;
+}

@@ -39,3 +39,10 @@ int journal_append(Journal *j, const char *event, json_object *fields, Error *er
 
 /* Reads every complete record of a journal file, oldest first; a torn last line is skipped. */
 int journal_read(const char *path, json_object **ret_array, Error *err);
+
+/* Resume for the wave executor (exec/waves.h): the keys of the steps that the runs named
+ * `waves_id` recorded as done ("wave-step-done" or "wave-step-earlier") since the last of
+ * those runs that ended with status "ok" (a finished procedure starts over), minus keys
+ * whose latest record is a failure. A missing journal file gives an empty list. Keys in
+ * the order they were first done. */
+int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_keys, Error *err);
