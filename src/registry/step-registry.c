@@ -89,12 +89,14 @@ const char *step_arg_type_to_string(StepArgType t) {
 typedef struct StepRef {
         const char *text;
         StepArgType type;
+        bool per_host;          /* a fact of the host the step runs for, not of the run */
         const char *what;
 } StepRef;
 
 static const StepRef step_refs[] = {
-        { "${host}", STEP_ARG_STRING, "the host's name" },
-        { "${host.osds}", STEP_ARG_OSD_IDS, "the ids of the host's OSDs" },
+        { "${host}", STEP_ARG_STRING, true, "the host's name" },
+        { "${host.osds}", STEP_ARG_OSD_IDS, true, "the ids of the host's OSDs" },
+        { "${hosts}", STEP_ARG_STRING_LIST, false, "the names of every host of the run" },
 };
 
 static const StepRef *ref_find(const char *s) {
@@ -166,13 +168,13 @@ static int parse_ref(const YamlCtx *c, const StepArgSpec *a, const YamlNode *k, 
         const StepRef *ref = ref_find(v->value);
         if (!ref) {
                 YamlQuoted q;
-                return yaml_fail(c, v, "unknown reference %s for '%s' (expected ${host} or ${host.osds} as the whole value)",
+                return yaml_fail(c, v, "unknown reference %s for '%s' (expected ${host}, ${host.osds} or ${hosts} as the whole value)",
                                  yaml_describe(v, &q), YQ(k->value));
         }
         if (ref->type != a->type)
                 return yaml_fail(c, v, "reference '%s' is %s, not %s (for '%s')", ref->text, ref->what,
                                  expected_text(a, buf, sizeof buf), YQ(k->value));
-        if (scope != STEP_SCOPE_HOST) {
+        if (ref->per_host && scope != STEP_SCOPE_HOST) {
                 if (is_default)
                         return yaml_fail(c, k, "missing argument '%s': its default '%s' is %s, and this step runs for no host "
                                          "(expected '%s' in args, or the step in per_host)",
@@ -500,7 +502,7 @@ int step_check_throttle(const YamlCtx *c, const YamlNode *args, YamlMark at, Ste
 
 /* ---- references filled in ------------------------------------------------------------ */
 
-int step_args_substitute(const StepEntry *e, json_object *args, const StepHostFacts *facts, json_object **ret,
+int step_args_substitute(const StepEntry *e, json_object *args, const StepFacts *facts, json_object **ret,
                          Error *err) {
         _cleanup_json_ json_object *out = json_object_new_object();
         if (!out)
@@ -515,7 +517,12 @@ int step_args_substitute(const StepEntry *e, json_object *args, const StepHostFa
                 } else if (!facts)
                         return error_set(err, EINVAL, "step '%s': argument '%s' refers to %s, and the step runs for no host",
                                          e->name, key, ref->text);
-                else if (ref->type == STEP_ARG_STRING) {
+                else if (ref->type == STEP_ARG_STRING_LIST) {
+                        if (!facts->hosts)
+                                return error_set(err, EINVAL, "step '%s': argument '%s' refers to ${hosts}, which is not known",
+                                                 e->name, key);
+                        n = json_array_new_strv(facts->hosts);
+                } else if (ref->type == STEP_ARG_STRING) {
                         if (!facts->host)
                                 return error_set(err, EINVAL, "step '%s': argument '%s' refers to ${host}, which is not known",
                                                  e->name, key);

@@ -13,11 +13,12 @@
  *   drain-node.yaml:12:9: step 'wait-clean': unknown argument 'timout' (did you mean 'timeout'?)
  *
  * References. A value that is exactly "${host}" or "${host.osds}" stands for a fact of the
- * host a per-host step runs for (its name; the ids of its OSDs), filled in by the
- * controller at run time (step_args_substitute()). They are allowed only where a step runs
- * for a host (STEP_SCOPE_HOST) and only for an argument of the reference's type. Some
- * defaults are references (out's `osds` defaults to "${host.osds}"): outside a host those
- * arguments must be given. There is no interpolation inside longer text. */
+ * host a per-host step runs for (its name; the ids of its OSDs), "${hosts}" for the names of
+ * every host of the run; the controller fills them in at run time (step_args_substitute()).
+ * Host references are allowed only where a step runs for a host (STEP_SCOPE_HOST), every
+ * reference only for an argument of its type. Some defaults are references (out's `osds`
+ * defaults to "${host.osds}"): outside a host those arguments must be given. There is no
+ * interpolation inside longer text: "node-${host}" is an error. */
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -129,19 +130,20 @@ int step_args_validate(const StepEntry *e, const YamlNode *args, YamlMark at, co
 int step_args_to_json(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
                       json_object **ret, Error *err);
 
-/* The facts of one host that references stand for. */
-typedef struct StepHostFacts {
-        const char *host;           /* ${host} */
+/* The facts references stand for: of the run, and of the host a step runs for. */
+typedef struct StepFacts {
+        const char *host;           /* ${host}; NULL outside a host */
         const unsigned *osds;       /* ${host.osds} */
         size_t n_osds;
-} StepHostFacts;
+        char * const *hosts;        /* ${hosts}: NULL-terminated */
+} StepFacts;
 
 /* A copy of `args` (step_args_to_json()'s form) with every reference replaced by the host's
  * fact. Fails with -EINVAL naming the step when `facts` is NULL and a reference is there. */
-int step_args_substitute(const StepEntry *e, json_object *args, const StepHostFacts *facts, json_object **ret,
+int step_args_substitute(const StepEntry *e, json_object *args, const StepFacts *facts, json_object **ret,
                          Error *err);
 
-/* True when `s` is one of the reference forms ("${host}", "${host.osds}"). */
+/* True when `s` is one of the reference forms ("${host}", "${host.osds}", "${hosts}"). */
 bool step_ref_is_valid(const char *s);
 
 const char *step_target_to_string(StepTarget t);

@@ -181,7 +181,8 @@ const StepEntry step_table[] = {
                 .name = "drain-check", .target = STEP_TARGET_CLUSTER,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) {
-                        { "host", STEP_ARG_STRING, false, "${host}", NULL, 0, 0, "the CRUSH host bucket to drain" },
+                        { "hosts", STEP_ARG_STRING_LIST, false, "${hosts}", NULL, 0, 0,
+                          "the CRUSH host buckets to drain, together; default: every host of the run" },
                         ARG_END,
                 },
                 .doc = "refuse a drain the rest of the cluster cannot hold: per OSD by CRUSH weight no OSD may pass "

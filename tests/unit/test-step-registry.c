@@ -221,9 +221,9 @@ static void test_errors(void) {
         check_error("out", "osds: ${host}", STEP_SCOPE_HOST,
                     "t.yaml:1:7: step 'out': reference '${host}' is the host's name, not a list of OSD ids such as [3, 7] (for 'osds')");
         check_error("crush-remove-host", "host: ${hots}", STEP_SCOPE_HOST,
-                    "t.yaml:1:7: step 'crush-remove-host': unknown reference '${hots}' for 'host' (expected ${host} or ${host.osds} as the whole value)");
+                    "t.yaml:1:7: step 'crush-remove-host': unknown reference '${hots}' for 'host' (expected ${host}, ${host.osds} or ${hosts} as the whole value)");
         check_error("crush-remove-host", "host: node-${host}", STEP_SCOPE_HOST,
-                    "t.yaml:1:7: step 'crush-remove-host': unknown reference 'node-${host}' for 'host' (expected ${host} or ${host.osds} as the whole value)");
+                    "t.yaml:1:7: step 'crush-remove-host': unknown reference 'node-${host}' for 'host' (expected ${host}, ${host.osds} or ${hosts} as the whole value)");
         check_error("out", "osds: [1, 1]", STEP_SCOPE_CLUSTER,
                     "t.yaml:1:11: step 'out': duplicate OSD id 1 in 'osds' (first given at line 1, column 8)");
         check_error("out", "osds: [-1]", STEP_SCOPE_CLUSTER,
@@ -257,7 +257,7 @@ static void test_substitute(void) {
         _cleanup_json_ json_object *j = NULL, *s = NULL, *s2 = NULL;
         CHECK_INTEQ(run("wait-safe-to-destroy", "timeout: 1h", STEP_SCOPE_HOST, &j, &err), 0);
         unsigned osds[] = { 4, 9 };
-        StepHostFacts facts = { .host = "node3", .osds = osds, .n_osds = 2 };
+        StepFacts facts = { .host = "node3", .osds = osds, .n_osds = 2 };
         const StepEntry *e = step_registry_find("wait-safe-to-destroy");
         CHECK_INTEQ(step_args_substitute(e, j, &facts, &s, &err), 0);
         CHECK_STREQ(json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN), "{\"osds\":[4,9],\"timeout\":3600}");
@@ -270,6 +270,14 @@ static void test_substitute(void) {
         CHECK_INTEQ(step_args_substitute(step_registry_find("crush-remove-host"), c, &facts, &cs, &err), 0);
         CHECK_STREQ(json_object_to_json_string_ext(cs, JSON_C_TO_STRING_PLAIN), "{\"host\":\"node3\"}");
         CHECK(step_ref_is_valid("${host}") && !step_ref_is_valid("${host.disks}"));
+
+        /* ${hosts} is a fact of the run: allowed where no host is */
+        _cleanup_json_ json_object *d = NULL, *ds = NULL;
+        CHECK_INTEQ(run("drain-check", "", STEP_SCOPE_CLUSTER, &d, &err), 0);
+        char *hosts[] = { (char *) "node3", (char *) "node4", NULL };
+        StepFacts run_facts = { .hosts = hosts };
+        CHECK_INTEQ(step_args_substitute(step_registry_find("drain-check"), d, &run_facts, &ds, &err), 0);
+        CHECK_STREQ(json_object_to_json_string_ext(ds, JSON_C_TO_STRING_PLAIN), "{\"hosts\":[\"node3\",\"node4\"]}");
 }
 
 static void test_to_json(void) {
