@@ -289,6 +289,107 @@ static void test_to_json(void) {
         CHECK_STREQ(json_object_get_string(name), step_registry_get(0)->name);
 }
 
+/* The step reference of docs/playbooks.md, generated from the table. */
+static void registry_markdown(FILE *f) {
+        for (size_t i = 0; i < step_registry_count(); i++) {
+                const StepEntry *e = step_registry_get(i);
+                fprintf(f, "\n### `%s`\n\n", e->name);
+                fprintf(f, "%s: %s", e->target == STEP_TARGET_HOST ? "host step" : "cluster step",
+                        step_concurrency_to_string(e->concurrency));
+                if (e->agent_op)
+                        fprintf(f, ", agent op `%s`", e->agent_op);
+                if (e->destructive)
+                        fprintf(f, ", **destructive**");
+                if (e->restore)
+                        fprintf(f, ", restore step (allowed in `after`)");
+                fprintf(f, ".\n\n%c%s.\n", e->doc[0] >= 'a' && e->doc[0] <= 'z' ? e->doc[0] - 'a' + 'A' : e->doc[0], e->doc + 1);
+                if (e->args[0].name) {
+                        fprintf(f, "\n| argument | type | default | meaning |\n| --- | --- | --- | --- |\n");
+                        for (const StepArgSpec *a = e->args; a->name; a++) {
+                                fprintf(f, "| `%s` | %s", a->name, step_arg_type_to_string(a->type));
+                                if (a->type == STEP_ARG_ENUM)
+                                        for (size_t k = 0; a->values[k]; k++)
+                                                fprintf(f, "%s`%s`", k ? " \\| " : ": ", a->values[k]);
+                                if (a->min != 0 || a->max != 0) {
+                                        if (a->type == STEP_ARG_SIZE && a->max == 0)
+                                                fprintf(f, ", at least %g byte%s", a->min, a->min == 1 ? "" : "s");
+                                        else if (a->type == STEP_ARG_SIZE)
+                                                fprintf(f, ", %g to %g bytes", a->min, a->max);
+                                        else if (a->type == STEP_ARG_DURATION)
+                                                fprintf(f, ", %gs to %gs", a->min, a->max);
+                                        else
+                                                fprintf(f, ", %g to %g", a->min, a->max);
+                                }
+                                if (a->required)
+                                        fprintf(f, " | **required** | %s |\n", a->doc);
+                                else if (a->def)
+                                        fprintf(f, " | `%s` | %s |\n", a->def, a->doc);
+                                else
+                                        fprintf(f, " | — | %s |\n", a->doc);
+                        }
+                } else
+                        fprintf(f, "\nNo arguments.\n");
+                fprintf(f, "\nVerified: %s.\n", e->verify);
+                if (e->progress)
+                        fprintf(f, "Progress: %s.\n", e->progress);
+        }
+}
+
+static void test_docs(void) {
+        const char *docs = getenv("DOCS");
+        if (!docs)
+                test_skip("DOCS is not set (run through meson test)");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/playbooks.md", docs);
+        static const char begin[] = "<!-- steps: generated from the registry -->\n", end[] = "<!-- end of steps -->\n";
+
+        FILE *in = fopen(path, "re");
+        CHECK(in);
+        if (!in)
+                return;
+        char *doc = NULL;
+        size_t cap = 0, len = 0;
+        FILE *m = open_memstream(&doc, &cap);
+        char buf[4096];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+                fwrite(buf, 1, k, m);
+        fclose(in);
+        fclose(m);
+        len = strlen(doc);
+
+        char *gen = NULL;
+        size_t gen_len = 0;
+        FILE *g = open_memstream(&gen, &gen_len);
+        registry_markdown(g);
+        fclose(g);
+
+        char *b = strstr(doc, begin), *e = b ? strstr(b, end) : NULL;
+        CHECK(b && e);
+        if (b && e) {
+                b += strlen(begin);
+                size_t have = (size_t) (e - b);
+                bool same = have == gen_len && memcmp(b, gen, gen_len) == 0;
+                if (!same && getenv("UPDATE_DOCS")) {
+                        FILE *out = fopen(path, "we");
+                        CHECK(out);
+                        if (out) {
+                                fwrite(doc, 1, (size_t) (b - doc), out);
+                                fwrite(gen, 1, gen_len, out);
+                                fwrite(e, 1, len - (size_t) (e - doc), out);
+                                fclose(out);
+                                fprintf(stderr, "updated %s\n", path);
+                        }
+                } else {
+                        if (!same)
+                                fprintf(stderr, "  docs/playbooks.md's step list differs from the registry (UPDATE_DOCS=1 rewrites it)\n");
+                        CHECK(same);
+                }
+        }
+        free(gen);
+        free(doc);
+}
+
 int main(void) {
         TEST_RUN(test_plan_steps_registered);
         TEST_RUN(test_table_consistent);
@@ -297,5 +398,6 @@ int main(void) {
         TEST_RUN(test_errors);
         TEST_RUN(test_substitute);
         TEST_RUN(test_to_json);
+        TEST_RUN(test_docs);
         return test_result();
 }
