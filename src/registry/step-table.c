@@ -285,7 +285,8 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "poll osd ok-to-stop until stopping the OSDs leaves every PG available",
-                .verify = "osd ok-to-stop exits 0 for the OSDs",
+                .verify = "osd ok-to-stop exits 0 with ok_to_stop true (exit status and answer must agree), after the ids "
+                          "were checked against osd dump (ok-to-stop says yes for an id that does not exist)",
                 .progress = "PGs that would become unavailable, time waited",
         },
         {
@@ -297,7 +298,9 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "poll osd safe-to-destroy until no PG has data only on the OSDs",
-                .verify = "osd safe-to-destroy exits 0 for the OSDs (it lags: wait-clean follows)",
+                .verify = "every OSD is listed in safe_to_destroy, never the exit status alone (Pacific exits 0 with -f json "
+                          "while unsafe), after the ids were checked against osd dump; it lags and can say safe while "
+                          "PGs still recover, so wait-clean follows",
                 .progress = "PGs still stored on the OSDs, objects still to move, recovery rate, ETA",
         },
         {
@@ -316,14 +319,16 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
                 .doc = "osd destroy: remove the OSDs' keys and mark them destroyed, keeping ids and CRUSH places "
-                       "for a replacement (refused unless safe-to-destroy)",
+                       "for a replacement; the step refuses OSDs safe-to-destroy does not clear (Ceph itself refuses "
+                       "only an OSD that is up)",
                 .verify = "osd dump shows each id with the destroyed state",
         },
         {
                 .name = "purge-osd", .target = STEP_TARGET_CLUSTER, .destructive = true,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
-                .doc = "osd purge: remove the OSDs from CRUSH, auth and the OSD map (refused unless safe-to-destroy)",
+                .doc = "osd purge: remove the OSDs from CRUSH, auth and the OSD map; the step refuses OSDs "
+                       "safe-to-destroy does not clear (Ceph itself refuses only an OSD that is up)",
                 .verify = "the ids are gone from osd dump, auth ls and osd tree",
         },
         {
@@ -370,7 +375,8 @@ const StepEntry step_table[] = {
                         ARG_TIMEOUT("30m", "until the health passes"),
                         ARG_END,
                 },
-                .doc = "wait until the cluster's health is at most max_status, ignoring the allowed checks",
+                .doc = "wait until the cluster's health is at most max_status, ignoring the allowed checks (health "
+                       "says nothing of PG readiness: HEALTH_OK was seen with every PG unknown; wait-clean is that)",
                 .verify = "health detail: status and remaining check codes",
                 .progress = "status and the check codes that hold it back",
         },
