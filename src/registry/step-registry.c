@@ -252,8 +252,11 @@ static int parse_osd_ids(const YamlCtx *c, const YamlNode *k, const YamlNode *v,
                         if (streq(v->children[j]->value, it->value))
                                 return yaml_fail(c, it, "duplicate OSD id %u in '%s' (first given at line %u, column %u)", id,
                                                  YQ(k->value), v->children[j]->mark.line, v->children[j]->mark.column);
-                if (json_object_array_add(arr, json_object_new_int64(id)) < 0)
+                json_object *jid = json_object_new_int64(id);
+                if (!jid || json_object_array_add(arr, jid) < 0) {
+                        json_object_put(jid);
                         return yaml_oom(c);
+                }
         }
         *ret = TAKE_PTR(arr);
         return 0;
@@ -281,8 +284,11 @@ static int parse_string_list(const YamlCtx *c, const YamlNode *k, const YamlNode
                                 return yaml_fail(c, it, "duplicate entry '%s' in '%s' (first given at line %u, column %u)",
                                                  YQ(it->value), YQ(k->value), v->children[j]->mark.line,
                                                  v->children[j]->mark.column);
-                if (json_object_array_add(arr, json_object_new_string(s)) < 0)
+                json_object *js = json_object_new_string(s);
+                if (!js || json_object_array_add(arr, js) < 0) {
+                        json_object_put(js);
                         return yaml_oom(c);
+                }
         }
         *ret = TAKE_PTR(arr);
         return 0;
@@ -582,11 +588,16 @@ int step_registry_to_json(json_object **ret) {
                     json_add_string(j, "doc", e->doc) < 0 || json_add_string(j, "verify", e->verify) < 0 ||
                     json_add_string(j, "progress", e->progress) < 0)
                         return -ENOMEM;
-                for (const StepArgSpec *a = e->args; a->name; a++)
-                        if (json_object_array_add(args, arg_to_json(a)) < 0)
+                for (const StepArgSpec *a = e->args; a->name; a++) {
+                        json_object *aj = arg_to_json(a);
+                        if (!aj || json_object_array_add(args, aj) < 0) {
+                                json_object_put(aj);
                                 return -ENOMEM;
-                if (json_add(j, "args", TAKE_PTR(args)) < 0 || json_object_array_add(arr, TAKE_PTR(j)) < 0)
+                        }
+                }
+                if (json_add(j, "args", TAKE_PTR(args)) < 0 || json_object_array_add(arr, j) < 0)
                         return -ENOMEM;
+                j = NULL; /* the array holds it now */
         }
         *ret = TAKE_PTR(arr);
         return 0;
