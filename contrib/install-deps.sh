@@ -17,9 +17,11 @@ lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps ps
 # vm tier (contrib/vm/vm): qemu (TCG) boots Debian's kernel for bcache; cpio packs the
 # initramfs; the test speaks the protocol with jq
 vm_pkgs=(qemu-system-x86 cpio jq)
+# lab on Reef and Tentacle: roots of later Debian suites (contrib/lab/ceph-root)
+release_pkgs=(mmdebstrap)
 
 missing=()
-for p in "${build_pkgs[@]}" "${lab_pkgs[@]}" "${vm_pkgs[@]}"; do
+for p in "${build_pkgs[@]}" "${lab_pkgs[@]}" "${vm_pkgs[@]}" "${release_pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 

@@ -673,7 +673,9 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
                 }
                 return busy(d, NULL, o->what, err, "locked by another process");
         }
-        if (excl_refused && !(o->partitions_in_use_ok && some_partition_claimed(d)))
+        /* the running OSD allowed above holds its device exclusively (BlueStore opens it
+         * O_EXCL): for a check on its behalf, that is its own claim, not someone else's */
+        if (excl_refused && !(allowed_osd && o->check_only) && !(o->partitions_in_use_ok && some_partition_claimed(d)))
                 return busy(d, NULL, o->what, err, "claimed exclusively by another user (the kernel refused an exclusive open)");
         c.exclusive = !excl_refused && !o->read_only && !o->no_excl;
 

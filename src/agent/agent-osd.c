@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <string.h>
 #include <linux/fs.h>
 #include <sys/file.h>
@@ -271,6 +272,38 @@ static int osd_lock(const char *data, unsigned timeout, int *ret_fd, AgentProgre
         return 0;
 }
 
+/* `raw activate` of Tentacle (20.2) ignores --block.db/--block.wal and makes no block.db
+ * link in the OSD's directory, so the OSD aborts opening BlueFS (docs/ceph.md, "Releases"):
+ * make each missing link ourselves, owned by ceph as ceph-volume makes them. A link that is
+ * there and names another device is refused: that directory is not this OSD's. Returns 1 when
+ * it made the link (the result says so: "links_made"), 0 when it was there. */
+static int ensure_osd_link(AgentState *s, int osd, const char *name, const char *target, Error *err) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        if (!target)
+                return 0;
+        snprintf(path, sizeof path, "/var/lib/ceph/osd/ceph-%d/%s", osd, name);
+        if (lstat(path, &st) == 0) {
+                _cleanup_(freep) char *have = realpath(path, NULL);
+                _cleanup_(freep) char *want = realpath(target, NULL);
+                if (!have || !want || !streq(have, want))
+                        return error_set(err, EEXIST, "'%s' on '%s' names '%s', not the planned '%s'",
+                                         path, agent_host(s), have ? have : "nothing", target);
+                return 0;
+        }
+        if (errno != ENOENT)
+                return error_set(err, errno, "cannot read '%s' on '%s': %m", path, agent_host(s));
+        if (symlink(target, path) < 0)
+                return error_set(err, errno, "cannot link '%s' to '%s' on '%s': %m", path, target, agent_host(s));
+        struct passwd *pw = getpwnam("ceph");
+        if (pw && lchown(path, pw->pw_uid, pw->pw_gid) < 0)
+                return error_set(err, errno, "cannot give '%s' on '%s' to ceph: %m", path, agent_host(s));
+        if (pw && chown(target, pw->pw_uid, pw->pw_gid) < 0)
+                return error_set(err, errno, "cannot give '%s' on '%s' to ceph: %m", target, agent_host(s));
+        return 1;
+}
+
 static bool osd_running(AgentState *s, int id) {
         _cleanup_(freep) char *unit = strprintf("ceph-osd@%d", id);
         char *argv[] = { (char *) "systemctl", (char *) "is-active", (char *) "--quiet", unit, NULL };
@@ -394,6 +427,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         _cleanup_(run_result_done) RunResult rr = {};
         _cleanup_(inv_osd_done) InvOsd label = { .id = -1 };
         bool prepared = false, activated = false, adopted = false;
+        int links_made = 0;
         const CephVolumePrepare prepare = {
                 .data = data, .db = db, .wal = wal, .osd_id = id, .crush_device_class = a.device_class,
         };
@@ -483,6 +517,12 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                         return r;
                 run_result_done(&rr);
                 activated = true;
+                if ((r = ensure_osd_link(s, osd, "block.db", db, err)) < 0)
+                        return r;
+                links_made += r;
+                if ((r = ensure_osd_link(s, osd, "block.wal", wal, err)) < 0)
+                        return r;
+                links_made += r;
         }
         double t_act = now_sec();
 
@@ -509,6 +549,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         json_add_bool(o, "activated", activated);
         json_add_bool(o, "started", !running);
         json_add_bool(o, "adopted", adopted);
+        json_add_int(o, "links_made", links_made);
         json_add(o, "seconds_lock_wait", json_object_new_double(t_lock - t0));
         json_add(o, "seconds_prepare", json_object_new_double(t_prep - t_lock));
         json_add(o, "seconds_activate", json_object_new_double(t_act - t_prep));

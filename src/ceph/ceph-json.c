@@ -136,6 +136,7 @@ static const char *const release_names[] = {
         [CEPH_RELEASE_NAUTILUS] = "nautilus", [CEPH_RELEASE_OCTOPUS] = "octopus",
         [CEPH_RELEASE_PACIFIC] = "pacific",   [CEPH_RELEASE_QUINCY] = "quincy",
         [CEPH_RELEASE_REEF] = "reef",         [CEPH_RELEASE_SQUID] = "squid",
+        [CEPH_RELEASE_TENTACLE] = "tentacle",
 };
 
 const char *ceph_release_to_string(CephRelease r) {
@@ -158,7 +159,7 @@ bool ceph_release_uses_mclock(CephRelease r) {
 }
 
 static CephRelease release_from_major(unsigned major) {
-        if (major >= CEPH_RELEASE_LUMINOUS && major <= CEPH_RELEASE_SQUID)
+        if (major >= CEPH_RELEASE_LUMINOUS && major <= CEPH_RELEASE_TENTACLE)
                 return (CephRelease) major;
         return CEPH_RELEASE_UNKNOWN;
 }

@@ -36,6 +36,7 @@ typedef enum CephRelease {
         CEPH_RELEASE_QUINCY = 17,
         CEPH_RELEASE_REEF = 18,
         CEPH_RELEASE_SQUID = 19,
+        CEPH_RELEASE_TENTACLE = 20,
 } CephRelease;
 
 /* "pacific", NULL for an unknown release */

@@ -10,10 +10,10 @@
 #include "basic/strv.h"
 #include "cli.h"
 #include "exec/exec.h"
-#include "apply-osds.h"
-#include "ceph-admin.h"
-#include "cluster-lock.h"
-#include "hosts.h"
+#include "controller/apply-osds.h"
+#include "controller/ceph-admin.h"
+#include "controller/cluster-lock.h"
+#include "controller/hosts.h"
 #include "options.h"
 #include "plan/plan.h"
 
@@ -115,7 +115,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
         _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
         size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
-        if (cli_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+        if (controller_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                 return cli_report(&err);
 
         /* the cluster only when there are OSDs to make or to check (layouts without an
@@ -135,7 +135,7 @@ int verb_apply(int argc, char *argv[]) {
                         f = fleet_close(f);
                         p = plan_free(p);
                         inv = inventory_set_free(inv);
-                        if (cli_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0 ||
+                        if (controller_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0 ||
                             osd_stage_open(l, f, j, parallel_osds, &admin, &flow, &err) < 0)
                                 return cli_report(&err);
                 }
@@ -145,7 +145,7 @@ int verb_apply(int argc, char *argv[]) {
 
         /* refuse, untouched, a host that lacks what its steps need (before anything runs) */
         _cleanup_(preflight_report_freep) PreflightReport *pre = NULL;
-        if (cli_preflight(f, p, inv, stages, !o.dry_run, true, &pre, &err) < 0)
+        if (controller_preflight(f, p, inv, stages, !o.dry_run, true, &pre, &err) < 0)
                 return cli_report(&err);
         size_t refused = pre->n_refused;
 
@@ -248,7 +248,7 @@ int verb_apply(int argc, char *argv[]) {
                 _cleanup_(plan_freep) Plan *after = NULL;
                 size_t failed_after = 0;
                 Error verr = {};
-                if (cli_plan_live(l, o.hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
+                if (controller_plan_live(l, o.hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
                         log_error("cannot verify the result: %s", verr.message);
                         converged = false;
                 } else {

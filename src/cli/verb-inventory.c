@@ -5,7 +5,7 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "cli.h"
-#include "hosts.h"
+#include "controller/hosts.h"
 #include "options.h"
 
 static void print_content(const InvContent *c, FILE *out) {
@@ -59,7 +59,7 @@ int verb_inventory(int argc, char *argv[]) {
 
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         size_t failed = 0;
-        if (cli_inventory(l, o.hosts, false, o.json, NULL, &inv, &failed, &err) < 0)
+        if (controller_inventory(l, o.hosts, false, o.json, NULL, &inv, &failed, &err) < 0)
                 return cli_report(&err);
 
         _cleanup_json_ json_object *j = NULL;

@@ -12,9 +12,9 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
-#include "ceph-admin.h"
+#include "controller/ceph-admin.h"
 #include "cli.h"
-#include "cluster-lock.h"
+#include "controller/cluster-lock.h"
 #include "options.h"
 
 static volatile sig_atomic_t interrupted;

@@ -4,7 +4,7 @@
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "cli.h"
-#include "hosts.h"
+#include "controller/hosts.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "options.h"
@@ -44,9 +44,9 @@ int verb_plan(int argc, char *argv[]) {
                 /* live: the hosts are connected anyway, so say now what apply would refuse */
                 _cleanup_(fleet_closep) Fleet *f = NULL;
                 _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-                if (cli_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+                if (controller_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                         return cli_report(&err);
-                if (cli_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
+                if (controller_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
                         return cli_report(&err);
         }
 

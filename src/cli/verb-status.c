@@ -11,9 +11,9 @@
 #include "basic/log.h"
 #include "basic/size.h"
 #include "basic/strv.h"
-#include "ceph-admin.h"
+#include "controller/ceph-admin.h"
 #include "cli.h"
-#include "hosts.h"
+#include "controller/hosts.h"
 #include "options.h"
 
 static json_object *jget(json_object *o, const char *key) {
@@ -100,7 +100,7 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
         size_t failed = 0;
-        int r = cli_inventory(l, only, true, quiet, &f, &inv, &failed, err);
+        int r = controller_inventory(l, only, true, quiet, &f, &inv, &failed, err);
         if (r < 0)
                 return r;
         add_inventory_osds(hosts_j, inv, blast, bcache);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "agent/agent.h"
+#include "agent/agent-internal.h"
 #include "agent/agent-steps.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
@@ -390,6 +391,50 @@ static void test_ceph_osd(void) {
         CHECK(resp_ok(r));
         json_object_put(r);
         r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":8}", L);
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+
+        /* the same OSD once it holds its device the way BlueStore does, O_EXCL (a re-run
+         * whose inventory saw it stopped, the daemon started by a killed run a moment
+         * later, seen in the long kill sweep): still its own; another id still refused */
+        CHECK(sh("printf '#!/usr/bin/python3\nimport os, sys, time\nfd = os.open(\"%s\", os.O_RDWR | os.O_EXCL)\n"
+                 "print(\"held\", flush=True)\nos.close(1)\ntime.sleep(600)\n' >%s && chmod +x %s", L, script, script) == 0);
+        CHECK(pipe(p) == 0);
+        pid = fork();
+        if (pid == 0) {
+                setpgid(0, 0);
+                close(p[0]);
+                dup2(p[1], 1);
+                close(p[1]);
+                execl(script, script, "-f", "--cluster", "ceph", "--id", "7", "--osd-data", dir, (char *) NULL);
+                _exit(127);
+        }
+        close(p[1]);
+        char held[8] = "";
+        CHECK(read(p[0], held, sizeof(held) - 1) > 0 && startswith(held, "held")); /* it has the device */
+        close(p[0]);
+        free(who);
+        who = strprintf("used by ceph-osd pid %d (osd.7", (int) pid);
+        /* osd-create's check itself, as a real (not dry) run makes it: a dry run opens
+         * without O_EXCL, and a real osd-create would go on to run ceph-volume */
+        s = agent_for(L, false);
+        for (int id = 7; id <= 8; id++) {
+                _cleanup_json_ json_object *args = json_tokener_parse("{}");
+                json_object_object_add(args, "device", json_object_new_string(L));
+                json_object_object_add(args, "osd_id", json_object_new_int(id));
+                Error e = {};
+                int rc = agent_osd_check_devices(s, args, &e);
+                if (id == 7)
+                        CHECK_INTEQ(rc, 0);
+                else
+                        CHECK(rc == -EBUSY && strstr(e.message, who));
+                if (rc < 0 && id == 7)
+                        fprintf(stderr, "  osd.7's own check: %s\n", e.message);
+        }
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
         CHECK(refused(r, "EBUSY", L, who, NULL));
         json_object_put(r);
         agent_state_free(s);

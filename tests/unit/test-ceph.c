@@ -589,7 +589,15 @@ static void test_versions(void) {
                                        &cv, &err),
                     0);
         CHECK(cv.release == CEPH_RELEASE_QUINCY && ceph_release_uses_mclock(cv.release));
-        CHECK_INTEQ(ceph_version_parse("20.1.0 (abc) tentacle (dev)", &cv, &err), 0);
+        /* Tentacle as Debian sid's packages report it (the lab's tentacle root) */
+        CHECK_INTEQ(ceph_version_parse("ceph version 20.2.4 (7f793731f1b39eb4f465e960113d2363c311b964) tentacle "
+                                       "(stable - RelWithDebInfo)", &cv, &err), 0);
+        CHECK(cv.major == 20 && cv.minor == 2 && cv.patch == 4);
+        CHECK_INTEQ(cv.release, CEPH_RELEASE_TENTACLE);
+        CHECK_STREQ(ceph_release_to_string(cv.release), "tentacle");
+        CHECK(ceph_release_uses_mclock(cv.release));
+        /* a release after our table: unknown, not guessed */
+        CHECK_INTEQ(ceph_version_parse("21.0.0 (abc) umbrella (dev)", &cv, &err), 0);
         CHECK_INTEQ(cv.release, CEPH_RELEASE_UNKNOWN);
         Error e = {};
         CHECK_INTEQ(ceph_version_parse("ceph version sixteen", &cv, &e), -EINVAL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "ceph-admin.h"
-#include "cluster-lock.h"
-#include "hosts.h"
+#include "controller/ceph-admin.h"
+#include "controller/cluster-lock.h"
+#include "controller/hosts.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "hosts.h"
+#include "controller/hosts.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -222,7 +222,7 @@ int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n) {
 
 /* Connects to the selected hosts and inventories them. Unreachable hosts are reported
  * and left out of *ret; *ret_failed counts them. Shared by inventory, plan and apply. */
-int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+int controller_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                   InventorySet **ret, size_t *ret_failed, Error *err) {
         _cleanup_(freep) const Host **hosts = NULL;
         size_t n;
@@ -265,11 +265,11 @@ static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
 }
 
 /* Inventory the hosts and plan against what they have; also returns the inventories. */
-int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                             Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
-        int r = cli_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
+        int r = controller_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
         if (r < 0)
                 return r;
 
@@ -287,12 +287,12 @@ int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, b
         return 0;
 }
 
-int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+int controller_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                   Plan **ret, size_t *ret_failed, Error *err) {
-        return cli_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
+        return controller_plan_live_inventory(l, only, dry_run, quiet, ret_fleet, ret, NULL, ret_failed, err);
 }
 
-int cli_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
+int controller_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
                   PreflightReport **ret, Error *err) {
         _cleanup_(freep) HostLink *links = NULL;
         size_t n_links = 0;

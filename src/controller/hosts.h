@@ -63,19 +63,19 @@ int fleet_links(Fleet *f, HostLink **ret, size_t *ret_n);
 /* Connects to the selected hosts (`only`: NULL = every host with a profile) and inventories
  * them. Unreachable hosts are reported on stderr and left out of *ret; *ret_failed counts
  * them. With ret_fleet the connections stay open for the caller. */
-int cli_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+int controller_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                   InventorySet **ret, size_t *ret_failed, Error *err);
 
-/* cli_inventory() then plan_compute() over the hosts that answered. */
-int cli_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+/* controller_inventory() then plan_compute() over the hosts that answered. */
+int controller_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                   Plan **ret, size_t *ret_failed, Error *err);
 /* The same, also handing back the inventories (ret_inv may be NULL). */
-int cli_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                             Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err);
 
 /* The preflight (src/controller/preflight.h) of every host of `p` with steps in `stages`,
  * over the fleet's connections. A refused host is then unusable like an unreachable one
  * (nothing more is sent to it, its reasons are its error); with `drop`, its plan is also
  * removed from `p`, so that nothing is allocated, counted or run for it. */
-int cli_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
+int controller_preflight(Fleet *f, Plan *p, const InventorySet *inv, unsigned stages, bool load_modules, bool drop,
                   PreflightReport **ret, Error *err);

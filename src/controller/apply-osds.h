@@ -27,9 +27,9 @@
 
 #include <stdio.h>
 
-#include "ceph-admin.h"
+#include "controller/ceph-admin.h"
 #include "exec/exec.h"
-#include "hosts.h"
+#include "controller/hosts.h"
 #include "inventory/inventory.h"
 #include "plan/plan.h"
 

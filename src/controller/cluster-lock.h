@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "basic/error.h"
-#include "ceph-admin.h"
+#include "controller/ceph-admin.h"
 #include "layout/layout.h"
 
 #define CLUSTER_LOCK_LEASE_DEFAULT 60

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "cluster-lock.h"
+#include "controller/cluster-lock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "apply-osds.h"
+#include "controller/apply-osds.h"
 
 #include <errno.h>
 #include <pthread.h>
