@@ -37,6 +37,9 @@ for f in "$src"/playbooks/*.yaml; do
         n=$((n + 1))
 done
 check "playbooks were validated" [ "$n" -ge 2 ]
+# playbooks/README.md shows validate's output: it is what validate prints
+shown=$(sed -n '/^\$ cephprov validate playbooks\/drain-node.yaml$/{n;p;q}' "$src/playbooks/README.md")
+check_eq "playbooks/README.md shows what validate prints" "$(cd "$src" && "$cephprov" validate playbooks/drain-node.yaml)" "$shown"
 check_contains "drain-node is not destructive" "$("$cephprov" validate "$src/playbooks/drain-node.yaml")" "; not destructive"
 check_contains "destroy-node is destructive" "$("$cephprov" validate "$src/playbooks/destroy-node.yaml")" "; destructive"
 

@@ -373,6 +373,66 @@ static void test_print_plan(void) {
         CHECK(!json_object_object_get_ex(w1, "gate", NULL)); /* no gate after the last wave */
 }
 
+/* Every error example of docs/playbooks.md is the message of one of the invalid playbooks
+ * (the file name aside), so the page cannot drift from what cephprov says. */
+static void test_doc_examples(void) {
+        const char *docs = getenv("DOCS");
+        if (!docs)
+                test_skip("DOCS is not set (run through meson test)");
+        char path[PATH_MAX], dir[PATH_MAX];
+        snprintf(path, sizeof path, "%s/playbooks.md", docs);
+        snprintf(dir, sizeof dir, "%s/playbook-invalid", data_dir());
+        _cleanup_(freep) char *doc = read_all(path, NULL);
+        CHECK(doc);
+        if (!doc)
+                return;
+
+        /* the messages of the fixtures, without their file names */
+        _cleanup_strv_free_ char **messages = NULL;
+        DIR *d = opendir(dir);
+        CHECK(d);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (!endswith(de->d_name, ".expected"))
+                        continue;
+                char p[PATH_MAX * 2];
+                snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+                _cleanup_(freep) char *m = read_all(p, NULL);
+                if (!m)
+                        continue;
+                m[strcspn(m, "\n")] = 0;
+                const char *colon = strchr(m, ':');
+                CHECK_INTEQ(strv_extend(&messages, colon ? colon : m), 0);
+        }
+        closedir(d);
+
+        const char *start = strstr(doc, "## Errors");
+        CHECK(start);
+        if (!start)
+                return;
+        /* the section up to the next heading: its code blocks hold the examples */
+        const char *next = strstr(start + 1, "\n## ");
+        _cleanup_(freep) char *text = next ? strndup(start, (size_t) (next - start)) : strdup(start);
+        CHECK(text);
+        if (!text)
+                return;
+        _cleanup_strv_free_ char **lines = strv_split(text, "\n");
+        size_t n = 0;
+        STRV_FOREACH(l, lines) {
+                if (!strstr(*l, ".yaml:"))
+                        continue;
+                const char *colon = strchr(*l, ':');
+                bool found = strv_contains(messages, colon);
+                if (!found)
+                        fprintf(stderr, "  example not given by any invalid playbook: %s\n", *l);
+                CHECK(found);
+                n++;
+        }
+        CHECK(n >= 8);
+}
+
 int main(void) {
         TEST_RUN(test_drain_node);
         TEST_RUN(test_destroy_node);
@@ -382,5 +442,6 @@ int main(void) {
         TEST_RUN(test_is_playbook);
         TEST_RUN(test_waves);
         TEST_RUN(test_print_plan);
+        TEST_RUN(test_doc_examples);
         return test_result();
 }
