@@ -1,20 +1,20 @@
 #!/bin/bash
 # Runs cephprov's whole test suite: installs what it needs (apt), builds, then runs
-#   1. every suite (unit, block, lab, vm) in a normal build,
+#   1. every suite (unit, cli, block, lab, vm) in a normal build,
 #   2. the unit and block suites again under AddressSanitizer + UBSan,
 #   3. the unit suite under valgrind,
-#   4. the libFuzzer targets (layout, Ceph parsers, agent requests, on-disk decoders) for a
+#   4. the libFuzzer targets (layout, playbook, Ceph parsers, agent requests, on-disk decoders) for a
 #      bounded time in all (clang/libFuzzer, tests/fuzz/run-fuzz.sh),
 # and ends with one line "N passed, N failed, N skipped".
 # Tiers that need root, loop devices, network namespaces or qemu skip with a message where
-# those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (default "unit block lab vm").
+# those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (default "unit cli block lab vm").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 fuzz_seconds=${FUZZ_SECONDS:-60}
-suites=${SUITES:-unit block lab vm}
+suites=${SUITES:-unit cli block lab vm}
 passed=0 failed=0 skipped=0
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -89,7 +89,7 @@ else
         skipped=$((skipped + 1))
 fi
 
-step "fuzzers (layout, ceph, agent, ondisk), ${fuzz_seconds}s in all"
+step "fuzzers (layout, playbook, ceph, agent, ondisk), ${fuzz_seconds}s in all"
 if [ -x tests/fuzz/run-fuzz.sh ]; then
         if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 else

@@ -14,10 +14,12 @@
 const Verb verbs[] = {
         { "help", "[COMMAND]", "show help for cephprov or one command", verb_help, 0, NULL },
         { "version", "", "print the version", verb_version, 0, NULL },
-        { "validate", "LAYOUT [--json]",
-          "check a layout file completely; errors name file:line:column",
+        { "validate", "LAYOUT|PLAYBOOK [--json] [--hosts H1,H2]",
+          "check a layout or a playbook file completely; errors name file:line:column",
           verb_validate, VERB_LAYOUT,
-          "  --json        print the resolved layout as JSON\n" },
+          "  --json        print the resolved layout, or the validated playbook, as JSON\n"
+          "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
+          "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
         { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,

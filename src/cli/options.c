@@ -52,15 +52,23 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
 
         optind = 0; /* full re-initialisation of getopt */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":vhy", options, NULL)) >= 0) {
+        int longindex = -1;
+        while ((c = getopt_long(argc, argv, ":vhy", options, &longindex)) >= 0) {
                 if (c == 'y')
                         c = ARG_YES;
                 for (size_t i = 0; i < ELEMENTSOF(option_masks); i++)
                         if (option_masks[i].val == c && !(accepted & option_masks[i].mask)) {
+                                /* By its name: argv[optind - 1] is the option's argument
+                                 * when one was given ("--inventory FILE"). */
+                                char name[64];
+                                if (longindex >= 0)
+                                        snprintf(name, sizeof name, "--%s", options[longindex].name);
+                                else
+                                        snprintf(name, sizeof name, "%s", argv[optind - 1]);
                                 cli_options_done(&o);
-                                return verb_usage_error(v, "option '%s' does not apply to this command",
-                                                        argv[optind - 1]);
+                                return verb_usage_error(v, "option '%s' does not apply to this command", name);
                         }
+                longindex = -1;
 
                 switch (c) {
                 case 'v':
@@ -88,6 +96,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_YES:
                         o.yes = true;
+                        break;
+                case ARG_DETAILED_EXITCODE:
+                        o.detailed_exitcode = true;
                         break;
                 case ARG_STAGE:
                         if (!streq(optarg, "disks") && !streq(optarg, "osds") && !streq(optarg, "all")) {

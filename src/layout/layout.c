@@ -1,73 +1,39 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Loading, freeing, lookups and the JSON form of a layout. Parsing is in layout-yaml.c (text
- * → tree) and layout-parse.c (tree → Layout). */
+/* Loading, freeing, lookups and the JSON form of a layout. Parsing is in src/yaml (text →
+ * tree) and layout-parse.c (tree → Layout). */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "layout-internal.h"
 
-/* A layout is a few KiB; anything this large is not one. */
-#define LAYOUT_FILE_MAX (16U * 1024 * 1024)
-
 int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err) {
-        _cleanup_(ynode_freep) YNode *root = NULL;
+        _cleanup_(yaml_node_freep) YamlNode *root = NULL;
         int r;
 
         if (!name)
                 name = "<string>";
-        r = ynode_load(name, data, len, &root, err);
+        r = yaml_tree_load(name, data, len, "layout", &root, err);
         if (r < 0)
                 return r;
         return layout_from_tree(name, root, ret, err);
 }
 
 int layout_load_file(const char *path, Layout **ret, Error *err) {
-        _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *data = NULL;
-        size_t len = 0, cap = 0;
-        struct stat st;
+        size_t len;
         int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return error_set(err, errno, "cannot open layout '%s': %s", path, strerror(errno));
-        if (fstat(fd, &st) < 0)
-                return error_set(err, errno, "cannot stat layout '%s': %s", path, strerror(errno));
-        if (S_ISDIR(st.st_mode))
-                return error_set(err, EISDIR, "cannot read layout '%s': is a directory", path);
-
-        for (;;) {
-                if (len == cap) {
-                        if (cap >= LAYOUT_FILE_MAX)
-                                return error_set(err, EFBIG, "cannot read layout '%s': larger than %u MiB",
-                                                 path, LAYOUT_FILE_MAX / 1024 / 1024);
-                        cap = cap ? cap * 2 : 16384;
-                        char *n = realloc(data, cap);
-                        if (!n)
-                                return error_set(err, ENOMEM, "cannot read layout '%s': out of memory", path);
-                        data = n;
-                }
-                ssize_t k = read(fd, data + len, cap - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return error_set(err, errno, "cannot read layout '%s': %s", path, strerror(errno));
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
+        r = yaml_file_read(path, "layout", &data, &len, err);
+        if (r < 0)
+                return r;
 
         _cleanup_(layout_freep) Layout *l = NULL;
-        r = layout_load_string(path, data ? data : "", len, &l, err);
+        r = layout_load_string(path, data, len, &l, err);
         if (r < 0)
                 return r;
         l->path = strdup(path);

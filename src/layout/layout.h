@@ -18,11 +18,8 @@
 
 #include "basic/error.h"
 #include "basic/macro.h"
+#include "yaml/yaml-tree.h" /* YamlMark only: no link to the YAML parser needed */
 
-typedef struct LayoutMark {
-        unsigned line;   /* 1-based */
-        unsigned column; /* 1-based */
-} LayoutMark;
 
 typedef enum Objectstore {
         OBJECTSTORE_BLUESTORE,
@@ -93,7 +90,7 @@ typedef struct DeviceSelector {
         char *serial;
         char *vendor;
         unsigned limit;        /* take at most this many (0 = all) */
-        LayoutMark mark;
+        YamlMark mark;
 } DeviceSelector;
 
 typedef struct BcacheOptions {
@@ -113,7 +110,7 @@ typedef struct OsdOptions {
 
 typedef struct Profile {
         char *name;
-        LayoutMark mark;
+        YamlMark mark;
         char **allow;                /* allow-list (paths or fnmatch globs of paths); NULL-terminated */
         DeviceSelector data;         /* data devices (HDDs, or SSDs in all-flash) */
         DeviceSelector fast;         /* fast devices carrying DB/WAL/cache; optional */
@@ -131,7 +128,7 @@ typedef struct Profile {
 
 typedef struct Host {
         char *name;
-        LayoutMark mark;
+        YamlMark mark;
         char *address;               /* default: the name */
         TransportKind transport;
         SshOptions ssh;              /* resolved: defaults + overrides */

@@ -12,7 +12,7 @@ set -eu
 duration=${1:-60}
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${2:-$srcdir/build-fuzz}
-targets=${FUZZ_TARGETS:-layout ceph agent ondisk}
+targets=${FUZZ_TARGETS:-layout playbook ceph agent ondisk}
 
 case $duration in
 ''|*[!0-9]*) echo "usage: $0 [DURATION-SECONDS] [BUILDDIR]" >&2; exit 2 ;;
@@ -104,6 +104,8 @@ for t in $targets; do
         # are only read.
         case $t in
         layout) seeds="$fuzz/corpus-layout $data/layout-invalid"; opts="-max_len=8192 -dict=$fuzz/fuzz-layout.dict" ;;
+        playbook) seeds="$fuzz/corpus-playbook $srcdir/playbooks $data/playbook-invalid"
+                opts="-max_len=8192 -dict=$fuzz/fuzz-playbook.dict" ;;
         ceph) seeds=$(ceph_seeds); opts="-max_len=65536 -dict=$fuzz/fuzz-ceph.dict" ;;
         agent) seeds=$fuzz/corpus-agent; opts="-max_len=4096 -dict=$fuzz/fuzz-agent.dict" ;;
         ondisk) seeds=$(ondisk_seeds); opts="-max_len=20480" ;;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* YAML text → YNode tree, with libyaml's event API. The event API (not the document API)
+/* YAML text → YamlNode tree, with libyaml's event API. The event API (not the document API)
  * is used because it reports anchors, aliases and tags where they occur, which we refuse,
  * and because duplicate keys must be detected by us anyway. */
 
@@ -10,36 +10,40 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "basic/strv.h"
-#include "layout-internal.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-YNode *ynode_free(YNode *n) {
+#include "basic/strv.h"
+#include "yaml-tree.h"
+
+YamlNode *yaml_node_free(YamlNode *n) {
         if (!n)
                 return NULL;
         for (size_t i = 0; i < n->n_children; i++)
-                ynode_free(n->children[i]);
+                yaml_node_free(n->children[i]);
         free(n->children);
         free(n->value);
         free(n);
         return NULL;
 }
 
-bool ynode_is_null(const YNode *n) {
-        if (!n || n->type != YNODE_SCALAR || !n->plain)
+bool yaml_node_is_null(const YamlNode *n) {
+        if (!n || n->type != YAML_NODE_SCALAR || !n->plain)
                 return false;
         return n->value[0] == 0 || streq(n->value, "~") || streq(n->value, "null") ||
                streq(n->value, "Null") || streq(n->value, "NULL");
 }
 
-static LayoutMark mark_from_yaml(yaml_mark_t m) {
-        return (LayoutMark) {
+static YamlMark mark_from_yaml(yaml_mark_t m) {
+        return (YamlMark) {
                 .line = (unsigned) m.line + 1,
                 .column = (unsigned) m.column + 1,
         };
 }
 
-static int fail_at(Error *err, const char *name, LayoutMark m, const char *fmt, ...) _printf_(4, 5);
-static int fail_at(Error *err, const char *name, LayoutMark m, const char *fmt, ...) {
+static int fail_at(Error *err, const char *name, YamlMark m, const char *fmt, ...) _printf_(4, 5);
+static int fail_at(Error *err, const char *name, YamlMark m, const char *fmt, ...) {
         char msg[768];
         va_list ap;
         va_start(ap, fmt);
@@ -66,8 +70,8 @@ static bool line_indented_with_tab(const char *data, size_t len, size_t line) {
 }
 
 /* 1-based line and column of a byte offset (for reader errors, which have no mark). */
-static LayoutMark mark_from_offset(const char *data, size_t len, size_t offset) {
-        LayoutMark m = { 1, 1 };
+static YamlMark mark_from_offset(const char *data, size_t len, size_t offset) {
+        YamlMark m = { 1, 1 };
         for (size_t i = 0; i < offset && i < len; i++) {
                 if (data[i] == '\n') {
                         m.line++;
@@ -84,14 +88,14 @@ static int syntax_error(const yaml_parser_t *p, const char *name, const char *da
                 return error_set(err, ENOMEM, "%s: out of memory while parsing YAML", name);
 
         if (p->error == YAML_READER_ERROR) {
-                LayoutMark m = mark_from_offset(data, len, p->problem_offset);
+                YamlMark m = mark_from_offset(data, len, p->problem_offset);
                 return fail_at(err, name, m, "invalid text: %s (expected UTF-8 or UTF-16 text)",
                                p->problem ?: "unreadable input");
         }
 
-        LayoutMark m = mark_from_yaml(p->problem_mark);
+        YamlMark m = mark_from_yaml(p->problem_mark);
         if (line_indented_with_tab(data, len, m.line))
-                return fail_at(err, name, (LayoutMark) { m.line, 1 },
+                return fail_at(err, name, (YamlMark) { m.line, 1 },
                                "tab character in indentation (expected spaces: YAML does not allow tabs for indentation)");
 
         if (p->context)
@@ -103,14 +107,14 @@ static int syntax_error(const yaml_parser_t *p, const char *name, const char *da
                        p->problem ?: "syntax error");
 }
 
-static int append_child(YNode *parent, YNode *child) {
+static int append_child(YamlNode *parent, YamlNode *child) {
         /* Grow geometrically: hostile input may have huge flat lists. */
         size_t n = parent->n_children;
         if ((n & (n - 1)) == 0) {
                 size_t cap = n == 0 ? 4 : n * 2;
                 if (n < 4 && n > 0)
                         cap = 4;
-                YNode **c = realloc(parent->children, cap * sizeof(YNode *));
+                YamlNode **c = realloc(parent->children, cap * sizeof(YamlNode *));
                 if (!c)
                         return -ENOMEM;
                 parent->children = c;
@@ -121,33 +125,34 @@ static int append_child(YNode *parent, YNode *child) {
 
 typedef struct Builder {
         const char *name;
+        const char *what;
         Error *err;
-        YNode *root;
-        YNode *stack[YNODE_MAX_DEPTH];
+        YamlNode *root;
+        YamlNode *stack[YAML_TREE_MAX_DEPTH];
         size_t depth;
 } Builder;
 
 /* Attach a new node (a scalar, or a container about to be opened) to the current container. */
-static int builder_add(Builder *b, YNode *n) {
+static int builder_add(Builder *b, YamlNode *n) {
         if (b->depth == 0) {
                 /* The only node at depth 0 is the document's root; a second document was
                  * refused earlier. */
                 if (b->root) {
-                        ynode_free(n);
+                        yaml_node_free(n);
                         return fail_at(b->err, b->name, n->mark, "unexpected second root node (expected one document)");
                 }
                 b->root = n;
                 return 0;
         }
 
-        YNode *parent = b->stack[b->depth - 1];
-        if (parent->type == YNODE_MAPPING && parent->n_children % 2 == 0 && n->type != YNODE_SCALAR) {
-                LayoutMark m = n->mark;
-                ynode_free(n);
+        YamlNode *parent = b->stack[b->depth - 1];
+        if (parent->type == YAML_NODE_MAPPING && parent->n_children % 2 == 0 && n->type != YAML_NODE_SCALAR) {
+                YamlMark m = n->mark;
+                yaml_node_free(n);
                 return fail_at(b->err, b->name, m, "complex mapping key (expected a plain key name)");
         }
         if (append_child(parent, n) < 0) {
-                ynode_free(n);
+                yaml_node_free(n);
                 return error_set(b->err, ENOMEM, "%s: out of memory", b->name);
         }
         return 0;
@@ -165,7 +170,7 @@ static int check_anchor_tag(Builder *b, yaml_mark_t mark, const yaml_char_t *anc
 }
 
 static int builder_event(Builder *b, const yaml_event_t *ev, unsigned *n_docs, bool *done) {
-        YNode *n;
+        YamlNode *n;
         int r;
 
         switch (ev->type) {
@@ -181,7 +186,7 @@ static int builder_event(Builder *b, const yaml_event_t *ev, unsigned *n_docs, b
         case YAML_DOCUMENT_START_EVENT:
                 if (++*n_docs > 1)
                         return fail_at(b->err, b->name, mark_from_yaml(ev->start_mark),
-                                       "second YAML document (expected a single layout document)");
+                                       "second YAML document (expected a single %s document)", b->what);
                 return 0;
 
         case YAML_ALIAS_EVENT:
@@ -199,7 +204,7 @@ static int builder_event(Builder *b, const yaml_event_t *ev, unsigned *n_docs, b
                 n = calloc(1, sizeof *n);
                 if (!n)
                         return error_set(b->err, ENOMEM, "%s: out of memory", b->name);
-                n->type = YNODE_SCALAR;
+                n->type = YAML_NODE_SCALAR;
                 n->mark = mark_from_yaml(ev->start_mark);
                 n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
                 n->value = strndup((const char *) ev->data.scalar.value, ev->data.scalar.length);
@@ -217,13 +222,13 @@ static int builder_event(Builder *b, const yaml_event_t *ev, unsigned *n_docs, b
                                      seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag);
                 if (r < 0)
                         return r;
-                if (b->depth >= YNODE_MAX_DEPTH)
+                if (b->depth >= YAML_TREE_MAX_DEPTH)
                         return fail_at(b->err, b->name, mark_from_yaml(ev->start_mark),
-                                       "nesting too deep (expected at most %d levels)", YNODE_MAX_DEPTH);
+                                       "nesting too deep (expected at most %d levels)", YAML_TREE_MAX_DEPTH);
                 n = calloc(1, sizeof *n);
                 if (!n)
                         return error_set(b->err, ENOMEM, "%s: out of memory", b->name);
-                n->type = seq ? YNODE_SEQUENCE : YNODE_MAPPING;
+                n->type = seq ? YAML_NODE_SEQUENCE : YAML_NODE_MAPPING;
                 n->mark = mark_from_yaml(ev->start_mark);
                 r = builder_add(b, n);
                 if (r < 0)
@@ -241,9 +246,10 @@ static int builder_event(Builder *b, const yaml_event_t *ev, unsigned *n_docs, b
         return 0;
 }
 
-int ynode_load(const char *name, const char *data, size_t len, YNode **ret, Error *err) {
+int yaml_tree_load(const char *name, const char *data, size_t len, const char *what, YamlNode **ret,
+                   Error *err) {
         yaml_parser_t parser;
-        Builder b = { .name = name, .err = err };
+        Builder b = { .name = name, .what = what ?: "YAML", .err = err };
         unsigned n_docs = 0;
         bool done = false;
         int r = 0;
@@ -266,57 +272,63 @@ int ynode_load(const char *name, const char *data, size_t len, YNode **ret, Erro
         yaml_parser_delete(&parser);
 
         if (r < 0) {
-                ynode_free(b.root);
+                yaml_node_free(b.root);
                 return r;
         }
         *ret = b.root;
         return 0;
 }
 
-size_t edit_distance(const char *a, const char *b) {
-        size_t la = strlen(a), lb = strlen(b);
-        /* Names compared here are short; longer input is never a plausible typo. */
-        if (la > 64 || lb > 64)
-                return SIZE_MAX;
 
-        size_t d[65][65];
-        for (size_t i = 0; i <= la; i++)
-                d[i][0] = i;
-        for (size_t j = 0; j <= lb; j++)
-                d[0][j] = j;
-        for (size_t i = 1; i <= la; i++)
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-                        size_t v = MIN(d[i - 1][j] + 1, d[i][j - 1] + 1);
-                        v = MIN(v, d[i - 1][j - 1] + cost);
-                        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-                                v = MIN(v, d[i - 2][j - 2] + 1); /* transposition */
-                        d[i][j] = v;
-                }
-        return d[la][lb];
+const YamlNode *yaml_node_get(const YamlNode *map, const char *key) {
+        if (!map || map->type != YAML_NODE_MAPPING)
+                return NULL;
+        for (size_t i = 0; i + 1 < map->n_children; i += 2)
+                if (streq(map->children[i]->value, key))
+                        return map->children[i + 1];
+        return NULL;
 }
 
-const char *closest_match(const char *s, const char * const *candidates, size_t n) {
-        const char *best = NULL;
-        size_t best_d = SIZE_MAX;
-        bool tie = false;
+int yaml_file_read(const char *path, const char *what, char **ret_data, size_t *ret_len, Error *err) {
+        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *data = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
 
-        for (size_t i = 0; i < n; i++) {
-                size_t d = edit_distance(s, candidates[i]);
-                if (d < best_d) {
-                        best_d = d;
-                        best = candidates[i];
-                        tie = false;
-                } else if (d == best_d)
-                        tie = true;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open %s '%s': %s", what, path, strerror(errno));
+        if (fstat(fd, &st) < 0)
+                return error_set(err, errno, "cannot stat %s '%s': %s", what, path, strerror(errno));
+        if (S_ISDIR(st.st_mode))
+                return error_set(err, EISDIR, "cannot read %s '%s': is a directory", what, path);
+
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= YAML_FILE_MAX)
+                                return error_set(err, EFBIG, "cannot read %s '%s': larger than %u MiB",
+                                                 what, path, YAML_FILE_MAX / 1024 / 1024);
+                        cap = cap ? cap * 2 : 16384;
+                        /* One byte more than cap, for the NUL. */
+                        char *n = realloc(data, cap + 1);
+                        if (!n)
+                                return error_set(err, ENOMEM, "cannot read %s '%s': out of memory", what, path);
+                        data = n;
+                }
+                ssize_t k = read(fd, data + len, cap - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return error_set(err, errno, "cannot read %s '%s': %s", what, path, strerror(errno));
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
         }
-        /* With two equally close names ("node3" vs node1 and node2) any pick would be a
-         * guess: the caller lists them all instead. */
-        if (!best || tie)
-                return NULL;
-        /* Plausible typo: up to 2 edits, and fewer than half of the word changed. */
-        size_t l = strlen(best);
-        if (best_d == 0 || best_d > 2 || best_d * 2 >= l)
-                return NULL;
-        return best;
+        if (!data && !(data = malloc(1)))
+                return error_set(err, ENOMEM, "cannot read %s '%s': out of memory", what, path);
+        data[len] = 0;
+        *ret_data = TAKE_PTR(data);
+        *ret_len = len;
+        return 0;
 }

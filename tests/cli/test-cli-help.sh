@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# cli tier: help for cephprov and every verb, version, and the usage errors (exit 2, one
+# message naming what was wrong).
+# usage: test-cli-help.sh CEPHPROV SRCDIR
+set -u
+cephprov=$1 src=$2
+case $cephprov in /*) ;; *) cephprov=$PWD/$cephprov ;; esac
+. "$src/tests/lib.sh"
+
+out=$("$cephprov" help); rc=$?
+check_eq "help exits 0" "$rc" 0
+check_contains "help names the program" "$out" "usage: cephprov COMMAND [ARGS...]"
+# The verbs listed by help; the ones that must be there are checked by name.
+verbs=$(printf '%s\n' "$out" | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+for v in help version validate plan inventory apply status lock agent; do
+        check "help lists '$v'" grep -qx "$v" <<<"$verbs"
+done
+check_eq "--help is help" "$("$cephprov" --help)" "$out"
+check_eq "-h is help" "$("$cephprov" -h)" "$out"
+none=$("$cephprov" 2>/dev/null); rc=$?
+check_eq "no command exits 2" "$rc" 2
+check_eq "no command prints the help" "$none" "$out"
+
+for v in $verbs; do
+        h=$("$cephprov" help "$v"); rc=$?
+        check_eq "help $v exits 0" "$rc" 0
+        check "help $v starts with its usage" grep -q "^usage: cephprov $v" <<<"$(head -n1 <<<"$h")"
+        check_contains "help $v lists --help" "$h" "-h, --help"
+        check_eq "$v --help is help $v" "$("$cephprov" "$v" --help)" "$h"
+done
+check_contains "a destructive verb offers --dry-run" "$("$cephprov" help apply)" "--dry-run"
+check_contains "a destructive verb offers --yes" "$("$cephprov" help apply)" "--yes"
+check_contains "validate names playbooks" "$("$cephprov" help validate)" "usage: cephprov validate LAYOUT|PLAYBOOK"
+
+v=$("$cephprov" version); rc=$?
+check_eq "version exits 0" "$rc" 0
+check "version is 'cephprov X.Y.Z'" grep -Eqx 'cephprov [0-9]+\.[0-9]+\.[0-9]+' <<<"$v"
+check_eq "--version is version" "$("$cephprov" --version)" "$v"
+check_eq "-V is version" "$("$cephprov" -V)" "$v"
+
+# usage errors: exit 2 and the message
+err=$("$cephprov" frobnicate 2>&1 >/dev/null); rc=$?
+check_eq "unknown command exits 2" "$rc" 2
+check_eq "unknown command message" "$err" "cephprov: error: unknown command 'frobnicate' (see 'cephprov help')"
+err=$("$cephprov" help frobnicate 2>&1 >/dev/null); rc=$?
+check_eq "help of an unknown command exits 2" "$rc" 2
+check_eq "help of an unknown command message" "$err" "cephprov: error: unknown command 'frobnicate' (see 'cephprov help')"
+
+layout=$src/layouts/all-flash.yaml
+usage_error() { # usage_error DESCRIPTION EXPECTED-FIRST-LINE ARGS...
+        local what=$1 expected=$2 err rc; shift 2
+        err=$("$cephprov" "$@" 2>&1 >/dev/null); rc=$?
+        check_eq "$what exits 2" "$rc" 2
+        check_eq "$what message" "$(head -n1 <<<"$err")" "$expected"
+        check_contains "$what shows the usage" "$err" "usage: cephprov $1 "
+}
+usage_error "unknown option" "cephprov validate: unknown option '--frob'" validate --frob "$layout"
+usage_error "option of another verb" "cephprov validate: option '--inventory' does not apply to this command" \
+        validate "$layout" --inventory x.json
+usage_error "short option of another verb" "cephprov validate: option '-y' does not apply to this command" \
+        validate -y "$layout"
+usage_error "option without its argument" "cephprov plan: option '--inventory' needs an argument" plan "$layout" --inventory
+usage_error "no file" "cephprov validate: expected one layout or playbook file" validate
+usage_error "two files" "cephprov validate: expected one layout or playbook file" validate "$layout" "$layout"
+usage_error "plan without a layout" "cephprov plan: expected one layout file" plan
+usage_error "bad --stage" "cephprov apply: unknown stage 'everything' (expected disks, osds or all)" \
+        apply "$layout" --stage everything
+usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 256, not '0'" apply "$layout" --parallel 0
+usage_error "empty --hosts" "cephprov plan: --hosts needs a comma-separated list of host names" plan "$layout" --hosts ,
+usage_error "--hosts on a layout's validate" \
+        "cephprov validate: --hosts applies to a playbook, and '$layout' is a layout" validate "$layout" --hosts a
+
+finish
