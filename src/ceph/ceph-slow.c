@@ -107,7 +107,7 @@ static int parse_slow_ops(CephSlowReport *r, const CephHealthCheck *c, const Cep
                                 return -ENOMEM;
                 }
                 p += n_tok;
-                if (p < to && *p == ',')
+                if (p < to) /* the separator (',' or a stray ']'): always move on */
                         p++;
         }
         return 0;
@@ -197,7 +197,8 @@ int ceph_slow_report(const CephHealth *health, const CephOsdPerf *perf, const Ce
                         r->osds[i].apply_ms = e->apply_latency_ms;
                 }
         }
-        qsort(r->osds, r->n_osds, sizeof(CephSlowOsd), osd_cmp);
+        if (r->n_osds > 0) /* osds is NULL while empty */
+                qsort(r->osds, r->n_osds, sizeof(CephSlowOsd), osd_cmp);
 
         for (size_t i = 0; i < tree->n_hosts; i++) {
                 CephSlowHost *h = &r->hosts[r->n_hosts++];

@@ -38,7 +38,9 @@ CephScheduler ceph_scheduler_for(CephRelease release, const char *osd_op_queue) 
                 if (streq(osd_op_queue, "wpq"))
                         return CEPH_SCHEDULER_WPQ;
         }
-        return ceph_release_uses_mclock(release) ? CEPH_SCHEDULER_MCLOCK : CEPH_SCHEDULER_WPQ;
+        /* an unknown release is one beyond ceph.h's table (Tentacle is 20): mClock */
+        return release == CEPH_RELEASE_UNKNOWN || ceph_release_uses_mclock(release) ? CEPH_SCHEDULER_MCLOCK
+                                                                                     : CEPH_SCHEDULER_WPQ;
 }
 
 #define K_BACKFILLS "osd_max_backfills"
@@ -198,6 +200,16 @@ char *ceph_throttle_restore_format(const CephThrottlePlan *p) {
         return s ? strdup(s) : NULL;
 }
 
+/* as ceph_argv_config_set() takes it: one printable argument that is no option */
+static bool value_is_valid(const char *s) {
+        if (!s[0] || s[0] == '-' || strlen(s) > 65536)
+                return false;
+        for (const char *p = s; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return false;
+        return true;
+}
+
 int ceph_throttle_restore_parse(const char *json, CephConfigOp **ret, size_t *ret_n, Error *err) {
         const char *what = "throttle restore record";
         _cleanup_json_ json_object *root = NULL;
@@ -229,7 +241,7 @@ int ceph_throttle_restore_parse(const char *json, CephConfigOp **ret, size_t *re
                         value = json_object_get_string(v);
                 }
                 /* the record comes from the cluster: check it as an argv would */
-                if (!ceph_name_is_valid(who) || !ceph_name_is_valid(key) || (value && (!value[0] || value[0] == '-'))) {
+                if (!ceph_name_is_valid(who) || !ceph_name_is_valid(key) || (value && !value_is_valid(value))) {
                         r = error_set(err, EINVAL, "%s: entry %zu: invalid target, option or value", what, i);
                         goto fail;
                 }

@@ -583,6 +583,9 @@ static void test_throttle(void) {
         CHECK(ceph_scheduler_for(CEPH_RELEASE_REEF, NULL) == CEPH_SCHEDULER_MCLOCK);
         CHECK(ceph_scheduler_for(CEPH_RELEASE_REEF, "wpq") == CEPH_SCHEDULER_WPQ);
         CHECK(ceph_scheduler_for(CEPH_RELEASE_PACIFIC, "mclock_scheduler") == CEPH_SCHEDULER_MCLOCK);
+        CephVersion tentacle;
+        CHECK_INTEQ(ceph_version_parse("ceph version 20.2.4 (abc) tentacle (stable)", &tentacle, &err), 0);
+        CHECK(ceph_scheduler_for(tentacle.release, NULL) == CEPH_SCHEDULER_MCLOCK);
         /* the captured osd_op_queue of Pacific */
         _cleanup_(freep) char *q = slurp("config-get-osd-op-queue.json"), *qv = NULL;
         CHECK_INTEQ(ceph_config_value_parse(q, &qv, &err), 0);
@@ -742,6 +745,34 @@ static void test_slow(void) {
         Error e = {};
         CephSlowReport *r = NULL;
         CHECK(ceph_slow_report(NULL, NULL, NULL, NULL, &r, &e) == -EINVAL && r == NULL);
+
+        /* malformed summaries (found by fuzz-ceph: a stray ']' once looped forever) */
+        static const char *const odd[] = {
+                "4 slow ops, oldest one blocked for 35 sec, o]sd.3 has slow ops",
+                "4 slow ops, oldest one blocked for 35 sec, daemons [osd.3,,osd.x,osd.99999999999] have slow ops.",
+                "slow ops [", "",
+        };
+        _cleanup_(freep) char *t = slurp("osd-tree.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        CHECK_INTEQ(ceph_osd_tree_parse(t, &tree, &e), 0);
+        for (size_t i = 0; i < ELEMENTSOF(odd); i++) {
+                _cleanup_json_ json_object *h = json_object_new_object(), *checks = json_object_new_object(),
+                                           *so = json_object_new_object(), *sum = json_object_new_object();
+                json_object_object_add(sum, "message", json_object_new_string(odd[i]));
+                json_object_object_add(so, "severity", json_object_new_string("HEALTH_WARN"));
+                json_object_object_add(so, "summary", TAKE_PTR(sum));
+                json_object_object_add(checks, "SLOW_OPS", TAKE_PTR(so));
+                json_object_object_add(h, "status", json_object_new_string("HEALTH_WARN"));
+                json_object_object_add(h, "checks", TAKE_PTR(checks));
+                _cleanup_(ceph_health_freep) CephHealth *health = NULL;
+                CHECK_INTEQ(ceph_health_parse(json_object_to_json_string(h), &health, &e), 0);
+                _cleanup_(ceph_slow_report_freep) CephSlowReport *rep = NULL;
+                CHECK_INTEQ(ceph_slow_report(health, NULL, tree, NULL, &rep, &e), 0);
+                _cleanup_(freep) char *sentence = ceph_slow_report_sentence(rep);
+                CHECK(sentence != NULL);
+                if (i == 1)
+                        CHECK(rep && rep->n_osds == 1 && rep->osds[0].id == 3 && strv_length(rep->other_daemons) == 2);
+        }
 }
 
 int main(void) {
