@@ -306,9 +306,9 @@ typedef struct CephDrainCheck {
         char **warnings;        /* worth saying, not a refusal (nearfull, assumptions) */
         int *osds;              /* the host's OSDs (sorted) */
         size_t n_osds;
-        int *osds_out;          /* of those, already out: their data is not counted again */
+        int *osds_out;          /* of those, out and holding no PG: their data is not counted again */
         size_t n_osds_out;
-        uint64_t bytes_to_move; /* data of the host's OSDs that are in */
+        uint64_t bytes_to_move; /* data of the host's other OSDs (a down one's estimated) */
         CephDrainDest *dests;   /* the OSDs that stay, sorted by id */
         size_t n_dests;
         CephDrainPool *pools;   /* sorted by id */
@@ -317,8 +317,9 @@ typedef struct CephDrainCheck {
 } CephDrainCheck;
 
 /* Project where `host`'s data goes when its OSDs are taken out, and refuse when
- *  - an OSD that stays would pass the backfillfull ratio: each of the host's OSDs that is in
- *    sends its data (kb_used_data) to the OSDs that stay under the rules of the pools it
+ *  - an OSD that stays would pass the backfillfull ratio: each of the host's OSDs (but those
+ *    out with no PG left) sends its data (kb_used_data; for a down OSD without statistics the
+ *    cluster's data per CRUSH weight × its weight) to the OSDs that stay under the rules of the pools it
  *    serves (same root, the rule's device class, up, in, CRUSH weight > 0, not on `host`),
  *    in proportion to CRUSH weight × reweight; when an OSD serves pools of several rules
  *    each destination is charged the largest of those shares (the split by pool is not in

@@ -175,6 +175,29 @@ static int check_pool(Ctx *x, const CephPool *pool, const CephCrushRules *rules,
         return domain_add(x, root->id, p.device_class);
 }
 
+/* An OSD of the host that is out and holds no PG any more has had its data moved already
+ * (what `osd df` still shows is waiting to be deleted): -1, not counted again. Out with PGs
+ * still mapped to it: its data is on the move and counted (0). In: 0. */
+static int is_counted_out(const CephDfNode *o) {
+        return !o->in && o->pgs == 0 ? -1 : 0;
+}
+
+/* The data an OSD of the host sends away, KiB. A down OSD reports no statistics: estimate
+ * it from the cluster's data per CRUSH weight (its PGs are recovered elsewhere all the same). */
+static uint64_t source_kb(const Ctx *x, const CephDfNode *src) {
+        if (src->kb > 0)
+                return src->kb_used_data;
+        double data = 0, weight = 0;
+        for (size_t i = 0; i < x->t->n_nodes; i++) {
+                const CephDfNode *o = &x->t->nodes[i];
+                if (o->id >= 0 && o->kb > 0 && o->crush_weight > 0) {
+                        data += (double) o->kb_used_data;
+                        weight += o->crush_weight;
+                }
+        }
+        return weight > 0 ? (uint64_t) llround(data / weight * src->crush_weight) : 0;
+}
+
 static int dest_cmp(const void *a, const void *b) {
         return ceph_int_cmp(&((const CephDrainDest *) a)->id, &((const CephDrainDest *) b)->id);
 }
@@ -219,8 +242,23 @@ static int project(Ctx *x, const CephFullRatios *ratios) {
         int r = 0;
         for (size_t s = 0; s < c->n_osds && r >= 0; s++) {
                 const CephDfNode *src = ceph_osd_df_tree_find(t, c->osds[s]);
-                if (!src || !src->in || src->kb_used_data == 0)
+                if (!src || is_counted_out(src) < 0)
                         continue;
+                uint64_t kb_data = source_kb(x, src);
+                if (kb_data == 0)
+                        continue;
+                char buf[SIZE_FORMAT_MAX];
+                if (!src->in)
+                        r = add_reason(&c->warnings, strprintf("osd.%d is out but still holds %llu PGs: its data is "
+                                                               "counted as still to move",
+                                                               src->id, (unsigned long long) src->pgs));
+                else if (src->kb == 0)
+                        r = add_reason(&c->warnings,
+                                       strprintf("osd.%d reports no statistics (down): its data is estimated at %s "
+                                                 "from the cluster's fill per CRUSH weight",
+                                                 src->id, size_format(kb_data * 1024, buf, sizeof buf)));
+                if (r < 0)
+                        break;
                 memset(share, 0, (t->n_nodes + 1) * sizeof(double));
                 bool covered = false;
                 for (size_t d = 0; d < x->n_domains && r >= 0; d++) {
@@ -240,19 +278,18 @@ static int project(Ctx *x, const CephFullRatios *ratios) {
                                 const CephDfNode *o = &t->nodes[i];
                                 if (!stays(x, o, dom->root, dom->device_class))
                                         continue;
-                                double v = (double) src->kb_used_data * dest_weight(o) / dom->weight;
+                                double v = (double) kb_data * dest_weight(o) / dom->weight;
                                 if (v > share[i])
                                         share[i] = v;
                         }
                 }
                 if (!covered) {
-                        char buf[SIZE_FORMAT_MAX];
                         r = add_reason(&c->warnings,
                                        strprintf("osd.%d holds %s that no pool's rule places there: not projected",
-                                                 src->id, size_format(src->kb_used_data * 1024, buf, sizeof buf)));
+                                                 src->id, size_format(kb_data * 1024, buf, sizeof buf)));
                         continue;
                 }
-                c->bytes_to_move += src->kb_used_data * 1024;
+                c->bytes_to_move += kb_data * 1024;
                 for (size_t i = 0; i < t->n_nodes; i++)
                         incoming[i] += share[i];
         }
@@ -318,7 +355,7 @@ int ceph_drain_check(const CephOsdDfTree *t, const CephPoolList *pools, const Ce
                 if (o->id < 0 || !on_host(&x, o->id))
                         continue;
                 c->osds[c->n_osds++] = o->id;
-                if (!o->in)
+                if (is_counted_out(o) < 0)
                         c->osds_out[c->n_osds_out++] = o->id;
         }
         qsort(c->osds, c->n_osds, sizeof(int), ceph_int_cmp);

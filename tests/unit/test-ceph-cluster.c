@@ -452,6 +452,24 @@ static void test_drain_check(void) {
         CHECK(text_out && strstr(text_out, "osd.9 osd.10 osd.11 (already out: osd.11) to 8 OSDs"));
         cluster_done(&c);
 
+        /* out but still holding PGs: its data is on the move and counted */
+        c = cluster_load("synthetic-osd-df-tree-4hosts-moving.json", "synthetic-osd-pool-ls-detail.json", false);
+        d = ceph_drain_check_free(d);
+        d = drain(&c, "node4");
+        CHECK(d && d->ok && d->n_osds_out == 0 && d->bytes_to_move == 90 * GiB_KB * 1024);
+        CHECK(d && strv_contains(d->warnings, "osd.11 is out but still holds 12 PGs: its data is counted as still to move"));
+        cluster_done(&c);
+
+        /* a down OSD of the host reports no statistics: estimated from the cluster's fill
+         * per CRUSH weight (30 GiB per 100 GiB OSD here), not taken as empty */
+        c = cluster_load("synthetic-osd-df-tree-4hosts-down.json", "synthetic-osd-pool-ls-detail.json", false);
+        d = ceph_drain_check_free(d);
+        d = drain(&c, "node4");
+        CHECK(d && d->ok && d->bytes_to_move == 90 * GiB_KB * 1024 && d->n_dests == 9);
+        CHECK(d && strv_contains(d->warnings, "osd.10 reports no statistics (down): its data is estimated at 30 GiB "
+                                              "from the cluster's fill per CRUSH weight"));
+        cluster_done(&c);
+
         /* 3 hosts: a size-3 pool would be left on 2 */
         c = cluster_load("synthetic-osd-df-tree-3hosts.json", "synthetic-osd-pool-ls-detail.json", false);
         d = ceph_drain_check_free(d);
