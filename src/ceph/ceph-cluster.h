@@ -334,7 +334,9 @@ int ceph_drain_check(const CephOsdDfTree *t, const CephPoolList *pools, const Ce
                      CephDrainCheck **ret, Error *err);
 CephDrainCheck *ceph_drain_check_free(CephDrainCheck *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephDrainCheck *, ceph_drain_check_free);
-/* For the plan print: a few lines, "drain node4: 90.0 GiB to move from osd.9 osd.10 osd.11 ..." */
+/* For the plan print, a few lines: "drain node4: 90 GiB to move from osd.9 osd.10 osd.11 to 9
+ * OSDs", the fullest OSD afterwards, each pool's failure domains left, then every reason
+ * ("refused: ...") and warning. NULL on ENOMEM. */
 char *ceph_drain_check_format(const CephDrainCheck *c);
 json_object *ceph_drain_check_to_json(const CephDrainCheck *c);
 
@@ -356,7 +358,8 @@ typedef struct CephDrainProgress {
  * the cluster's own counters); `bytes_total`: CephDrainCheck.bytes_to_move (0: unknown). */
 void ceph_drain_progress(const CephRecovery *start, const CephRecovery *prev, const CephRecovery *now, double dt_sec,
                          uint64_t bytes_total, CephDrainProgress *ret);
-/* "12 PGs, 4,200 objects left (1.2 GiB), 35.0 MiB/s, ETA 2m05s" */
+/* "14 PGs, 51 objects left (500 B), 2.0 MiB/s, 50 % done, ETA 0m51s" ("ETA unknown" while
+ * nothing moves; "done: every PG active+clean") */
 char *ceph_drain_progress_format(const CephDrainProgress *p);
 
 /* ---- throttle presets -------------------------------------------------------------- */
