@@ -51,12 +51,12 @@ ceph_seeds() {
         for f in "$data"/ceph/*; do
                 b=$(basename "$f")
                 case $b in
-                osd-dump*.json) seed 0 "$b" "$f" ;;
+                osd-dump*.json) seed 0 "$b" "$f"; seed 17 "pools-$b" "$f"; seed 20 "ec-$b" "$f"; seed 21 "ratios-$b" "$f" ;;
                 osd-tree*.json) seed 1 "$b" "$f" ;;
                 osd-metadata*.json) seed 2 "$b" "$f" ;;
-                health-detail*.json) seed 3 "$b" "$f" ;;
-                status-*.json) seed 3 "h-$b" "$f"; seed 4 "p-$b" "$f" ;;
-                pg-stat*.json) seed 4 "$b" "$f" ;;
+                health-detail*.json) seed 3 "$b" "$f"; seed 26 "slow-$b" "$f" ;;
+                status-*.json) seed 3 "h-$b" "$f"; seed 4 "p-$b" "$f"; seed 24 "rec-$b" "$f" ;;
+                pg-stat*.json) seed 4 "$b" "$f"; seed 24 "rec-$b" "$f" ;;
                 pg-dump*.json) seed 5 "$b" "$f" ;;
                 versions.json) seed 6 "$b" "$f" ;;
                 osd-new*.out) seed 10 "$b" "$f" ;;
@@ -65,6 +65,13 @@ ceph_seeds() {
                 config-key-get-lock.out) seed 13 "$b" "$f" ;;
                 ceph-volume-raw-list*.json) seed 14 "$b" "$f" ;;
                 ceph-volume-lvm-list.out|lvm-list-constructed.json) seed 15 "$b" "$f" ;;
+                synthetic-osd-df-tree*.json) seed 16 "$b" "$f" ;;
+                synthetic-osd-pool-ls*.json) seed 17 "$b" "$f" ;;
+                synthetic-osd-crush-rule*.json) seed 18 "$b" "$f" ;;
+                synthetic-osd-erasure-code-profile*.json) seed 19 "$b" "$f" ;;
+                synthetic-balancer*.json) seed 22 "$b" "$f" ;;
+                synthetic-osd-perf*.json) seed 23 "$b" "$f" ;;
+                synthetic-health-detail*.json) seed 26 "$b" "$f" ;;
                 ok-to-stop-*.out|safe-to-destroy-*.out)
                         base=${f%.out}
                         num=8
@@ -74,6 +81,7 @@ ceph_seeds() {
                           printf '\000'; cat "$base.err" 2>/dev/null || true; } >"$dir/$b" ;;
                 esac
         done
+        printf '\031{"preset":"fast","scheduler":"wpq","restore":[{"who":"osd","key":"osd_max_backfills","value":"1"},{"who":"osd","key":"osd_recovery_max_active","value":null}]}' >"$dir/throttle-restore"
         printf '\007ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)\n' >"$dir/version"
         echo "$dir"
 }

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Throttle presets as `ceph config set` operations, and how to put back what was there. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "ceph-cluster.h"
+#include "ceph-internal.h"
+
+static const char *const preset_names[] = {
+        [CEPH_THROTTLE_SLOW] = "slow",
+        [CEPH_THROTTLE_DEFAULT] = "default",
+        [CEPH_THROTTLE_FAST] = "fast",
+};
+
+const char *ceph_throttle_preset_to_string(CephThrottlePreset p) {
+        if ((size_t) p >= ELEMENTSOF(preset_names))
+                return NULL;
+        return preset_names[p];
+}
+
+int ceph_throttle_preset_from_string(const char *s, CephThrottlePreset *ret, Error *err) {
+        for (size_t i = 0; s && i < ELEMENTSOF(preset_names); i++)
+                if (streq(preset_names[i], s)) {
+                        *ret = (CephThrottlePreset) i;
+                        return 0;
+                }
+        return error_set(err, EINVAL, "unknown throttle preset '%s' (slow, default, fast)", strnull(s));
+}
+
+CephScheduler ceph_scheduler_for(CephRelease release, const char *osd_op_queue) {
+        if (osd_op_queue) {
+                if (startswith(osd_op_queue, "mclock"))
+                        return CEPH_SCHEDULER_MCLOCK;
+                if (streq(osd_op_queue, "wpq"))
+                        return CEPH_SCHEDULER_WPQ;
+        }
+        /* an unknown release is one beyond ceph.h's table (Tentacle is 20): mClock */
+        return release == CEPH_RELEASE_UNKNOWN || ceph_release_uses_mclock(release) ? CEPH_SCHEDULER_MCLOCK
+                                                                                     : CEPH_SCHEDULER_WPQ;
+}
+
+#define K_BACKFILLS "osd_max_backfills"
+#define K_ACTIVE "osd_recovery_max_active"
+#define K_SINGLE "osd_recovery_max_single_start"
+#define K_PROFILE "osd_mclock_profile"
+#define K_OVERRIDE "osd_mclock_override_recovery_settings"
+
+/* the wpq limits of each preset: backfills, max active, max single start */
+static const char *const limits[][3] = {
+        [CEPH_THROTTLE_SLOW] = { "1", "1", "1" },
+        [CEPH_THROTTLE_DEFAULT] = { "1", "3", "1" },
+        [CEPH_THROTTLE_FAST] = { "4", "4", "4" },
+};
+
+static const char *const profiles[] = {
+        [CEPH_THROTTLE_SLOW] = "high_client_ops",
+        [CEPH_THROTTLE_DEFAULT] = "balanced",
+        [CEPH_THROTTLE_FAST] = "high_recovery_ops",
+};
+
+static const char *const keys_wpq[] = { K_BACKFILLS, K_ACTIVE, K_SINGLE, NULL };
+static const char *const keys_mclock_limits[] = { K_PROFILE, K_OVERRIDE, K_BACKFILLS, K_ACTIVE, K_SINGLE, NULL };
+static const char *const keys_mclock_profile[] = { K_PROFILE, NULL };
+
+static bool preset_valid(CephThrottlePreset p) {
+        return (size_t) p < ELEMENTSOF(preset_names);
+}
+
+const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler scheduler) {
+        if (!preset_valid(preset))
+                return NULL;
+        if (scheduler == CEPH_SCHEDULER_WPQ)
+                return keys_wpq;
+        return preset == CEPH_THROTTLE_DEFAULT ? keys_mclock_profile : keys_mclock_limits;
+}
+
+void ceph_config_ops_free(CephConfigOp *ops, size_t n) {
+        for (size_t i = 0; ops && i < n; i++) {
+                free(ops[i].who);
+                free(ops[i].key);
+                free(ops[i].value);
+        }
+        free(ops);
+}
+
+static int op_set(CephConfigOp *op, const char *who, const char *key, const char *value) {
+        op->who = strdup(who);
+        op->key = strdup(key);
+        op->value = value ? strdup(value) : NULL;
+        return op->who && op->key && (!value || op->value) ? 0 : -ENOMEM;
+}
+
+int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, CephConfigOp **ret, size_t *ret_n,
+                           Error *err) {
+        const char *const *keys = ceph_throttle_keys(preset, scheduler);
+        if (!keys)
+                return error_set(err, EINVAL, "invalid throttle preset %d", (int) preset);
+        size_t n = strv_length((char *const *) keys);
+        CephConfigOp *ops = calloc(n + 1, sizeof(CephConfigOp));
+        if (!ops)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const char *v;
+                if (streq(keys[i], K_PROFILE))
+                        v = profiles[preset];
+                else if (streq(keys[i], K_OVERRIDE))
+                        v = "true";
+                else if (streq(keys[i], K_BACKFILLS))
+                        v = limits[preset][0];
+                else if (streq(keys[i], K_ACTIVE))
+                        v = limits[preset][1];
+                else
+                        v = limits[preset][2];
+                if (op_set(&ops[i], "osd", keys[i], v) < 0) {
+                        ceph_config_ops_free(ops, n);
+                        return -ENOMEM;
+                }
+        }
+        *ret = ops;
+        *ret_n = n;
+        return 0;
+}
+
+CephThrottlePlan *ceph_throttle_plan_free(CephThrottlePlan *p) {
+        if (!p)
+                return NULL;
+        ceph_config_ops_free(p->apply, p->n_apply);
+        ceph_config_ops_free(p->restore, p->n_restore);
+        strv_free(p->warnings);
+        free(p);
+        return NULL;
+}
+
+int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, const CephConfigDump *before,
+                       CephThrottlePlan **ret, Error *err) {
+        if (!before)
+                return error_set(err, EINVAL, "throttle: the config dump taken before is needed to restore");
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *p = calloc(1, sizeof(CephThrottlePlan));
+        if (!p || !(p->warnings = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        p->preset = preset;
+        p->scheduler = scheduler;
+        int r = ceph_throttle_settings(preset, scheduler, &p->apply, &p->n_apply, err);
+        if (r < 0)
+                return r;
+        if (!(p->restore = calloc(p->n_apply + 1, sizeof(CephConfigOp))))
+                return -ENOMEM;
+        /* restore in reverse: the mClock override goes last, after the limits it allowed */
+        for (size_t i = p->n_apply; i-- > 0;) {
+                const CephConfigOp *a = &p->apply[i];
+                const CephConfigEntry *e = ceph_config_dump_find(before, a->who, a->key);
+                if (op_set(&p->restore[p->n_restore++], a->who, a->key, e ? e->value : NULL) < 0)
+                        return -ENOMEM;
+        }
+        /* entries more specific than "osd" win over what the preset sets */
+        for (size_t i = 0; i < before->n_entries; i++) {
+                const CephConfigEntry *e = &before->entries[i];
+                bool ours = false;
+                for (size_t k = 0; k < p->n_apply && !ours; k++)
+                        ours = streq(e->name, p->apply[k].key);
+                if (!ours || (streq(e->section, "osd") && !e->mask))
+                        continue;
+                if (strv_consume(&p->warnings,
+                                 strprintf("%s%s%s has its own %s = %s, which the preset does not change", e->section,
+                                           e->mask ? "/" : "", e->mask ? e->mask : "", e->name, e->value)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+char *ceph_throttle_restore_format(const CephThrottlePlan *p) {
+        if (!p)
+                return NULL;
+        _cleanup_json_ json_object *o = json_object_new_object(), *a = json_object_new_array();
+        if (!o || !a)
+                return NULL;
+        for (size_t i = 0; i < p->n_restore; i++) {
+                json_object *e = json_object_new_object();
+                if (!e || json_object_array_add(a, e) < 0) {
+                        json_object_put(e);
+                        return NULL;
+                }
+                if (json_add_string(e, "who", p->restore[i].who) < 0 || json_add_string(e, "key", p->restore[i].key) < 0)
+                        return NULL;
+                /* null (json-c's NULL object): the key was absent, `config rm` it */
+                if (p->restore[i].value ? json_add_string(e, "value", p->restore[i].value) < 0
+                                        : json_object_object_add(e, "value", NULL) < 0)
+                        return NULL;
+        }
+        if (json_add_string(o, "preset", ceph_throttle_preset_to_string(p->preset)) < 0 ||
+            json_add_string(o, "scheduler", p->scheduler == CEPH_SCHEDULER_MCLOCK ? "mclock" : "wpq") < 0 ||
+            json_add(o, "restore", TAKE_PTR(a)) < 0)
+                return NULL;
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        return s ? strdup(s) : NULL;
+}
+
+/* as ceph_argv_config_set() takes it: one printable argument that is no option */
+static bool value_is_valid(const char *s) {
+        if (!s[0] || s[0] == '-' || strlen(s) > 65536)
+                return false;
+        for (const char *p = s; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return false;
+        return true;
+}
+
+int ceph_throttle_restore_parse(const char *json, CephConfigOp **ret, size_t *ret_n, Error *err) {
+        const char *what = "throttle restore record";
+        _cleanup_json_ json_object *root = NULL;
+        int r = ceph_json_parse(json, what, &root, err);
+        if (r < 0)
+                return r;
+        json_object *a;
+        if ((r = json_get_array(root, "restore", true, &a, what, err)) < 0)
+                return r;
+        size_t n = json_object_array_length(a);
+        CephConfigOp *ops = calloc(n + 1, sizeof(CephConfigOp));
+        if (!ops)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(a, i), *v;
+                const char *who, *key, *value = NULL;
+                if ((r = json_get_string(e, "who", true, &who, what, err)) < 0 ||
+                    (r = json_get_string(e, "key", true, &key, what, err)) < 0)
+                        goto fail;
+                if (!json_object_object_get_ex(e, "value", &v)) {
+                        r = error_set(err, EINVAL, "%s: entry %zu has no value (null to remove)", what, i);
+                        goto fail;
+                }
+                if (!json_object_is_type(v, json_type_null)) {
+                        if (!json_object_is_type(v, json_type_string)) {
+                                r = error_set(err, EINVAL, "%s: entry %zu: value is not a string", what, i);
+                                goto fail;
+                        }
+                        value = json_object_get_string(v);
+                }
+                /* the record comes from the cluster: check it as an argv would */
+                if (!ceph_name_is_valid(who) || !ceph_name_is_valid(key) || (value && !value_is_valid(value))) {
+                        r = error_set(err, EINVAL, "%s: entry %zu: invalid target, option or value", what, i);
+                        goto fail;
+                }
+                if (op_set(&ops[i], who, key, value) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
+        *ret = ops;
+        *ret_n = n;
+        return 0;
+fail:
+        ceph_config_ops_free(ops, n);
+        return r;
+}
