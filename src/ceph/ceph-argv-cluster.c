@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "basic/strv.h"
@@ -158,6 +159,28 @@ char **ceph_argv_osd_crush_reweight(const CephCli *cli, int id, double weight, E
                 return NULL;
         }
         return ARGV(cli, err, "osd", "crush", "reweight", name, w);
+}
+
+int ceph_crush_reweight_steps(double from, double to, double max_step, double **ret, size_t *ret_n, Error *err) {
+        if (!isfinite(from) || !isfinite(to) || from < 0 || to < 0 || from > 1e6 || to > 1e6)
+                return error_set(err, EINVAL, "crush reweight: invalid weights %g → %g", from, to);
+        if (!isfinite(max_step) || max_step <= 0)
+                return error_set(err, EINVAL, "crush reweight: invalid step %g", max_step);
+        double span = fabs(to - from);
+        double n = ceil(span / max_step - 1e-9);
+        if (n > 1000)
+                return error_set(err, EINVAL, "crush reweight %g → %g in steps of %g: more than 1000 steps", from, to,
+                                 max_step);
+        size_t k = span < 0.000005 ? 0 : (size_t) (n < 1 ? 1 : n);
+        double *v = calloc(k + 1, sizeof(double));
+        if (!v)
+                return -ENOMEM;
+        /* equal steps, each rounded as "%.5f" prints it, the last one exactly the target */
+        for (size_t i = 1; i <= k; i++)
+                v[i - 1] = i == k ? to : round((from + (to - from) * (double) i / (double) k) * 1e5) / 1e5;
+        *ret = v;
+        *ret_n = k;
+        return 0;
 }
 
 char **ceph_argv_osd_crush_rm(const CephCli *cli, const char *name, Error *err) {

@@ -58,6 +58,11 @@ char **ceph_argv_osd_pool_get_noautoscale(const CephCli *cli, Error *err);
 
 /* `osd crush reweight osd.N W` (W ≥ 0, printed with 5 decimals as `osd tree` shows them) */
 char **ceph_argv_osd_crush_reweight(const CephCli *cli, int id, double weight, Error *err);
+/* The weights a crush-reweight in steps goes through from `from` to `to` (either way), each
+ * step at most `max_step` (> 0) and rounded to the 5 decimals the argv carries; the last is
+ * `to` exactly, `from` itself is not listed (none when they are equal). EINVAL for negative
+ * or non-finite weights or a step that would need more than 1000 steps. */
+int ceph_crush_reweight_steps(double from, double to, double max_step, double **ret, size_t *ret_n, Error *err);
 /* `osd crush rm NAME`: a bucket (the empty host bucket after a destroy) or "osd.N". The mon
  * refuses (ENOTEMPTY) to remove a bucket that still has items. ("osd crush remove" is the
  * deprecated spelling; ceph_argv_osd_crush_remove() in ceph.h uses it for one OSD.) */

@@ -89,6 +89,37 @@ static void test_argv(void) {
                    "ceph --cluster lab --connect-timeout 30 osd set-group noout node4");
         CHECK_INTEQ(err.code, 0);
 
+        /* CRUSH weight down in steps: 1.8 → 0 by at most 0.5 is 4 equal steps */
+        double *w = NULL;
+        size_t nw = 0;
+        CHECK_INTEQ(ceph_crush_reweight_steps(1.8, 0, 0.5, &w, &nw, &err), 0);
+        CHECK(nw == 4 && w && w[0] == 1.35 && w[1] == 0.9 && fabs(w[2] - 0.45) < 1e-12 && w[3] == 0);
+        free(w);
+        CHECK_INTEQ(ceph_crush_reweight_steps(0.09765625, 0, 1, &w, &nw, &err), 0);
+        CHECK(nw == 1 && w[0] == 0);
+        free(w);
+        /* back up, and an exact multiple of the step */
+        CHECK_INTEQ(ceph_crush_reweight_steps(0, 1, 0.25, &w, &nw, &err), 0);
+        CHECK(nw == 4 && w[0] == 0.25 && w[3] == 1);
+        free(w);
+        CHECK_INTEQ(ceph_crush_reweight_steps(0.5, 0.5, 0.1, &w, &nw, &err), 0);
+        CHECK(nw == 0);
+        free(w);
+        /* rounded to what the argv prints */
+        CHECK_INTEQ(ceph_crush_reweight_steps(1, 0, 0.3, &w, &nw, &err), 0);
+        CHECK(nw == 4 && w[0] == 0.75);
+        check_argv(ceph_argv_osd_crush_reweight(NULL, 3, w[0], &err), "ceph osd crush reweight osd.3 0.75000");
+        free(w);
+        {
+                Error re = {};
+                w = NULL;
+                CHECK(ceph_crush_reweight_steps(1, 0, 0, &w, &nw, &re) == -EINVAL && w == NULL);
+                error_reset(&re);
+                CHECK(ceph_crush_reweight_steps(-1, 0, 0.1, &w, &nw, &re) == -EINVAL);
+                error_reset(&re);
+                CHECK(ceph_crush_reweight_steps(1000, 0, 0.1, &w, &nw, &re) == -EINVAL && strstr(re.message, "1000 steps"));
+        }
+
         /* refusals name what is wrong */
         static const char *const bad_flags[] = { "nobackfill", "noout,noout", "noout,", ",noout", "", "noout noin", "-x" };
         for (size_t i = 0; i < ELEMENTSOF(bad_flags); i++) {
