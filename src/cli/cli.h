@@ -49,4 +49,6 @@ int verb_inventory(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_lock(int argc, char *argv[]);
+int verb_run(int argc, char *argv[]);
+int verb_drain(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);

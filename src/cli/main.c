@@ -46,6 +46,23 @@ const Verb verbs[] = {
           verb_status, VERB_LAYOUT | VERB_HOSTS,
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable status\n" },
+        { "drain", "LAYOUT HOST [--cancel] [--dry-run] [--yes] [--json]",
+          "move all data off a host under the layout's throttle, then stop its OSDs (playbooks/drain-node.yaml)",
+          verb_drain, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
+          "  --cancel          stop draining: the host's OSDs in and started again, what the drain\n"
+          "                    paused or throttled restored (playbooks/drain-cancel.yaml)\n"
+          "  --dry-run         the plan and the drain check's projection; changes nothing\n"
+          "  --json            machine-readable plan and result\n"
+          "refused before anything changes when an OSD that stays would pass its backfillfull\n"
+          "ratio, or a pool would lose redundancy; the same command again resumes after a kill;\n"
+          "a drained host stays drained (apply leaves its OSDs down and out) until --cancel\n" },
+        { "run", "PLAYBOOK LAYOUT --hosts H1,H2 [--dry-run] [--yes] [--json]",
+          "run a playbook (docs/playbooks.md) on hosts of the layout: its plan per host first",
+          verb_run, VERB_HOSTS | VERB_DESTRUCTIVE,
+          "  --hosts H1,H2     the hosts, in the order the playbook's strategy takes them\n"
+          "  --dry-run         the plan only\n"
+          "  --yes             run a destructive playbook without asking\n"
+          "  --json            machine-readable plan and result\n" },
         { "lock", "status|break|hold LAYOUT [SECONDS] [--json] [--yes]",
           "the cluster lock: who holds it (status), remove a dead controller's (break), or take it (hold)",
           verb_lock, VERB_HOSTS,

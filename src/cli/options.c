@@ -19,6 +19,7 @@ enum {
         ARG_PARALLEL,
         ARG_DETAILED_EXITCODE,
         ARG_SAVE,
+        ARG_CANCEL,
 };
 
 static const struct {
@@ -29,7 +30,7 @@ static const struct {
         { ARG_HOSTS, OPT_HOSTS },         { ARG_DRY_RUN, OPT_DRY_RUN },
         { ARG_YES, OPT_YES },             { ARG_STAGE, OPT_STAGE },
         { ARG_PARALLEL, OPT_PARALLEL },   { ARG_DETAILED_EXITCODE, OPT_DETAILED_EXITCODE },
-        { ARG_SAVE, OPT_SAVE },
+        { ARG_SAVE, OPT_SAVE },           { ARG_CANCEL, OPT_CANCEL },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -43,6 +44,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "parallel", required_argument, NULL, ARG_PARALLEL },
                 { "detailed-exitcode", no_argument, NULL, ARG_DETAILED_EXITCODE },
                 { "save", required_argument, NULL, ARG_SAVE },
+                { "cancel", no_argument, NULL, ARG_CANCEL },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -76,6 +78,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break; /* handled in main() */
                 case ARG_JSON:
                         o.json = true;
+                        break;
+                case ARG_CANCEL:
+                        o.cancel = true;
                         break;
                 case ARG_INVENTORY:
                         o.inventory = optarg;

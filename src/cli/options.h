@@ -19,6 +19,7 @@ typedef enum OptionMask {
         OPT_PARALLEL          = 1 << 6,
         OPT_DETAILED_EXITCODE = 1 << 7,
         OPT_SAVE              = 1 << 8,
+        OPT_CANCEL            = 1 << 9,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -26,6 +27,7 @@ typedef struct CliOptions {
         bool dry_run;
         bool yes;
         bool detailed_exitcode;
+        bool cancel;           /* --cancel */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */
         char **hosts;          /* --hosts a,b (NULL-terminated, owned) */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `run PLAYBOOK LAYOUT --hosts …` and `drain LAYOUT HOST [--cancel]`: parse, call the
+ * playbook engine (controller/playbook-run.h), print. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "cli.h"
+#include "controller/cluster-steps.h"
+#include "controller/playbook-run.h"
+#include "options.h"
+
+static volatile sig_atomic_t cancelled;
+
+static void on_sigint(int sig) {
+        cancelled = 1;
+}
+
+/* Where the shipped playbooks are: $CEPHPROV_PLAYBOOK_DIR, the installed ones, or the
+ * source tree's (an uninstalled build). */
+static char *playbook_path(const char *name) {
+        const char *dirs[] = { getenv("CEPHPROV_PLAYBOOK_DIR"), CEPHPROV_PLAYBOOK_DIR, CEPHPROV_SOURCE_PLAYBOOK_DIR };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                if (!dirs[i] || !dirs[i][0])
+                        continue;
+                char *p = strprintf("%s/%s.yaml", dirs[i], name);
+                if (p && access(p, R_OK) == 0)
+                        return p;
+                free(p);
+        }
+        return strprintf("%s/%s.yaml", CEPHPROV_PLAYBOOK_DIR, name);
+}
+
+static int print_result(const PlaybookRunResult *res, bool json) {
+        if (json) {
+                _cleanup_json_ json_object *o = NULL;
+                if (playbook_run_result_to_json(res, &o) < 0)
+                        return log_error("out of memory"), 1;
+                printf("%s\n", json_to_pretty(o));
+        } else if (res->report)
+                wave_report_print(res->report, stdout);
+        if (res->refused)
+                log_error("refused before anything changed (the reasons are in the plan above)");
+        else if (res->report && !res->ok)
+                log_error("%s", res->report->error ? res->report->error : "the playbook did not complete");
+        return res->ok ? 0 : 1;
+}
+
+static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
+                        const CliOptions *o, PlaybookRunHooks hooks) {
+        Error err = {};
+        _cleanup_(playbook_freep) Playbook *pb = NULL;
+        if (playbook_load(path, &pb, &err) < 0)
+                return cli_report(&err);
+
+        struct sigaction sa = { .sa_handler = on_sigint }, old_int, old_term;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        PlaybookRunOptions ro = {
+                .layout = l,
+                .playbook = pb,
+                .hosts = hosts,
+                .command = command,
+                .dry_run = o->dry_run,
+                .yes = o->yes,
+                .confirm = cli_confirm,
+                .out = o->json ? NULL : stdout,
+                .progress = isatty(STDERR_FILENO) && !o->json ? stderr : NULL,
+                .cancel = &cancelled,
+                .hooks = hooks,
+        };
+        _cleanup_(playbook_run_result_freep) PlaybookRunResult *res = NULL;
+        int r = playbook_run(&ro, &res, &err);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (r < 0)
+                return cli_report(&err);
+        fflush(stdout);
+        return print_result(res, o->json);
+}
+
+int verb_run(int argc, char *argv[]) {
+        const Verb *v = verb_find("run");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 2)
+                return verb_usage_error(v, "expected PLAYBOOK and LAYOUT");
+        if (!o.hosts)
+                return verb_usage_error(v, "--hosts H1,H2 is required: a playbook acts on the hosts it is given");
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[1], &l, &err) < 0)
+                return cli_report(&err);
+        return run_playbook(o.args[0], l, o.hosts, "run", &o, (PlaybookRunHooks) {});
+}
+
+/* ---- drain --------------------------------------------------------------------------- */
+
+/* A drained host stays drained (apply leaves its OSDs down and out) from its first step
+ * until `drain --cancel`: recorded in the cluster, so every admin machine sees it. */
+static int drain_record(CephAdmin *a, const PlaybookHostFacts *h, size_t n, const char *state, Error *err) {
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(freep) int *ids = calloc(h[i].n_osds ? h[i].n_osds : 1, sizeof(int));
+                if (!ids)
+                        return error_set(err, ENOMEM, "out of memory");
+                for (size_t k = 0; k < h[i].n_osds; k++)
+                        ids[k] = (int) h[i].osds[k];
+                int r = cluster_drained_set(a, h[i].host, state, ids, h[i].n_osds, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int drain_before(void *userdata, CephAdmin *a, const PlaybookHostFacts *h, size_t n, Error *err) {
+        return drain_record(a, h, n, "draining", err);
+}
+
+static int drain_after(void *userdata, CephAdmin *a, const PlaybookHostFacts *h, size_t n, Error *err) {
+        return drain_record(a, h, n, "drained", err);
+}
+
+static int cancel_after(void *userdata, CephAdmin *a, const PlaybookHostFacts *h, size_t n, Error *err) {
+        for (size_t i = 0; i < n; i++) {
+                int r = cluster_drained_rm(a, h[i].host, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int verb_drain(int argc, char *argv[]) {
+        const Verb *v = verb_find("drain");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES | OPT_CANCEL, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 2)
+                return verb_usage_error(v, "expected LAYOUT and HOST");
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return cli_report(&err);
+        char *hosts[] = { o.args[1], NULL };
+        _cleanup_(freep) char *path = playbook_path(o.cancel ? "drain-cancel" : "drain-node");
+        if (!path)
+                return log_error("out of memory"), 1;
+        PlaybookRunHooks hooks = o.cancel ? (PlaybookRunHooks) { .after = cancel_after }
+                                          : (PlaybookRunHooks) { .before = drain_before, .after = drain_after };
+        return run_playbook(path, l, hosts, o.cancel ? "drain --cancel" : "drain", &o, hooks);
+}

@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "controller/cluster-steps.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "ceph/ceph-cluster.h"
+#include "controller/hosts.h"
+
+#define SAVED_PREFIX "saved/"
+
+static double now_sec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static const CephCli *cli(ClusterSteps *cs) {
+        return ceph_admin_cli(cs->admin);
+}
+
+/* cephprov/CLUSTER/NAME: our records in the cluster's config-key store */
+static char *record_key(CephAdmin *a, const char *name) {
+        return strprintf("cephprov/%s/%s", a->cluster, name);
+}
+
+/* 1 and the value, 0 when there is no record */
+static int record_get(CephAdmin *a, const char *name, char **ret, Error *err) {
+        _cleanup_(freep) char *key = record_key(a, name);
+        if (!key)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(freep) char *out = NULL;
+        Error e = {};
+        int r = ceph_admin_run(a, ceph_argv_config_key_get(ceph_admin_cli(a), key, &e), NULL, &out, &e);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        *ret = TAKE_PTR(out);
+        return 1;
+}
+
+static int record_set(CephAdmin *a, const char *name, json_object *value, Error *err) {
+        _cleanup_(freep) char *key = record_key(a, name);
+        if (!key)
+                return error_set(err, ENOMEM, "out of memory");
+        const char *v = json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN);
+        return ceph_admin_run(a, ceph_argv_config_key_set(ceph_admin_cli(a), key, v, err), NULL, NULL, err);
+}
+
+static int record_rm(CephAdmin *a, const char *name, Error *err) {
+        _cleanup_(freep) char *key = record_key(a, name);
+        if (!key)
+                return error_set(err, ENOMEM, "out of memory");
+        Error e = {};
+        int r = ceph_admin_run(a, ceph_argv_config_key_rm(ceph_admin_cli(a), key, &e), NULL, NULL, &e);
+        if (r < 0 && r != -ENOENT)
+                return error_set(err, -r, "%s", e.message);
+        return 0;
+}
+
+static int record_get_json(CephAdmin *a, const char *name, json_object **ret, Error *err) {
+        _cleanup_(freep) char *v = NULL;
+        int r = record_get(a, name, &v, err);
+        if (r <= 0) {
+                *ret = NULL;
+                return r;
+        }
+        json_object *o = json_tokener_parse(v);
+        if (!o)
+                return error_set(err, EBADMSG, "the record cephprov/%s/%s in the cluster is not JSON: '%s'", a->cluster,
+                                 name, v);
+        *ret = o;
+        return 1;
+}
+
+static int osds_arg(json_object *args, int **ret, size_t *ret_n, Error *err) {
+        json_object *a = NULL;
+        int r = json_get_array(args, "osds", true, &a, "step arguments", err);
+        if (r < 0)
+                return r;
+        size_t n = json_object_array_length(a);
+        _cleanup_(freep) int *ids = calloc(n ? n : 1, sizeof(int));
+        if (!ids)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+                ids[i] = json_object_get_int(json_object_array_get_idx(a, i));
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
+static char *osds_text(const int *ids, size_t n) {
+        _cleanup_strv_free_ char **l = NULL;
+        for (size_t i = 0; i < n; i++)
+                if (strv_consume(&l, strprintf("osd.%d", ids[i])) < 0)
+                        return NULL;
+        return l ? strv_join(l, " ") : strdup("no OSD");
+}
+
+static unsigned arg_timeout(json_object *args, unsigned def) {
+        uint64_t t = def;
+        (void) json_get_u64(args, "timeout", false, &t, "step arguments", NULL);
+        return (unsigned) t;
+}
+
+static int result_new(json_object **ret, Error *err) {
+        *ret = json_object_new_object();
+        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}
+
+/* ---- waits ------------------------------------------------------------------------- */
+
+/* Polls `probe` (1: done, 0: not yet, < 0: error) until done, cancelled or timed out;
+ * `probe` reports progress itself. */
+static int wait_for(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec,
+                    int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata,
+                    Error *err) {
+        double t0 = now_sec();
+        unsigned poll = cs->poll_ms ? cs->poll_ms : 2000;
+        for (;;) {
+                int r = probe(cs, c, userdata, err);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                if (c && wave_call_cancelled(c))
+                        return error_set(err, ECANCELED, "%s: cancelled", what);
+                if (now_sec() - t0 >= timeout_sec)
+                        return error_set(err, ETIMEDOUT, "%s: still not done after %u s", what, timeout_sec);
+                for (unsigned slept = 0; slept < poll; slept += 100) {
+                        if (c && wave_call_cancelled(c))
+                                break;
+                        struct timespec ts = { 0, 100 * 1000000L };
+                        nanosleep(&ts, NULL);
+                }
+        }
+}
+
+typedef struct RecoveryProbe {
+        const int *osds;
+        size_t n_osds;
+        bool have_start, have_prev;
+        CephRecovery start, prev;
+        double t_prev;
+        uint64_t bytes_total;
+        bool safe;               /* wait-safe-to-destroy: the gate said yes */
+} RecoveryProbe;
+
+/* Samples the recovery counters and reports objects left, rate and ETA. */
+static int recovery_sample(ClusterSteps *cs, WaveCall *c, RecoveryProbe *p, CephDrainProgress *ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_pg_stat(cli(cs), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        CephRecovery now;
+        Error e = {};
+        if ((r = ceph_recovery_parse(out, &now, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph pg stat' on '%s': %s", cs->admin->host->name, e.message);
+        double t = now_sec();
+        if (!p->have_start && (now.misplaced_objects + now.degraded_objects) > 0) {
+                p->start = now;
+                p->have_start = true;
+        }
+        CephDrainProgress pr;
+        ceph_drain_progress(p->have_start ? &p->start : NULL, p->have_prev ? &p->prev : NULL, &now,
+                            p->have_prev ? t - p->t_prev : 0, p->bytes_total, &pr);
+        p->prev = now;
+        p->have_prev = true;
+        p->t_prev = t;
+        if (c) {
+                _cleanup_(freep) char *text = ceph_drain_progress_format(&pr);
+                wave_call_progress(c, pr.fraction_done, pr.eta_sec, text);
+        }
+        if (ret)
+                *ret = pr;
+        return 0;
+}
+
+static int probe_clean(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        CephDrainProgress pr;
+        int r = recovery_sample(cs, c, userdata, &pr, err);
+        if (r < 0)
+                return r;
+        return pr.done ? 1 : 0;
+}
+
+static int probe_safe_to_destroy(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        RecoveryProbe *p = userdata;
+        int r = recovery_sample(cs, c, p, NULL, err);
+        if (r < 0)
+                return r;
+        _cleanup_(freep) char *out = NULL;
+        Error e = {};
+        r = ceph_admin_run(cs->admin, ceph_argv_safe_to_destroy(cli(cs), p->osds, p->n_osds, &e), NULL, &out, &e);
+        if (r == -EBUSY || r == -EAGAIN)
+                return 0; /* "not now" */
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *s = NULL;
+        if ((r = ceph_safe_to_destroy_parse(0, out, "", p->osds, p->n_osds, &s, &e)) < 0)
+                return error_set(err, -r, "'ceph osd safe-to-destroy' on '%s': %s", cs->admin->host->name, e.message);
+        for (size_t i = 0; i < p->n_osds; i++)
+                if (!ceph_safe_to_destroy_is_safe(s, p->osds[i]))
+                        return 0;
+        return 1;
+}
+
+static int probe_ok_to_stop(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        RecoveryProbe *p = userdata;
+        Error e = {};
+        int r = ceph_admin_run(cs->admin, ceph_argv_ok_to_stop(cli(cs), p->osds, p->n_osds, &e), NULL, NULL, &e);
+        if (r == -EBUSY || r == -EAGAIN) {
+                if (c)
+                        wave_call_progress(c, -1, -1, e.message);
+                return 0;
+        }
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        return 1;
+}
+
+typedef struct HealthProbe {
+        CephHealthStatus max;
+        json_object *allow; /* array of check codes, or NULL */
+        char *last;         /* what blocked the last time */
+} HealthProbe;
+
+static int probe_health(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        HealthProbe *hp = userdata;
+        _cleanup_(ceph_health_freep) CephHealth *h = NULL;
+        _cleanup_(ceph_pg_stat_freep) CephPgStat *pgs = NULL;
+        int r = ceph_admin_status(cs->admin, &h, &pgs, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **blocking = NULL;
+        for (size_t i = 0; i < h->n_checks; i++) {
+                const CephHealthCheck *k = &h->checks[i];
+                if (k->muted || k->severity <= hp->max)
+                        continue;
+                bool allowed = false;
+                for (size_t j = 0; hp->allow && j < json_object_array_length(hp->allow); j++)
+                        if (streq(json_object_get_string(json_object_array_get_idx(hp->allow, j)), k->code))
+                                allowed = true;
+                if (!allowed && strv_consume(&blocking, strprintf("%s (%s)", k->code, k->summary ? k->summary : "")) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        if (!blocking && h->status == CEPH_HEALTH_UNKNOWN)
+                return 0;
+        if (!blocking)
+                return 1;
+        free(hp->last);
+        hp->last = strv_join(blocking, ", ");
+        if (c)
+                wave_call_progress(c, -1, -1, hp->last);
+        return 0;
+}
+
+/* ---- the steps ---------------------------------------------------------------------- */
+
+typedef int (*StepFn)(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
+
+int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck **ret, Error *err) {
+        _cleanup_(freep) char *df = NULL, *pools = NULL, *rules = NULL, *dump = NULL;
+        int r;
+        if ((r = ceph_admin_run(cs->admin, ceph_argv_osd_df_tree(cli(cs), err), NULL, &df, err)) < 0 ||
+            (r = ceph_admin_run(cs->admin, ceph_argv_osd_pool_ls_detail(cli(cs), err), NULL, &pools, err)) < 0 ||
+            (r = ceph_admin_run(cs->admin, ceph_argv_osd_crush_rule_dump(cli(cs), err), NULL, &rules, err)) < 0 ||
+            (r = ceph_admin_run(cs->admin, ceph_argv_osd_dump(cli(cs), err), NULL, &dump, err)) < 0)
+                return r;
+        _cleanup_(ceph_osd_df_tree_freep) CephOsdDfTree *t = NULL;
+        _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
+        _cleanup_(ceph_crush_rules_freep) CephCrushRules *cr = NULL;
+        _cleanup_(ceph_ec_profile_list_freep) CephEcProfileList *ec = NULL;
+        CephFullRatios ratios;
+        Error e = {};
+        if ((r = ceph_osd_df_tree_parse(df, &t, &e)) < 0 || (r = ceph_pool_list_parse(pools, &pl, &e)) < 0 ||
+            (r = ceph_crush_rules_parse(rules, &cr, &e)) < 0 || (r = ceph_ec_profiles_parse_osd_dump(dump, &ec, &e)) < 0 ||
+            (r = ceph_full_ratios_parse(dump, &ratios, &e)) < 0)
+                return error_set(err, EBADMSG, "drain check of '%s': the cluster's answer: %s", host, e.message);
+        return ceph_drain_check(t, pl, cr, ec, &ratios, host, ret, err);
+}
+
+static int step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        json_object *hosts = NULL;
+        int r = json_get_array(args, "hosts", true, &hosts, "drain-check", err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_object *checks = json_object_new_array();
+        json_add(res, "checks", checks);
+        for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+                const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+                _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
+                if ((r = cluster_steps_drain_check(cs, h, &dc, err)) < 0)
+                        return r;
+                json_object_array_add(checks, ceph_drain_check_to_json(dc));
+                if (!dc->ok) {
+                        _cleanup_(freep) char *why = strv_join(dc->reasons, "; ");
+                        return error_set(err, ENOSPC, "draining '%s' is refused: %s", h, why ? why : "");
+                }
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static int step_out_in(ClusterSteps *cs, json_object *args, bool out, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0)
+                return r;
+        if (n > 0 && (r = ceph_admin_run(cs->admin, out ? ceph_argv_osd_out(cli(cs), ids, n, err)
+                                                        : ceph_argv_osd_in(cli(cs), ids, n, err),
+                                         NULL, NULL, err)) < 0)
+                return r;
+        return result_new(ret, err);
+}
+
+static int step_out(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return step_out_in(cs, args, true, ret, err);
+}
+
+static int step_in(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return step_out_in(cs, args, false, ret, err);
+}
+
+static int step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        RecoveryProbe p = {};
+        int r = wait_for(cs, c, "waiting for every PG to be active+clean", arg_timeout(args, 86400), probe_clean, &p,
+                         err);
+        return r < 0 ? r : result_new(ret, err);
+}
+
+static int step_wait_safe_to_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0 || n == 0)
+                return r < 0 ? r : result_new(ret, err);
+        RecoveryProbe p = { .osds = ids, .n_osds = n };
+        _cleanup_(freep) char *what = NULL, *list = osds_text(ids, n);
+        what = strprintf("waiting until %s %s safe to destroy", list ? list : "", n == 1 ? "is" : "are");
+        r = wait_for(cs, c, what ? what : "safe-to-destroy", arg_timeout(args, 86400), probe_safe_to_destroy, &p, err);
+        return r < 0 ? r : result_new(ret, err);
+}
+
+static int step_wait_ok_to_stop(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0 || n == 0)
+                return r < 0 ? r : result_new(ret, err);
+        RecoveryProbe p = { .osds = ids, .n_osds = n };
+        _cleanup_(freep) char *what = NULL, *list = osds_text(ids, n);
+        what = strprintf("waiting until %s %s ok to stop", list ? list : "", n == 1 ? "is" : "are");
+        r = wait_for(cs, c, what ? what : "ok-to-stop", arg_timeout(args, 1800), probe_ok_to_stop, &p, err);
+        return r < 0 ? r : result_new(ret, err);
+}
+
+static int step_health_gate(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        const char *max = "HEALTH_OK";
+        (void) json_get_string(args, "max_status", false, &max, "health-gate", NULL);
+        HealthProbe hp = { .max = ceph_health_status_from_string(max) };
+        (void) json_get_array(args, "allow", false, &hp.allow, "health-gate", NULL);
+        int r = wait_for(cs, c, "waiting for the cluster's health", arg_timeout(args, 1800), probe_health, &hp, err);
+        if (r == -ETIMEDOUT && hp.last)
+                r = error_prefix(err, r, "still blocking: %s", hp.last);
+        free(hp.last);
+        return r < 0 ? r : result_new(ret, err);
+}
+
+/* The scheduler the OSDs use: ask, the release's default otherwise. */
+static CephScheduler scheduler(ClusterSteps *cs) {
+        _cleanup_(freep) char *out = NULL, *v = NULL;
+        Error e = {};
+        if (ceph_admin_run(cs->admin, ceph_argv_config_get(cli(cs), "osd", "osd_op_queue", &e), NULL, &out, &e) >= 0)
+                (void) ceph_config_value_parse(out, &v, &e);
+        return ceph_scheduler_for(cs->release, v);
+}
+
+static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        const char *name = "layout";
+        (void) json_get_string(args, "preset", false, &name, "throttle", NULL);
+        Throttle lt = cs->layout->throttle;
+        unsigned over[3] = { 0, 0, 0 };
+        static const char *const keys[3] = { "osd_max_backfills", "osd_recovery_max_active",
+                                             "osd_recovery_max_single_start" };
+        CephThrottlePreset preset;
+        int r;
+        if (streq(name, "layout")) {
+                preset = lt.preset == THROTTLE_SLOW ? CEPH_THROTTLE_SLOW
+                       : lt.preset == THROTTLE_FAST ? CEPH_THROTTLE_FAST
+                                                    : CEPH_THROTTLE_DEFAULT;
+                if (lt.preset == THROTTLE_CUSTOM) {
+                        over[0] = lt.osd_max_backfills;
+                        over[1] = lt.osd_recovery_max_active;
+                        over[2] = lt.osd_recovery_max_single_start;
+                }
+        } else if (streq(name, "custom"))
+                preset = CEPH_THROTTLE_DEFAULT;
+        else if ((r = ceph_throttle_preset_from_string(name, &preset, err)) < 0)
+                return r;
+        for (int i = 0; i < 3; i++) {
+                uint64_t v;
+                if (json_get_u64(args, keys[i], false, &v, "throttle", NULL) >= 0)
+                        over[i] = (unsigned) v;
+        }
+
+        _cleanup_(freep) char *cd = NULL;
+        if ((r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err)) < 0)
+                return r;
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
+        Error e = {};
+        if ((r = ceph_config_dump_parse(cd, &before, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
+        if ((r = ceph_throttle_plan(preset, scheduler(cs), before, &plan, err)) < 0)
+                return r;
+        for (int i = 0; i < 3; i++) {
+                if (!over[i])
+                        continue;
+                bool found = false;
+                for (size_t k = 0; k < plan->n_apply; k++)
+                        if (streq(plan->apply[k].key, keys[i]) && plan->apply[k].value) {
+                                free(plan->apply[k].value);
+                                plan->apply[k].value = strprintf("%u", over[i]);
+                                found = true;
+                        }
+                if (!found)
+                        return error_set(err, EINVAL,
+                                         "throttle: preset '%s' does not set %s with this cluster's scheduler "
+                                         "(give slow or fast to set recovery limits under mClock)",
+                                         ceph_throttle_preset_to_string(preset), keys[i]);
+        }
+
+        /* what was there before: recorded once; a re-run keeps the first record */
+        _cleanup_(freep) char *have = NULL;
+        if ((r = record_get(cs->admin, SAVED_PREFIX "throttle", &have, err)) < 0)
+                return r;
+        if (r == 0) {
+                _cleanup_(freep) char *rec = ceph_throttle_restore_format(plan);
+                _cleanup_json_ json_object *o = rec ? json_tokener_parse(rec) : NULL;
+                if (!o)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = record_set(cs->admin, SAVED_PREFIX "throttle", o, err)) < 0)
+                        return r;
+        }
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_object *set = json_object_new_array();
+        json_add(res, "set", set);
+        json_add_string(res, "preset", ceph_throttle_preset_to_string(preset));
+        for (size_t k = 0; k < plan->n_apply; k++) {
+                if ((r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &plan->apply[k], err), NULL, NULL, err)) < 0)
+                        return r;
+                json_object_array_add(set, json_object_new_string(plan->apply[k].key));
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(freep) char *rec = NULL;
+        int r = record_get(cs->admin, SAVED_PREFIX "throttle", &rec, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_add_bool(res, "restored", rec != NULL);
+        if (rec) {
+                CephConfigOp *ops = NULL;
+                size_t n = 0;
+                Error e = {};
+                if ((r = ceph_throttle_restore_parse(rec, &ops, &n, &e)) < 0)
+                        return error_set(err, EBADMSG, "the throttle record in the cluster: %s", e.message);
+                for (size_t k = 0; r >= 0 && k < n; k++)
+                        r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &ops[k], err), NULL, NULL, err);
+                ceph_config_ops_free(ops, n);
+                if (r < 0)
+                        return r;
+                if ((r = record_rm(cs->admin, SAVED_PREFIX "throttle", err)) < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &rec, err);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                _cleanup_(freep) char *out = NULL;
+                if ((r = ceph_admin_run(cs->admin, ceph_argv_balancer_status(cli(cs), err), NULL, &out, err)) < 0)
+                        return r;
+                CephBalancerStatus st;
+                Error e = {};
+                if ((r = ceph_balancer_status_parse(out, &st, &e)) < 0)
+                        return error_set(err, EBADMSG, "'ceph balancer status': %s", e.message);
+                rec = json_object_new_object();
+                json_add_bool(rec, "active", st.active);
+                json_add_string(rec, "mode", st.mode);
+                if ((r = record_set(cs->admin, SAVED_PREFIX "balancer", rec, err)) < 0)
+                        return r;
+        }
+        if ((r = ceph_admin_run(cs->admin, ceph_argv_balancer_off(cli(cs), err), NULL, NULL, err)) < 0)
+                return r;
+        return result_new(ret, err);
+}
+
+static int step_restore_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &rec, err);
+        if (r < 0)
+                return r;
+        bool active = false;
+        if (rec)
+                (void) json_get_bool(rec, "active", false, &active, "balancer record", NULL);
+        if (active && (r = ceph_admin_run(cs->admin, ceph_argv_balancer_on(cli(cs), err), NULL, NULL, err)) < 0)
+                return r;
+        if (rec && (r = record_rm(cs->admin, SAVED_PREFIX "balancer", err)) < 0)
+                return r;
+        if ((r = result_new(ret, err)) < 0)
+                return r;
+        json_add_bool(*ret, "restored", rec != NULL);
+        return 0;
+}
+
+/* The autoscaler is paused pool by pool (pg_autoscale_mode off): the same on every
+ * release (the global noautoscale flag exists only from Quincy). */
+static int pools(ClusterSteps *cs, CephPoolList **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_osd_pool_ls_detail(cli(cs), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        if ((r = ceph_pool_list_parse(out, ret, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph osd pool ls detail': %s", e.message);
+        return 0;
+}
+
+static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
+        int r = pools(cs, &pl, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *rec = NULL;
+        if ((r = record_get_json(cs->admin, SAVED_PREFIX "autoscaler", &rec, err)) < 0)
+                return r;
+        if (r == 0) {
+                rec = json_object_new_object();
+                for (size_t i = 0; i < pl->n_pools; i++)
+                        json_add_string(rec, pl->pools[i].name,
+                                        pl->pools[i].pg_autoscale_mode ? pl->pools[i].pg_autoscale_mode : "on");
+                if ((r = record_set(cs->admin, SAVED_PREFIX "autoscaler", rec, err)) < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < pl->n_pools; i++)
+                if (!streq_ptr(pl->pools[i].pg_autoscale_mode, "off") &&
+                    (r = ceph_admin_run(cs->admin,
+                                        ceph_argv_osd_pool_set_autoscale_mode(cli(cs), pl->pools[i].name, "off", err),
+                                        NULL, NULL, err)) < 0)
+                        return r;
+        return result_new(ret, err);
+}
+
+static int step_restore_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "autoscaler", &rec, err);
+        if (r < 0)
+                return r;
+        if (rec) {
+                _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
+                if ((r = pools(cs, &pl, err)) < 0)
+                        return r;
+                json_object_object_foreach(rec, pool, mode) {
+                        const CephPool *p = ceph_pool_list_find(pl, pool);
+                        const char *m = json_object_get_string(mode);
+                        if (!p || streq_ptr(p->pg_autoscale_mode, m))
+                                continue; /* gone since, or as it was */
+                        if ((r = ceph_admin_run(cs->admin, ceph_argv_osd_pool_set_autoscale_mode(cli(cs), pool, m, err),
+                                                NULL, NULL, err)) < 0)
+                                return r;
+                }
+                if ((r = record_rm(cs->admin, SAVED_PREFIX "autoscaler", err)) < 0)
+                        return r;
+        }
+        if ((r = result_new(ret, err)) < 0)
+                return r;
+        json_add_bool(*ret, "restored", rec != NULL);
+        return 0;
+}
+
+static int osd_dump(ClusterSteps *cs, CephOsdDump **ret, Error *err) {
+        return ceph_admin_osd_dump(cs->admin, ret, err);
+}
+
+static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        if ((r = osd_dump(cs, &d, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_object *done = json_object_new_array();
+        json_add(res, purge ? "purged" : "destroyed", done);
+        for (size_t i = 0; i < n; i++) {
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(d, ids[i]);
+                if (!o || (!purge && o->destroyed))
+                        continue; /* done already (a re-run) */
+                if (o->up)
+                        return error_set(err, EBUSY, "osd.%d is up: refusing to %s it (stop it first)", ids[i],
+                                         purge ? "purge" : "destroy");
+                r = ceph_admin_run(cs->admin, purge ? ceph_argv_osd_purge(cli(cs), ids[i], err)
+                                                    : ceph_argv_osd_destroy(cli(cs), ids[i], err),
+                                   NULL, NULL, err);
+                if (r < 0)
+                        return r;
+                json_object_array_add(done, json_object_new_int(ids[i]));
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static int step_purge(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return step_purge_destroy(cs, args, true, ret, err);
+}
+
+static int step_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return step_purge_destroy(cs, args, false, ret, err);
+}
+
+static int step_crush_remove_host(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        const char *host = NULL;
+        int r = json_get_string(args, "host", true, &host, "crush-remove-host", err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
+        if ((r = ceph_admin_osd_tree(cs->admin, &t, err)) < 0)
+                return r;
+        const CephTreeHost *h = ceph_osd_tree_find_host(t, host);
+        if (h && h->n_osds > 0)
+                return error_set(err, ENOTEMPTY, "host bucket '%s' still holds %zu OSD%s: refusing to remove it", host,
+                                 h->n_osds, h->n_osds == 1 ? "" : "s");
+        if (h && (r = ceph_admin_run(cs->admin, ceph_argv_osd_crush_rm(cli(cs), host, err), NULL, NULL, err)) < 0)
+                return r;
+        if ((r = result_new(ret, err)) < 0)
+                return r;
+        json_add_bool(*ret, "removed", h != NULL);
+        return 0;
+}
+
+/* set-flag / unset-flag: whether the flag was set before is recorded, so that unset-flag
+ * with restore leaves a flag the operator had set. */
+static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object **ret, Error *err) {
+        const char *flag = NULL, *scope = "cluster", *host = NULL;
+        bool restore = true;
+        int r = json_get_string(args, "flag", true, &flag, "flag step", err);
+        if (r < 0)
+                return r;
+        (void) json_get_string(args, "scope", false, &scope, "flag step", NULL);
+        (void) json_get_string(args, "host", false, &host, "flag step", NULL);
+        (void) json_get_bool(args, "restore", false, &restore, "flag step", NULL);
+        bool grouped = streq(scope, "host") && host;
+        _cleanup_(freep) char *name = strprintf(SAVED_PREFIX "flag-%s%s%s", flag, grouped ? "-" : "", grouped ? host : "");
+        if (!name)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_json_ json_object *rec = NULL;
+        if ((r = record_get_json(cs->admin, name, &rec, err)) < 0)
+                return r;
+        bool was_set = false;
+        if (set && !rec) {
+                if (!grouped) {
+                        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+                        if ((r = osd_dump(cs, &d, err)) < 0)
+                                return r;
+                        was_set = ceph_osd_dump_has_flag(d, flag);
+                }
+                rec = json_object_new_object();
+                json_add_bool(rec, "was_set", was_set);
+                if ((r = record_set(cs->admin, name, rec, err)) < 0)
+                        return r;
+        } else if (rec)
+                (void) json_get_bool(rec, "was_set", false, &was_set, "flag record", NULL);
+        if (!set && restore && was_set) {
+                /* the operator's own flag: leave it */
+        } else {
+                char *who[] = { (char *) host, NULL };
+                char **argv = grouped ? (set ? ceph_argv_osd_set_group(cli(cs), flag, who, err)
+                                             : ceph_argv_osd_unset_group(cli(cs), flag, who, err))
+                                      : (set ? ceph_argv_osd_set(cli(cs), flag, err) : ceph_argv_osd_unset(cli(cs), flag, err));
+                if ((r = ceph_admin_run(cs->admin, argv, NULL, NULL, err)) < 0)
+                        return r;
+        }
+        if (!set && rec && (r = record_rm(cs->admin, name, err)) < 0)
+                return r;
+        return result_new(ret, err);
+}
+
+static int step_set_flag(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return flag_step(cs, args, true, ret, err);
+}
+
+static int step_unset_flag(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return flag_step(cs, args, false, ret, err);
+}
+
+static const struct {
+        const char *name;
+        StepFn fn;
+} steps[] = {
+        { "drain-check", step_drain_check },
+        { "set-flag", step_set_flag },
+        { "unset-flag", step_unset_flag },
+        { "pause-balancer", step_pause_balancer },
+        { "restore-balancer", step_restore_balancer },
+        { "pause-autoscaler", step_pause_autoscaler },
+        { "restore-autoscaler", step_restore_autoscaler },
+        { "out", step_out },
+        { "in", step_in },
+        { "wait-ok-to-stop", step_wait_ok_to_stop },
+        { "wait-safe-to-destroy", step_wait_safe_to_destroy },
+        { "wait-clean", step_wait_clean },
+        { "destroy-osd", step_destroy },
+        { "purge-osd", step_purge },
+        { "crush-remove-host", step_crush_remove_host },
+        { "throttle", step_throttle },
+        { "restore-throttle", step_restore_throttle },
+        { "health-gate", step_health_gate },
+};
+
+int cluster_steps_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,
+                       Error *err) {
+        ClusterSteps *cs = userdata;
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++)
+                if (streq(steps[i].name, step))
+                        return steps[i].fn(cs, args, c, ret_result, err);
+        /* crush-reweight and benchmark are in the registry for playbooks to come (convert);
+         * the engine says so rather than pretend */
+        return error_set(err, ENOTSUP, "cluster step '%s' is not implemented yet", step);
+}
+
+int cluster_steps_init(ClusterSteps *cs, CephAdmin *admin, const Layout *layout, Error *err) {
+        *cs = (ClusterSteps) { .admin = admin, .layout = layout };
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(admin, ceph_argv_versions(ceph_admin_cli(admin), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        CephVersions v;
+        Error e = {};
+        if (ceph_versions_parse(out, &v, &e) >= 0)
+                cs->release = v.oldest.release;
+        return 0;
+}
+
+/* ---- drained hosts ------------------------------------------------------------------ */
+
+int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const int *osds, size_t n_osds,
+                        Error *err) {
+        _cleanup_(freep) char *name = strprintf("drained/%s", host);
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!name || !o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_string(o, "state", state);
+        json_object *ids = json_object_new_array();
+        for (size_t i = 0; i < n_osds; i++)
+                json_object_array_add(ids, json_object_new_int(osds[i]));
+        json_add(o, "osds", ids);
+        json_add_int(o, "since", (int64_t) time(NULL));
+        return record_set(a, name, o, err);
+}
+
+int cluster_drained_rm(CephAdmin *a, const char *host, Error *err) {
+        _cleanup_(freep) char *name = strprintf("drained/%s", host);
+        if (!name)
+                return error_set(err, ENOMEM, "out of memory");
+        return record_rm(a, name, err);
+}
+
+int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(a, ceph_argv_config_key_ls(ceph_admin_cli(a), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **keys = NULL, **hosts = NULL;
+        Error e = {};
+        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
+        _cleanup_(freep) char *prefix = strprintf("cephprov/%s/drained/", a->cluster);
+        if (!prefix)
+                return error_set(err, ENOMEM, "out of memory");
+        for (char **k = keys; k && *k; k++)
+                if (startswith(*k, prefix) && strv_extend(&hosts, *k + strlen(prefix)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        if (!hosts && !(hosts = calloc(1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(hosts);
+        return 0;
+}
+
+/* ---- OSD services on a host -------------------------------------------------------- */
+
+typedef struct UpProbe {
+        const int *osds;
+        size_t n;
+        bool up;
+} UpProbe;
+
+static int probe_up_down(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        UpProbe *p = userdata;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        int r = osd_dump(cs, &d, err);
+        if (r < 0)
+                return r;
+        size_t left = 0;
+        for (size_t i = 0; i < p->n; i++) {
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(d, p->osds[i]);
+                if (o && o->up != p->up)
+                        left++;
+        }
+        if (c && left) {
+                _cleanup_(freep) char *t = strprintf("%zu OSD%s still %s", left, left == 1 ? "" : "s", p->up ? "down" : "up");
+                wave_call_progress(c, (double) (p->n - left) / (double) p->n, -1, t);
+        }
+        return left == 0 ? 1 : 0;
+}
+
+int cluster_steps_osd_service(ClusterSteps *cs, HostSession *s, bool start, const int *osds, size_t n_osds,
+                              unsigned timeout_sec, WaveCall *c, json_object **ret_result, Error *err) {
+        const char *const verbs_stop[] = { "stop", "disable" }, *const verbs_start[] = { "enable", "start" };
+        const char *const *verbs = start ? verbs_start : verbs_stop;
+        int r;
+        for (size_t i = 0; i < n_osds; i++)
+                for (int k = 0; k < 2; k++) {
+                        _cleanup_strv_free_ char **argv = ceph_argv_systemctl_osd(verbs[k], osds[i], err);
+                        if (!argv)
+                                return -err->code;
+                        _cleanup_json_ json_object *req = NULL, *res = NULL;
+                        if (agent_run_args(argv, NULL, 120, &req) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        if ((r = host_session_call(s, "run", req, 150, &res, err)) < 0)
+                                return r;
+                        int64_t code = -1;
+                        const char *er = "";
+                        (void) json_get_int(res, "exit", true, &code, "run result", NULL);
+                        (void) json_get_string(res, "stderr", false, &er, "run result", NULL);
+                        if (code != 0)
+                                return error_set(err, EIO, "'systemctl %s ceph-osd@%d' on '%s' failed (exit %lld): %s",
+                                                 verbs[k], osds[i], s->host->name, (long long) code, er);
+                }
+        UpProbe p = { osds, n_osds, start };
+        _cleanup_(freep) char *list = osds_text(osds, n_osds);
+        _cleanup_(freep) char *what = strprintf("waiting until %s %s %s in the OSD map", list ? list : "",
+                                                n_osds == 1 ? "is" : "are", start ? "up" : "down");
+        if ((r = wait_for(cs, c, what ? what : "osd state", timeout_sec, probe_up_down, &p, err)) < 0)
+                return r;
+        return result_new(ret_result, err);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The cluster steps of the registry (src/registry/step-table.c), carried out through the
+ * cluster client: the ClusterLink of the wave executor (src/exec/waves.h). Every command is
+ * built and every answer parsed by src/ceph. What a step changes and must give back later
+ * (throttle values, the balancer, the autoscaler, flags) is recorded in the cluster itself,
+ * under config-key cephprov/CLUSTER/saved/..., before the change: another admin machine, or
+ * the next run after a kill, restores from there. A step that finds its own record keeps it
+ * (a re-run does not record the values it set itself as the ones to go back to). */
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+#include "ceph/ceph.h"
+#include "ceph/ceph-cluster.h"
+#include "controller/ceph-admin.h"
+#include "exec/waves.h"
+#include "layout/layout.h"
+
+typedef struct ClusterSteps {
+        CephAdmin *admin;
+        const Layout *layout;
+        CephRelease release;       /* of the OSDs (`ceph versions`), for the scheduler */
+        unsigned poll_ms;          /* between polls of a wait; 0: 2000 */
+} ClusterSteps;
+
+/* Reads the cluster's release. */
+int cluster_steps_init(ClusterSteps *cs, CephAdmin *admin, const Layout *layout, Error *err);
+
+/* ClusterLink.call: runs cluster step `step` with its validated, resolved arguments. */
+int cluster_steps_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,
+                       Error *err);
+
+/* The drain check of one host, as the step runs it (for the plan print before a run). */
+int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck **ret, Error *err);
+
+/* Records of drained hosts: config-key cephprov/CLUSTER/drained/HOST = {"state":
+ * "draining"|"drained", "osds":[..], "since":..}. apply leaves a drained host's OSDs
+ * down and out; `drain --cancel` removes the record. */
+int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const int *osds, size_t n_osds,
+                        Error *err);
+int cluster_drained_rm(CephAdmin *a, const char *host, Error *err);
+/* ret: NULL-terminated host names with a record (never NULL on success) */
+int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err);
+
+/* `systemctl stop|start ceph-osd@N` for each OSD through the host's agent, then waits (up to
+ * timeout_sec) until the OSD map says down (stop) or up (start). */
+struct HostSession;
+int cluster_steps_osd_service(ClusterSteps *cs, struct HostSession *s, bool start, const int *osds, size_t n_osds,
+                              unsigned timeout_sec, WaveCall *c, json_object **ret_result, Error *err);

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "controller/playbook-run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "controller/cluster-lock.h"
+#include "controller/cluster-steps.h"
+#include "controller/hosts.h"
+#include "exec/journal.h"
+
+PlaybookRunResult *playbook_run_result_free(PlaybookRunResult *r) {
+        if (!r)
+                return NULL;
+        json_object_put(r->plan);
+        wave_report_free(r->report);
+        free(r);
+        return NULL;
+}
+
+int playbook_run_result_to_json(const PlaybookRunResult *r, json_object **ret) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        json_add_bool(o, "ok", r->ok);
+        json_add_bool(o, "refused", r->refused);
+        if (r->plan)
+                json_add(o, "plan", json_object_get(r->plan));
+        if (r->report) {
+                json_object *rep = NULL;
+                if (wave_report_to_json(r->report, &rep) < 0)
+                        return -ENOMEM;
+                json_add(o, "report", rep);
+        }
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+/* ---- the host link: registry host steps → agent requests ---------------------------- */
+
+typedef struct RunHost {
+        HostSession *session;
+        ClusterSteps *cs;
+} RunHost;
+
+static int host_call(void *userdata, const char *op, json_object *args, json_object **ret_result, Error *err) {
+        RunHost *h = userdata;
+        const StepEntry *e = step_registry_find(op);
+        if (!e || e->target != STEP_TARGET_HOST)
+                return error_set(err, EINVAL, "'%s' is not a host step", op);
+        if (streq(op, "stop-osd") || streq(op, "start-osd")) {
+                json_object *a = NULL;
+                int r = json_get_array(args, "osds", true, &a, op, err);
+                if (r < 0)
+                        return r;
+                size_t n = json_object_array_length(a);
+                _cleanup_(freep) int *ids = calloc(n ? n : 1, sizeof(int));
+                if (!ids)
+                        return error_set(err, ENOMEM, "out of memory");
+                for (size_t i = 0; i < n; i++)
+                        ids[i] = json_object_get_int(json_object_array_get_idx(a, i));
+                uint64_t timeout = 300;
+                (void) json_get_u64(args, "timeout", false, &timeout, op, NULL);
+                return cluster_steps_osd_service(h->cs, h->session, streq(op, "start-osd"), ids, n, (unsigned) timeout,
+                                                 NULL, ret_result, err);
+        }
+        bool owned = false;
+        (void) json_get_bool(args, "owned", false, &owned, op, NULL);
+        if (owned)
+                /* destroy's "what cephprov owns on the host" needs the layout and the
+                 * inventory turned into device lists: not built yet */
+                return error_set(err, ENOTSUP, "host step '%s' with owned: true is not implemented yet", op);
+        return host_session_call(h->session, e->agent_op, args, 0, ret_result, err);
+}
+
+/* ---- building the wave plan --------------------------------------------------------- */
+
+static WaveClass wave_class(StepConcurrency c) {
+        switch (c) {
+        case STEP_CONCURRENCY_HOST_SERIAL:
+                return WAVE_CLASS_HOST_SERIAL;
+        case STEP_CONCURRENCY_DEVICE_EXCLUSIVE:
+        case STEP_CONCURRENCY_OSD_PARALLEL:
+                return WAVE_CLASS_PARALLEL;
+        case STEP_CONCURRENCY_CLUSTER_SERIAL:
+                return WAVE_CLASS_CLUSTER_SERIAL;
+        default:
+                return WAVE_CLASS_WAIT;
+        }
+}
+
+typedef struct Built {
+        WaveStep *steps;
+        size_t n;
+} Built;
+
+static void built_done(Built *b) {
+        for (size_t i = 0; b && i < b->n; i++)
+                json_object_put(b->steps[i].args);
+        if (b)
+                free(b->steps);
+}
+
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, Built *ret, Error *err) {
+        size_t n = pb->n_steps[sec];
+        WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));
+        if (!s)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = (Built) { s, 0 };
+        for (size_t i = 0; i < n; i++) {
+                const PlaybookStep *ps = &pb->steps[sec][i];
+                json_object *args = NULL;
+                int r = step_args_substitute(ps->entry, ps->args, facts, &args, err);
+                if (r < 0)
+                        return r;
+                s[i] = (WaveStep) {
+                        .name = ps->entry->name,
+                        .target = ps->entry->target == STEP_TARGET_HOST ? WAVE_TARGET_HOST : WAVE_TARGET_CLUSTER,
+                        .class = wave_class(ps->entry->concurrency),
+                        .args = args,
+                        /* waits check the real state again on a re-run */
+                        .rerun = ps->entry->concurrency == STEP_CONCURRENCY_WAIT,
+                };
+                ret->n++;
+        }
+        return 0;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+typedef struct HostState {
+        const Host *host;
+        unsigned *osds;
+        size_t n_osds;
+        Built steps;
+} HostState;
+
+static WaveTickAction tick(void *userdata, const WaveTick *t) {
+        return WAVE_TICK_RUN;
+}
+
+static int lock_guard(void *userdata, Error *err) {
+        return ceph_cluster_lock_check(userdata, err);
+}
+
+static bool playbook_has_step(const Playbook *pb, const char *name) {
+        for (int s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
+                for (size_t i = 0; i < pb->n_steps[s]; i++)
+                        if (streq(pb->steps[s][i].entry->name, name))
+                                return true;
+        return false;
+}
+
+/* Everything a run holds, freed in one place (returns happen anywhere). */
+typedef struct Run {
+        size_t n;
+        HostState *hs;
+        PlaybookHostFacts *facts;
+        const Host **hosts;
+        CephAdmin *admin;
+        CephOsdTree *tree;
+        PlaybookRunResult *res;
+        Journal *j;
+        CephClusterLock *lock;
+        Fleet *fleet;
+        RunHost *rh;
+        HostLink *links;
+        Built before, gate, after;
+        WaveHost *wh;
+        PlaybookWaves *pw;
+        unsigned *wave_of;
+        char *id;
+        char **done;
+} Run;
+
+static void run_done(Run *r) {
+        for (size_t i = 0; r->hs && i < r->n; i++) {
+                free(r->hs[i].osds);
+                built_done(&r->hs[i].steps);
+        }
+        built_done(&r->before);
+        built_done(&r->gate);
+        built_done(&r->after);
+        free(r->hs);
+        free(r->facts);
+        free(r->hosts);
+        free(r->rh);
+        free(r->links);
+        free(r->wh);
+        playbook_waves_free(r->pw);
+        free(r->wave_of);
+        free(r->id);
+        strv_free(r->done);
+        fleet_close(r->fleet);
+        ceph_cluster_unlock(r->lock);
+        journal_close(r->j);
+        playbook_run_result_free(r->res);
+        ceph_osd_tree_free(r->tree);
+        ceph_admin_close(r->admin);
+}
+
+int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *err) {
+        const Layout *l = o->layout;
+        const Playbook *pb = o->playbook;
+        _cleanup_(run_done) Run R = { .n = strv_length(o->hosts) };
+        size_t n = R.n;
+        int r;
+
+        if (n == 0)
+                return error_set(err, EINVAL, "playbook '%s': no host given", pb->name);
+        if (!l->admin_host)
+                return error_set(err, EINVAL, "layout '%s' names no admin_host: playbooks act on the cluster through it",
+                                 l->path ? l->path : "");
+        R.hs = calloc(n, sizeof(HostState));
+        R.facts = calloc(n, sizeof(PlaybookHostFacts));
+        R.hosts = calloc(n, sizeof(Host *));
+        R.res = calloc(1, sizeof(PlaybookRunResult));
+        if (!R.hs || !R.facts || !R.hosts || !R.res)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                R.hs[i].host = R.hosts[i] = layout_find_host(l, o->hosts[i]);
+                if (!R.hs[i].host)
+                        return error_set(err, ENOENT, "host '%s' is not in the layout '%s'", o->hosts[i],
+                                         l->path ? l->path : "");
+        }
+
+        if ((r = ceph_admin_open(l, &R.admin, err)) < 0)
+                return r;
+        ClusterSteps cs;
+        if ((r = cluster_steps_init(&cs, R.admin, l, err)) < 0)
+                return r;
+
+        /* each host's OSDs: those under its CRUSH host bucket */
+        if ((r = ceph_admin_osd_tree(R.admin, &R.tree, err)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                const CephTreeHost *th = ceph_osd_tree_find_host(R.tree, R.hs[i].host->name);
+                if (th && th->n_osds > 0) {
+                        if (!(R.hs[i].osds = calloc(th->n_osds, sizeof(unsigned))))
+                                return error_set(err, ENOMEM, "out of memory");
+                        for (size_t k = 0; k < th->n_osds; k++)
+                                R.hs[i].osds[k] = (unsigned) th->osds[k];
+                        R.hs[i].n_osds = th->n_osds;
+                }
+                R.facts[i] = (PlaybookHostFacts) { .host = R.hs[i].host->name, .osds = R.hs[i].osds,
+                                                   .n_osds = R.hs[i].n_osds };
+        }
+
+        if (playbook_plan_to_json(pb, R.facts, n, &R.res->plan) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if (o->out)
+                playbook_print_plan(pb, R.facts, n, o->out);
+
+        /* the drain check before anything changes, with its projection in the plan */
+        if (playbook_has_step(pb, "drain-check")) {
+                json_object *checks = json_object_new_array();
+                json_add(R.res->plan, "drain_checks", checks);
+                for (size_t i = 0; i < n; i++) {
+                        _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
+                        if ((r = cluster_steps_drain_check(&cs, R.hs[i].host->name, &dc, err)) < 0)
+                                return r;
+                        json_object_array_add(checks, ceph_drain_check_to_json(dc));
+                        if (o->out) {
+                                _cleanup_(freep) char *text = ceph_drain_check_format(dc);
+                                fprintf(o->out, "%s\n", text ? text : "");
+                        }
+                        if (!dc->ok)
+                                R.res->refused = true;
+                }
+                if (R.res->refused) {
+                        if (o->out)
+                                fprintf(o->out, "refused: nothing was changed\n");
+                        *ret = TAKE_PTR(R.res);
+                        return 0;
+                }
+        }
+        if (o->dry_run) {
+                R.res->ok = true;
+                *ret = TAKE_PTR(R.res);
+                return 0;
+        }
+        if (pb->destructive && !o->yes) {
+                _cleanup_(freep) char *q = strprintf("run the destructive playbook '%s' on %zu host%s?", pb->name, n,
+                                                     n == 1 ? "" : "s");
+                if (!o->confirm || !q || !o->confirm(q))
+                        return error_set(err, ECANCELED, "not confirmed: nothing changed (give --yes to run without asking, "
+                                                         "--dry-run to see the plan)");
+        }
+
+        /* the journal (this machine's runs one at a time), then the cluster's lock */
+        {
+                _cleanup_(freep) char *dir = NULL;
+                _cleanup_(freep) char *cmd = strprintf("%s %s", o->command, pb->name);
+                if ((r = journal_default_dir(&dir, err)) < 0 || (r = journal_open(dir, l->cluster_name, cmd, &R.j, err)) < 0)
+                        return r;
+                _cleanup_(freep) char *token = strprintf("%s.cluster-lock", R.j->path);
+                if (!token)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = ceph_cluster_lock(l, o->command, token, &R.lock, err)) < 0)
+                        return r;
+        }
+        ceph_admin_set_lock(R.admin, R.lock);
+        if (o->hooks.before && (r = o->hooks.before(o->hooks.userdata, R.admin, R.facts, n, err)) < 0)
+                return r;
+
+        /* the hosts' agents, for the host steps */
+        if ((r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
+                return r;
+        R.rh = calloc(n, sizeof(RunHost));
+        R.links = calloc(n, sizeof(HostLink));
+        R.wh = calloc(n, sizeof(WaveHost));
+        R.wave_of = calloc(n, sizeof(unsigned));
+        if (!R.rh || !R.links || !R.wh || !R.wave_of)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs };
+                R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_call, .userdata = &R.rh[i] };
+        }
+
+        /* the steps, their references filled in per host */
+        StepFacts all = { .hosts = o->hosts };
+        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, &R.before, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_GATE, &all, &R.gate, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_AFTER, &all, &R.after, err)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                StepFacts f = { .host = R.hs[i].host->name, .osds = R.hs[i].osds, .n_osds = R.hs[i].n_osds,
+                                .hosts = o->hosts };
+                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, &R.hs[i].steps, err)) < 0)
+                        return r;
+                R.wh[i] = (WaveHost) { .name = R.hs[i].host->name, .steps = R.hs[i].steps.steps,
+                                       .n_steps = R.hs[i].steps.n };
+        }
+
+        /* the waves as the plan printed them */
+        if (playbook_waves(pb, R.facts, n, &R.pw) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t w = 0; w < R.pw->n_waves; w++)
+                for (size_t k = R.pw->start[w]; k < R.pw->start[w + 1]; k++)
+                        R.wave_of[R.pw->hosts[k]] = (unsigned) w + 1;
+
+        _cleanup_(freep) char *joined = strv_join((char **) o->hosts, ",");
+        R.id = joined ? strprintf("%s:%s", pb->name, joined) : NULL;
+        if (!R.id)
+                return error_set(err, ENOMEM, "out of memory");
+        if ((r = journal_done_step_keys(R.j->path, R.id, &R.done, err)) < 0)
+                return r;
+        WavePlan plan = {
+                .id = R.id,
+                .hosts = R.wh,
+                .n_hosts = n,
+                .strategy = pb->strategy == PLAYBOOK_HOSTS_BATCH            ? WAVE_STRATEGY_BATCH
+                          : pb->strategy == PLAYBOOK_HOSTS_FAILURE_DOMAIN ? WAVE_STRATEGY_FAILURE_DOMAIN
+                                                                          : WAVE_STRATEGY_SERIAL,
+                .batch_size = pb->batch,
+                .canary_first = pb->canary,
+                .before = R.before.steps, .n_before = R.before.n,
+                .gate = R.gate.steps, .n_gate = R.gate.n,
+                .after = R.after.steps, .n_after = R.after.n,
+                .on_failure = pb->on_failure == PLAYBOOK_ON_FAILURE_STOP ? WAVE_ON_FAILURE_STOP : WAVE_ON_FAILURE_CONTINUE,
+                .waves = R.wave_of,
+                .done_keys = R.done,
+        };
+        ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
+        WaveOptions wo = {
+                .parallel_hosts = l->concurrency ? l->concurrency : 1,
+                .parallel_steps = 4,
+                .host_links = R.links,
+                .n_host_links = n,
+                .cluster = &cl,
+                .journal = R.j,
+                .out = o->out,
+                .progress = o->progress,
+                .tick_ms = 1000,
+                .tick = tick,
+                .tick_userdata = NULL,
+                .cancel = o->cancel,
+                .guard = lock_guard,
+                .guard_userdata = R.lock,
+        };
+        if ((r = waves_run(&plan, &wo, &R.res->report, err)) < 0)
+                return r;
+        R.res->ok = R.res->report->status == WAVE_STATUS_OK;
+        if (R.res->ok && o->hooks.after && (r = o->hooks.after(o->hooks.userdata, R.admin, R.facts, n, err)) < 0)
+                return r;
+        *ret = TAKE_PTR(R.res);
+        return 0;
+}
