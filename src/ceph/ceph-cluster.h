@@ -385,7 +385,7 @@ typedef enum CephScheduler {
 
 /* From `config get osd osd_op_queue` ("wpq", "mclock_scheduler"; NULL when not asked): the
  * value wins; without one, the release's default (mClock from Quincy, and for a release
- * ceph.h does not know, which is a newer one: Tentacle parses as CEPH_RELEASE_UNKNOWN).
+ * ceph.h does not know, which is a newer one).
  * Ask osd_op_queue: an operator may run wpq on a newer release. */
 CephScheduler ceph_scheduler_for(CephRelease release, const char *osd_op_queue);
 
