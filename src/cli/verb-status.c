@@ -12,6 +12,7 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "controller/ceph-admin.h"
+#include "ceph/ceph-cluster.h"
 #include "cli.h"
 #include "controller/hosts.h"
 #include "options.h"
@@ -128,6 +129,32 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
             (r = ceph_admin_osd_metadata(admin, &meta, err)) < 0)
                 return r;
 
+        /* which node is sick: slow ops and latency outliers by host (`health detail` names
+         * the OSDs; `osd perf` needs the mgr and is left out when it cannot answer) */
+        {
+                _cleanup_(freep) char *hd = NULL, *pf = NULL;
+                _cleanup_(ceph_health_freep) CephHealth *detail = NULL;
+                _cleanup_(ceph_osd_perf_freep) CephOsdPerf *perf = NULL;
+                _cleanup_(ceph_slow_report_freep) CephSlowReport *slow = NULL;
+                Error e = {};
+                if ((r = ceph_admin_run(admin, ceph_argv_health_detail(ceph_admin_cli(admin), err), NULL, &hd, err)) < 0)
+                        return r;
+                if ((r = ceph_health_parse(hd, &detail, &e)) < 0)
+                        return error_set(err, EBADMSG, "'ceph health detail' on '%s': %s", admin->host->name, e.message);
+                Error pe = {};
+                if (ceph_admin_run(admin, ceph_argv_osd_perf(ceph_admin_cli(admin), &pe), NULL, &pf, &pe) < 0 ||
+                    ceph_osd_perf_parse(pf, &perf, &pe) < 0)
+                        log_debug("no OSD latencies: %s", pe.message);
+                if ((r = ceph_slow_report(detail, perf, tree, NULL, &slow, err)) < 0)
+                        return r;
+                json_object *sj = ceph_slow_report_to_json(slow);
+                _cleanup_(freep) char *sentence = ceph_slow_report_sentence(slow);
+                if (!sj || !sentence)
+                        return error_set(err, ENOMEM, "out of memory");
+                json_add_string(sj, "sentence", sentence);
+                json_add(st, "slow", sj);
+        }
+
         json_add_string(st, "health", ceph_health_status_to_string(health->status));
         json_object *checks = json_object_new_array();
         for (size_t i = 0; i < health->n_checks; i++) {
@@ -236,6 +263,9 @@ static void status_print(json_object *st, FILE *out) {
                 json_object *c = json_object_array_get_idx(checks, i);
                 fprintf(out, "    %s %s: %s\n", (jstr(c, "severity") ?: "-"), (jstr(c, "check") ?: "-"), (jstr(c, "summary") ?: "-"));
         }
+        json_object *slow = jget(st, "slow");
+        if (slow)
+                fprintf(out, "  slow: %s\n", jstr(slow, "sentence") ?: "-");
         fprintf(out, "  pgs %d:", json_object_get_int(jget(st, "num_pgs")));
         json_object *pgs = jget(st, "pg_states");
         for (size_t i = 0; i < json_object_array_length(pgs); i++) {
