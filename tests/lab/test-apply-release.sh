@@ -50,6 +50,18 @@ rc=$?
 echo "$out" | tail -8
 check "apply on $release succeeds" test $rc -eq 0
 
+# HEALTH_OK with every PG active+clean (within 120 s of apply)
+healthy=
+for _ in $(seq 1 60); do
+        if ceph_ health 2>/dev/null | grep -q '^HEALTH_OK' &&
+           ceph_ pg stat -f json 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
+sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)'; then healthy=1; break; fi
+        sleep 2
+done
+check "HEALTH_OK with every PG active+clean on $release" test -n "$healthy" || ceph_ health detail
+
 dump=$(ceph_ osd dump -f json 2>/dev/null)
 meta=$(ceph_ osd metadata -f json 2>/dev/null)
 check_eq "4 OSDs, all up and in" \
