@@ -141,6 +141,28 @@ int verb_apply(int argc, char *argv[]) {
                 }
                 if (osd_flow_scan(flow, inv, &n_resume, &n_dangling, &err) < 0)
                         return cli_report(&err);
+                /* a drained host is left as the drain left it: nothing runs there */
+                char * const *drained = osd_flow_drained(flow);
+                if (drained && drained[0]) {
+                        _cleanup_strv_free_ char **keep = NULL;
+                        for (size_t i = 0; i < p->n_hosts; i++) {
+                                if (!strv_contains(drained, p->hosts[i].host)) {
+                                        if (strv_extend(&keep, p->hosts[i].host) < 0) {
+                                                error_set(&err, ENOMEM, "out of memory");
+                                                return cli_report(&err);
+                                        }
+                                        continue;
+                                }
+                                log_notice("host '%s' is drained (cephprov drain): apply leaves its OSDs down and out "
+                                           "and changes nothing there, until `cephprov drain --cancel %s %s`",
+                                           p->hosts[i].host, o.args[0], p->hosts[i].host);
+                        }
+                        if (!keep && !(keep = calloc(1, sizeof(char *)))) {
+                                error_set(&err, ENOMEM, "out of memory");
+                                return cli_report(&err);
+                        }
+                        plan_filter_hosts(p, keep);
+                }
         }
 
         /* refuse, untouched, a host that lacks what its steps need (before anything runs) */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "controller/apply-osds.h"
+#include "controller/cluster-steps.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -87,6 +88,7 @@ struct OsdFlow {
         size_t n_cand;
         json_object *recs;   /* the journal as it was before this run */
         char **inventoried;  /* hosts whose disks this run saw */
+        char **drained;      /* hosts `cephprov drain` drained (records in the cluster) */
         pthread_cond_t cv;   /* an allocation is ready (with mu) */
         pthread_t allocator;
         bool allocator_running;
@@ -199,6 +201,7 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
         free(f->cand);
         json_object_put(f->recs);
         strv_free(f->inventoried);
+        strv_free(f->drained);
         pthread_mutex_destroy(&f->mu);
         free(f);
         return NULL;
@@ -541,9 +544,18 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
         if (r < 0)
                 return r;
 
+        /* A drained host stays drained: its OSDs are neither started nor marked in until
+         * `drain --cancel` (the record is the cluster's, so every admin machine obeys it) */
+        strv_free(f->drained);
+        f->drained = NULL;
+        if ((r = cluster_drained_hosts(f->admin, &f->drained, err)) < 0)
+                return r;
+
         /* 4. prepared OSDs of this cluster on the hosts' allowed devices that do not run */
         for (size_t h = 0; h < inv->n_hosts; h++) {
                 const Inventory *in = inv->hosts[h];
+                if (strv_contains(f->drained, in->host))
+                        continue;
                 for (size_t d = 0; d < in->n_devices; d++) {
                         const InvDevice *dev = &in->devices[d];
                         const InvOsd *o = &dev->content.osd;
@@ -1108,4 +1120,8 @@ int osd_flow_to_json(const OsdFlow *f, json_object **ret) {
         }
         *ret = TAKE_PTR(arr);
         return 0;
+}
+
+char * const *osd_flow_drained(const OsdFlow *f) {
+        return f->drained;
 }

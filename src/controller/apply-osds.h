@@ -51,6 +51,9 @@ size_t osd_flow_count_steps(const Plan *p, unsigned stages);
 
 /* Read-only: prepared OSDs that do not run (for 4.) and ids of interrupted runs. */
 int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_t *ret_dangling, Error *err);
+/* The hosts drained by `cephprov drain` (as osd_flow_scan() read them; NULL before): apply
+ * leaves their OSDs down and out and makes no OSD there. */
+char * const *osd_flow_drained(const OsdFlow *f);
 /* 2. Changes the cluster: after the operator confirmed. */
 int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err);
 

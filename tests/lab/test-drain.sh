@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# `cephprov drain` on a real cluster holding data (issue 9): 4 fake hosts, 8 BlueStore OSDs
+# made by `cephprov apply`, a pool with ~200 MB of objects whose checksums are recorded.
+#   - a drain that would push an OSD past its backfillfull ratio is refused, nothing changed
+#   - --dry-run prints the plan and the projection and changes nothing
+#   - a drain killed (SIGKILL) while data moves, then the same command again, converges
+#   - node4 drained: its OSDs down and out, HEALTH_OK, every PG active+clean on the other
+#     three hosts, no PG mapped to node4, every object reads back identical, the throttle,
+#     the balancer and the autoscaler as they were before
+#   - `apply` after the drain leaves node4's OSDs down and out and says why
+#   - a drain of node3 that would leave a size-3 pool on two hosts is refused before
+#     anything changes
+#   - `drain --cancel` brings node4 back: OSDs in and up, HEALTH_OK, record gone
+# Prints the drain's time, the bytes it moved and the recovery rate it saw.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+cephprov=${1:?usage: test-drain.sh CEPHPROV}
+lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+
+dir=$(mktemp -d /tmp/cephprov-drain.XXXXXX)
+export LAB_PREFIX=${LAB_PREFIX:-cpdr} LAB_SUBNET=${LAB_SUBNET:-10.99.20} CEPHPROV_STATE_DIR=$dir/state
+DRAIN_PID=
+cleanup() {
+        [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
+}
+trap cleanup EXIT
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+py() { python3 -c "$@"; }
+
+"$lab" up --dir "$dir/lab" --hosts 4 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+layout=$dir/lab/layout.yaml
+out=$("$cephprov" apply "$layout" --yes 2>&1)
+check "apply makes the 8 OSDs" test $? -eq 0
+ceph_ osd pool set data size 2 >/dev/null 2>&1
+
+# ~200 MB of objects, checksums recorded
+mkdir -p "$dir/data" "$dir/back"
+for i in $(seq 1 50); do
+        head -c 4194304 /dev/urandom > "$dir/data/obj$i"
+        "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$dir/data/obj$i" || echo "FAIL rados put obj$i"
+done
+(cd "$dir/data" && sha256sum obj*) > "$dir/sums"
+wait_clean() { # wait_clean SECONDS
+        local t0=$SECONDS
+        while [ $((SECONDS - t0)) -lt "$1" ]; do
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
+sys.exit(0 if all(x["name"] == "active+clean" for x in s) else 1)' && return 0
+                sleep 2
+        done
+        return 1
+}
+check "the cluster is clean with the data" wait_clean 300
+
+osds_of() { ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)
+for n in t["nodes"]:
+    if n["type"] == "host" and n["name"] == sys.argv[1]:
+        print(" ".join(str(c) for c in sorted(n["children"])))' "$1"; }
+state_of() { # "id up in" per OSD of host $1
+        local ids
+        ids=$(osds_of "$1")
+        ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+ids = [int(x) for x in sys.argv[1].split()]
+for o in json.load(sys.stdin)["osds"]:
+    if o["osd"] in ids:
+        print(o["osd"], o["up"], o["in"])' "$ids"
+}
+n4=$(osds_of node4)
+check_eq "node4 has 2 OSDs" "$(echo "$n4" | wc -w)" 2
+settings() { # what the drain must give back: throttle keys, balancer, autoscale modes
+        ceph_ config dump -f json 2>/dev/null | py '
+import json, sys
+print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin)
+             if e["name"].startswith(("osd_max_backfills", "osd_recovery_max", "osd_mclock"))))'
+        ceph_ balancer status -f json 2>/dev/null | py 'import json,sys; d=json.load(sys.stdin); print(d["active"], d["mode"])'
+        ceph_ osd pool ls detail -f json 2>/dev/null | py 'import json,sys; print(sorted((p["pool_name"], p.get("pg_autoscale_mode")) for p in json.load(sys.stdin)))'
+}
+before=$(settings)
+tree0=$(ceph_ osd tree -f json 2>/dev/null)
+
+# refused: past backfillfull (ratios lowered just above today's fullest OSD)
+# (the fullest OSD that would stay, + 0.1 %: node4's data adds ~0.6 % to each of them)
+maxu=$(ceph_ osd df -f json 2>/dev/null | py '
+import json, sys
+ids = {int(x) for x in sys.argv[1].split()}
+print(max(n["utilization"] for n in json.load(sys.stdin)["nodes"] if n["id"] not in ids))' "$n4")
+bf=$(py "print(round(float('$maxu') / 100 + 0.001, 4))")
+ceph_ osd set-nearfull-ratio "$bf" >/dev/null 2>&1
+ceph_ osd set-backfillfull-ratio "$bf" >/dev/null 2>&1
+out=$("$cephprov" drain "$layout" node4 --yes 2>&1)
+rc=$?
+echo "$out" | tail -4
+check "a drain past backfillfull ($bf) is refused" test $rc -ne 0
+check_contains "the refusal names the ratio" "$out" "backfillfull"
+check_eq "nothing changed (OSD tree)" "$(ceph_ osd tree -f json 2>/dev/null)" "$tree0"
+ceph_ osd set-backfillfull-ratio 0.9 >/dev/null 2>&1
+ceph_ osd set-nearfull-ratio 0.85 >/dev/null 2>&1
+
+# dry run: the plan, the projection, nothing changed
+out=$("$cephprov" drain "$layout" node4 --dry-run 2>&1)
+check "drain --dry-run succeeds" test $? -eq 0
+check_contains "the plan names node4's OSDs" "$out" "osd.$(echo "$n4" | cut -d' ' -f1)"
+check_contains "the projection says what moves" "$out" "to move"
+check_eq "dry run changed nothing" "$(ceph_ osd tree -f json 2>/dev/null)" "$tree0"
+
+# The lab's recovery throughput with the fast preset on an idle cluster, measured once:
+# one OSD of node1 out until clean, its data over the time (for the drain's figure below)
+fast_throughput() {
+        local id used t0 t1
+        id=$(osds_of node1 | cut -d' ' -f1)
+        used=$(ceph_ osd df -f json 2>/dev/null | py 'import json,sys; print(next(n["kb_used_data"] for n in json.load(sys.stdin)["nodes"] if n["id"] == int(sys.argv[1])) * 1024)' "$id")
+        for kv in "osd_max_backfills 4" "osd_recovery_max_active 4" "osd_recovery_max_single_start 4"; do
+                ceph_ config set osd $kv >/dev/null 2>&1
+        done
+        t0=$(date +%s.%N)
+        ceph_ osd out "$id" >/dev/null 2>&1
+        sleep 2
+        wait_clean 600 || echo "FAIL: not clean after osd.$id out"
+        t1=$(date +%s.%N)
+        ceph_ osd in "$id" >/dev/null 2>&1
+        sleep 2
+        wait_clean 600 || echo "FAIL: not clean after osd.$id in"
+        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start; do
+                ceph_ config rm osd "$k" >/dev/null 2>&1
+        done
+        py "print(round($used / ($t1 - $t0)))"
+}
+thr=$(fast_throughput)
+echo "recovery throughput with the fast preset, idle cluster: $thr B/s"
+check_eq "the reference measurement left the settings as they were" "$(settings)" "$before"
+moved=$(ceph_ osd df -f json 2>/dev/null | py '
+import json, sys
+ids = {int(x) for x in sys.argv[1].split()}
+print(sum(n["kb_used_data"] for n in json.load(sys.stdin)["nodes"] if n["id"] in ids) * 1024)' "$n4")
+
+# kill -9 at moments in every phase of the drain, each time the same command again must
+# converge; between points `drain --cancel` brings node4 back (the last point stays drained)
+journal_since() { tail -n "+$(($1 + 1))" "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null; }
+in_flight() { # the steps the run started after journal line $1 and did not end, by name
+        journal_since "$1" | py '
+import json, sys
+open_ = {}
+for line in sys.stdin:
+    try: r = json.loads(line)
+    except ValueError: continue
+    ev, key = r.get("event", ""), r.get("key")
+    if ev == "wave-step-start": open_[key] = r.get("name")
+    elif ev.startswith("wave-step-") and key in open_: del open_[key]
+print(" ".join(sorted(set(open_.values()))))'
+}
+drained_ok() { # the checks of a converged drain of node4
+        local what=$1
+        check_eq "$what: node4's OSDs are down and out" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "0 0"
+        check "$what: every PG active+clean" wait_clean 60
+        check_eq "$what: HEALTH_OK" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+        mapped=$(ceph_ pg dump pgs_brief -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+pgs = d["pg_stats"] if isinstance(d, dict) else d
+ids = {int(x) for x in sys.argv[1].split()}
+print(sum(1 for p in pgs if ids & set(p["up"] + p["acting"])))' "$n4")
+        check_eq "$what: no PG is mapped to node4's OSDs" "$mapped" 0
+        check_eq "$what: throttle, balancer and autoscaler as they were" "$(settings)" "$before"
+        check_eq "$what: no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
+        check_contains "$what: node4 is recorded as drained" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"drained"'
+}
+points=${DRAIN_KILL_POINTS:-throttle:0 wait-safe-to-destroy:1 stop-osd:0 restore-throttle:0}
+last=${points##* }
+drain_s=
+for point in $points; do
+        step=${point%%:*} delay=${point#*:}
+        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
+        "$cephprov" drain "$layout" node4 --yes > "$dir/drain-$step.log" 2>&1 &
+        DRAIN_PID=$!
+        t0=$(date +%s.%N)
+        hit=
+        for _ in $(seq 1 1200); do
+                if journal_since "$base" | grep "\"name\": *\"$step\"" | grep -q '"wave-step-start"'; then hit=1; break; fi
+                kill -0 "$DRAIN_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        sleep "$delay"
+        flying=$(in_flight "$base")
+        kill -KILL "$DRAIN_PID" 2>/dev/null
+        wait "$DRAIN_PID" 2>/dev/null
+        DRAIN_PID=
+        check "[$point] the drain reached $step" test -n "$hit"
+        check_contains "[$point] the kill hit $step (in flight: $flying)" " $flying " " $step "
+        out=$("$cephprov" drain "$layout" node4 --yes 2>&1)
+        rc=$?
+        t1=$(date +%s.%N)
+        check "[$point] the re-run of the drain succeeds" test $rc -eq 0 || echo "$out" | tail -15
+        check_contains "[$point] the re-run took over the dead run's lock" "$out" "died holding it"
+        drained_ok "[$point]"
+        [ -z "$drain_s" ] && drain_s=$(py "print(round($t1 - $t0, 1))")
+        if [ "$point" != "$last" ]; then
+                out=$("$cephprov" drain "$layout" node4 --cancel --yes 2>&1)
+                check "[$point] drain --cancel succeeds" test $? -eq 0 || echo "$out" | tail -15
+                check_eq "[$point] node4's OSDs are up and in again" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
+                check "[$point] clean again" wait_clean 300
+        fi
+done
+# one drain killed once and resumed, from its start to the end of the re-run
+ideal=$(py "print(round($moved / $thr, 1))")
+echo "drain of node4: $drain_s s (killed once, resumed) for $moved B; at the fast preset's idle rate: $ideal s; ratio $(py "print(round($drain_s / $ideal, 2))")"
+
+for i in $(seq 1 50); do
+        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/back/obj$i" || echo "FAIL rados get obj$i"
+done
+check_eq "every object reads back identical" "$(cd "$dir/back" && sha256sum obj*)" "$(cat "$dir/sums")"
+
+# apply leaves the drained host alone
+out=$("$cephprov" apply "$layout" --yes 2>&1)
+check "apply after the drain succeeds" test $? -eq 0
+check_contains "apply says node4 is drained" "$out" "host 'node4' is drained"
+check_eq "node4's OSDs are still down and out" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "0 0"
+
+# refused: a size-3 pool would be left on two hosts
+ceph_ osd pool create three 8 8 replicated >/dev/null 2>&1
+ceph_ osd pool set three size 3 >/dev/null 2>&1
+wait_clean 120
+tree1=$(ceph_ osd tree -f json 2>/dev/null)
+out=$("$cephprov" drain "$layout" node3 --yes 2>&1)
+rc=$?
+echo "$out" | grep -i "refused\|needs" | head -3
+check "a drain leaving a size-3 pool on two hosts is refused" test $rc -ne 0
+check_contains "the refusal names the pool" "$out" "pool 'three'"
+check_eq "nothing changed (OSD tree)" "$(ceph_ osd tree -f json 2>/dev/null)" "$tree1"
+ceph_ osd pool rm three three --yes-i-really-really-mean-it >/dev/null 2>&1
+
+# cancel: node4 back in and up
+out=$("$cephprov" drain "$layout" node4 --cancel --yes 2>&1)
+check "drain --cancel succeeds" test $? -eq 0
+check_eq "node4's OSDs are up and in again" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
+check "clean again" wait_clean 300
+check_eq "the drained record is gone" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
+
+finish
