@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "plan/plan-destroy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "plan/plan.h"
+
+static const char *const kind_names[_DESTROY_ACTION_MAX] = {
+        [DESTROY_BCACHE_TEARDOWN] = "bcache-teardown",
+        [DESTROY_WIPE_DEVICE] = "wipe",
+        [DESTROY_DELETE_PARTITION] = "delete-partition",
+};
+
+const char *destroy_action_kind_to_string(DestroyActionKind k) {
+        return k < _DESTROY_ACTION_MAX ? kind_names[k] : NULL;
+}
+
+DestroyPlan *destroy_plan_free(DestroyPlan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_actions; i++) {
+                free(p->actions[i].device);
+                free(p->actions[i].partname);
+                free(p->actions[i].reason);
+        }
+        free(p->actions);
+        strv_free(p->kept);
+        free(p->missing);
+        free(p->host);
+        free(p);
+        return NULL;
+}
+
+static bool in_set(const int *ids, size_t n, int id) {
+        for (size_t i = 0; id >= 0 && i < n; i++)
+                if (ids[i] == id)
+                        return true;
+        return false;
+}
+
+static bool osd_data(const InvOsd *o) {
+        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
+/* The OSD id on data device d (on it, a partition of it, or the bcache device it backs). */
+static int data_osd(const Inventory *inv, const InvDevice *d) {
+        if (osd_data(&d->content.osd))
+                return d->content.osd.id;
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (osd_data(&d->partitions[i].content.osd))
+                        return d->partitions[i].content.osd.id;
+        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
+                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
+                if (b && osd_data(&b->content.osd))
+                        return b->content.osd.id;
+        }
+        return -1;
+}
+
+static int add(DestroyPlan *p, DestroyActionKind kind, const char *device, unsigned partnum, const char *partname,
+               uint64_t size, int osd, char *reason) {
+        if (!reason)
+                return -ENOMEM;
+        DestroyAction *n = realloc(p->actions, (p->n_actions + 1) * sizeof(DestroyAction));
+        if (!n) {
+                free(reason);
+                return -ENOMEM;
+        }
+        p->actions = n;
+        p->actions[p->n_actions] = (DestroyAction) {
+                .kind = kind, .device = strdup(device), .partnum = partnum,
+                .partname = partname ? strdup(partname) : NULL, .size = size, .osd = osd, .reason = reason,
+        };
+        if (!p->actions[p->n_actions].device || (partname && !p->actions[p->n_actions].partname))
+                return -ENOMEM;
+        p->n_actions++;
+        p->bytes_freed += kind == DESTROY_BCACHE_TEARDOWN ? 0 : size;
+        return 0;
+}
+
+/* Is this partition cephprov's, of this host, and does it go with what is destroyed? */
+static bool owned_partition(const InvPartition *pt, const char *host, const int *osds, size_t n, char **sets,
+                            bool whole_host) {
+        PartRole role;
+        unsigned slot;
+        if (!pt->name || !plan_partition_name_parse(pt->name, &role, &slot))
+                return false;
+        /* the host is the name's last field (cut to GPT's 36 units: compare as a prefix) */
+        const char *h = strrchr(pt->name, ':');
+        if (!h || !(strlen(pt->name) >= 36 ? startswith(host, h + 1) : streq(host, h + 1)))
+                return false;
+        if (whole_host)
+                return true;
+        if (in_set(osds, n, pt->content.osd.id))
+                return true; /* its DB, WAL or journal */
+        return role == PART_ROLE_CACHE && pt->content.bcache.set_uuid && strv_contains(sets, pt->content.bcache.set_uuid);
+}
+
+int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whole_host, DestroyPlan **ret,
+                 Error *err) {
+        _cleanup_(destroy_plan_freep) DestroyPlan *p = calloc(1, sizeof(DestroyPlan));
+        if (!p || !(p->host = strdup(inv->host)) || !(p->kept = calloc(1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_strv_free_ char **sets = NULL; /* cache sets of the backing devices torn down */
+        bool *found = calloc(n_osds ? n_osds : 1, sizeof(bool));
+        if (!found)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = 0;
+        char buf[SIZE_FORMAT_MAX];
+
+        /* 1. data devices: bcache teardowns, then wipes */
+        for (int pass = 0; pass < 2 && r >= 0; pass++)
+                for (size_t i = 0; i < inv->n_devices && r >= 0; i++) {
+                        const InvDevice *d = &inv->devices[i];
+                        if (!d->allowed)
+                                continue;
+                        int id = data_osd(inv, d);
+                        if (!in_set(osds, n_osds, id))
+                                continue;
+                        for (size_t k = 0; k < n_osds; k++)
+                                if (osds[k] == id)
+                                        found[k] = true;
+                        bool backing = d->content.bcache.role == BCACHE_ROLE_BACKING;
+                        if (pass == 0 && backing) {
+                                r = add(p, DESTROY_BCACHE_TEARDOWN, d->path, 0, NULL, d->size, id,
+                                        strprintf("tear down the bcache of osd.%d's %s (%s, dirty data flushed first)",
+                                                  id, d->path, d->content.bcache.bcache_device ?: "not registered"));
+                                if (r >= 0 && d->content.bcache.set_uuid)
+                                        r = strv_extend(&sets, d->content.bcache.set_uuid);
+                        } else if (pass == 1)
+                                r = add(p, DESTROY_WIPE_DEVICE, d->path, 0, NULL, d->size, id,
+                                        strprintf("wipe osd.%d's data device %s (%s)", id, d->path,
+                                                  size_format(d->size, buf, sizeof buf)));
+                }
+
+        /* 2. fast devices: their owned partitions, or the whole device when nothing else is on it */
+        for (size_t i = 0; i < inv->n_devices && r >= 0; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (!d->allowed || d->n_partitions == 0 || in_set(osds, n_osds, data_osd(inv, d)))
+                        continue;
+                size_t n_owned = 0;
+                for (size_t k = 0; k < d->n_partitions; k++)
+                        n_owned += owned_partition(&d->partitions[k], inv->host, osds, n_osds, sets, whole_host);
+                if (n_owned == 0)
+                        continue;
+                if (n_owned == d->n_partitions && !d->content.fstype) {
+                        r = add(p, DESTROY_WIPE_DEVICE, d->path, 0, NULL, d->size, -1,
+                                strprintf("wipe %s: it holds only cephprov partitions (%zu)", d->path, n_owned));
+                        continue;
+                }
+                for (size_t k = 0; k < d->n_partitions && r >= 0; k++) {
+                        const InvPartition *pt = &d->partitions[k];
+                        if (owned_partition(pt, inv->host, osds, n_osds, sets, whole_host))
+                                r = add(p, DESTROY_DELETE_PARTITION, d->path, pt->number, pt->name, pt->size,
+                                        pt->content.osd.id,
+                                        strprintf("delete partition %u '%s' of %s (%s)", pt->number, pt->name, d->path,
+                                                  size_format(pt->size, buf, sizeof buf)));
+                        else
+                                r = strv_consume(&p->kept, strprintf("%s partition %u '%s' %s", d->path, pt->number,
+                                                                     pt->name ? pt->name : "",
+                                                                     size_format(pt->size, buf, sizeof buf)));
+                }
+        }
+        if (r >= 0)
+                for (size_t k = 0; k < n_osds; k++)
+                        if (!found[k]) {
+                                int *m = realloc(p->missing, (p->n_missing + 1) * sizeof(int));
+                                if (!m) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                p->missing = m;
+                                p->missing[p->n_missing++] = osds[k];
+                        }
+        free(found);
+        if (r < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+void destroy_plan_print(const DestroyPlan *p, FILE *f) {
+        char buf[SIZE_FORMAT_MAX];
+        fprintf(f, "destroy on host %s: %zu action%s, %s freed\n", p->host, p->n_actions, p->n_actions == 1 ? "" : "s",
+                size_format(p->bytes_freed, buf, sizeof buf));
+        for (size_t i = 0; i < p->n_actions; i++)
+                fprintf(f, "  %-16s %s\n", destroy_action_kind_to_string(p->actions[i].kind), p->actions[i].reason);
+        for (char **k = p->kept; k && *k; k++)
+                fprintf(f, "  kept             %s\n", *k);
+        for (size_t i = 0; i < p->n_missing; i++)
+                fprintf(f, "  not found        osd.%d: no data device of this host's allow-list carries it\n",
+                        p->missing[i]);
+}
+
+int destroy_plan_to_json(const DestroyPlan *p, json_object **ret) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *a = json_object_new_array();
+        if (!o || !a || json_add_string(o, "host", p->host) < 0 || json_add(o, "actions", a) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_actions; i++) {
+                const DestroyAction *x = &p->actions[i];
+                json_object *j = json_object_new_object();
+                if (!j || json_object_array_add(a, j) < 0)
+                        return -ENOMEM;
+                json_add_string(j, "action", destroy_action_kind_to_string(x->kind));
+                json_add_string(j, "device", x->device);
+                if (x->kind == DESTROY_DELETE_PARTITION) {
+                        json_add_u64(j, "partition", x->partnum);
+                        json_add_string(j, "name", x->partname);
+                }
+                json_add_u64(j, "bytes", x->size);
+                if (x->osd >= 0)
+                        json_add_int(j, "osd", x->osd);
+                json_add_string(j, "reason", x->reason);
+        }
+        json_add(o, "kept", json_array_new_strv(p->kept));
+        json_object *m = json_object_new_array();
+        for (size_t i = 0; i < p->n_missing; i++)
+                json_object_array_add(m, json_object_new_int(p->missing[i]));
+        json_add(o, "missing_osds", m);
+        json_add_u64(o, "bytes_freed", p->bytes_freed);
+        *ret = TAKE_PTR(o);
+        return 0;
+}
