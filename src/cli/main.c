@@ -22,7 +22,7 @@ const Verb verbs[] = {
           "  --json        print the resolved layout, or the validated playbook, as JSON\n"
           "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
           "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
-        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2]",
+        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,
           "  --inventory FILE  plan offline against saved inventories (JSON, one per host);\n"
