@@ -18,7 +18,9 @@ Commands that need hosts (apply, inventory, status, drain, run, lock, plan witho
 Paths a doc names in backquotes (src/..., tests/..., layouts/..., playbooks/..., contrib/...,
 docs/...) and relative Markdown links must exist.
 
-usage: test-cli-docs.py CEPHPROV SRCDIR
+usage: test-cli-docs.py CEPHPROV SRCDIR [--host-commands]
+  --host-commands  print the command lines that need hosts (FILE:LINE<TAB>COMMAND), one a
+                   line, for the lab tier to run, and check nothing
 """
 import glob
 import os
@@ -32,6 +34,7 @@ import tempfile
 import yaml
 
 cephprov, src = sys.argv[1], sys.argv[2]
+list_host_commands = "--host-commands" in sys.argv[3:]
 cephprov = os.path.abspath(cephprov)
 src = os.path.abspath(src)
 checks = failures = 0
@@ -85,6 +88,10 @@ def run_command(where, line, expected):
     argv = shlex.split(line)
     argv[0] = cephprov
     why = needs_hosts(argv)
+    if list_host_commands:
+        if why:
+            print(f"{where}\t{line}")
+        return
     if why:
         print(f"skip {where}: {line}: {why} (lab tier)")
         return
@@ -105,8 +112,16 @@ def yaml_top_keys(lines):
     return {m.group(1) for m in (re.match(r"^([A-Za-z_][A-Za-z0-9_]*):", l) for l in lines) if m}
 
 
+def check_quiet(*a, **kw):
+    pass
+
+
+if list_host_commands:
+    check = check_quiet  # noqa: F811 (listing only)
+
 docs = [os.path.join(src, "README.md"), os.path.join(src, "playbooks", "README.md")] + \
     sorted(glob.glob(os.path.join(src, "docs", "*.md")))
+docs = [d for d in docs if os.path.exists(d)]
 tmp = tempfile.mkdtemp()
 n_yaml = n_fragments = n_commands = 0
 for doc in docs:
@@ -137,30 +152,30 @@ for doc in docs:
             rc, out = run([cephprov, "validate", path])
             check(f"{where}: cephprov validate accepts the example", rc == 0, out)
         elif kind == "synopsis":
-            for s in body:
+            for k, s in enumerate(body):
                 if not s.strip():
                     continue
                 verb = s.split()[1]
                 rc, out = run([cephprov, verb, "--help"])
                 first = out.split("\n")[0]
-                check(f"{where}: synopsis of '{verb}' is its --help usage", first.rstrip() == "usage: " + s,
+                check(f"{rel}:{line + 1 + k}: synopsis of '{verb}' is its --help usage", first.rstrip() == "usage: " + s,
                       f"--help says: {first}")
         elif kind == "console":
-            cmd, expected = None, []
-            for s in body + ["$ "]:
+            cmd, cmd_line, expected = None, 0, []
+            for k, s in enumerate(body + ["$ "]):
                 if s.startswith("$ "):
                     if cmd:
                         n_commands += 1
-                        run_command(where, cmd, expected)
-                    cmd, expected = (s[2:] if s[2:].startswith("cephprov ") or s[2:] == "cephprov" else None), []
+                        run_command(f"{rel}:{cmd_line}", cmd, expected)
+                    cmd, cmd_line, expected = (s[2:] if s[2:].startswith("cephprov ") or s[2:] == "cephprov" else None), line + 1 + k, []
                 elif cmd is not None:
                     expected.append(s)
         elif kind == "sh":
-            for s in body:
+            for k, s in enumerate(body):
                 s = re.sub(r"\s+#.*$", "", s)
                 if s.startswith("cephprov ") or s == "cephprov":
                     n_commands += 1
-                    run_command(where, s, [])
+                    run_command(f"{rel}:{line + 1 + k}", s, [])
     # every command line a doc shows belongs in a console or sh block
     text = open(doc, encoding="utf-8").read()
     for m in re.finditer(r"^```\s*\n\$ cephprov", text, re.M):
@@ -177,6 +192,8 @@ for doc in docs:
         check(f"{rel}: names '{name}', which exists", found)
 
 shutil.rmtree(tmp)
+if list_host_commands:
+    sys.exit(0)
 check("the docs have yaml examples that are validated", n_yaml >= 3)
 check("the docs have command lines that are run or listed", n_commands >= 3)
 print(f"{n_yaml} yaml examples validated, {n_fragments} fragments, {n_commands} command lines")
