@@ -3,6 +3,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "color.h"
 
 static LogLevel max_level = LOG_LEVEL_NOTICE;
 
@@ -29,7 +32,13 @@ void log_msg(LogLevel level, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         fputs("cephprov: ", stderr);
-        fputs(prefix[level], stderr);
+        if (level <= LOG_LEVEL_WARNING) {
+                /* only the word is coloured: the message stays plain to read and to grep */
+                size_t n = strlen(prefix[level]) - 2; /* without ": " */
+                fprintf(stderr, "%s%.*s%s: ", color_on(stderr, level == LOG_LEVEL_ERROR ? COLOR_ERROR : COLOR_WARNING),
+                        (int) n, prefix[level], color_off(stderr));
+        } else
+                fputs(prefix[level], stderr);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         va_end(ap);

@@ -2,7 +2,8 @@
 #pragma once
 
 /* The verb table and what the verbs share. Each verb parses its own options and returns an
- * exit status: 0 success, 1 failure (reported once, here at the top), 2 usage error. */
+ * exit status: 0 success, 1 failure (reported once, here at the top), 2 usage error, 10
+ * plan --detailed-exitcode with steps to do (the list `cephprov --help` prints). */
 
 #include <stdbool.h>
 
@@ -25,6 +26,7 @@ typedef struct Verb {
 
 enum {
         EXIT_USAGE = 2,
+        EXIT_PLAN_CHANGES = 10, /* plan --detailed-exitcode: the plan has steps */
 };
 
 extern const Verb verbs[];

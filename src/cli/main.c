@@ -6,21 +6,23 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "basic/color.h"
 #include "basic/log.h"
 #include "basic/process.h"
+#include "basic/strv.h"
 #include "cli.h"
 #include "transport/transport.h"
 
 const Verb verbs[] = {
         { "help", "[COMMAND]", "show help for cephprov or one command", verb_help, 0, NULL },
-        { "version", "", "print the version", verb_version, 0, NULL },
+        { "version", "", "print the version and the build hash (the sha256 the agent handshake compares)", verb_version, 0, NULL },
         { "validate", "LAYOUT|PLAYBOOK [--json] [--hosts H1,H2]",
           "check a layout or a playbook file completely; errors name file:line:column",
           verb_validate, VERB_LAYOUT,
           "  --json        print the resolved layout, or the validated playbook, as JSON\n"
           "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
           "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
-        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2]",
+        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,
           "  --inventory FILE  plan offline against saved inventories (JSON, one per host);\n"
@@ -122,18 +124,30 @@ bool cli_confirm(const char *question) {
         return buf[0] == 'y' || buf[0] == 'Y';
 }
 
-static void print_main_help(void) {
-        printf("cephprov %s — provision Ceph storage hosts from one declarative disk layout\n\n"
-               "usage: cephprov COMMAND [ARGS...]\n\ncommands:\n",
-               CEPHPROV_VERSION);
+static void print_main_help(FILE *f) {
+        fprintf(f, "cephprov %s — provision Ceph storage hosts from one declarative disk layout\n\n"
+                "usage: cephprov [--color=auto|always|never] COMMAND [ARGS...]\n\ncommands:\n",
+                CEPHPROV_VERSION);
         for (unsigned i = 0; i < n_verbs; i++)
-                printf("  %-10s %s\n", verbs[i].name, verbs[i].summary);
-        printf("\n'cephprov COMMAND --help' for a command's options.\n");
+                fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+        fprintf(f, "\noptions for every command:\n"
+                "  --color=WHEN  colour the error and warning prefixes and the refused and FAILED\n"
+                "                words: auto (default: on a terminal, unless NO_COLOR is set),\n"
+                "                always or never\n"
+                "  -v, --verbose more messages on stderr\n"
+                "  -h, --help    help; -V, --version the version and build hash\n"
+                "\nexit status:\n"
+                "  %-3d success (plan --detailed-exitcode: nothing to do)\n"
+                "  %-3d failure: the error was reported on stderr\n"
+                "  %-3d usage error: an unknown command or option, a missing argument\n"
+                "  %-3d plan --detailed-exitcode: the plan has steps to do\n"
+                "\n'cephprov COMMAND --help' for a command's options; man cephprov(8), cephprov-layout(5).\n",
+                0, 1, EXIT_USAGE, EXIT_PLAN_CHANGES);
 }
 
 int verb_help(int argc, char *argv[]) {
         if (argc < 2) {
-                print_main_help();
+                print_main_help(stdout);
                 return 0;
         }
         const Verb *v = verb_find(argv[1]);
@@ -146,7 +160,13 @@ int verb_help(int argc, char *argv[]) {
 }
 
 int verb_version(int argc, char *argv[]) {
-        printf("cephprov %s\n", CEPHPROV_VERSION);
+        /* the hash the agent handshake compares ("build" in its hello), so an operator can
+         * tell which build a host runs without connecting */
+        char sha[65];
+        Error err = {};
+        if (transport_self_sha256(sha, &err) < 0)
+                return cli_report(&err);
+        printf("cephprov %s\nbuild %s\n", CEPHPROV_VERSION, sha);
         return 0;
 }
 
@@ -170,13 +190,52 @@ static const TransportLocalAgent local_agent = {
         .dispatch = local_agent_dispatch,
 };
 
+/* Takes --color=WHEN or --color WHEN out of argv (anywhere before "--": it means the same for
+ * every verb, as -v does) and sets the colour mode. Returns the new argc, or -1 after a usage
+ * message for a bad value. */
+static int take_color_option(int argc, char *argv[]) {
+        int out = 1;
+        bool rest = false;
+        for (int i = 1; i < argc; i++) {
+                const char *value = NULL;
+                if (!rest && streq(argv[i], "--"))
+                        rest = true;
+                else if (!rest && startswith(argv[i], "--color="))
+                        value = argv[i] + strlen("--color=");
+                else if (!rest && streq(argv[i], "--color")) {
+                        if (i + 1 >= argc) {
+                                fprintf(stderr, "cephprov: option '--color' needs an argument (auto, always or never)\n");
+                                return -1;
+                        }
+                        value = argv[++i];
+                }
+                if (!value) {
+                        argv[out++] = argv[i];
+                        continue;
+                }
+                ColorMode m;
+                if (color_mode_from_string(value, &m) < 0) {
+                        fprintf(stderr, "cephprov: unknown --color '%s' (expected auto, always or never)\n", value);
+                        return -1;
+                }
+                color_set_mode(m);
+        }
+        argv[out] = NULL;
+        return out;
+}
+
 int main(int argc, char *argv[]) {
         transport_set_local_agent(&local_agent);
         /* commands run in their own process groups: take them along when we are killed */
         process_kill_on_signal();
 
+        argc = take_color_option(argc, argv);
+        if (argc < 0)
+                return EXIT_USAGE;
+
         if (argc < 2) {
-                print_main_help();
+                /* not a request for help: usage on stderr, so a script's stdout stays empty */
+                print_main_help(stderr);
                 return EXIT_USAGE;
         }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/agent-steps.h"
+#include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
 
@@ -302,7 +303,8 @@ void preflight_report_print(const PreflightReport *r, FILE *f) {
                 const PreflightHost *h = &r->hosts[i];
                 for (size_t k = 0; h->refused && k < h->n_checks; k++)
                         if (!h->checks[k].ok)
-                                fprintf(f, "host '%s': refused: %s: %s\n", h->host, h->checks[k].check, h->checks[k].text);
+                                fprintf(f, "host '%s': %srefused%s: %s: %s\n", h->host, color_on(f, COLOR_ERROR), color_off(f),
+                                        h->checks[k].check, h->checks[k].text);
         }
         fprintf(f, "%zu host%s refused by the preflight: nothing is done on %s\n", r->n_refused,
                 r->n_refused == 1 ? "" : "s", r->n_refused == 1 ? "it" : "them");

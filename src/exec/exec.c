@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
 
@@ -209,7 +210,9 @@ static void *host_worker(void *userdata) {
                         h->report->n_failed++;
                         if (!h->report->first_error)
                                 h->report->first_error = strdup(err.message);
-                        fprintf(h->logf, "  FAILED   #%u %s %s (%.1f s): %s\n", s->id, step_kind_to_string(s->kind),
+                        /* coloured for the stream the buffered log is printed to */
+                        fprintf(h->logf, "  %sFAILED%s   #%u %s %s (%.1f s): %s\n", color_on(o->out, COLOR_ERROR),
+                                color_off(o->out), s->id, step_kind_to_string(s->kind),
                                 step_subject(s), dt, err.message);
                 } else {
                         h->state[pick] = STEP_STATE_DONE;

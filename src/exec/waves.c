@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
 
@@ -463,7 +464,9 @@ static void step_run(Lane *l, size_t i) {
         sr->error_code = err.code;
         sr->error = strdup(err.message);
         pthread_mutex_lock(&l->mu);
-        fprintf(l->logf, "  %-8s %zu %s (%.1f s): %s\n", cancelled ? "CANCELLED" : "FAILED", i, s->name, dt, err.message);
+        /* coloured for the stream the buffered log is printed to */
+        fprintf(l->logf, "  %s%-8s%s %zu %s (%.1f s): %s\n", color_on(run->o->out, COLOR_ERROR),
+                cancelled ? "CANCELLED" : "FAILED", color_off(run->o->out), i, s->name, dt, err.message);
         pthread_mutex_unlock(&l->mu);
         journal_step(l, i, cancelled ? "wave-step-cancelled" : "wave-step-failed", &err, dt);
         run_count_step(run);

@@ -10,7 +10,7 @@ case $cephprov in /*) ;; *) cephprov=$PWD/$cephprov ;; esac
 
 out=$("$cephprov" help); rc=$?
 check_eq "help exits 0" "$rc" 0
-check_contains "help names the program" "$out" "usage: cephprov COMMAND [ARGS...]"
+check_contains "help names the program" "$out" "usage: cephprov [--color=auto|always|never] COMMAND [ARGS...]"
 # The verbs listed by help; the ones that must be there are checked by name.
 verbs=$(printf '%s\n' "$out" | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 for v in help version validate plan inventory apply status lock agent; do
@@ -20,7 +20,12 @@ check_eq "--help is help" "$("$cephprov" --help)" "$out"
 check_eq "-h is help" "$("$cephprov" -h)" "$out"
 none=$("$cephprov" 2>/dev/null); rc=$?
 check_eq "no command exits 2" "$rc" 2
-check_eq "no command prints the help" "$none" "$out"
+check_eq "no command prints nothing on stdout" "$none" ""
+check_eq "no command prints the usage on stderr" "$("$cephprov" 2>&1 >/dev/null)" "$out"
+# the exit codes, listed in --help, with the one plan --detailed-exitcode adds
+for code in "0   success" "1   failure" "2   usage error" "10  plan --detailed-exitcode: the plan has steps"; do
+        check_contains "help lists exit status '$code'" "$out" "  $code"
+done
 
 for v in $verbs; do
         h=$("$cephprov" help "$v"); rc=$?
@@ -35,7 +40,13 @@ check_contains "validate names playbooks" "$("$cephprov" help validate)" "usage:
 
 v=$("$cephprov" version); rc=$?
 check_eq "version exits 0" "$rc" 0
-check "version is 'cephprov X.Y.Z'" grep -Eqx 'cephprov [0-9]+\.[0-9]+\.[0-9]+' <<<"$v"
+check "version is 'cephprov X.Y.Z'" grep -Eqx 'cephprov [0-9]+\.[0-9]+\.[0-9]+' <<<"$(sed -n 1p <<<"$v")"
+# the build hash is the one the agent handshake compares: the agent's hello says it too
+build=$(sed -n 's/^build //p' <<<"$v")
+check "version's build is 64 hex digits" grep -Eqx '[0-9a-f]{64}' <<<"$build"
+check_eq "version's build is the binary's sha256" "$build" "$(sha256sum "$cephprov" | cut -d' ' -f1)"
+hello=$("$cephprov" agent </dev/null | head -n1)
+check_contains "version's build is the agent hello's" "$hello" "\"build\":\"$build\""
 check_eq "--version is version" "$("$cephprov" --version)" "$v"
 check_eq "-V is version" "$("$cephprov" -V)" "$v"
 
