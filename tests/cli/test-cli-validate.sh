@@ -128,6 +128,17 @@ check_contains "warnings: sequential_cutoff" "$err" \
 check_contains "warnings: a small WAL" "$err" "$f:12:15: warning: wal_size 64 MiB is below 1 GiB"
 check_eq "warnings: one line each" "$(grep -c ': warning: ' <<<"$err")" 4
 
+# plan prints the layout's warnings too, on stderr, and plans as before.
+tmp=$(mktemp -d)
+sed 's/sequential_cutoff: 0/sequential_cutoff: 4M/' "$src/layouts/scenario-1-hyperconverged.yaml" >"$tmp/s1.yaml"
+line=$(grep -n 'sequential_cutoff: 4M' "$tmp/s1.yaml" | cut -d: -f1)
+out=$("$cephprov" plan "$tmp/s1.yaml" --inventory "$src/tests/data/inventory-scenario-1-hyperconverged.json" 2>"$tmp/err"); rc=$?
+check_eq "plan with a warning: exit 0" "$rc" 0
+check_contains "plan with a warning: plans" "$out" "host node1: "
+check_eq "plan with a warning: the warning" "$(cat "$tmp/err")" \
+        "$tmp/s1.yaml:$line:26: warning: sequential_cutoff 4 MiB is not 0: bcache sends sequential writes of 4 MiB and more around the cache, and Ceph writes whole 4 MiB objects: write 0"
+rm -rf "$tmp"
+
 # validate - reads stdin, named <stdin> in messages.
 out=$("$cephprov" validate - <"$src/tests/data/layout-valid/minimal.yaml"); rc=$?
 check_eq "stdin: exit 0" "$rc" 0
