@@ -1001,7 +1001,7 @@ int layout_from_tree(const char *name, const YamlNode *root, bool all_errors, Ya
         int r;
 
         if (!root || yaml_node_is_null(root))
-                return error_set(err, EINVAL, "%s:1:1: empty layout (expected a mapping with 'cluster' and 'hosts')", name);
+                return yaml_fail_at(c, (YamlMark) { 1, 1 }, "empty layout (expected a mapping with 'cluster' and 'hosts')");
         if (root->type != YAML_NODE_MAPPING) {
                 YamlQuoted q;
                 return yaml_fail(c, root, "wrong type for the layout: %s (expected a mapping with 'cluster' and 'hosts')",
