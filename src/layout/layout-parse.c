@@ -752,7 +752,9 @@ static int check_address(Ctx *c, const YamlNode *k, const YamlNode *v, const cha
         return 0;
 }
 
-static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, Host *h) {
+/* `profiles_complete`: every profile was read with its name, so a name not found is unknown
+ * (otherwise it may be one whose entry had an error, already reported). */
+static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, bool profiles_complete, Host *h) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
                 "command_timeout", "agent_path", /* the SSH overrides, read by parse_ssh_overrides() */
@@ -823,7 +825,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, H
                 r = yaml_expect_scalar(c, FK(&f, "profile"), pv, "the name of a profile");
                 if (r >= 0) {
                         h->profile = layout_find_profile(l, pv->value);
-                        if (!h->profile) {
+                        if (!h->profile && profiles_complete) {
                                 _cleanup_(freep) const char **names = calloc(l->n_profiles + 1, sizeof(char *));
                                 if (!names)
                                         return yaml_oom(c);
@@ -878,7 +880,7 @@ static int check_addresses(Ctx *c, const Layout *l) {
         return 0;
 }
 
-static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
+static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, bool profiles_complete) {
         if (v->type != YAML_NODE_SEQUENCE)
                 return yaml_wrong_type(c, k, v, "a list of hosts");
         if (v->n_children == 0)
@@ -888,7 +890,7 @@ static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) 
                 return yaml_oom(c);
         for (size_t i = 0; i < v->n_children; i++) {
                 l->n_hosts++;
-                TRY(parse_host(c, k, v->children[i], l, &l->hosts[i]));
+                TRY(parse_host(c, k, v->children[i], l, profiles_complete, &l->hosts[i]));
         }
         return check_addresses(c, l);
 }
@@ -982,11 +984,18 @@ static int layout_walk(Ctx *c, const YamlNode *root, Layout *l) {
                 TRY(parse_ssh(c, FK(&f, "ssh"), FV(&f, "ssh"), l));
         if (FV(&f, "throttle"))
                 TRY(parse_throttle(c, FK(&f, "throttle"), FV(&f, "throttle"), &l->throttle));
-        if (FV(&f, "profiles"))
+        bool profiles_complete = true;
+        if (FV(&f, "profiles")) {
                 TRY(parse_profiles(c, FK(&f, "profiles"), FV(&f, "profiles"), l));
+                if (FV(&f, "profiles")->type != YAML_NODE_MAPPING)
+                        profiles_complete = false;
+                for (size_t i = 0; i < l->n_profiles; i++)
+                        if (!l->profiles[i].name)
+                                profiles_complete = false;
+        }
         if (!FV(&f, "hosts"))
                 return 0;
-        r = parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), l);
+        r = parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), l, profiles_complete);
         if (r < 0)
                 return r;
         if (cluster_ok)

@@ -82,6 +82,9 @@ out=$(cd "$dir" && "$cephprov" validate several.yaml 2>/dev/null)
 check_eq "several errors: exit 1" "$rc" 1
 check_eq "several errors: every one, in file order" "$err" "$(cat "$dir/several.expected")"
 check_eq "several errors: nothing on stdout" "$out" ""
+err=$(cd "$dir" && "$cephprov" validate no-cascade.yaml 2>&1 >/dev/null); rc=$?
+check_eq "no cascade: exit 1" "$rc" 1
+check_eq "no cascade: a broken profiles section is not also an unknown profile" "$err" "$(cat "$dir/no-cascade.expected")"
 
 # --json failures: a JSON error object on stdout, the messages still on stderr.
 json=$(cd "$dir" && "$cephprov" validate --json several.yaml 2>/dev/null); rc=$?
