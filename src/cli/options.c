@@ -158,6 +158,11 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
                 cli_options_done(&o);
                 return cli_report(&err);
         }
+        /* The layout's warnings, as validate prints them: plan and apply are where they matter. */
+        const YamlDiags *w = &(*ret_layout)->warnings;
+        for (size_t i = 0; i < w->n; i++)
+                fprintf(stderr, "%s:%u:%u: warning: %s\n", o.args[0], w->items[i].mark.line, w->items[i].mark.column,
+                        w->items[i].message);
         *ret = o;
         return 0;
 }

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `cephprov validate FILE|-`: a layout (every error and warning of it, in file order) or a
+ * playbook (its first error), as text or as JSON with a format version. */
+
+#include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "basic/json-util.h"
+#include "basic/log.h"
 #include "basic/strv.h"
 #include "cli.h"
 #include "layout/layout.h"
@@ -10,77 +18,305 @@
 #include "playbook/playbook.h"
 #include "yaml/yaml-tree.h"
 
-static int validate_playbook(const char *path, bool json, char * const *hosts) {
+/* The version of validate's JSON documents: bumped when a key changes meaning or goes away. */
+#define VALIDATE_JSON_FORMAT 1
+
+#define STDIN_NAME "<stdin>"
+
+/* {"format": 1, ...the keys of j...}: the version first, for readers that look at it first. */
+static json_object *with_format(json_object *j) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || json_add_int(o, "format", VALIDATE_JSON_FORMAT) < 0)
+                return NULL;
+        json_object_object_foreach(j, key, val)
+                if (json_add(o, key, json_object_get(val)) < 0)
+                        return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *diag_to_json(const char *name, const YamlDiag *d) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || json_add_string(o, "file", name) < 0 || json_add_u64(o, "line", d->mark.line) < 0 ||
+            json_add_u64(o, "column", d->mark.column) < 0 || json_add_string(o, "message", d->message) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* An error without a list: "NAME:LINE:COL: message" split back into its parts when it has
+ * them (a playbook's, a YAML syntax error); otherwise line and column are null. */
+static json_object *error_to_json(const char *name, const Error *err) {
+        const char *m = err->code ? err->message : "unknown error";
+        size_t nl = strlen(name);
+        unsigned line, col;
+        int used = 0;
+        if (strncmp(m, name, nl) == 0 && sscanf(m + nl, ":%u:%u: %n", &line, &col, &used) == 2 && used > 0) {
+                YamlDiag d = { .mark = { line, col }, .message = (char *) (m + nl + used) };
+                return diag_to_json(name, &d);
+        }
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || json_add_string(o, "file", name) < 0 || json_object_object_add(o, "line", NULL) < 0 ||
+            json_object_object_add(o, "column", NULL) < 0 || json_add_string(o, "message", m) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* The diagnostics of kind `warning` as a JSON array. */
+static json_object *diags_to_json(const char *name, const YamlDiags *d, bool warning) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+        if (!a)
+                return NULL;
+        for (size_t i = 0; d && i < d->n; i++) {
+                if (d->items[i].warning != warning)
+                        continue;
+                json_object *o = diag_to_json(name, &d->items[i]);
+                if (!o || json_object_array_add(a, o) < 0) {
+                        json_object_put(o);
+                        return NULL;
+                }
+        }
+        return TAKE_PTR(a);
+}
+
+/* A failed validate --json: the JSON error object on stdout (the first error, and all of them
+ * under "errors"), while the caller prints every message on stderr. */
+static void report_json_failure(const char *name, const Error *err, const YamlDiags *d) {
+        _cleanup_json_ json_object *errors = NULL, *o = json_object_new_object();
+        if (d && d->n_errors > 0)
+                errors = diags_to_json(name, d, false);
+        else if ((errors = json_object_new_array())) {
+                json_object *e = error_to_json(name, err);
+                if (!e || json_object_array_add(errors, e) < 0) {
+                        json_object_put(e);
+                        json_object_put(TAKE_PTR(errors));
+                }
+        }
+        if (!o || !errors || json_add_int(o, "format", VALIDATE_JSON_FORMAT) < 0 ||
+            json_add(o, "error", json_object_get(json_object_array_get_idx(errors, 0))) < 0 ||
+            json_add(o, "errors", TAKE_PTR(errors)) < 0 || json_add(o, "warnings", diags_to_json(name, d, true)) < 0) {
+                log_error("cannot format the errors of '%s' as JSON: out of memory", name);
+                return;
+        }
+        printf("%s\n", json_to_pretty(o));
+}
+
+static void print_warnings(const char *name, const YamlDiags *d) {
+        for (size_t i = 0; d && i < d->n; i++)
+                if (d->items[i].warning)
+                        fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
+                                d->items[i].message);
+}
+
+static int print_json(json_object *j, const char *what, const char *name) {
+        _cleanup_json_ json_object *o = j ? with_format(j) : NULL;
+        if (!o) {
+                log_error("cannot format %s '%s' as JSON: out of memory", what, name);
+                return 1;
+        }
+        printf("%s\n", json_to_pretty(o));
+        return 0;
+}
+
+static int validate_playbook(const char *name, const char *data, size_t len, bool json, char * const *hosts) {
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         Error err = {};
 
-        if (playbook_load(path, &pb, &err) < 0)
+        if (playbook_load_string(name, data, len, &pb, &err) < 0) {
+                if (json)
+                        report_json_failure(name, &err, NULL);
                 return cli_report(&err);
+        }
         if (hosts) {
                 /* The plan for these hosts as far as the playbook alone tells it: their OSDs
                  * and failure domains come from the cluster when the playbook runs. */
                 size_t n = strv_length(hosts);
                 _cleanup_(freep) PlaybookHostFacts *facts = calloc(n, sizeof(PlaybookHostFacts));
                 if (!facts) {
-                        error_set(&err, ENOMEM, "cannot print the plan of playbook '%s': out of memory", path);
+                        error_set(&err, ENOMEM, "cannot print the plan of playbook '%s': out of memory", name);
                         return cli_report(&err);
                 }
                 for (size_t i = 0; i < n; i++)
                         facts[i].host = hosts[i];
                 if (json) {
                         _cleanup_json_ json_object *j = NULL;
-                        if (playbook_plan_to_json(pb, facts, n, &j) < 0) {
-                                error_set(&err, ENOMEM, "cannot format the plan of playbook '%s' as JSON", path);
-                                return cli_report(&err);
-                        }
-                        printf("%s\n", json_to_pretty(j));
-                        return 0;
+                        if (playbook_plan_to_json(pb, facts, n, &j) < 0)
+                                j = NULL;
+                        return print_json(j, "the plan of playbook", name);
                 }
                 if (playbook_print_plan(pb, facts, n, stdout) < 0) {
-                        error_set(&err, ENOMEM, "cannot print the plan of playbook '%s': out of memory", path);
+                        error_set(&err, ENOMEM, "cannot print the plan of playbook '%s': out of memory", name);
                         return cli_report(&err);
                 }
                 return 0;
         }
         if (json) {
                 _cleanup_json_ json_object *j = NULL;
-                if (playbook_to_json(pb, &j) < 0) {
-                        error_set(&err, ENOMEM, "cannot format playbook '%s' as JSON", path);
-                        return cli_report(&err);
-                }
-                printf("%s\n", json_to_pretty(j));
-                return 0;
+                if (playbook_to_json(pb, &j) < 0)
+                        j = NULL;
+                return print_json(j, "playbook", name);
         }
-        printf("%s: valid: playbook '%s', %zu before, %zu per host, %zu in the gate, %zu after; hosts %s%s; %s\n", path,
+        printf("%s: valid: playbook '%s', %zu before, %zu per host, %zu in the gate, %zu after; hosts %s%s; %s\n", name,
                pb->name, pb->n_steps[PLAYBOOK_BEFORE], pb->n_steps[PLAYBOOK_PER_HOST], pb->n_steps[PLAYBOOK_GATE],
                pb->n_steps[PLAYBOOK_AFTER], playbook_strategy_to_string(pb->strategy), pb->canary ? ", canary first" : "",
                pb->destructive ? "destructive" : "not destructive");
         return 0;
 }
 
-static int validate_layout(const char *path, bool json) {
-        _cleanup_(layout_freep) Layout *l = NULL;
-        Error err = {};
+/* Appends one diagnostic to d (-ENOMEM). */
+static int diag_add(YamlDiags *d, bool warning, YamlMark m, char *message) {
+        YamlDiag *a = realloc(d->items, (d->n + 1) * sizeof(YamlDiag));
+        if (!a) {
+                free(message);
+                return -ENOMEM;
+        }
+        d->items = a;
+        a[d->n++] = (YamlDiag) { .warning = warning, .mark = m, .message = message };
+        if (!warning)
+                d->n_errors++;
+        return 0;
+}
 
-        if (layout_load_file(path, &l, &err) < 0)
+/* The identity files the layout names must exist now, not at connect time. `~/` is expanded
+ * as the transport does it (with $HOME); other `~` forms are not expanded by the transport,
+ * so they are refused. A file is checked once, where it is given (hosts inherit the ssh
+ * section's). Only `validate` looks at the file system; loading a layout never does. */
+static int check_identity_files(const Layout *l, YamlDiags *d) {
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const SshOptions *o = &l->hosts[i].ssh;
+                if (!o->identity || l->hosts[i].transport != TRANSPORT_SSH)
+                        continue;
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = l->hosts[j].ssh.identity && l->hosts[j].transport == TRANSPORT_SSH &&
+                               l->hosts[j].ssh.identity_mark.line == o->identity_mark.line &&
+                               l->hosts[j].ssh.identity_mark.column == o->identity_mark.column;
+                if (seen)
+                        continue;
+
+                _cleanup_(freep) char *path = NULL;
+                char *msg = NULL;
+                const char *id = o->identity;
+                if (id[0] == '~' && id[1] != '/' && id[1] != 0) {
+                        msg = strprintf("identity '%s': cephprov expands only '~/' (the home of the user running it): write the full path",
+                                        id);
+                        if (!msg || diag_add(d, false, o->identity_mark, msg) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (id[0] == '~') {
+                        const char *home = getenv("HOME");
+                        if (!home || !home[0]) {
+                                msg = strprintf("identity '%s' not checked: HOME is not set, so '~' cannot be resolved here", id);
+                                if (!msg || diag_add(d, true, o->identity_mark, msg) < 0)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                        path = strprintf("%s%s", home, id + 1);
+                } else
+                        path = strdup(id);
+                if (!path)
+                        return -ENOMEM;
+                if (access(path, R_OK) < 0) {
+                        int e = errno;
+                        if (streq(path, id))
+                                msg = strprintf("identity file '%s' %s: %s", id, e == ENOENT ? "does not exist" : "cannot be read",
+                                                strerror(e));
+                        else
+                                msg = strprintf("identity file '%s' (%s) %s: %s", id, path,
+                                                e == ENOENT ? "does not exist" : "cannot be read", strerror(e));
+                        if (!msg || diag_add(d, false, o->identity_mark, msg) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static int validate_layout(const char *name, const char *data, size_t len, bool json) {
+        _cleanup_(layout_freep) Layout *l = NULL;
+        _cleanup_(yaml_diags_done) YamlDiags d = {};
+        Error err = {};
+        int r;
+
+        if (data)
+                r = layout_load_string_all(name, data, len, &l, &d, &err);
+        else
+                r = layout_load_file_all(name, &l, &d, &err); /* reports a file that cannot be read */
+        if (r >= 0 && check_identity_files(l, &d) < 0) {
+                error_set(&err, ENOMEM, "cannot validate layout '%s': out of memory", name);
                 return cli_report(&err);
+        }
+        yaml_diags_sort(&d);
+
+        if (r < 0 || d.n_errors > 0) {
+                if (json)
+                        report_json_failure(name, &err, &d);
+                if (d.n_errors == 0)
+                        return cli_report(&err);
+                /* Every error and warning, in file order, as compilers print them. */
+                for (size_t i = 0; i < d.n; i++)
+                        if (d.items[i].warning)
+                                fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d.items[i].mark.line,
+                                        d.items[i].mark.column, d.items[i].message);
+                        else
+                                log_error("%s:%u:%u: %s", name, d.items[i].mark.line, d.items[i].mark.column,
+                                          d.items[i].message);
+                if (d.n_errors > 1)
+                        log_error("%zu errors in layout '%s'", d.n_errors, name);
+                return 1;
+        }
+
+        print_warnings(name, &d);
         if (json) {
                 _cleanup_json_ json_object *j = NULL;
-                if (layout_to_json(l, &j) < 0) {
-                        error_set(&err, ENOMEM, "cannot format layout '%s' as JSON", path);
-                        return cli_report(&err);
-                }
-                printf("%s\n", json_to_pretty(j));
-                return 0;
+                if (layout_to_json(l, &j) < 0 || json_add(j, "warnings", diags_to_json(name, &d, true)) < 0)
+                        return print_json(NULL, "layout", name);
+                return print_json(j, "layout", name);
         }
 
         size_t with_disks = 0;
         for (size_t i = 0; i < l->n_hosts; i++)
                 if (l->hosts[i].profile)
                         with_disks++;
-        printf("%s: valid: cluster '%s', %zu host%s (%zu with managed disks), %zu profile%s\n",
-               path, l->cluster_name, l->n_hosts, l->n_hosts == 1 ? "" : "s", with_disks,
-               l->n_profiles, l->n_profiles == 1 ? "" : "s");
+        size_t n_warnings = d.n - d.n_errors;
+        printf("%s: valid: cluster '%s', %zu host%s (%zu with managed disks), %zu profile%s", name, l->cluster_name,
+               l->n_hosts, l->n_hosts == 1 ? "" : "s", with_disks, l->n_profiles, l->n_profiles == 1 ? "" : "s");
+        if (n_warnings > 0)
+                printf("; %zu warning%s", n_warnings, n_warnings == 1 ? "" : "s");
+        printf("\n");
+        return 0;
+}
+
+/* All of stdin, at most YAML_FILE_MAX bytes, NUL-terminated. */
+static int read_stdin(char **ret, size_t *ret_len, Error *err) {
+        size_t cap = 4096, len = 0;
+        _cleanup_(freep) char *buf = malloc(cap);
+        if (!buf)
+                return error_set(err, ENOMEM, "cannot read %s: out of memory", STDIN_NAME);
+        for (;;) {
+                if (len + 1 >= cap) {
+                        if (cap > YAML_FILE_MAX)
+                                return error_set(err, EFBIG, "cannot read %s: larger than %u MiB (not a layout or playbook)",
+                                                 STDIN_NAME, YAML_FILE_MAX >> 20);
+                        char *n = realloc(buf, cap * 2);
+                        if (!n)
+                                return error_set(err, ENOMEM, "cannot read %s: out of memory", STDIN_NAME);
+                        buf = n;
+                        cap *= 2;
+                }
+                ssize_t k = read(STDIN_FILENO, buf + len, cap - len - 1);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return error_set(err, errno, "cannot read %s: %s", STDIN_NAME, strerror(errno));
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        if (len > YAML_FILE_MAX)
+                return error_set(err, EFBIG, "cannot read %s: larger than %u MiB (not a layout or playbook)", STDIN_NAME,
+                                 YAML_FILE_MAX >> 20);
+        buf[len] = 0;
+        *ret_len = len;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 
@@ -94,12 +330,24 @@ int verb_validate(int argc, char *argv[]) {
                 return verb_usage_error(v, "expected one layout or playbook file");
 
         /* A playbook says so at its top level (`playbook:`); anything else is read as a
-         * layout, which also reports a file that cannot be read. */
+         * layout, which also reports a file that cannot be read. `-` is stdin. */
+        bool from_stdin = streq(o.args[0], "-");
+        const char *name = from_stdin ? STDIN_NAME : o.args[0];
         _cleanup_(freep) char *data = NULL;
-        size_t len;
-        if (yaml_file_read(o.args[0], "file", &data, &len, NULL) >= 0 && playbook_text_is_playbook(data, len))
-                return validate_playbook(o.args[0], o.json, o.hosts);
+        size_t len = 0;
+        if (from_stdin) {
+                Error err = {};
+                if (read_stdin(&data, &len, &err) < 0) {
+                        if (o.json)
+                                report_json_failure(name, &err, NULL);
+                        return cli_report(&err);
+                }
+        } else if (yaml_file_read(o.args[0], "file", &data, &len, NULL) < 0)
+                data = NULL;
+
+        if (data && playbook_text_is_playbook(data, len))
+                return validate_playbook(name, data, len, o.json, o.hosts);
         if (o.hosts)
-                return verb_usage_error(v, "--hosts applies to a playbook, and '%s' is a layout", o.args[0]);
-        return validate_layout(o.args[0], o.json);
+                return verb_usage_error(v, "--hosts applies to a playbook, and '%s' is a layout", name);
+        return validate_layout(name, data, len, o.json);
 }

@@ -8,5 +8,8 @@
 #include "layout.h"
 #include "yaml/yaml-tree.h"
 
-/* `root` may be NULL (empty document). */
-int layout_from_tree(const char *name, const YamlNode *root, Layout **ret, Error *err);
+/* `root` may be NULL (empty document). With all_errors, every error goes to *diags and the walk
+ * goes on; otherwise it stops at the first. Warnings go to *diags (when given) and to the
+ * layout's own list. */
+int layout_from_tree(const char *name, const YamlNode *root, bool all_errors, YamlDiags *diags, Layout **ret,
+                     Error *err);

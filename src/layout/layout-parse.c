@@ -4,6 +4,7 @@
  * Message form: "NAME:LINE:COL: what is wrong (what was expected)". Unknown keys point at
  * the key, bad values at the value, missing keys at the mapping that lacks them. */
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "basic/size.h"
 #include "basic/strv.h"
@@ -23,16 +25,130 @@ typedef YamlCtx Ctx;
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
-/* Sizes: "30G", "60GiB", "4096"; with allow_share also "5%" of the fast device. */
-static int get_size(Ctx *c, const YamlNode *k, const YamlNode *v, bool allow_share, bool allow_zero, SizeSpec *ret) {
-        const char *expected = allow_share
+/* A bad value of one key: with all errors collected (YamlCtx.all_errors) it is recorded and
+ * the walk goes on with the next key; otherwise the walk stops at it. */
+#define TRY(expr)                                                    \
+        do {                                                         \
+                int _r = yaml_keep_going(c, (expr));                 \
+                if (_r < 0)                                          \
+                        return _r;                                   \
+        } while (0)
+
+/* The units a size may carry, exactly as written (case matters: 'b' would be bits, 'k' a
+ * thousand). All are powers of 1024; see docs/layout.md. */
+static const char * const size_units[] = {
+        "B", "K", "KB", "KiB", "M", "MB", "MiB", "G", "GB", "GiB", "T", "TB", "TiB", "P", "PB", "PiB",
+};
+
+/* How a size key is used: what it may be and what is checked. */
+typedef enum SizeUse {
+        SIZE_USE_PARTITION, /* db/wal/journal/cache: unit required, share allowed, 1 MiB .. 1 PiB */
+        SIZE_USE_CUTOFF,    /* sequential_cutoff: 0 allowed, bare bytes allowed */
+} SizeUse;
+
+/* Largest partition size accepted: no device is larger, and sums of a few thousand of them
+ * stay far from overflowing 64 bits in the planner. */
+#define PARTITION_SIZE_MAX (TiB * 1024)
+
+/* Splits "30G", "1.5 TiB", "4096" into the number and its unit ("" when none). Refused:
+ * leading or trailing blanks, more than one space, a space with no unit after it. Returns
+ * 0, -EINVAL (not a size) or -EBADMSG (a unit in the wrong case: *ret_canonical is the
+ * right spelling). */
+static int size_split(const char *s, size_t *ret_number_len, const char **ret_unit, const char **ret_canonical) {
+        const char *p = s;
+        while (isdigit((unsigned char) *p))
+                p++;
+        if (p == s)
+                return -EINVAL;
+        if (*p == '.') {
+                p++;
+                if (!isdigit((unsigned char) *p))
+                        return -EINVAL;
+                while (isdigit((unsigned char) *p))
+                        p++;
+        }
+        size_t number_len = (size_t) (p - s);
+        if (*p == ' ') {
+                p++;
+                if (*p == 0)
+                        return -EINVAL;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(size_units); i++)
+                if (streq(p, size_units[i])) {
+                        *ret_number_len = number_len;
+                        *ret_unit = p;
+                        return 0;
+                }
+        if (*p == 0) {
+                *ret_number_len = number_len;
+                *ret_unit = p;
+                return 0;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(size_units); i++)
+                if (strcasecmp(p, size_units[i]) == 0) {
+                        *ret_number_len = (size_t) (p - s);
+                        *ret_canonical = size_units[i];
+                        return -EBADMSG;
+                }
+        return -EINVAL;
+}
+
+/* Parses a size string with the unit rules of size_split(). `expected` is for messages. */
+static int parse_size_text(Ctx *c, const YamlNode *k, const YamlNode *v, const char *s, const char *expected,
+                           bool *ret_has_unit, uint64_t *ret) {
+        size_t nl = 0;
+        const char *unit = NULL, *canonical = NULL;
+        int r = size_split(s, &nl, &unit, &canonical);
+        if (r == -EBADMSG)
+                return yaml_fail(c, v, "invalid value '%s' for '%s': units are case-sensitive (write %.*s%s)",
+                                 YQ(v->value), YQ(k->value), (int) nl, s, canonical);
+        if (r < 0)
+                return yaml_bad_value(c, k, v, expected);
+        r = size_parse(s, ret);
+        if (r == -ERANGE)
+                return yaml_bad_value(c, k, v, "a size below 16 EiB");
+        if (r < 0)
+                return yaml_bad_value(c, k, v, expected);
+        *ret_has_unit = unit[0] != 0;
+        return 0;
+}
+
+/* Ceph's guidance for the smallest sensible partition of each role, warned about (not
+ * refused) below; see docs/layout.md "Sizes". */
+static int warn_small(Ctx *c, const YamlNode *k, const YamlNode *v, uint64_t bytes, bool wal_separate) {
+        char a[SIZE_FORMAT_MAX];
+        if (streq(k->value, "db_size")) {
+                uint64_t floor = wal_separate ? LAYOUT_DB_FLOOR_WITH_WAL : LAYOUT_DB_FLOOR;
+                if (bytes < floor)
+                        return yaml_warn(c, v, "db_size %s is below %s%s: RocksDB's first level is 1 GiB (max_bytes_for_level_base since Reef)%s, "
+                                         "and Ceph recommends a DB of 1%% to 4%% of the data device (10 GiB to 40 GiB per TB)",
+                                         size_format(bytes, a, sizeof a), wal_separate ? "1 GiB" : "2 GiB",
+                                         wal_separate ? "" : " without a separate WAL", wal_separate ? "" : " and its WAL up to 1 GiB (max_total_wal_size)");
+        } else if (streq(k->value, "wal_size")) {
+                if (bytes < LAYOUT_WAL_FLOOR)
+                        return yaml_warn(c, v, "wal_size %s is below 1 GiB: BlueStore lets RocksDB's WAL grow to 1 GiB (max_total_wal_size in bluestore_rocksdb_options)",
+                                         size_format(bytes, a, sizeof a));
+        } else if (streq(k->value, "journal_size")) {
+                if (bytes < LAYOUT_JOURNAL_FLOOR)
+                        return yaml_warn(c, v, "journal_size %s is below 1 GiB: Ceph sizes a FileStore journal at 2 x throughput x filestore_max_sync_interval "
+                                         "(about 1 GiB for 100 MB/s and 5 s; its default osd_journal_size is 5 GiB)",
+                                         size_format(bytes, a, sizeof a));
+        }
+        return 0;
+}
+
+/* Sizes of partitions: "30G", "60GiB", "1.5 TiB", or "5%" of the fast device; a unit is
+ * required. sequential_cutoff: also 0 and bare bytes. */
+static int get_size(Ctx *c, const YamlNode *k, const YamlNode *v, SizeUse use, SizeSpec *ret) {
+        bool partition = use == SIZE_USE_PARTITION;
+        const char *expected = partition
                 ? "a size such as 30G or 512M, or a share of the fast device such as 5%"
-                : "a size such as 30G or 512M";
+                : "a size such as 0, 512K or 4M";
         int r = yaml_expect_scalar(c, k, v, expected);
         if (r < 0)
                 return r;
         const char *s = v->value;
-        if (allow_share && endswith(s, "%")) {
+        if (partition && endswith(s, "%")) {
                 double d;
                 r = share_parse(s, &d);
                 if (r == -ERANGE)
@@ -43,13 +159,25 @@ static int get_size(Ctx *c, const YamlNode *k, const YamlNode *v, bool allow_sha
                 return 0;
         }
         uint64_t b;
-        r = size_parse(s, &b);
-        if (r == -ERANGE)
-                return yaml_bad_value(c, k, v, "a size below 16 EiB");
-        if (r < 0 || isspace((unsigned char) s[0]))
-                return yaml_bad_value(c, k, v, expected);
-        if (b == 0 && !allow_zero)
-                return yaml_bad_value(c, k, v, "a size greater than 0");
+        bool has_unit;
+        r = parse_size_text(c, k, v, s, expected, &has_unit, &b);
+        if (r < 0)
+                return r;
+        if (partition) {
+                if (b == 0)
+                        return yaml_bad_value(c, k, v, "a size greater than 0");
+                /* A small bare number is a forgotten G; a large one may be bytes. */
+                if (!has_unit && b < MiB)
+                        return yaml_fail(c, v, "%s: %s has no unit: write %sG (or %sGiB), sizes need a unit",
+                                         YQ(k->value), YQ(s), YQ(s), YQ(s));
+                if (!has_unit)
+                        return yaml_fail(c, v, "%s: %s has no unit: write %sB if bytes are meant, sizes need a unit",
+                                         YQ(k->value), YQ(s), YQ(s));
+                if (b < MiB)
+                        return yaml_bad_value(c, k, v, "a partition size of at least 1M: partitions are aligned to 1 MiB");
+                if (b > PARTITION_SIZE_MAX)
+                        return yaml_bad_value(c, k, v, "a partition size of at most 1P: no device is larger");
+        }
         *ret = (SizeSpec) { .kind = SIZE_BYTES, .bytes = b };
         return 0;
 }
@@ -110,38 +238,38 @@ static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
         const YamlNode *k, *v;
         int r, e;
 
-        if ((v = FV(f, "user"))) {
-                r = yaml_get_name(c, FK(f, "user"), v, "._-", 32, "a user name: letters, digits, '.', '_' and '-'", &o->user);
-                if (r < 0)
-                        return r;
-        }
-        if ((v = FV(f, "port")) && (r = yaml_get_uint(c, FK(f, "port"), v, 1, 65535, &o->port)) < 0)
-                return r;
+        if ((v = FV(f, "user")))
+                TRY(yaml_get_name(c, FK(f, "user"), v, "._-", 32, "a user name: letters, digits, '.', '_' and '-'", &o->user));
+        if ((v = FV(f, "port")))
+                TRY(yaml_get_uint(c, FK(f, "port"), v, 1, 65535, &o->port));
         /* `~` in identity and known_hosts stays literal here: the transport expands it for
          * the user running cephprov, when it opens the file. The layout stays pure text. */
-        if ((v = FV(f, "identity")) && (r = yaml_get_string(c, FK(f, "identity"), v, "a path to a private key file", &o->identity)) < 0)
-                return r;
-        if ((v = FV(f, "known_hosts")) && (r = yaml_get_string(c, FK(f, "known_hosts"), v, "a path to a known_hosts file", &o->known_hosts)) < 0)
-                return r;
+        if ((v = FV(f, "identity"))) {
+                r = yaml_get_string(c, FK(f, "identity"), v, "a path to a private key file", &o->identity);
+                if (r >= 0)
+                        o->identity_mark = v->mark;
+                TRY(r);
+        }
+        if ((v = FV(f, "known_hosts")))
+                TRY(yaml_get_string(c, FK(f, "known_hosts"), v, "a path to a known_hosts file", &o->known_hosts));
         if ((v = FV(f, "agent_path"))) {
                 r = yaml_get_string(c, FK(f, "agent_path"), v, "an absolute path for the agent binary on the host", &o->agent_path);
-                if (r < 0)
-                        return r;
-                if (o->agent_path[0] != '/')
-                        return yaml_fail(c, v, "agent_path '%s' is not an absolute path (expected a path starting with '/')",
-                                    o->agent_path);
+                if (r >= 0 && o->agent_path[0] != '/')
+                        r = yaml_fail(c, v, "agent_path '%s' is not an absolute path (expected a path starting with '/')",
+                                      o->agent_path);
+                TRY(r);
         }
         if ((v = FV(f, "host_key_checking"))) {
                 k = FK(f, "host_key_checking");
                 r = yaml_get_enum(c, k, v, host_key_names, ELEMENTSOF(host_key_names), &e);
-                if (r < 0)
-                        return r;
-                o->host_key_policy = (HostKeyPolicy) e;
+                if (r >= 0)
+                        o->host_key_policy = (HostKeyPolicy) e;
+                TRY(r);
         }
-        if ((v = FV(f, "connect_timeout")) && (r = yaml_get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec)) < 0)
-                return r;
-        if ((v = FV(f, "command_timeout")) && (r = yaml_get_duration(c, FK(f, "command_timeout"), v, &o->command_timeout_sec)) < 0)
-                return r;
+        if ((v = FV(f, "connect_timeout")))
+                TRY(yaml_get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec));
+        if ((v = FV(f, "command_timeout")))
+                TRY(yaml_get_duration(c, FK(f, "command_timeout"), v, &o->command_timeout_sec));
         return 0;
 }
 
@@ -157,11 +285,9 @@ static int parse_ssh(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
         r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
         if (r < 0)
                 return r;
-        r = parse_ssh_overrides(c, &f, &l->ssh);
-        if (r < 0)
-                return r;
-        if (FV(&f, "concurrency") && (r = yaml_get_uint(c, FK(&f, "concurrency"), FV(&f, "concurrency"), 1, 1024, &l->concurrency)) < 0)
-                return r;
+        TRY(parse_ssh_overrides(c, &f, &l->ssh));
+        if (FV(&f, "concurrency"))
+                TRY(yaml_get_uint(c, FK(&f, "concurrency"), FV(&f, "concurrency"), 1, 1024, &l->concurrency));
         return 0;
 }
 
@@ -179,17 +305,15 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
                 return r;
 
         int preset = THROTTLE_DEFAULT;
-        if (FV(&f, "preset") && (r = yaml_get_enum(c, FK(&f, "preset"), FV(&f, "preset"), preset_names, ELEMENTSOF(preset_names), &preset)) < 0)
-                return r;
+        if (FV(&f, "preset"))
+                TRY(yaml_get_enum(c, FK(&f, "preset"), FV(&f, "preset"), preset_names, ELEMENTSOF(preset_names), &preset));
         throttle_preset_values((ThrottlePreset) preset, t);
 
         unsigned *dst[] = { &t->osd_max_backfills, &t->osd_recovery_max_active, &t->osd_recovery_max_single_start };
         unsigned n_explicit = 0;
         for (size_t i = 0; i < 3; i++)
                 if (f.value[i + 1]) {
-                        r = yaml_get_uint(c, f.key[i + 1], f.value[i + 1], 1, 1000, dst[i]);
-                        if (r < 0)
-                                return r;
+                        TRY(yaml_get_uint(c, f.key[i + 1], f.value[i + 1], 1, 1000, dst[i]));
                         n_explicit++;
                 }
         /* All three values without a preset: that is a custom throttle. With a preset the
@@ -197,9 +321,8 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
         if (!FV(&f, "preset") && n_explicit == 3)
                 t->preset = THROTTLE_CUSTOM;
 
-        if (FV(&f, "osd_recovery_sleep") &&
-            (r = yaml_get_float(c, FK(&f, "osd_recovery_sleep"), FV(&f, "osd_recovery_sleep"), 0, 60, &t->osd_recovery_sleep)) < 0)
-                return r;
+        if (FV(&f, "osd_recovery_sleep"))
+                TRY(yaml_get_float(c, FK(&f, "osd_recovery_sleep"), FV(&f, "osd_recovery_sleep"), 0, 60, &t->osd_recovery_sleep));
         return 0;
 }
 
@@ -220,15 +343,18 @@ static int get_size_range(Ctx *c, const YamlNode *k, const YamlNode *v, uint64_t
         if (!dots || (dots == v->value && dots[2] == 0))
                 return yaml_bad_value(c, k, v, expected);
         uint64_t lo = 0, hi = 0;
+        bool has_unit;
         if (dots > v->value) {
                 _cleanup_(freep) char *a = strndup(v->value, (size_t) (dots - v->value));
                 if (!a)
                         return yaml_oom(c);
-                if (size_parse(a, &lo) < 0 || isspace((unsigned char) a[0]))
-                        return yaml_bad_value(c, k, v, expected);
+                if ((r = parse_size_text(c, k, v, a, expected, &has_unit, &lo)) < 0)
+                        return r;
         }
         if (dots[2]) {
-                if (size_parse(dots + 2, &hi) < 0 || isspace((unsigned char) dots[2]) || hi == 0)
+                if ((r = parse_size_text(c, k, v, dots + 2, expected, &has_unit, &hi)) < 0)
+                        return r;
+                if (hi == 0)
                         return yaml_bad_value(c, k, v, expected);
         }
         if (hi != 0 && lo > hi)
@@ -284,40 +410,39 @@ static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fas
 
         s->set = true;
         s->mark = k->mark;
-        if (FV(&f, "devices") &&
-            (r = get_paths(c, FK(&f, "devices"), FV(&f, "devices"), "device paths such as /dev/sdc or /dev/disk/by-id/...", &s->devices)) < 0)
-                return r;
+        if (FV(&f, "devices"))
+                TRY(get_paths(c, FK(&f, "devices"), FV(&f, "devices"), "device paths such as /dev/sdc or /dev/disk/by-id/...", &s->devices));
         if (FV(&f, "rotational")) {
                 bool b;
                 r = yaml_get_bool(c, FK(&f, "rotational"), FV(&f, "rotational"), &b);
-                if (r < 0)
-                        return r;
-                s->rotational = b;
+                if (r >= 0)
+                        s->rotational = b;
+                TRY(r);
         }
-        if (FV(&f, "size") && (r = get_size_range(c, FK(&f, "size"), FV(&f, "size"), &s->size_min, &s->size_max)) < 0)
-                return r;
+        if (FV(&f, "size"))
+                TRY(get_size_range(c, FK(&f, "size"), FV(&f, "size"), &s->size_min, &s->size_max));
         static const char glob[] = "a glob pattern such as \"ST2000*\"";
-        if (FV(&f, "model") && (r = yaml_get_string(c, FK(&f, "model"), FV(&f, "model"), glob, &s->model)) < 0)
-                return r;
-        if (FV(&f, "serial") && (r = yaml_get_string(c, FK(&f, "serial"), FV(&f, "serial"), glob, &s->serial)) < 0)
-                return r;
-        if (FV(&f, "vendor") && (r = yaml_get_string(c, FK(&f, "vendor"), FV(&f, "vendor"), glob, &s->vendor)) < 0)
-                return r;
-        if (FV(&f, "limit") && (r = yaml_get_uint(c, FK(&f, "limit"), FV(&f, "limit"), 1, 4096, &s->limit)) < 0)
-                return r;
+        if (FV(&f, "model"))
+                TRY(yaml_get_string(c, FK(&f, "model"), FV(&f, "model"), glob, &s->model));
+        if (FV(&f, "serial"))
+                TRY(yaml_get_string(c, FK(&f, "serial"), FV(&f, "serial"), glob, &s->serial));
+        if (FV(&f, "vendor"))
+                TRY(yaml_get_string(c, FK(&f, "vendor"), FV(&f, "vendor"), glob, &s->vendor));
+        if (FV(&f, "limit"))
+                TRY(yaml_get_uint(c, FK(&f, "limit"), FV(&f, "limit"), 1, 4096, &s->limit));
         if (!fast)
                 return 0;
 
-        if (FV(&f, "keep_partitions") && (r = parse_keep_partitions(c, FK(&f, "keep_partitions"), FV(&f, "keep_partitions"), p)) < 0)
-                return r;
-        if (FV(&f, "data_per_fast") && (r = yaml_get_uint(c, FK(&f, "data_per_fast"), FV(&f, "data_per_fast"), 0, 4096, &p->data_per_fast)) < 0)
-                return r;
+        if (FV(&f, "keep_partitions"))
+                TRY(parse_keep_partitions(c, FK(&f, "keep_partitions"), FV(&f, "keep_partitions"), p));
+        if (FV(&f, "data_per_fast"))
+                TRY(yaml_get_uint(c, FK(&f, "data_per_fast"), FV(&f, "data_per_fast"), 0, 4096, &p->data_per_fast));
         if (FV(&f, "spread")) {
                 int e;
                 r = yaml_get_enum(c, FK(&f, "spread"), FV(&f, "spread"), spread_names, ELEMENTSOF(spread_names), &e);
-                if (r < 0)
-                        return r;
-                p->spread = (SpreadMode) e;
+                if (r >= 0)
+                        p->spread = (SpreadMode) e;
+                TRY(r);
         }
         return 0;
 }
@@ -342,27 +467,35 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
                 return r;
         b->enabled = true;
         if (!FV(&f, "cache_size"))
-                return yaml_missing(c, v, "cache_size", "the cache size per data device, e.g. 60G");
-        r = get_size(c, FK(&f, "cache_size"), FV(&f, "cache_size"), true, false, &b->cache_size);
-        if (r < 0)
-                return r;
+                TRY(yaml_missing(c, v, "cache_size", "the cache size per data device, e.g. 60G"));
+        else
+                TRY(get_size(c, FK(&f, "cache_size"), FV(&f, "cache_size"), SIZE_USE_PARTITION, &b->cache_size));
         if (FV(&f, "cache_mode")) {
                 int e;
                 r = yaml_get_enum(c, FK(&f, "cache_mode"), FV(&f, "cache_mode"), cache_mode_names, ELEMENTSOF(cache_mode_names), &e);
-                if (r < 0)
-                        return r;
-                b->cache_mode = (BcacheCacheMode) e;
+                if (r >= 0)
+                        b->cache_mode = (BcacheCacheMode) e;
+                TRY(r);
         }
         if (FV(&f, "sequential_cutoff")) {
                 SizeSpec s;
-                r = get_size(c, FK(&f, "sequential_cutoff"), FV(&f, "sequential_cutoff"), false, true, &s);
-                if (r < 0)
-                        return r;
-                b->sequential_cutoff = s.bytes;
+                r = get_size(c, FK(&f, "sequential_cutoff"), FV(&f, "sequential_cutoff"), SIZE_USE_CUTOFF, &s);
+                TRY(r);
+                if (r >= 0) {
+                        b->sequential_cutoff = s.bytes;
+                        /* bcache's own default (4 MiB) is the size of Ceph's objects: with
+                         * any cutoff the writes that matter bypass the cache. */
+                        char a[SIZE_FORMAT_MAX];
+                        if (s.bytes > 0 &&
+                            (r = yaml_warn(c, FV(&f, "sequential_cutoff"),
+                                           "sequential_cutoff %s is not 0: bcache sends sequential writes of %s and more around the cache, "
+                                           "and Ceph writes whole 4 MiB objects: write 0",
+                                           size_format(s.bytes, a, sizeof a), a)) < 0)
+                                return r;
+                }
         }
-        if (FV(&f, "writeback_percent") &&
-            (r = yaml_get_uint(c, FK(&f, "writeback_percent"), FV(&f, "writeback_percent"), 0, 100, &b->writeback_percent)) < 0)
-                return r;
+        if (FV(&f, "writeback_percent"))
+                TRY(yaml_get_uint(c, FK(&f, "writeback_percent"), FV(&f, "writeback_percent"), 0, 100, &b->writeback_percent));
         return 0;
 }
 
@@ -378,24 +511,33 @@ static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o
         if (FV(&f, "objectstore")) {
                 int e;
                 r = yaml_get_enum(c, FK(&f, "objectstore"), FV(&f, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                if (r < 0)
-                        return r;
-                o->objectstore = (Objectstore) e;
+                if (r >= 0)
+                        o->objectstore = (Objectstore) e;
+                TRY(r);
         }
         if (FV(&f, "device_class")) {
+                /* CRUSH classes are case-sensitive: "HDD" would be a class of its own, with
+                 * no rule taking it. Other custom classes are the operator's to define. */
+                static const char * const conventional[] = { "auto", "hdd", "ssd", "nvme" };
                 _cleanup_(freep) char *s = NULL;
-                r = yaml_get_name(c, FK(&f, "device_class"), FV(&f, "device_class"), "_-", 32,
-                             "auto or a CRUSH device class: letters, digits, '_' and '-'", &s);
-                if (r < 0)
-                        return r;
-                free(o->device_class);
-                o->device_class = streq(s, "auto") ? NULL : TAKE_PTR(s);
+                const YamlNode *dv = FV(&f, "device_class");
+                r = yaml_get_name(c, FK(&f, "device_class"), dv, "_-", 32,
+                                  "auto or a CRUSH device class: letters, digits, '_' and '-'", &s);
+                for (size_t i = 0; r >= 0 && i < ELEMENTSOF(conventional); i++)
+                        if (strcasecmp(s, conventional[i]) == 0 && !streq(s, conventional[i]))
+                                r = yaml_fail(c, dv, "invalid value '%s' for 'device_class': CRUSH device classes are case-sensitive (did you mean '%s'?)",
+                                              YQ(s), conventional[i]);
+                if (r >= 0) {
+                        free(o->device_class);
+                        o->device_class = streq(s, "auto") ? NULL : TAKE_PTR(s);
+                }
+                TRY(r);
         }
-        if (FV(&f, "per_device") && (r = yaml_get_uint(c, FK(&f, "per_device"), FV(&f, "per_device"), 1, 8, &o->per_device)) < 0)
-                return r;
+        if (FV(&f, "per_device"))
+                TRY(yaml_get_uint(c, FK(&f, "per_device"), FV(&f, "per_device"), 1, 8, &o->per_device));
         *ret_per_device = FV(&f, "per_device");
-        if (FV(&f, "parallel") && (r = yaml_get_uint(c, FK(&f, "parallel"), FV(&f, "parallel"), 1, 64, &o->parallel)) < 0)
-                return r;
+        if (FV(&f, "parallel"))
+                TRY(yaml_get_uint(c, FK(&f, "parallel"), FV(&f, "parallel"), 1, 64, &o->parallel));
         return 0;
 }
 
@@ -429,28 +571,33 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         if (r < 0)
                 return r;
 
-        if (FV(&f, "allow") && (r = get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &p->allow)) < 0)
-                return r;
+        if (FV(&f, "allow"))
+                TRY(get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &p->allow));
         if (!FV(&f, "data"))
-                return yaml_fail(c, v, "missing key 'data' in profile '%s' (expected the data devices)", YQ(p->name));
-        r = parse_selector(c, FK(&f, "data"), FV(&f, "data"), false, p);
-        if (r < 0)
-                return r;
-        if (FV(&f, "fast") && (r = parse_selector(c, FK(&f, "fast"), FV(&f, "fast"), true, p)) < 0)
-                return r;
-        if (FV(&f, "db_size") && (r = get_size(c, FK(&f, "db_size"), FV(&f, "db_size"), true, false, &p->db_size)) < 0)
-                return r;
-        if (FV(&f, "wal_size") && (r = get_size(c, FK(&f, "wal_size"), FV(&f, "wal_size"), true, false, &p->wal_size)) < 0)
-                return r;
-        if (FV(&f, "journal_size") && (r = get_size(c, FK(&f, "journal_size"), FV(&f, "journal_size"), true, false, &p->journal_size)) < 0)
-                return r;
+                TRY(yaml_fail(c, v, "missing key 'data' in profile '%s' (expected the data devices)", YQ(p->name)));
+        else
+                TRY(parse_selector(c, FK(&f, "data"), FV(&f, "data"), false, p));
+        if (FV(&f, "fast"))
+                TRY(parse_selector(c, FK(&f, "fast"), FV(&f, "fast"), true, p));
+        static const char * const size_keys[] = { "db_size", "wal_size", "journal_size" };
+        SizeSpec *size_dst[] = { &p->db_size, &p->wal_size, &p->journal_size };
+        for (size_t i = 0; i < ELEMENTSOF(size_keys); i++)
+                if (FV(&f, size_keys[i]))
+                        TRY(get_size(c, FK(&f, size_keys[i]), FV(&f, size_keys[i]), SIZE_USE_PARTITION, size_dst[i]));
         const YamlNode *per_device = NULL;
-        if (FV(&f, "bcache") && (r = parse_bcache(c, FK(&f, "bcache"), FV(&f, "bcache"), &p->bcache)) < 0)
-                return r;
-        if (FV(&f, "osd") && (r = parse_osd(c, FK(&f, "osd"), FV(&f, "osd"), &p->osd, &per_device)) < 0)
-                return r;
-        if (FV(&f, "wipe") && (r = yaml_get_bool(c, FK(&f, "wipe"), FV(&f, "wipe"), &p->wipe)) < 0)
-                return r;
+        if (FV(&f, "bcache"))
+                TRY(parse_bcache(c, FK(&f, "bcache"), FV(&f, "bcache"), &p->bcache));
+        if (FV(&f, "osd"))
+                TRY(parse_osd(c, FK(&f, "osd"), FV(&f, "osd"), &p->osd, &per_device));
+        if (FV(&f, "wipe"))
+                TRY(yaml_get_bool(c, FK(&f, "wipe"), FV(&f, "wipe"), &p->wipe));
+
+        /* Below Ceph's guidance: warned, not refused (a lab may want tiny partitions). */
+        for (size_t i = 0; i < ELEMENTSOF(size_keys); i++)
+                if (size_dst[i]->kind == SIZE_BYTES &&
+                    (r = warn_small(c, FK(&f, size_keys[i]), FV(&f, size_keys[i]), size_dst[i]->bytes,
+                                    p->wal_size.kind != SIZE_UNSET)) < 0)
+                        return r;
 
         /* Consistency of the profile as a whole. */
         static const char * const on_fast[] = { "db_size", "wal_size", "journal_size", "bcache" };
@@ -459,27 +606,29 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
                         const YamlNode *key = FK(&f, on_fast[i]);
                         if (!key || (streq(on_fast[i], "bcache") && !p->bcache.enabled))
                                 continue;
-                        return yaml_fail(c, key, "'%s' given without 'fast' in profile '%s' (expected a 'fast' section to hold it)",
-                                    on_fast[i], YQ(p->name));
+                        TRY(yaml_fail(c, key, "'%s' given without 'fast' in profile '%s' (expected a 'fast' section to hold it)",
+                                      on_fast[i], YQ(p->name)));
                 }
         if (p->osd.objectstore == OBJECTSTORE_FILESTORE) {
                 if (FK(&f, "db_size"))
-                        return yaml_fail(c, FK(&f, "db_size"), "'db_size' with objectstore filestore in profile '%s' (expected 'journal_size' for filestore)",
-                                    YQ(p->name));
+                        TRY(yaml_fail(c, FK(&f, "db_size"), "'db_size' with objectstore filestore in profile '%s' (expected 'journal_size' for filestore)",
+                                      YQ(p->name)));
                 if (FK(&f, "wal_size"))
-                        return yaml_fail(c, FK(&f, "wal_size"), "'wal_size' with objectstore filestore in profile '%s' (expected 'journal_size' for filestore)",
-                                    YQ(p->name));
+                        TRY(yaml_fail(c, FK(&f, "wal_size"), "'wal_size' with objectstore filestore in profile '%s' (expected 'journal_size' for filestore)",
+                                      YQ(p->name)));
         } else if (FK(&f, "journal_size"))
-                return yaml_fail(c, FK(&f, "journal_size"), "'journal_size' with objectstore bluestore in profile '%s' (expected 'db_size' and 'wal_size' for bluestore)",
-                            YQ(p->name));
+                TRY(yaml_fail(c, FK(&f, "journal_size"), "'journal_size' with objectstore bluestore in profile '%s' (expected 'db_size' and 'wal_size' for bluestore)",
+                              YQ(p->name)));
         if (p->osd.per_device > 1 && (p->db_size.kind != SIZE_UNSET || p->wal_size.kind != SIZE_UNSET || p->bcache.enabled))
-                return yaml_fail(c, per_device, "'per_device' %u with DB, WAL or bcache partitions in profile '%s' (expected 1)",
-                            p->osd.per_device, YQ(p->name));
+                TRY(yaml_fail(c, per_device, "'per_device' %u with DB, WAL or bcache partitions in profile '%s' (expected 1)",
+                              p->osd.per_device, YQ(p->name)));
         if (p->fast.set && p->data.devices && p->fast.devices)
                 STRV_FOREACH(d, p->fast.devices)
-                        if (strv_contains(p->data.devices, *d))
-                                return yaml_fail(c, FK(&f, "fast"), "device '%s' is both a data and a fast device in profile '%s' (expected separate devices)",
-                                            YQ(*d), YQ(p->name));
+                        if (strv_contains(p->data.devices, *d)) {
+                                TRY(yaml_fail(c, FK(&f, "fast"), "device '%s' is both a data and a fast device in profile '%s' (expected separate devices)",
+                                              YQ(*d), YQ(p->name)));
+                                break;
+                        }
         /* Shares of one fast device: what one data device takes, times how many share it. */
         if (p->data_per_fast > 0) {
                 double share = 0;
@@ -504,14 +653,17 @@ static int parse_profiles(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *
                 return yaml_oom(c);
         for (size_t i = 0; i < n; i++) {
                 const YamlNode *pk = v->children[2 * i];
-                for (size_t j = 0; j < i; j++)
-                        if (streq(l->profiles[j].name, pk->value))
-                                return yaml_fail(c, pk, "duplicate profile '%s' (first given at line %u, column %u)",
-                                            YQ(pk->value), l->profiles[j].mark.line, l->profiles[j].mark.column);
+                bool dup = false;
+                for (size_t j = 0; j < i && !dup; j++)
+                        if (l->profiles[j].name && streq(l->profiles[j].name, pk->value)) {
+                                TRY(yaml_fail(c, pk, "duplicate profile '%s' (first given at line %u, column %u)",
+                                              YQ(pk->value), l->profiles[j].mark.line, l->profiles[j].mark.column));
+                                dup = true;
+                        }
                 l->n_profiles++;
-                r = parse_profile(c, pk, v->children[2 * i + 1], l->objectstore, &l->profiles[i]);
-                if (r < 0)
-                        return r;
+                if (dup)
+                        continue; /* left without a name: hosts find the first one */
+                TRY(parse_profile(c, pk, v->children[2 * i + 1], l->objectstore, &l->profiles[i]));
         }
         return 0;
 }
@@ -520,7 +672,89 @@ static bool selector_by_filter(const DeviceSelector *s) {
         return s->set && !s->devices;
 }
 
-static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, Host *h) {
+/* Whether s is a valid dotted-quad IPv4 address: four numbers 0..255, no leading zeros. */
+static bool ipv4_valid(const char *s) {
+        unsigned parts = 0;
+        for (const char *p = s;; p++) {
+                const char *q = p;
+                unsigned v = 0;
+                while (isdigit((unsigned char) *q)) {
+                        v = v * 10 + (unsigned) (*q - '0');
+                        if (v > 255 || q - p >= 3)
+                                return false;
+                        q++;
+                }
+                if (q == p || (q - p > 1 && *p == '0'))
+                        return false;
+                parts++;
+                if (*q == 0)
+                        return parts == 4;
+                if (*q != '.' || parts == 4)
+                        return false;
+                p = q;
+        }
+}
+
+/* Whether s is an IPv6 address (with an optional %zone). */
+static bool ipv6_valid(const char *s) {
+        char buf[INET6_ADDRSTRLEN + 1];
+        struct in6_addr a;
+        size_t n = strcspn(s, "%");
+        if (n >= sizeof buf || (s[n] == '%' && !yaml_name_valid(s + n + 1, "._-", 32)))
+                return false;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        return inet_pton(AF_INET6, buf, &a) == 1;
+}
+
+/* RFC 1123 host names, also allowing '_' (names in /etc/hosts often have it): labels of 1 to
+ * 63 letters, digits, '-' or '_', not starting or ending with '-'. */
+static bool dns_name_valid(const char *s) {
+        if (strlen(s) > 253)
+                return false;
+        for (const char *p = s;;) {
+                size_t n = strcspn(p, ".");
+                if (n == 0 || n > 63 || p[0] == '-' || p[n - 1] == '-')
+                        return false;
+                for (size_t i = 0; i < n; i++)
+                        if (!isalnum((unsigned char) p[i]) && p[i] != '-' && p[i] != '_')
+                                return false;
+                if (p[n] == 0)
+                        return true;
+                p += n + 1;
+        }
+}
+
+/* The address a host is reached at (explicit, or its name): an IPv4 or IPv6 address or a
+ * DNS name, and no port (that is the 'port' key's). `k`/`v` are the key and value the address
+ * came from ('address', or 'name' when it defaults to the name). */
+static int check_address(Ctx *c, const YamlNode *k, const YamlNode *v, const char *a) {
+        const char *colon = strchr(a, ':');
+        if (colon && !strchr(colon + 1, ':')) {
+                const char *port = colon + 1;
+                if (*port && strspn(port, "0123456789") == strlen(port))
+                        return yaml_fail(c, v, "%s %s has a port: write %s: %.*s and port: %s (in the host, or ssh.port for every host)",
+                                         YQ(k->value), YQ(a), YQ(k->value), (int) (colon - a), a, port);
+                return yaml_bad_value(c, k, v, "a host name or an IP address, without a port");
+        }
+        if (colon) {
+                if (!ipv6_valid(a))
+                        return yaml_bad_value(c, k, v, "an IPv6 address such as fd00::11");
+                return 0;
+        }
+        if (strspn(a, "0123456789.") == strlen(a)) {
+                if (!ipv4_valid(a))
+                        return yaml_bad_value(c, k, v, "an IPv4 address of four numbers from 0 to 255 without leading zeros, such as 10.0.0.11");
+                return 0;
+        }
+        if (!dns_name_valid(a))
+                return yaml_bad_value(c, k, v, "a host name of dot-separated labels of 1 to 63 letters, digits, '-' or '_', not starting or ending with '-'");
+        return 0;
+}
+
+/* `profiles_complete`: every profile was read with its name, so a name not found is unknown
+ * (otherwise it may be one whose entry had an error, already reported). */
+static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, bool profiles_complete, Host *h) {
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
                 "command_timeout", "agent_path", /* the SSH overrides, read by parse_ssh_overrides() */
@@ -538,15 +772,16 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, H
         r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
         if (r < 0)
                 return r;
+        /* Without a valid name the rest of the entry cannot be named in messages: stop here. */
         if (!FV(&f, "name"))
                 return yaml_missing(c, v, "name", "the host's name");
         r = yaml_get_name(c, FK(&f, "name"), FV(&f, "name"), "._-", 253, name_chars_expected, &h->name);
         if (r < 0)
                 return r;
         for (Host *o = l->hosts; o < h; o++)
-                if (streq(o->name, h->name))
-                        return yaml_fail(c, FV(&f, "name"), "duplicate host name '%s' (first given at line %u, column %u)",
-                                    YQ(h->name), o->mark.line, o->mark.column);
+                if (o->name && streq(o->name, h->name))
+                        TRY(yaml_fail(c, FV(&f, "name"), "duplicate host name '%s' (first given at line %u, column %u)",
+                                      YQ(h->name), o->mark.line, o->mark.column));
 
         /* SSH: defaults, then this host's overrides. */
         h->ssh = l->ssh;
@@ -557,47 +792,56 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, H
         if ((l->ssh.user && !h->ssh.user) || (l->ssh.identity && !h->ssh.identity) ||
             (l->ssh.known_hosts && !h->ssh.known_hosts) || (l->ssh.agent_path && !h->ssh.agent_path))
                 return yaml_oom(c);
-        r = parse_ssh_overrides(c, &f, &h->ssh);
-        if (r < 0)
-                return r;
-
-        if (FV(&f, "address")) {
-                r = yaml_get_name(c, FK(&f, "address"), FV(&f, "address"), ".:-_%", 253,
-                             "a host name or IP address", &h->address);
-                if (r < 0)
-                        return r;
-        } else if (!(h->address = strdup(h->name)))
-                return yaml_oom(c);
+        TRY(parse_ssh_overrides(c, &f, &h->ssh));
 
         if (FV(&f, "transport")) {
                 int e;
                 r = yaml_get_enum(c, FK(&f, "transport"), FV(&f, "transport"), transport_names, ELEMENTSOF(transport_names), &e);
-                if (r < 0)
-                        return r;
-                h->transport = (TransportKind) e;
+                if (r >= 0)
+                        h->transport = (TransportKind) e;
+                TRY(r);
         }
+
+        if (FV(&f, "address")) {
+                r = yaml_get_name(c, FK(&f, "address"), FV(&f, "address"), ".:-_%", 253,
+                                  "a host name or IP address", &h->address);
+                if (r >= 0)
+                        r = check_address(c, FK(&f, "address"), FV(&f, "address"), h->address);
+                h->address_mark = FV(&f, "address")->mark;
+                TRY(r);
+        } else {
+                if (!(h->address = strdup(h->name)))
+                        return yaml_oom(c);
+                h->address_mark = FV(&f, "name")->mark;
+                /* The name is the address: it must be one, unless the host is this machine. */
+                if (h->transport == TRANSPORT_SSH)
+                        TRY(check_address(c, FK(&f, "name"), FV(&f, "name"), h->address));
+        }
+        if (!h->address && !(h->address = strdup(h->name)))
+                return yaml_oom(c);
 
         if (FV(&f, "profile")) {
                 const YamlNode *pv = FV(&f, "profile");
                 r = yaml_expect_scalar(c, FK(&f, "profile"), pv, "the name of a profile");
-                if (r < 0)
-                        return r;
-                h->profile = layout_find_profile(l, pv->value);
-                if (!h->profile) {
-                        _cleanup_(freep) const char **names = calloc(l->n_profiles + 1, sizeof(char *));
-                        if (!names)
-                                return yaml_oom(c);
-                        for (size_t i = 0; i < l->n_profiles; i++)
-                                names[i] = l->profiles[i].name;
-                        return yaml_unknown_name(c, pv, "profile", names, l->n_profiles);
+                if (r >= 0) {
+                        h->profile = layout_find_profile(l, pv->value);
+                        if (!h->profile && profiles_complete) {
+                                _cleanup_(freep) const char **names = calloc(l->n_profiles + 1, sizeof(char *));
+                                if (!names)
+                                        return yaml_oom(c);
+                                size_t n = 0;
+                                for (size_t i = 0; i < l->n_profiles; i++)
+                                        if (l->profiles[i].name)
+                                                names[n++] = l->profiles[i].name;
+                                r = yaml_unknown_name(c, pv, "profile", names, n);
+                        }
                 }
+                TRY(r);
         }
 
-        if (FV(&f, "allow")) {
-                r = get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &h->allow);
-                if (r < 0)
-                        return r;
-        } else if (h->profile && h->profile->allow) {
+        if (FV(&f, "allow"))
+                TRY(get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &h->allow));
+        else if (h->profile && h->profile->allow) {
                 h->allow = strv_copy(h->profile->allow);
                 if (!h->allow)
                         return yaml_oom(c);
@@ -605,15 +849,38 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, H
 
         /* A selector without explicit devices picks among the allowed devices: without an
          * allow-list it would pick among all disks of the host. Refused. */
-        if (h->profile && !h->allow &&
+        if (h->profile && !h->allow && !FV(&f, "allow") &&
             (selector_by_filter(&h->profile->data) || selector_by_filter(&h->profile->fast)))
-                return yaml_fail(c, FV(&f, "profile"),
-                            "host '%s' has no allow-list but profile '%s' selects devices by filters (expected 'allow' in the host or the profile, or explicit 'devices')",
-                            YQ(h->name), YQ(h->profile->name));
+                TRY(yaml_fail(c, FV(&f, "profile"),
+                              "host '%s' has no allow-list but profile '%s' selects devices by filters (expected 'allow' in the host or the profile, or explicit 'devices')",
+                              YQ(h->name), YQ(h->profile->name)));
         return 0;
 }
 
-static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
+/* Two hosts reached at the same address and port are one machine under two names: its
+ * disks would be planned twice. Names compare without case, as DNS does. */
+static int check_addresses(Ctx *c, const Layout *l) {
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const Host *h = &l->hosts[i];
+                if (!h->name || !h->address || h->transport != TRANSPORT_SSH)
+                        continue;
+                for (size_t j = 0; j < i; j++) {
+                        const Host *o = &l->hosts[j];
+                        /* a duplicate name is reported as such */
+                        if (!o->name || !o->address || o->transport != TRANSPORT_SSH || streq(o->name, h->name) ||
+                            strcasecmp(o->address, h->address) != 0 || o->ssh.port != h->ssh.port)
+                                continue;
+                        TRY(yaml_fail_at(c, h->address_mark,
+                                         "host '%s' has the same address '%s' and port %u as host '%s' (line %u, column %u): one machine would be managed twice",
+                                         YQ(h->name), YQ(h->address), h->ssh.port, YQ(o->name), o->address_mark.line,
+                                         o->address_mark.column));
+                        break;
+                }
+        }
+        return 0;
+}
+
+static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, bool profiles_complete) {
         if (v->type != YAML_NODE_SEQUENCE)
                 return yaml_wrong_type(c, k, v, "a list of hosts");
         if (v->n_children == 0)
@@ -623,11 +890,9 @@ static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) 
                 return yaml_oom(c);
         for (size_t i = 0; i < v->n_children; i++) {
                 l->n_hosts++;
-                int r = parse_host(c, k, v->children[i], l, &l->hosts[i]);
-                if (r < 0)
-                        return r;
+                TRY(parse_host(c, k, v->children[i], l, profiles_complete, &l->hosts[i]));
         }
-        return 0;
+        return check_addresses(c, l);
 }
 
 static bool uuid_valid(const char *s) {
@@ -640,15 +905,112 @@ static bool uuid_valid(const char *s) {
         return true;
 }
 
-int layout_from_tree(const char *name, const YamlNode *root, Layout **ret, Error *err) {
+static int check_admin_host(Ctx *c, const Layout *l, const YamlNode *cv, const YamlNode *v) {
+        /* admin_host: required as soon as one host is reached over SSH, and must be a host. */
+        for (size_t i = 0; i < l->n_hosts; i++)
+                if (!l->hosts[i].name)
+                        return 0; /* an entry without a valid name (reported) may be the one meant */
+        if (l->admin_host) {
+                if (layout_find_host(l, l->admin_host))
+                        return 0;
+                _cleanup_(freep) const char **names = calloc(l->n_hosts + 1, sizeof(char *));
+                if (!names)
+                        return yaml_oom(c);
+                size_t n = 0;
+                for (size_t i = 0; i < l->n_hosts; i++)
+                        if (l->hosts[i].name)
+                                names[n++] = l->hosts[i].name;
+                const char *best = yaml_closest_match(v->value, names, n);
+                if (best)
+                        return yaml_fail(c, v, "admin_host '%s' is not in 'hosts' (did you mean '%s'?)", YQ(v->value), best);
+                _cleanup_(freep) char *all = yaml_join_names(names, n);
+                if (!all)
+                        return yaml_oom(c);
+                return yaml_fail(c, v, "admin_host '%s' is not in 'hosts' (expected one of: %s)", YQ(v->value), all);
+        }
+        if (v)
+                return 0; /* given but invalid: already reported */
+        for (size_t i = 0; i < l->n_hosts; i++)
+                if (l->hosts[i].transport == TRANSPORT_SSH)
+                        return yaml_missing(c, cv, "admin_host",
+                                            "the name of the host where the ceph CLI runs, required when hosts use ssh");
+        return 0;
+}
+
+static int layout_walk(Ctx *c, const YamlNode *root, Layout *l) {
         static const char * const keys[] = { "cluster", "ssh", "throttle", "profiles", "hosts" };
         static const char * const cluster_keys[] = { "name", "admin_host", "objectstore", "fsid" };
-        Ctx ctx = { .name = name, .err = err }, *c = &ctx;
         YamlFields f, cf;
         int r;
 
+        r = yaml_fields_read(c, root, keys, ELEMENTSOF(keys), NULL, &f);
+        if (r < 0)
+                return r;
+        if (!FV(&f, "cluster"))
+                TRY(yaml_missing(c, root, "cluster", "a 'cluster' section with at least 'admin_host'"));
+        if (!FV(&f, "hosts"))
+                TRY(yaml_missing(c, root, "hosts", "a list of hosts"));
+
+        /* cluster */
+        const YamlNode *ck = FK(&f, "cluster"), *cv = FV(&f, "cluster");
+        bool cluster_ok = cv && (r = yaml_expect_mapping(c, ck, cv)) >= 0;
+        if (cv && !cluster_ok)
+                TRY(r);
+        if (cluster_ok && (r = yaml_fields_read(c, cv, cluster_keys, ELEMENTSOF(cluster_keys), NULL, &cf)) < 0) {
+                TRY(r);
+                cluster_ok = false;
+        }
+        if (cluster_ok) {
+                if (FV(&cf, "name"))
+                        TRY(yaml_get_name(c, FK(&cf, "name"), FV(&cf, "name"), "_-", 64, "letters, digits, '_' and '-'", &l->cluster_name));
+                if (FV(&cf, "objectstore")) {
+                        int e;
+                        r = yaml_get_enum(c, FK(&cf, "objectstore"), FV(&cf, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
+                        if (r >= 0)
+                                l->objectstore = (Objectstore) e;
+                        TRY(r);
+                }
+                if (FV(&cf, "fsid")) {
+                        r = yaml_get_string(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID such as 8a9c6f2e-...", &l->fsid);
+                        if (r >= 0 && !uuid_valid(l->fsid))
+                                r = yaml_bad_value(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID: 8-4-4-4-12 hexadecimal digits");
+                        TRY(r);
+                }
+                if (FV(&cf, "admin_host"))
+                        TRY(yaml_get_name(c, FK(&cf, "admin_host"), FV(&cf, "admin_host"), "._-", 253, "the name of a host in 'hosts'", &l->admin_host));
+        }
+
+        if (FV(&f, "ssh"))
+                TRY(parse_ssh(c, FK(&f, "ssh"), FV(&f, "ssh"), l));
+        if (FV(&f, "throttle"))
+                TRY(parse_throttle(c, FK(&f, "throttle"), FV(&f, "throttle"), &l->throttle));
+        bool profiles_complete = true;
+        if (FV(&f, "profiles")) {
+                TRY(parse_profiles(c, FK(&f, "profiles"), FV(&f, "profiles"), l));
+                if (FV(&f, "profiles")->type != YAML_NODE_MAPPING)
+                        profiles_complete = false;
+                for (size_t i = 0; i < l->n_profiles; i++)
+                        if (!l->profiles[i].name)
+                                profiles_complete = false;
+        }
+        if (!FV(&f, "hosts"))
+                return 0;
+        r = parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), l, profiles_complete);
+        if (r < 0)
+                return r;
+        if (cluster_ok)
+                return check_admin_host(c, l, cv, FV(&cf, "admin_host"));
+        return 0;
+}
+
+int layout_from_tree(const char *name, const YamlNode *root, bool all_errors, YamlDiags *diags, Layout **ret,
+                     Error *err) {
+        _cleanup_(yaml_diags_done) YamlDiags local = {};
+        Ctx ctx = { .name = name, .err = err, .diags = diags ?: &local, .all_errors = all_errors }, *c = &ctx;
+        int r;
+
         if (!root || yaml_node_is_null(root))
-                return error_set(err, EINVAL, "%s:1:1: empty layout (expected a mapping with 'cluster' and 'hosts')", name);
+                return yaml_fail_at(c, (YamlMark) { 1, 1 }, "empty layout (expected a mapping with 'cluster' and 'hosts')");
         if (root->type != YAML_NODE_MAPPING) {
                 YamlQuoted q;
                 return yaml_fail(c, root, "wrong type for the layout: %s (expected a mapping with 'cluster' and 'hosts')",
@@ -669,73 +1031,34 @@ int layout_from_tree(const char *name, const YamlNode *root, Layout **ret, Error
             !(l->ssh.known_hosts = strdup("~/.ssh/known_hosts")))
                 return yaml_oom(c);
 
-        r = yaml_fields_read(c, root, keys, ELEMENTSOF(keys), NULL, &f);
+        r = layout_walk(c, root, l);
+        if (r == -ENOMEM)
+                return r;
+        yaml_diags_sort(c->diags);
         if (r < 0)
                 return r;
-        if (!FV(&f, "cluster"))
-                return yaml_missing(c, root, "cluster", "a 'cluster' section with at least 'admin_host'");
-        if (!FV(&f, "hosts"))
-                return yaml_missing(c, root, "hosts", "a list of hosts");
-
-        /* cluster */
-        const YamlNode *ck = FK(&f, "cluster"), *cv = FV(&f, "cluster");
-        if ((r = yaml_expect_mapping(c, ck, cv)) < 0)
-                return r;
-        if ((r = yaml_fields_read(c, cv, cluster_keys, ELEMENTSOF(cluster_keys), NULL, &cf)) < 0)
-                return r;
-        if (FV(&cf, "name") &&
-            (r = yaml_get_name(c, FK(&cf, "name"), FV(&cf, "name"), "_-", 64, "letters, digits, '_' and '-'", &l->cluster_name)) < 0)
-                return r;
-        if (FV(&cf, "objectstore")) {
-                int e;
-                r = yaml_get_enum(c, FK(&cf, "objectstore"), FV(&cf, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                if (r < 0)
-                        return r;
-                l->objectstore = (Objectstore) e;
+        if (c->diags->n_errors > 0) {
+                /* The first in file order is the one the single-error API reports. */
+                for (size_t i = 0; i < c->diags->n; i++)
+                        if (!c->diags->items[i].warning) {
+                                error_reset(err);
+                                return error_set(err, EINVAL, "%s:%u:%u: %s", name, c->diags->items[i].mark.line,
+                                                 c->diags->items[i].mark.column, c->diags->items[i].message);
+                        }
         }
-        if (FV(&cf, "fsid")) {
-                r = yaml_get_string(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID such as 8a9c6f2e-...", &l->fsid);
-                if (r < 0)
-                        return r;
-                if (!uuid_valid(l->fsid))
-                        return yaml_bad_value(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID: 8-4-4-4-12 hexadecimal digits");
+
+        /* Warnings stay with the layout, in file order, for whoever prints it. */
+        for (size_t i = 0; i < c->diags->n; i++) {
+                YamlDiag *d = &c->diags->items[i];
+                YamlDiag *a = realloc(l->warnings.items, (l->warnings.n + 1) * sizeof(YamlDiag));
+                if (!a)
+                        return yaml_oom(c);
+                l->warnings.items = a;
+                a[l->warnings.n] = *d;
+                if (!(a[l->warnings.n].message = strdup(d->message)))
+                        return yaml_oom(c);
+                l->warnings.n++;
         }
-        if (FV(&cf, "admin_host") &&
-            (r = yaml_get_name(c, FK(&cf, "admin_host"), FV(&cf, "admin_host"), "._-", 253, "the name of a host in 'hosts'", &l->admin_host)) < 0)
-                return r;
-
-        if (FV(&f, "ssh") && (r = parse_ssh(c, FK(&f, "ssh"), FV(&f, "ssh"), l)) < 0)
-                return r;
-        if (FV(&f, "throttle") && (r = parse_throttle(c, FK(&f, "throttle"), FV(&f, "throttle"), &l->throttle)) < 0)
-                return r;
-        if (FV(&f, "profiles") && (r = parse_profiles(c, FK(&f, "profiles"), FV(&f, "profiles"), l)) < 0)
-                return r;
-        if ((r = parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), l)) < 0)
-                return r;
-
-        /* admin_host: required as soon as one host is reached over SSH, and must be a host. */
-        if (l->admin_host) {
-                if (!layout_find_host(l, l->admin_host)) {
-                        _cleanup_(freep) const char **names = calloc(l->n_hosts + 1, sizeof(char *));
-                        if (!names)
-                                return yaml_oom(c);
-                        for (size_t i = 0; i < l->n_hosts; i++)
-                                names[i] = l->hosts[i].name;
-                        const YamlNode *v = FV(&cf, "admin_host");
-                        const char *best = yaml_closest_match(v->value, names, l->n_hosts);
-                        if (best)
-                                return yaml_fail(c, v, "admin_host '%s' is not in 'hosts' (did you mean '%s'?)", YQ(v->value), best);
-                        _cleanup_(freep) char *all = yaml_join_names(names, l->n_hosts);
-                        if (!all)
-                                return yaml_oom(c);
-                        return yaml_fail(c, v, "admin_host '%s' is not in 'hosts' (expected one of: %s)", YQ(v->value), all);
-                }
-        } else
-                for (size_t i = 0; i < l->n_hosts; i++)
-                        if (l->hosts[i].transport == TRANSPORT_SSH)
-                                return yaml_missing(c, cv, "admin_host",
-                                               "the name of the host where the ceph CLI runs, required when hosts use ssh");
-
         *ret = TAKE_PTR(l);
         return 0;
 }

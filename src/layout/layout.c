@@ -11,19 +11,48 @@
 #include "basic/strv.h"
 #include "layout-internal.h"
 
-int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err) {
+static int load_string(const char *name, const char *data, size_t len, bool all, YamlDiags *diags, Layout **ret,
+                       Error *err) {
         _cleanup_(yaml_node_freep) YamlNode *root = NULL;
         int r;
 
         if (!name)
                 name = "<string>";
         r = yaml_tree_load(name, data, len, "layout", &root, err);
-        if (r < 0)
+        if (r < 0) {
+                /* A syntax error: one message, kept in the list too so callers see it there. */
+                if (all && diags && r == -EINVAL) {
+                        YamlDiag *a = realloc(diags->items, (diags->n + 1) * sizeof(YamlDiag));
+                        unsigned line = 0, col = 0;
+                        size_t nl = strlen(name);
+                        const char *m = err ? err->message : "";
+                        int used = 0;
+                        if (!a)
+                                return r;
+                        diags->items = a;
+                        if (strncmp(m, name, nl) == 0 && sscanf(m + nl, ":%u:%u: %n", &line, &col, &used) == 2 && used > 0)
+                                m += nl + used;
+                        a[diags->n] = (YamlDiag) { .mark = { line, col }, .message = strdup(m) };
+                        if (a[diags->n].message) {
+                                diags->n++;
+                                diags->n_errors++;
+                        }
+                }
                 return r;
-        return layout_from_tree(name, root, ret, err);
+        }
+        return layout_from_tree(name, root, all, diags, ret, err);
 }
 
-int layout_load_file(const char *path, Layout **ret, Error *err) {
+int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err) {
+        return load_string(name, data, len, false, NULL, ret, err);
+}
+
+int layout_load_string_all(const char *name, const char *data, size_t len, Layout **ret, YamlDiags *diags,
+                           Error *err) {
+        return load_string(name, data, len, true, diags, ret, err);
+}
+
+static int load_file(const char *path, bool all, YamlDiags *diags, Layout **ret, Error *err) {
         _cleanup_(freep) char *data = NULL;
         size_t len;
         int r;
@@ -33,7 +62,7 @@ int layout_load_file(const char *path, Layout **ret, Error *err) {
                 return r;
 
         _cleanup_(layout_freep) Layout *l = NULL;
-        r = layout_load_string(path, data, len, &l, err);
+        r = load_string(path, data, len, all, diags, &l, err);
         if (r < 0)
                 return r;
         l->path = strdup(path);
@@ -41,6 +70,14 @@ int layout_load_file(const char *path, Layout **ret, Error *err) {
                 return error_set(err, ENOMEM, "cannot load layout '%s': out of memory", path);
         *ret = TAKE_PTR(l);
         return 0;
+}
+
+int layout_load_file(const char *path, Layout **ret, Error *err) {
+        return load_file(path, false, NULL, ret, err);
+}
+
+int layout_load_file_all(const char *path, Layout **ret, YamlDiags *diags, Error *err) {
+        return load_file(path, true, diags, ret, err);
 }
 
 static void ssh_options_done(SshOptions *o) {
@@ -83,6 +120,7 @@ Layout *layout_free(Layout *l) {
         free(l->cluster_name);
         free(l->admin_host);
         free(l->fsid);
+        yaml_diags_done(&l->warnings);
         free(l);
         return NULL;
 }

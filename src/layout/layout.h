@@ -71,6 +71,7 @@ typedef struct SshOptions {
         char *user;              /* default "root" */
         unsigned port;           /* default 22 */
         char *identity;          /* private key file; NULL: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa */
+        YamlMark identity_mark;  /* where `identity` was given (the ssh section's for a host inheriting it) */
         char *known_hosts;       /* default ~/.ssh/known_hosts */
         HostKeyPolicy host_key_policy;
         unsigned connect_timeout_sec; /* default 10 */
@@ -130,6 +131,7 @@ typedef struct Host {
         char *name;
         YamlMark mark;
         char *address;               /* default: the name */
+        YamlMark address_mark;       /* the 'address' value, or the 'name' value it defaults to */
         TransportKind transport;
         SshOptions ssh;              /* resolved: defaults + overrides */
         const Profile *profile;      /* NULL: no disks managed (e.g. admin host) */
@@ -157,12 +159,32 @@ typedef struct Layout {
         size_t n_profiles;
         Host *hosts;
         size_t n_hosts;
+        YamlDiags warnings;          /* suspicious values, in file order (never errors) */
 } Layout;
 
+/* Ceph's guidance for the smallest sensible partitions, below which the layout warns (see
+ * docs/layout.md "Sizes" for the sources). A DB is also advised to be 1 % to 4 % of its data
+ * device (LAYOUT_DB_MIN_SHARE): the planner, which knows the devices, can check that. */
+#define LAYOUT_DB_FLOOR          (UINT64_C(2) << 30) /* DB holding the WAL: 1 GiB WAL + 1 GiB first level */
+#define LAYOUT_DB_FLOOR_WITH_WAL (UINT64_C(1) << 30) /* DB with a separate WAL */
+#define LAYOUT_WAL_FLOOR         (UINT64_C(1) << 30) /* max_total_wal_size in bluestore_rocksdb_options */
+#define LAYOUT_JOURNAL_FLOOR     (UINT64_C(1) << 30) /* 2 x 100 MB/s x filestore_max_sync_interval 5 s */
+#define LAYOUT_DB_MIN_SHARE      0.01
+
+/* Load and validate a layout, stopping at the first error: on failure err says
+ * "FILE:LINE:COL: what is wrong (what was expected)". Warnings end up in (*ret)->warnings. */
 int layout_load_file(const char *path, Layout **ret, Error *err);
 /* `name` is used in messages in place of a file name. `data` need not be NUL-terminated.
  * On failure *ret is left untouched. */
 int layout_load_string(const char *name, const char *data, size_t len, Layout **ret, Error *err);
+
+/* Like layout_load_string(), but goes on after an error to find every error of the file, as
+ * compilers do: *diags (initialized empty by the caller, freed with yaml_diags_done()) gets
+ * every error and warning in file order, err the first error in file order. A YAML syntax
+ * error ends the search (there is no tree to walk after it). */
+int layout_load_string_all(const char *name, const char *data, size_t len, Layout **ret, YamlDiags *diags,
+                           Error *err);
+int layout_load_file_all(const char *path, Layout **ret, YamlDiags *diags, Error *err);
 
 Layout *layout_free(Layout *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Layout *, layout_free);

@@ -558,6 +558,8 @@ static int fast_analyze(Ctx *c, FastState *f) {
         const Profile *p = c->profile;
         char why[256], buf[128];
         bool foreign = false;
+        char hint[300];
+        snprintf(hint, sizeof(hint), "set wipe: true in profile '%s' to wipe it", p->name);
 
         if (in_use_reason(&d->content, buf, sizeof(buf)))
                 return error_set(c->err, EBUSY, "host '%s': fast device '%s' is in use (%s)",
@@ -590,15 +592,23 @@ static int fast_analyze(Ctx *c, FastState *f) {
                         snprintf(why, sizeof(why),
                                  "carries partition %u ('%s', %s) that is neither cephprov's nor in keep_partitions",
                                  pt->number, pt->name ?: "", fmt_size(pt->size, buf));
+                        /* Keeping it is the likely intent (an md member, a boot partition);
+                         * wipe: true cannot help once the device has partitions to keep. */
+                        if (p->n_keep_partitions > 0)
+                                snprintf(hint, sizeof(hint), "add %u to keep_partitions in profile '%s' to keep it",
+                                         pt->number, p->name);
+                        else
+                                snprintf(hint, sizeof(hint),
+                                         "add %u to keep_partitions in profile '%s' to keep it, or set wipe: true there to wipe the whole device",
+                                         pt->number, p->name);
                         break;
                 }
         }
 
         if (foreign) {
                 if (!p->wipe)
-                        return error_set(c->err, EEXIST,
-                                         "host '%s': fast device '%s' %s; refusing to touch it (set wipe: true in profile '%s' to wipe it)",
-                                         c->host->name, d->path, why, p->name);
+                        return error_set(c->err, EEXIST, "host '%s': fast device '%s' %s; refusing to touch it (%s)",
+                                         c->host->name, d->path, why, hint);
                 if (p->n_keep_partitions > 0)
                         return error_set(c->err, EEXIST,
                                          "host '%s': fast device '%s' %s and cannot be wiped: it has partitions to keep",

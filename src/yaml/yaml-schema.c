@@ -14,11 +14,90 @@
 #include "basic/strv.h"
 #include "yaml-schema.h"
 
+void yaml_diags_done(YamlDiags *d) {
+        if (!d)
+                return;
+        for (size_t i = 0; i < d->n; i++)
+                free(d->items[i].message);
+        free(d->items);
+        *d = (YamlDiags) {};
+}
+
+/* Appends a message; the same message at the same place twice (a walk that looks at a node
+ * again after an error) is kept once. */
+static int diags_add(YamlDiags *d, bool warning, YamlMark m, const char *prefix, const char *msg) {
+        _cleanup_(freep) char *s = NULL;
+        if (asprintf(&s, "%s%s", prefix ?: "", msg) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n; i++)
+                if (d->items[i].warning == warning && d->items[i].mark.line == m.line &&
+                    d->items[i].mark.column == m.column && streq(d->items[i].message, s))
+                        return 0;
+        YamlDiag *a = realloc(d->items, (d->n + 1) * sizeof(YamlDiag));
+        if (!a)
+                return -ENOMEM;
+        d->items = a;
+        d->items[d->n++] = (YamlDiag) { .warning = warning, .mark = m, .message = TAKE_PTR(s) };
+        if (!warning)
+                d->n_errors++;
+        return 0;
+}
+
+static int diag_cmp(const void *a, const void *b) {
+        const YamlDiag *x = a, *y = b;
+        if (x->mark.line != y->mark.line)
+                return x->mark.line < y->mark.line ? -1 : 1;
+        if (x->mark.column != y->mark.column)
+                return x->mark.column < y->mark.column ? -1 : 1;
+        return 0;
+}
+
+void yaml_diags_sort(YamlDiags *d) {
+        /* Insertion sort: stable, and there are a handful of messages. */
+        for (size_t i = 1; i < d->n; i++)
+                for (size_t j = i; j > 0 && diag_cmp(&d->items[j - 1], &d->items[j]) > 0; j--) {
+                        YamlDiag t = d->items[j];
+                        d->items[j] = d->items[j - 1];
+                        d->items[j - 1] = t;
+                }
+}
+
 static int fail_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) _printf_(3, 0);
 static int fail_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) {
         char msg[900];
         vsnprintf(msg, sizeof msg, fmt, ap);
+        if (c->all_errors && c->diags && diags_add(c->diags, false, m, c->prefix, msg) < 0)
+                return yaml_oom(c);
         return error_set(c->err, EINVAL, "%s:%u:%u: %s%s", c->name, m.line, m.column, c->prefix ?: "", msg);
+}
+
+int yaml_keep_going(const YamlCtx *c, int r) {
+        return r == -EINVAL && c->all_errors && c->diags ? 0 : r;
+}
+
+static int warn_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) _printf_(3, 0);
+static int warn_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) {
+        char msg[900];
+        if (!c->diags)
+                return 0;
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        return diags_add(c->diags, true, m, c->prefix, msg) < 0 ? yaml_oom(c) : 0;
+}
+
+int yaml_warn(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = warn_v(c, n->mark, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int yaml_warn_at(const YamlCtx *c, YamlMark m, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = warn_v(c, m, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 int yaml_fail(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) {
@@ -127,11 +206,20 @@ int yaml_fields_read(const YamlCtx *c, const YamlNode *map, const char * const *
                 for (j = 0; j < n; j++)
                         if (streq(k->value, names[j]))
                                 break;
-                if (j == n)
-                        return yaml_unknown_name(c, k, what, names, n);
-                if (f->key[j])
-                        return yaml_fail(c, k, "duplicate %s '%s' (first given at line %u, column %u)", what,
-                                         names[j], f->key[j]->mark.line, f->key[j]->mark.column);
+                int r;
+                if (j == n) {
+                        /* With all_errors the unknown key is reported and skipped. */
+                        if ((r = yaml_keep_going(c, yaml_unknown_name(c, k, what, names, n))) < 0)
+                                return r;
+                        continue;
+                }
+                if (f->key[j]) {
+                        r = yaml_fail(c, k, "duplicate %s '%s' (first given at line %u, column %u)", what,
+                                      names[j], f->key[j]->mark.line, f->key[j]->mark.column);
+                        if ((r = yaml_keep_going(c, r)) < 0)
+                                return r;
+                        continue;
+                }
                 f->key[j] = k;
                 f->value[j] = v;
         }
@@ -227,7 +315,16 @@ int yaml_get_uint(const YamlCtx *c, const YamlNode *k, const YamlNode *v, unsign
         if (r < 0)
                 return r;
         uint64_t u;
-        /* A quoted "22" is a string in YAML: refused like any other string. */
+        /* A quoted "22" is a string in YAML: refused like any other string, saying so. */
+        if (!v->plain && yaml_parse_uint(v->value, &u) >= 0 && u >= min && u <= max)
+                return yaml_fail(c, v, "invalid value '%s' for '%s' (expected %s, got the string \"%s\": remove the quotes)",
+                                 YQ(v->value), YQ(k->value), expected, YQ(v->value));
+        const char *d = v->value;
+        while (d[0] == '0' && isdigit((unsigned char) d[1]))
+                d++;
+        if (v->plain && d != v->value && yaml_parse_uint(d, &u) >= 0 && u >= min && u <= max)
+                return yaml_fail(c, v, "invalid value '%s' for '%s' (expected %s without a leading zero: write %s, as YAML 1.1 reads '%s' as an octal number)",
+                                 YQ(v->value), YQ(k->value), expected, d, YQ(v->value));
         if (!v->plain || yaml_parse_uint(v->value, &u) < 0 || u < min || u > max)
                 return yaml_bad_value(c, k, v, expected);
         *ret = (unsigned) u;

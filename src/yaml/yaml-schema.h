@@ -21,12 +21,28 @@ typedef struct YamlCtx {
         const char *name;   /* the file name in messages */
         Error *err;
         const char *prefix; /* NULL, or put after "NAME:LINE:COL: ", e.g. "step 'wait-clean': " */
+        YamlDiags *diags;   /* NULL, or where warnings (and with all_errors, errors) are kept */
+        bool all_errors;    /* record every error in diags and let the walk go on (see yaml_keep_going) */
 } YamlCtx;
 
+/* Sets ctx->err (the first error wins) and, with all_errors, records the error in
+ * ctx->diags. Returns -EINVAL. */
 int yaml_fail(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) _printf_(3, 4);
 /* Like yaml_fail() at an explicit position. */
 int yaml_fail_at(const YamlCtx *c, YamlMark m, const char *fmt, ...) _printf_(3, 4);
 int yaml_oom(const YamlCtx *c);
+
+/* After a failed value: 0 when the error was recorded (all_errors) so the walk may go on
+ * with the next key, else r. Out of memory always stops. */
+int yaml_keep_going(const YamlCtx *c, int r);
+
+/* A warning at n: recorded in ctx->diags (dropped without one). 0 or -ENOMEM. */
+int yaml_warn(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) _printf_(3, 4);
+int yaml_warn_at(const YamlCtx *c, YamlMark m, const char *fmt, ...) _printf_(3, 4);
+
+/* Sorts the diagnostics into file order (line, then column; equal positions keep the order
+ * they were found in). */
+void yaml_diags_sort(YamlDiags *d);
 
 /* A value for quoting in messages: at most 48 characters, control characters shown as '?'. */
 typedef struct YamlQuoted {

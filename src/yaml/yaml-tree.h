@@ -18,6 +18,23 @@ typedef struct YamlMark {
         unsigned column; /* 1-based */
 } YamlMark;
 
+/* One message about a file, kept with its position: an error or a warning of a schema walk
+ * that collects them all (yaml-schema.h), in file order. */
+typedef struct YamlDiag {
+        bool warning;
+        YamlMark mark;
+        char *message; /* without the "NAME:LINE:COL: " prefix */
+} YamlDiag;
+
+typedef struct YamlDiags {
+        YamlDiag *items;
+        size_t n;
+        size_t n_errors;
+} YamlDiags;
+
+/* Frees the messages; *d is left empty and reusable. NULL-safe. */
+void yaml_diags_done(YamlDiags *d);
+
 /* Nesting deeper than this is refused: a layout is at most 5 levels deep, a playbook 6, and
  * the limit keeps recursive schema walks and the destructor safe on hostile input. */
 #define YAML_TREE_MAX_DEPTH 64

@@ -12,6 +12,14 @@ case $cephprov in /*) ;; *) cephprov=$PWD/$cephprov ;; esac
 json_ok() { python3 -c 'import json, sys; json.load(sys.stdin)'; }
 json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
+# The identity files the layouts name must exist (validate checks them): a home of our own
+# that has them.
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+mkdir -p "$home/.ssh"
+touch "$home/.ssh/id_ed25519" "$home/.ssh/node2"
+export HOME=$home
+
 n=0
 for f in "$src"/layouts/*.yaml "$src"/tests/data/layout-valid/*.yaml; do
         out=$("$cephprov" validate "$f"); rc=$?
@@ -66,6 +74,109 @@ invalid() { # invalid DIR KIND
 }
 invalid "$src/tests/data/layout-invalid" layout
 invalid "$src/tests/data/playbook-invalid" playbook
+
+# Every error of a file, in file order, and the warnings among them; exit 1, nothing on stdout.
+dir=$src/tests/data/layout-errors
+err=$(cd "$dir" && "$cephprov" validate several.yaml 2>&1 >/dev/null); rc=$?
+out=$(cd "$dir" && "$cephprov" validate several.yaml 2>/dev/null)
+check_eq "several errors: exit 1" "$rc" 1
+check_eq "several errors: every one, in file order" "$err" "$(cat "$dir/several.expected")"
+check_eq "several errors: nothing on stdout" "$out" ""
+err=$(cd "$dir" && "$cephprov" validate no-cascade.yaml 2>&1 >/dev/null); rc=$?
+check_eq "no cascade: exit 1" "$rc" 1
+check_eq "no cascade: a broken profiles section is not also an unknown profile" "$err" "$(cat "$dir/no-cascade.expected")"
+
+# --json failures: a JSON error object on stdout, the messages still on stderr.
+json=$(cd "$dir" && "$cephprov" validate --json several.yaml 2>/dev/null); rc=$?
+err=$(cd "$dir" && "$cephprov" validate --json several.yaml 2>&1 >/dev/null)
+check_eq "--json several errors: exit 1" "$rc" 1
+check_eq "--json several errors: stderr as without --json" "$err" "$(cat "$dir/several.expected")"
+check_eq "--json several errors: format, first error, all errors, warnings" \
+        "$(python3 -c 'import json, sys; d = json.load(sys.stdin); e = d["error"]
+print(d["format"], e["file"], e["line"], e["column"], e["message"], len(d["errors"]), len(d["warnings"]), d["errors"][0] == e)' <<<"$json")" \
+        "1 several.yaml 4 16 invalid value 'bluestor' for 'objectstore' (expected one of: bluestore, filestore) 10 1 True"
+for b in size-no-unit address-with-port port-quoted yaml-syntax-error; do
+        exp=$(head -n1 "$src/tests/data/layout-invalid/$b.expected")
+        got=$(cd "$src/tests/data/layout-invalid" && "$cephprov" validate --json "$b.yaml" 2>/dev/null |
+              python3 -c 'import json, sys; e = json.load(sys.stdin)["error"]; print("%s:%d:%d: %s" % (e["file"], e["line"], e["column"], e["message"]))')
+        check_eq "--json $b: the error object says what stderr says" "$got" "$exp"
+done
+got=$(cd "$src" && "$cephprov" validate --json no-such-file.yaml 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin); e = d["error"]
+print(d["format"], e["file"], e["line"], e["column"], e["message"])')
+check_eq "--json missing file: an error without a position" "$got" \
+        "1 no-such-file.yaml None None cannot open layout 'no-such-file.yaml': No such file or directory"
+pb=$(ls "$src"/tests/data/playbook-invalid/*.yaml | head -n1)
+got=$(cd "$(dirname "$pb")" && "$cephprov" validate --json "$(basename "$pb")" 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin); e = d["error"]
+print("%s:%d:%d: %s" % (e["file"], e["line"], e["column"], e["message"]))')
+check_eq "--json invalid playbook: the error object" "$got" "$(head -n1 "${pb%.yaml}.expected")"
+
+# --json success: the format version first, and the warnings.
+f=$src/tests/data/layout-valid/warnings.yaml
+got=$("$cephprov" validate --json "$f" 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(list(d)[0], d["format"], [(w["line"], w["column"]) for w in d["warnings"]])')
+check_eq "--json layout: format 1 first, warnings with positions" "$got" "format 1 [(11, 14), (12, 15), (15, 26), (23, 14)]"
+got=$("$cephprov" validate --json "$src/playbooks/drain-node.yaml" | json_field format)
+check_eq "--json playbook: format 1" "$got" 1
+got=$("$cephprov" validate --json "$src/playbooks/drain-node.yaml" --hosts node3 | json_field format)
+check_eq "--json playbook plan: format 1" "$got" 1
+
+# Warnings: FILE:LINE:COL: warning: on stderr, exit status unchanged.
+out=$("$cephprov" validate "$f" 2>/dev/null); rc=$?
+err=$("$cephprov" validate "$f" 2>&1 >/dev/null)
+check_eq "warnings: exit 0" "$rc" 0
+check_eq "warnings: counted in the summary" "$out" \
+        "$f: valid: cluster 'ceph', 6 hosts (5 with managed disks), 2 profiles; 4 warnings"
+check_contains "warnings: sequential_cutoff" "$err" \
+        "$f:15:26: warning: sequential_cutoff 4 MiB is not 0: bcache sends sequential writes of 4 MiB and more around the cache, and Ceph writes whole 4 MiB objects: write 0"
+check_contains "warnings: a small WAL" "$err" "$f:12:15: warning: wal_size 64 MiB is below 1 GiB"
+check_eq "warnings: one line each" "$(grep -c ': warning: ' <<<"$err")" 4
+
+# plan prints the layout's warnings too, on stderr, and plans as before.
+tmp=$(mktemp -d)
+sed 's/sequential_cutoff: 0/sequential_cutoff: 4M/' "$src/layouts/scenario-1-hyperconverged.yaml" >"$tmp/s1.yaml"
+line=$(grep -n 'sequential_cutoff: 4M' "$tmp/s1.yaml" | cut -d: -f1)
+out=$("$cephprov" plan "$tmp/s1.yaml" --inventory "$src/tests/data/inventory-scenario-1-hyperconverged.json" 2>"$tmp/err"); rc=$?
+check_eq "plan with a warning: exit 0" "$rc" 0
+check_contains "plan with a warning: plans" "$out" "host node1: "
+check_eq "plan with a warning: the warning" "$(cat "$tmp/err")" \
+        "$tmp/s1.yaml:$line:26: warning: sequential_cutoff 4 MiB is not 0: bcache sends sequential writes of 4 MiB and more around the cache, and Ceph writes whole 4 MiB objects: write 0"
+rm -rf "$tmp"
+
+# validate - reads stdin, named <stdin> in messages.
+out=$("$cephprov" validate - <"$src/tests/data/layout-valid/minimal.yaml"); rc=$?
+check_eq "stdin: exit 0" "$rc" 0
+check_eq "stdin: named <stdin>" "$out" "<stdin>: valid: cluster 'ceph', 1 host (0 with managed disks), 0 profiles"
+err=$("$cephprov" validate - <"$src/tests/data/layout-invalid/size-no-unit.yaml" 2>&1); rc=$?
+check_eq "stdin: invalid exits 1" "$rc" 1
+check_eq "stdin: the message names <stdin>" "$err" "cephprov: error: <stdin>:14:14: db_size: 30 has no unit: write 30G (or 30GiB), sizes need a unit"
+out=$("$cephprov" validate - <"$src/playbooks/drain-node.yaml"); rc=$?
+check_eq "stdin: a playbook, exit 0" "$rc" 0
+check_contains "stdin: a playbook" "$out" "<stdin>: valid: playbook 'drain-node', "
+out=$("$cephprov" validate - </dev/null 2>&1); rc=$?
+check_eq "stdin: empty exits 1" "$rc" 1
+check_eq "stdin: empty" "$out" "cephprov: error: <stdin>:1:1: empty layout (expected a mapping with 'cluster' and 'hosts')"
+
+# Identity files: checked where they are given, once for all the hosts that inherit them.
+idl() { # idl IDENTITY: a layout whose ssh section names it, two hosts
+        printf 'cluster:\n  admin_host: mon1\nssh:\n  identity: %s\nhosts:\n  - name: mon1\n  - name: node1\n' "$1"
+}
+err=$(idl '~/.ssh/id_missing' | "$cephprov" validate - 2>&1); rc=$?
+check_eq "identity missing: exit 1" "$rc" 1
+check_eq "identity missing: named with its line, once" "$err" \
+        "cephprov: error: <stdin>:4:13: identity file '~/.ssh/id_missing' ($home/.ssh/id_missing) does not exist: No such file or directory"
+err=$(idl "$home/nope" | "$cephprov" validate - 2>&1); rc=$?
+check_eq "identity missing (absolute): exit 1" "$rc" 1
+check_eq "identity missing (absolute)" "$err" "cephprov: error: <stdin>:4:13: identity file '$home/nope' does not exist: No such file or directory"
+out=$(idl '~/.ssh/id_ed25519' | "$cephprov" validate - 2>&1); rc=$?
+check_eq "identity present: exit 0" "$rc" 0
+err=$(idl '~bob/.ssh/id' | "$cephprov" validate - 2>&1); rc=$?
+check_eq "identity ~user: exit 1" "$rc" 1
+check_eq "identity ~user: refused (the transport expands only ~/)" "$err" \
+        "cephprov: error: <stdin>:4:13: identity '~bob/.ssh/id': cephprov expands only '~/' (the home of the user running it): write the full path"
+err=$(idl '~/.ssh/id_ed25519' | env -u HOME "$cephprov" validate - 2>&1 >/dev/null); rc=$?
+check_eq "identity without HOME: exit 0" "$rc" 0
+check_eq "identity without HOME: a warning, not checked" "$err" \
+        "<stdin>:4:13: warning: identity '~/.ssh/id_ed25519' not checked: HOME is not set, so '~' cannot be resolved here"
 
 err=$(cd "$src" && "$cephprov" validate no-such-file.yaml 2>&1); rc=$?
 check_eq "a missing file exits 1" "$rc" 1

@@ -242,7 +242,7 @@ static void test_host_resolution(void) {
         CHECK_STREQ(n2->address, "node2.example.org");
         CHECK_STREQ(n2->ssh.user, "ops");
         CHECK_INTEQ(n2->ssh.port, 22);
-        CHECK_STREQ(n2->ssh.identity, "/root/.ssh/node2");
+        CHECK_STREQ(n2->ssh.identity, "~/.ssh/node2");
         CHECK_STREQ(n2->ssh.known_hosts, "~/.ssh/known_hosts.lab");
         CHECK_INTEQ(n2->ssh.host_key_policy, HOST_KEY_STRICT);
         CHECK_INTEQ(n2->ssh.connect_timeout_sec, 30);
@@ -522,6 +522,159 @@ static void test_valid_fixtures_and_shipped_layouts(void) {
         CHECK(n_loaded >= 5);
 }
 
+static int load_err(const char *yaml, Error *err) {
+        Layout *l = (Layout *) 0x1;
+        error_reset(err);
+        int r = layout_load_string("t.yaml", yaml, strlen(yaml), &l, err);
+        if (r >= 0)
+                layout_free(l);
+        else
+                CHECK(l == (Layout *) 0x1);
+        return r;
+}
+
+/* A profile with one size key set to `value`: the message for it, or "" when it loads. */
+static const char *size_case(const char *key, const char *value, Error *err) {
+        char yaml[512];
+        snprintf(yaml, sizeof yaml,
+                 "cluster: {admin_host: a}\nhosts: [{name: a, profile: p}]\n"
+                 "profiles: {p: {data: {devices: [/dev/sdc]}, fast: {devices: [/dev/sda]}, %s: \"%s\"}}\n", key, value);
+        return load_err(yaml, err) < 0 ? err->message : "";
+}
+
+static void test_size_units(void) {
+        Error err = {};
+        /* accepted: units as documented, one optional space (as cephprov prints sizes) */
+        static const char * const ok[] = { "30G", "30GiB", "30GB", "30 GiB", "1.5T", "1M", "1048576B", "5%", "2.5%", "1P" };
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+                const char *m = size_case("db_size", ok[i], &err);
+                if (*m)
+                        fprintf(stderr, "  %s: %s\n", ok[i], m);
+                CHECK_STREQ(m, "");
+        }
+        CHECK_STREQ(size_case("db_size", "30", &err), "t.yaml:3:83: db_size: 30 has no unit: write 30G (or 30GiB), sizes need a unit");
+        CHECK_STREQ(size_case("wal_size", "4096", &err), "t.yaml:3:84: wal_size: 4096 has no unit: write 4096G (or 4096GiB), sizes need a unit");
+        CHECK_STREQ(size_case("db_size", "30g", &err), "t.yaml:3:83: invalid value '30g' for 'db_size': units are case-sensitive (write 30G)");
+        CHECK_STREQ(size_case("db_size", "30 g", &err), "t.yaml:3:83: invalid value '30 g' for 'db_size': units are case-sensitive (write 30 G)");
+        CHECK_STREQ(size_case("db_size", "30gib", &err), "t.yaml:3:83: invalid value '30gib' for 'db_size': units are case-sensitive (write 30GiB)");
+        CHECK_STREQ(size_case("db_size", "30Gb", &err), "t.yaml:3:83: invalid value '30Gb' for 'db_size': units are case-sensitive (write 30GB)");
+        static const char * const bad[] = { " 30G", "30G ", "30  G", "30 ", "30X", "G", "-1G", "0x10G" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                const char *m = size_case("db_size", bad[i], &err);
+                if (!strstr(m, "(expected a size such as 30G or 512M, or a share of the fast device such as 5%)"))
+                        fprintf(stderr, "  '%s': %s\n", bad[i], m);
+                CHECK(strstr(m, "(expected a size such as 30G or 512M, or a share of the fast device such as 5%)") != NULL);
+        }
+        CHECK(strstr(size_case("db_size", "0G", &err), "(expected a size greater than 0)") != NULL);
+        CHECK(strstr(size_case("db_size", "1023K", &err), "(expected a partition size of at least 1M: partitions are aligned to 1 MiB)") != NULL);
+        CHECK(strstr(size_case("db_size", "1025T", &err), "(expected a partition size of at most 1P: no device is larger)") != NULL);
+        CHECK(strstr(size_case("db_size", "18446744073709551615", &err), "write 18446744073709551615B if bytes are meant") != NULL);
+        CHECK(strstr(size_case("db_size", "16384P", &err), "(expected a size below 16 EiB)") != NULL);
+
+        /* size ranges: the same unit rules; bare bytes stay allowed there (not a partition) */
+        CHECK_INTEQ(load_err("cluster: {admin_host: a}\nhosts: [{name: a, profile: p, allow: [/dev/sd*]}]\n"
+                             "profiles: {p: {data: {size: 1000000000000..8T}}}\n", &err), 0);
+        CHECK_INTEQ(load_err("cluster: {admin_host: a}\nhosts: [{name: a, profile: p, allow: [/dev/sd*]}]\n"
+                             "profiles: {p: {data: {size: 1t..8T}}}\n", &err), -EINVAL);
+        CHECK_STREQ(err.message, "t.yaml:3:29: invalid value '1t..8T' for 'size': units are case-sensitive (write 1T)");
+        /* sequential_cutoff: 0 and bare bytes allowed */
+        CHECK_INTEQ(load_err("cluster: {admin_host: a}\nhosts: [{name: a, profile: p}]\n"
+                             "profiles: {p: {data: {devices: [/dev/sdc]}, fast: {devices: [/dev/sda]}, bcache: {cache_size: 1G, sequential_cutoff: 0}}}\n",
+                             &err), 0);
+}
+
+static void test_warnings(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("warnings.yaml");
+        if (!l)
+                return;
+        CHECK_INTEQ(l->warnings.n, 4);
+        CHECK_INTEQ(l->warnings.n_errors, 0);
+        if (l->warnings.n != 4)
+                return;
+        static const unsigned lines[] = { 11, 12, 15, 23 };
+        for (size_t i = 0; i < 4; i++) {
+                CHECK(l->warnings.items[i].warning);
+                CHECK_INTEQ(l->warnings.items[i].mark.line, lines[i]);
+        }
+        CHECK_STREQ(l->warnings.items[0].message,
+                    "db_size 300 MiB is below 1 GiB: RocksDB's first level is 1 GiB (max_bytes_for_level_base since Reef), "
+                    "and Ceph recommends a DB of 1% to 4% of the data device (10 GiB to 40 GiB per TB)");
+        CHECK_STREQ(l->warnings.items[1].message,
+                    "wal_size 64 MiB is below 1 GiB: BlueStore lets RocksDB's WAL grow to 1 GiB (max_total_wal_size in bluestore_rocksdb_options)");
+        CHECK_STREQ(l->warnings.items[2].message,
+                    "sequential_cutoff 4 MiB is not 0: bcache sends sequential writes of 4 MiB and more around the cache, "
+                    "and Ceph writes whole 4 MiB objects: write 0");
+        CHECK(strstr(l->warnings.items[3].message, "db_size 1.5 GiB is below 2 GiB without a separate WAL") == l->warnings.items[3].message);
+        /* custom device classes and the allowed address forms */
+        CHECK_STREQ(layout_find_profile(l, "tiny")->osd.device_class, "fast_hdd");
+        CHECK_STREQ(layout_find_host(l, "node2")->address, "fe80::2%eth0");
+        CHECK_INTEQ(layout_find_host(l, "node4")->ssh.port, 2222); /* same address, other port */
+        CHECK_STREQ(layout_find_host(l, "node_5")->address, "node_5");
+
+        /* journal_size below 1 GiB warns too */
+        _cleanup_(layout_freep) Layout *j = load("j", "cluster: {admin_host: a, objectstore: filestore}\nhosts: [{name: a, profile: p}]\n"
+                                                      "profiles: {p: {data: {devices: [/dev/sdc]}, fast: {devices: [/dev/sda]}, journal_size: 512M}}\n");
+        CHECK(j && j->warnings.n == 1 && strstr(j->warnings.items[0].message, "journal_size 512 MiB is below 1 GiB"));
+        /* at Ceph's guidance: no warning */
+        _cleanup_(layout_freep) Layout *g = load("g", "cluster: {admin_host: a}\nhosts: [{name: a, profile: p}]\n"
+                                                      "profiles: {p: {data: {devices: [/dev/sdc]}, fast: {devices: [/dev/sda]}, db_size: 2G, wal_size: 1G}}\n");
+        CHECK(g && g->warnings.n == 0);
+}
+
+static void test_all_errors(void) {
+        char path[PATH_MAX], exp[PATH_MAX];
+        snprintf(path, sizeof path, "%s/layout-errors/several.yaml", data_dir());
+        snprintf(exp, sizeof exp, "%s/layout-errors/several.expected", data_dir());
+
+        /* the first-error API stops at the first one */
+        Error err = {};
+        Layout *l = (Layout *) 0x1;
+        CHECK_INTEQ(layout_load_file(path, &l, &err), -EINVAL);
+        CHECK(l == (Layout *) 0x1);
+        CHECK(strstr(err.message, "several.yaml:4:16: invalid value 'bluestor' for 'objectstore'") != NULL);
+
+        /* the collecting one finds all ten, in file order, and the same first */
+        YamlDiags d = {};
+        error_reset(&err);
+        CHECK_INTEQ(layout_load_file_all(path, &l, &d, &err), -EINVAL);
+        CHECK(l == (Layout *) 0x1);
+        CHECK(strstr(err.message, "several.yaml:4:16: invalid value 'bluestor' for 'objectstore'") != NULL);
+        CHECK_INTEQ(d.n_errors, 10);
+        CHECK_INTEQ(d.n, 11); /* and the warning about sequential_cutoff */
+        for (size_t i = 1; i < d.n; i++)
+                CHECK(d.items[i - 1].mark.line < d.items[i].mark.line ||
+                      (d.items[i - 1].mark.line == d.items[i].mark.line && d.items[i - 1].mark.column <= d.items[i].mark.column));
+        /* each message is the one validate prints (several.expected, minus its prefixes) */
+        _cleanup_(freep) char *expected = read_all(exp, NULL);
+        CHECK(expected != NULL);
+        for (size_t i = 0; expected && i < d.n; i++) {
+                char line[1200];
+                snprintf(line, sizeof line, "%sseveral.yaml:%u:%u: %s%s\n", d.items[i].warning ? "" : "cephprov: error: ",
+                         d.items[i].mark.line, d.items[i].mark.column, d.items[i].warning ? "warning: " : "", d.items[i].message);
+                if (!strstr(expected, line))
+                        fprintf(stderr, "  not in several.expected: %s", line);
+                CHECK(strstr(expected, line) != NULL);
+        }
+        yaml_diags_done(&d);
+        CHECK(d.n == 0 && d.items == NULL);
+
+        /* a YAML syntax error is one error, in the list too */
+        static const char bad[] = "cluster: [\n";
+        error_reset(&err);
+        CHECK_INTEQ(layout_load_string_all("s.yaml", bad, strlen(bad), &l, &d, &err), -EINVAL);
+        CHECK_INTEQ(d.n_errors, 1);
+        CHECK(d.n == 1 && d.items[0].mark.line >= 1 && strncmp(err.message, "s.yaml:", 7) == 0);
+        yaml_diags_done(&d);
+
+        /* a valid layout: no errors, its warnings in the list and in the layout */
+        error_reset(&err);
+        snprintf(path, sizeof path, "%s/layout-valid/warnings.yaml", data_dir());
+        _cleanup_(layout_freep) Layout *ok = NULL;
+        CHECK_INTEQ(layout_load_file_all(path, &ok, &d, &err), 0);
+        CHECK(ok && d.n_errors == 0 && d.n == 4 && ok->warnings.n == 4);
+        yaml_diags_done(&d);
+}
+
 int main(void) {
         TEST_RUN(test_minimal_defaults);
         TEST_RUN(test_full);
@@ -535,5 +688,8 @@ int main(void) {
         TEST_RUN(test_load_file_errors);
         TEST_RUN(test_invalid_fixtures);
         TEST_RUN(test_valid_fixtures_and_shipped_layouts);
+        TEST_RUN(test_size_units);
+        TEST_RUN(test_warnings);
+        TEST_RUN(test_all_errors);
         return test_result();
 }

@@ -636,12 +636,22 @@ static void test_keep_partitions(void) {
         CHECK_STREQ(plan_refused(l, s, &err),
                     "host 'node1': partition 4 listed in keep_partitions of profile 'hc-1u' not found on fast device '/dev/sda' (wrong device?)");
 
+        /* an md member left out of keep_partitions: the hint is to keep it, not wipe: true
+         * (which refuses a device with partitions to keep) */
+        pr->n_keep_partitions = 2;
+        CHECK_STREQ(plan_refused(l, s, &err),
+                    "host 'node1': fast device '/dev/sda' carries partition 3 ('swap', 256 GiB) that is neither "
+                    "cephprov's nor in keep_partitions; refusing to touch it (add 3 to keep_partitions in profile 'hc-1u' to keep it)");
+        pr->keep_partitions[2] = 3;
+        pr->n_keep_partitions = 3;
+
         /* without keep_partitions the md partitions are foreign: refused, and wipe cannot help
          * while they are in use */
         pr->n_keep_partitions = 0;
         CHECK_STREQ(plan_refused(l, s, &err),
                     "host 'node1': fast device '/dev/sda' carries partition 1 ('BIOS boot', 1 MiB) that is neither "
-                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'hc-1u' to wipe it)");
+                    "cephprov's nor in keep_partitions; refusing to touch it (add 1 to keep_partitions in profile 'hc-1u' to keep it, "
+                    "or set wipe: true there to wipe the whole device)");
         pr->wipe = true;
         CHECK_STREQ(plan_refused(l, s, &err),
                     "host 'node1': fast device '/dev/sda' partition 2 is in use (held by md0); refusing to wipe it");
@@ -702,7 +712,8 @@ static void test_scenario3(void) {
         profile0(l)->n_keep_partitions = 0;
         CHECK_STREQ(plan_refused(l, s, &err),
                     "host 'fs1': fast device '/dev/sda' carries partition 1 ('ceph journal', 60 GiB) that is neither "
-                    "cephprov's nor in keep_partitions; refusing to touch it (set wipe: true in profile 'filestore-legacy' to wipe it)");
+                    "cephprov's nor in keep_partitions; refusing to touch it (add 1 to keep_partitions in profile 'filestore-legacy' to keep it, "
+                    "or set wipe: true there to wipe the whole device)");
         profile0(l)->wipe = true;
         CHECK_STREQ(plan_refused(l, s, &err),
                     "host 'fs1': fast device '/dev/sda' partition 1 is in use (holds the journal of osd.0); refusing to wipe it");
