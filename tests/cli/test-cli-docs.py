@@ -71,9 +71,27 @@ def blocks(path):
         i = j + 1
 
 
+# The examples name the usual key files (~/.ssh/id_ed25519) and validate checks that an
+# identity exists: they run with a HOME of their own that has them (empty files).
+_home = None
+
+
+def doc_home():
+    global _home
+    if _home is None:
+        import atexit, shutil, tempfile
+        _home = tempfile.mkdtemp(prefix="cephprov-docs-home.")
+        atexit.register(shutil.rmtree, _home, True)
+        os.makedirs(os.path.join(_home, ".ssh"))
+        for f in ("id_ed25519", "id_ecdsa", "known_hosts"):
+            open(os.path.join(_home, ".ssh", f), "w").close()
+    return _home
+
+
 def run(argv):
     p = subprocess.run(argv, cwd=src, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, env=dict(os.environ, LC_ALL="C", NO_COLOR="1"))
+                       stderr=subprocess.STDOUT, text=True,
+                       env=dict(os.environ, LC_ALL="C", NO_COLOR="1", HOME=doc_home()))
     return p.returncode, p.stdout.rstrip("\n")
 
 
