@@ -27,7 +27,8 @@ const Verb verbs[] = {
           "                    without it the hosts are inventoried live\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable plan\n"
-          "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n" },
+          "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n"
+          "  --osd-ids FILE    the cluster's OSD ids in use (`ceph osd ls [-f json]`): show the ids apply would take\n" },
         { "inventory", "LAYOUT [--json] [--hosts H1,H2] [--save FILE]",
           "connect to the hosts and show their disks, partitions, signatures, bcache and OSDs",
           verb_inventory, VERB_LAYOUT | VERB_HOSTS,

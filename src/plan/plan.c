@@ -194,6 +194,24 @@ static void step_done(Step *s) {
         free(s->deps);
 }
 
+static void plan_device_done(PlanDevice *d) {
+        free(d->path);
+        free(d->by_id);
+        free(d->model);
+        free(d->serial);
+        for (size_t i = 0; i < d->n_kept; i++) {
+                free(d->kept[i].name);
+                free(d->kept[i].holder);
+        }
+        free(d->kept);
+}
+
+static void plan_drift_done(PlanDrift *d) {
+        free(d->device);
+        free(d->partname);
+        free(d->reason);
+}
+
 static void host_plan_done(HostPlan *h) {
         free(h->host);
         for (size_t i = 0; i < h->n_steps; i++)
@@ -206,6 +224,12 @@ static void host_plan_done(HostPlan *h) {
         free(h->fast);
         strv_free(h->osd_data);
         strv_free(h->notes);
+        for (size_t i = 0; i < h->n_devices; i++)
+                plan_device_done(&h->devices[i]);
+        free(h->devices);
+        for (size_t i = 0; i < h->n_drift; i++)
+                plan_drift_done(&h->drift[i]);
+        free(h->drift);
 }
 
 Plan *plan_free(Plan *p) {
@@ -214,6 +238,7 @@ Plan *plan_free(Plan *p) {
         for (size_t i = 0; i < p->n_hosts; i++)
                 host_plan_done(&p->hosts[i]);
         free(p->hosts);
+        strv_free(p->missing_hosts);
         free(p);
         return NULL;
 }
@@ -387,6 +412,7 @@ static unsigned add_step(Ctx *c, StepKind kind, const char *device, char *reason
                 .kind = kind,
                 .device = strdup(device),
                 .reason = reason,
+                .osd_id = -1,
         };
         hp->n_steps++;
         if (!s->device)
@@ -535,6 +561,20 @@ static uint64_t fast_find_free(const FastState *f, uint64_t size, uint64_t *ret_
         if (ret_largest)
                 *ret_largest = largest;
         return found;
+}
+
+/* All the aligned free space left in the usable range. */
+static uint64_t fast_free_total(const FastState *f) {
+        uint64_t cursor = f->first, total = 0, end_limit = f->last + 1;
+        for (size_t i = 0; i <= f->n_used; i++) {
+                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, end_limit) : end_limit;
+                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
+                if (e > s)
+                        total += e - s;
+                if (i < f->n_used)
+                        cursor = MAX(cursor, f->used[i].end);
+        }
+        return total;
 }
 
 static unsigned fast_next_number(const FastState *f) {
@@ -947,6 +987,140 @@ static int emit_osd(Ctx *c, size_t slot) {
         return 0;
 }
 
+/* ---- for people: device names, kept partitions, drift ---- */
+
+static const char *device_by_id(const InvDevice *d) {
+        const char *wwn = NULL;
+        STRV_FOREACH(l, d->links) {
+                if (!startswith(*l, "/dev/disk/by-id/"))
+                        continue;
+                /* the model_serial name is what is printed on the drive's label */
+                if (!startswith(*l, "/dev/disk/by-id/wwn-"))
+                        return *l;
+                if (!wwn)
+                        wwn = *l;
+        }
+        return wwn;
+}
+
+static int strdup_opt(const char *s, char **ret) {
+        *ret = NULL;
+        if (s && !(*ret = strdup(s)))
+                return -ENOMEM;
+        return 0;
+}
+
+static int add_device(Ctx *c, const InvDevice *d, bool fast, bool blank, unsigned slot) {
+        HostPlan *hp = c->hp;
+        PlanDevice *pd = &hp->devices[hp->n_devices++];
+        *pd = (PlanDevice) { .size = d->size, .rotational = d->rotational, .fast = fast, .slot = slot };
+        if (strdup_opt(d->path, &pd->path) < 0 || strdup_opt(device_by_id(d), &pd->by_id) < 0 ||
+            strdup_opt(d->model, &pd->model) < 0 || strdup_opt(d->serial, &pd->serial) < 0)
+                return oom(c);
+        if (!fast || blank || d->n_partitions == 0)
+                return 0;
+        pd->kept = calloc(d->n_partitions, sizeof(PlanKept));
+        if (!pd->kept)
+                return oom(c);
+        for (size_t i = 0; i < d->n_partitions; i++) {
+                const InvPartition *pt = &d->partitions[i];
+                if (partition_is_ours(c, pt))
+                        continue;
+                PlanKept *k = &pd->kept[pd->n_kept++];
+                *k = (PlanKept) { .number = pt->number, .size = pt->size };
+                if (strdup_opt(pt->name, &k->name) < 0 ||
+                    strdup_opt(pt->content.holders ? pt->content.holders[0] : NULL, &k->holder) < 0)
+                        return oom(c);
+        }
+        return 0;
+}
+
+static int collect_devices(Ctx *c) {
+        c->hp->devices = calloc(c->n_fast + c->n_slots + 1, sizeof(PlanDevice));
+        if (!c->hp->devices)
+                return oom(c);
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (add_device(c, c->fast[j].dev, true, c->fast[j].blank, 0) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < c->n_slots; i++)
+                if (add_device(c, c->slots[i].data, false, c->slots[i].wipe, (unsigned) i) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+static const char *role_unwanted(const Ctx *c, PartRole role) {
+        const Profile *p = c->profile;
+        bool filestore = p->osd.objectstore == OBJECTSTORE_FILESTORE;
+        switch (role) {
+        case PART_ROLE_CACHE:
+                return "the profile has no bcache";
+        case PART_ROLE_DB:
+                return filestore ? "the profile wants FileStore, which has no DB" : "the profile has no db_size";
+        case PART_ROLE_WAL:
+                return filestore ? "the profile wants FileStore, which has no WAL" : "the profile has no wal_size";
+        case PART_ROLE_JOURNAL:
+                return filestore ? "the profile has no journal_size" : "the profile wants BlueStore, which has no journal";
+        default:
+                return "unknown role";
+        }
+}
+
+/* Why a cephprov partition of this host is not what the layout asks for, NULL: it is. */
+static char *drift_reason(const Ctx *c, const InvDevice *d, PartRole role, unsigned slot) {
+        int fast = -1;
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (c->fast[j].dev == d)
+                        fast = (int) j;
+        if (fast < 0)
+                return strprintf("the profile does not select %s as a fast device", d->path);
+        if (c->fast[fast].blank)
+                return NULL; /* wiped by this plan: it goes with the table */
+        if (slot >= c->n_slots)
+                return strprintf("slot %u does not exist: the profile selects %zu data device%s", slot, c->n_slots,
+                                 c->n_slots == 1 ? "" : "s");
+        const Slot *s = &c->slots[slot];
+        if (s->fast != fast)
+                return strprintf("slot %u (%s) has its partitions on %s now", slot, s->data->path,
+                                 c->fast[s->fast].dev->path);
+        if (!s->parts[role].wanted)
+                return strdup(role_unwanted(c, role));
+        return NULL;
+}
+
+static int collect_drift(Ctx *c) {
+        for (size_t i = 0; i < c->inv->n_devices; i++) {
+                const InvDevice *d = &c->inv->devices[i];
+                bool data = false;
+                for (size_t k = 0; k < c->n_slots; k++)
+                        data = data || c->slots[k].data == d;
+                if (data)
+                        continue; /* a data device's partitions were refused or are wiped */
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        const InvPartition *pt = &d->partitions[k];
+                        PartRole role;
+                        unsigned slot;
+                        if (!partition_is_ours(c, pt) || !plan_partition_name_parse(pt->name, &role, &slot))
+                                continue;
+                        char *why = drift_reason(c, d, role, slot);
+                        if (!why)
+                                continue;
+                        PlanDrift *n = realloc(c->hp->drift, sizeof(PlanDrift) * (c->hp->n_drift + 1));
+                        if (!n) {
+                                free(why);
+                                return oom(c);
+                        }
+                        c->hp->drift = n;
+                        n[c->hp->n_drift++] = (PlanDrift) {
+                                .device = strdup(d->path), .partnum = pt->number, .partname = strdup(pt->name),
+                                .role = role, .slot = slot, .size = pt->size, .reason = why,
+                        };
+                        if (!n[c->hp->n_drift - 1].device || !n[c->hp->n_drift - 1].partname)
+                                return oom(c);
+                }
+        }
+        return 0;
+}
+
 static void ctx_done(Ctx *c) {
         for (size_t i = 0; i < c->n_slots; i++)
                 for (unsigned r = 0; r < _PART_ROLE_MAX_; r++)
@@ -1004,7 +1178,7 @@ static int plan_host(Ctx *c) {
         size_t per = n_fast == 0 ? 0 : p->data_per_fast ? p->data_per_fast : (n_data + n_fast - 1) / n_fast;
         if (n_fast > 0 && n_data > n_fast * per)
                 return error_set(c->err, ERANGE,
-                                 "host '%s': %zu data devices but %zu fast device%s × %zu (data_per_fast) = %zu slots",
+                                 "host '%s': %zu data devices but %zu fast device%s with data_per_fast %zu give %zu slots",
                                  hn, n_data, n_fast, n_fast == 1 ? "" : "s", per, n_fast * per);
         for (size_t i = 0; i < n_data; i++) {
                 Slot *s = &c->slots[i];
@@ -1146,13 +1320,119 @@ static int plan_host(Ctx *c) {
                         return oom(c);
                 u->used = c->fast[j].used_bytes;
                 fast_find_free(&c->fast[j], 0, &u->free_after);
+                u->free_total = fast_free_total(&c->fast[j]);
         }
-        return 0;
+
+        /* totals and what an operator needs to find the devices */
+        for (size_t i = 0; i < c->hp->n_steps; i++)
+                if (c->hp->steps[i].kind == STEP_CREATE_OSD) {
+                        c->hp->n_new_osds++;
+                        const InvDevice *d = inventory_find_device(c->inv, c->hp->steps[i].device);
+                        c->hp->raw_new += d ? d->size : 0;
+                }
+        c->hp->n_osds = (unsigned) n_data;
+        for (size_t i = 0; i < n_data; i++)
+                c->hp->raw_total += c->slots[i].data->size;
+        r = collect_devices(c);
+        if (r < 0)
+                return r;
+        return collect_drift(c);
 }
 
 int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *err) {
+        return plan_compute_ext(l, inv, NULL, ret, err);
+}
+
+static int cmp_int(const void *a, const void *b) {
+        int x = *(const int *) a, y = *(const int *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* apply's allocator runs `ceph osd new` for the create-osd steps in plan order, and the
+ * monitor gives each the lowest id that does not exist (OSDMonitor::_allocate_osd_id; a
+ * destroyed OSD still exists, and `ceph osd ls` lists it): the same walk over the ids in use.
+ * A guess, not a promise: anything else that allocates first shifts them. */
+void plan_assign_osd_ids(Plan *p, const int *in_use, size_t n_in_use) {
+        int next = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                for (size_t j = 0; j < p->hosts[i].n_steps; j++) {
+                        Step *s = &p->hosts[i].steps[j];
+                        if (s->kind != STEP_CREATE_OSD)
+                                continue;
+                        while (k < n_in_use && in_use[k] < next)
+                                k++;
+                        while (k < n_in_use && in_use[k] == next) {
+                                next++;
+                                k++;
+                        }
+                        s->osd_id = next++;
+                }
+        p->osd_ids_known = true;
+}
+
+int plan_parse_osd_ids(const char *text, int **ret, size_t *ret_n, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0, cap = 0;
+        const char *s = text;
+
+        while (*s && strchr(" \t\r\n", *s))
+                s++;
+        bool json = *s == '[';
+        if (json)
+                s++;
+        for (;;) {
+                while (*s && strchr(json ? " \t\r\n," : " \t\r\n", *s))
+                        s++;
+                if (json && *s == ']') {
+                        s++;
+                        while (*s && strchr(" \t\r\n", *s))
+                                s++;
+                        if (*s)
+                                return error_set(err, EINVAL, "unexpected '%c' after the list of OSD ids", *s);
+                        break;
+                }
+                if (!*s) {
+                        if (json)
+                                return error_set(err, EINVAL, "the JSON list of OSD ids has no closing ']'");
+                        break;
+                }
+                char *end;
+                errno = 0;
+                long v = strtol(s, &end, 10);
+                if (errno || end == s || v < 0 || v > INT32_MAX || (*end && !strchr(" \t\r\n,]", *end))) {
+                        int len = (int) MIN(MAX(strcspn(s, " \t\r\n,]"), (size_t) 1), (size_t) 20);
+                        return error_set(err, EINVAL, "'%.*s' is not an OSD id (expected what `ceph osd ls` or `ceph osd ls -f json` prints)",
+                                         len, s);
+                }
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        int *m = realloc(ids, cap * sizeof(int));
+                        if (!m)
+                                return error_set(err, ENOMEM, "out of memory");
+                        ids = m;
+                }
+                ids[n++] = (int) v;
+                s = end;
+        }
+        if (n > 0)
+                qsort(ids, n, sizeof(int), cmp_int);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (k == 0 || ids[k - 1] != ids[i])
+                        ids[k++] = ids[i];
+        *ret = TAKE_PTR(ids);
+        *ret_n = k;
+        return 0;
+}
+
+int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err) {
+        static const PlanOptions none = {};
         _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
         int r;
+
+        if (!opts)
+                opts = &none;
 
         if (!p)
                 return error_set(err, ENOMEM, "out of memory");
@@ -1164,7 +1444,14 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
                 const Host *h = &l->hosts[i];
                 if (!h->profile)
                         continue;
+                if (opts->hosts && !strv_contains(opts->hosts, h->name))
+                        continue;
                 const Inventory *hi = inventory_set_find(inv, h->name);
+                if (!hi && opts->missing_ok) {
+                        if (strv_extend(&p->missing_hosts, h->name) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        continue;
+                }
                 if (!hi)
                         return error_set(err, ENOENT, "host '%s': no inventory", h->name);
 
