@@ -2,18 +2,55 @@
 #include "json-writer.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "json-util.h"
 
 void json_writer_init(JsonWriter *w, FILE *f) {
-        *w = (JsonWriter) { .f = f };
+        w->f = f;
+        w->depth = 0;
+        w->has_children[0] = false;
+        w->failed = w->write_failed = false;
+        w->len = 0;
+}
+
+static void flush_buf(JsonWriter *w) {
+        if (w->len > 0 && fwrite(w->buf, 1, w->len, w->f) != w->len)
+                w->write_failed = true;
+        w->len = 0;
+}
+
+static void put(JsonWriter *w, const char *s, size_t n) {
+        if (n > sizeof(w->buf) - w->len) {
+                flush_buf(w);
+                if (n > sizeof(w->buf)) {
+                        if (fwrite(s, 1, n, w->f) != n)
+                                w->write_failed = true;
+                        return;
+                }
+        }
+        memcpy(w->buf + w->len, s, n);
+        w->len += n;
+}
+
+static void put_c(JsonWriter *w, char c) {
+        if (w->len == sizeof(w->buf))
+                flush_buf(w);
+        w->buf[w->len++] = c;
+}
+
+static void put_s(JsonWriter *w, const char *s) {
+        put(w, s, strlen(s));
 }
 
 static void indent(JsonWriter *w, unsigned level) {
-        for (unsigned i = 0; i < level; i++)
-                fputs("  ", w->f);
+        static const char spaces[] = "                                                                ";
+        size_t n = 2 * (size_t) level;
+        while (n > 0) {
+                size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+                put(w, spaces, k);
+                n -= k;
+        }
 }
 
 /* json-c's json_escape_str() with JSON_C_TO_STRING_NOSLASHESCAPE: the short escapes, other
@@ -22,10 +59,12 @@ static void put_string(JsonWriter *w, const char *s) {
         static const char hex[] = "0123456789abcdef";
         const char *run = s;
 
-        fputc('"', w->f);
+        put_c(w, '"');
         for (; *s; s++) {
                 unsigned char c = (unsigned char) *s;
                 const char *esc = NULL;
+                if (c >= 0x20 && c != '"' && c != '\\')
+                        continue;
                 switch (c) {
                 case '"': esc = "\\\""; break;
                 case '\\': esc = "\\\\"; break;
@@ -34,39 +73,39 @@ static void put_string(JsonWriter *w, const char *s) {
                 case '\n': esc = "\\n"; break;
                 case '\r': esc = "\\r"; break;
                 case '\t': esc = "\\t"; break;
-                default:
-                        if (c >= 0x20)
-                                continue;
+                default: break;
                 }
-                fwrite(run, 1, s - run, w->f);
+                put(w, run, s - run);
                 if (esc)
-                        fputs(esc, w->f);
-                else
-                        fprintf(w->f, "\\u00%c%c", hex[c >> 4], hex[c & 0xf]);
+                        put_s(w, esc);
+                else {
+                        char u[] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+                        put(w, u, sizeof(u));
+                }
                 run = s + 1;
         }
-        fwrite(run, 1, s - run, w->f);
-        fputc('"', w->f);
+        put(w, run, s - run);
+        put_c(w, '"');
 }
 
 /* What goes before a value: the separator, the newline and indent, the key. */
 static void member(JsonWriter *w, const char *key) {
         if (w->depth > 0) {
                 if (w->has_children[w->depth])
-                        fputc(',', w->f);
-                fputc('\n', w->f);
+                        put_c(w, ',');
+                put_c(w, '\n');
                 w->has_children[w->depth] = true;
                 indent(w, w->depth);
         }
         if (key) {
                 put_string(w, key);
-                fputs(": ", w->f);
+                put(w, ": ", 2);
         }
 }
 
 static void open_container(JsonWriter *w, const char *key, char c) {
         member(w, key);
-        fputc(c, w->f);
+        put_c(w, c);
         if (w->depth >= JSON_WRITER_MAX_DEPTH) {
                 w->failed = true;
                 return;
@@ -82,9 +121,9 @@ static void close_container(JsonWriter *w, char c) {
         }
         w->depth--;
         /* json-c puts the closing bracket on its own line, also for an empty container */
-        fputc('\n', w->f);
+        put_c(w, '\n');
         indent(w, w->depth);
-        fputc(c, w->f);
+        put_c(w, c);
 }
 
 void json_writer_begin_object(JsonWriter *w, const char *key) {
@@ -110,19 +149,33 @@ void json_writer_string(JsonWriter *w, const char *key, const char *value) {
         put_string(w, value);
 }
 
+static void put_u64(JsonWriter *w, uint64_t v) {
+        char b[24];
+        size_t i = sizeof(b);
+        do {
+                b[--i] = (char) ('0' + v % 10);
+                v /= 10;
+        } while (v > 0);
+        put(w, b + i, sizeof(b) - i);
+}
+
 void json_writer_u64(JsonWriter *w, const char *key, uint64_t value) {
         member(w, key);
-        fprintf(w->f, "%" PRIu64, value);
+        put_u64(w, value);
 }
 
 void json_writer_int(JsonWriter *w, const char *key, int64_t value) {
         member(w, key);
-        fprintf(w->f, "%" PRId64, value);
+        if (value < 0) {
+                put_c(w, '-');
+                put_u64(w, (uint64_t) 0 - (uint64_t) value);
+        } else
+                put_u64(w, (uint64_t) value);
 }
 
 void json_writer_bool(JsonWriter *w, const char *key, bool value) {
         member(w, key);
-        fputs(value ? "true" : "false", w->f);
+        put_s(w, value ? "true" : "false");
 }
 
 void json_writer_strv(JsonWriter *w, const char *key, char * const *l) {
@@ -138,15 +191,16 @@ void json_writer_tree(JsonWriter *w, const char *key, json_object *o) {
         /* the tree's own lines, shifted to this depth: json-c escapes newlines in strings,
          * so every raw newline is a line break of the layout */
         for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
-                fwrite(s, 1, nl - s + 1, w->f);
+                put(w, s, nl - s + 1);
                 indent(w, w->depth);
         }
-        fputs(s, w->f);
+        put_s(w, s);
 }
 
 int json_writer_finish(JsonWriter *w) {
-        fputc('\n', w->f);
-        if (fflush(w->f) != 0 || ferror(w->f))
+        put_c(w, '\n');
+        flush_buf(w);
+        if (fflush(w->f) != 0 || ferror(w->f) || w->write_failed)
                 return -EIO;
         if (w->failed || w->depth != 0)
                 return -EINVAL;

@@ -22,6 +22,10 @@ typedef struct JsonWriter {
         unsigned depth;                          /* open containers */
         bool has_children[JSON_WRITER_MAX_DEPTH + 1];
         bool failed;                             /* too deep or unbalanced */
+        bool write_failed;
+        size_t len;                              /* bytes in buf: written in large blocks, as
+                                                    stdio's per-call cost dominated */
+        char buf[64 * 1024];
 } JsonWriter;
 
 void json_writer_init(JsonWriter *w, FILE *f);

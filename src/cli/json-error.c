@@ -38,7 +38,7 @@ int cli_report_json(const Error *err) {
         size_t file_len;
         unsigned long line, col;
         const char *rest;
-        JsonWriter w;
+        static JsonWriter w; /* 64 KiB: not on the stack */
 
         json_writer_init(&w, stdout);
         json_writer_begin_object(&w, NULL);

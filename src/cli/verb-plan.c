@@ -56,6 +56,81 @@ static int load_osd_ids(const char *path, int **ret, size_t *ret_n, Error *err) 
         return 0;
 }
 
+static int count_host(HostPlan *h, void *userdata, Error *err) {
+        return 0; /* plan_compute_each() counts */
+}
+
+typedef struct Printer {
+        JsonWriter *w;           /* --json, else text on stdout */
+        unsigned flags;
+        bool osd_ids;
+        PlanTotals totals;
+} Printer;
+
+static int print_host(HostPlan *h, void *userdata, Error *err) {
+        Printer *pr = userdata;
+        if (pr->w)
+                plan_write_json_host(pr->w, h, pr->osd_ids);
+        else {
+                if (pr->totals.n_hosts > 0)
+                        putchar('\n');
+                plan_print_host(h, stdout, pr->flags);
+                plan_totals_add(&pr->totals, h);
+        }
+        return 0;
+}
+
+/* Offline, from a file of inventories: planned and written one host at a time, so that a
+ * plan of 1,000 hosts never exists whole; a first walk counts the steps (the JSON starts
+ * with n_steps) and finds refusals before anything is printed. */
+static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, size_t n_ids, int (*report)(const Error *)) {
+        Error err = {};
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        if (inventory_set_load_file(o->inventory, &inv, &err) < 0)
+                return report(&err);
+        PlanOptions po = { .hosts = o->hosts, .missing_ok = true,
+                           .osd_ids_known = o->osd_ids != NULL, .osd_ids_in_use = ids, .n_osd_ids_in_use = n_ids };
+        PlanSummary sum = {};
+        if (plan_compute_each(l, inv, &po, count_host, NULL, &sum, &err) < 0)
+                return report(&err);
+        _cleanup_strv_free_ char **missing = sum.missing_hosts;
+        STRV_FOREACH(m, missing)
+                log_error("host '%s': not in the inventory file '%s': not planned", *m, o->inventory);
+
+        _cleanup_(freep) JsonWriter *w = o->json ? malloc(sizeof(JsonWriter)) : NULL;
+        if (o->json && !w) {
+                error_set(&err, ENOMEM, "out of memory");
+                return report(&err);
+        }
+        Printer pr = { .w = w, .flags = cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0, .osd_ids = o->osd_ids != NULL };
+        if (w) {
+                json_writer_init(w, stdout);
+                json_writer_begin_object(w, NULL);
+                plan_write_json_begin(w, sum.n_steps);
+        }
+        int r = plan_compute_each(l, inv, &po, print_host, &pr, NULL, &err);
+        if (r < 0) {
+                plan_totals_done(&pr.totals);
+                return cli_report(&err); /* the first walk planned the same: only memory can fail */
+        }
+        if (w) {
+                plan_write_json_end(w, missing);
+                json_writer_end_object(w);
+                if (json_writer_finish(w) < 0) {
+                        error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
+                        return cli_report(&err);
+                }
+        } else
+                plan_print_totals(&pr.totals, missing, stdout);
+        plan_totals_done(&pr.totals);
+
+        if (missing)
+                return 1; /* the plan is incomplete: the missing hosts were named */
+        if (o->detailed_exitcode && sum.n_steps > 0)
+                return 10;
+        return 0;
+}
+
 int verb_plan(int argc, char *argv[]) {
         const Verb *v = verb_find("plan");
         _cleanup_(cli_options_done) CliOptions o = {};
@@ -75,22 +150,14 @@ int verb_plan(int argc, char *argv[]) {
         if (o.osd_ids && load_osd_ids(o.osd_ids, &ids, &n_ids, &err) < 0)
                 return report(&err);
 
+        if (o.inventory)
+                return plan_offline(l, &o, ids, n_ids, report);
+
+        /* live: the hosts are connected anyway, so say now what apply would refuse */
         _cleanup_(plan_freep) Plan *p = NULL;
         _cleanup_(preflight_report_freep) PreflightReport *pre = NULL;
         size_t failed_hosts = 0;
-        if (o.inventory) {
-                /* offline: from saved inventories; only the hosts asked for are planned, and a
-                 * host the file lacks is named, not fatal for the others */
-                _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-                if (inventory_set_load_file(o.inventory, &inv, &err) < 0)
-                        return report(&err);
-                PlanOptions po = { .hosts = o.hosts, .missing_ok = true };
-                if (plan_compute_ext(l, inv, &po, &p, &err) < 0)
-                        return report(&err);
-                STRV_FOREACH(m, p->missing_hosts)
-                        log_error("host '%s': not in the inventory file '%s': not planned", *m, o.inventory);
-        } else {
-                /* live: the hosts are connected anyway, so say now what apply would refuse */
+        {
                 _cleanup_(fleet_closep) Fleet *f = NULL;
                 _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
                 if (controller_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
@@ -110,14 +177,18 @@ int verb_plan(int argc, char *argv[]) {
                         error_set(&err, ENOMEM, "cannot format the plan as JSON");
                         return cli_report(&err);
                 }
-                JsonWriter w;
-                json_writer_init(&w, stdout);
-                json_writer_begin_object(&w, NULL);
-                plan_write_json(p, &w);
+                _cleanup_(freep) JsonWriter *w = malloc(sizeof(JsonWriter));
+                if (!w) {
+                        error_set(&err, ENOMEM, "out of memory");
+                        return cli_report(&err);
+                }
+                json_writer_init(w, stdout);
+                json_writer_begin_object(w, NULL);
+                plan_write_json(p, w);
                 if (pj)
-                        json_writer_tree(&w, "preflight", pj);
-                json_writer_end_object(&w);
-                if (json_writer_finish(&w) < 0) {
+                        json_writer_tree(w, "preflight", pj);
+                json_writer_end_object(w);
+                if (json_writer_finish(w) < 0) {
                         error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
                         return cli_report(&err);
                 }
@@ -127,8 +198,8 @@ int verb_plan(int argc, char *argv[]) {
         }
 
         /* a refused host is a plan shown, with what apply would refuse: not a failed plan */
-        if (failed_hosts > 0 || p->missing_hosts)
-                return 1; /* the plan is incomplete: the unreachable or missing hosts were named */
+        if (failed_hosts > 0)
+                return 1; /* the plan is incomplete: the unreachable hosts were reported */
         if (o.detailed_exitcode && !plan_is_empty(p))
                 return 10;
         return 0;

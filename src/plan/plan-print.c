@@ -2,6 +2,7 @@
 /* The plan for people (plan_print) and for programs (plan_to_json, docs/plan.md). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "basic/json-util.h"
@@ -116,24 +117,38 @@ static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
         json_writer_end_object(w);
 }
 
-void plan_write_json(const Plan *p, JsonWriter *w) {
+void plan_write_json_begin(JsonWriter *w, size_t n_steps) {
         json_writer_int(w, "format", PLAN_FORMAT_VERSION);
-        json_writer_u64(w, "n_steps", plan_count_steps(p));
+        json_writer_u64(w, "n_steps", n_steps);
         json_writer_begin_array(w, "hosts");
-        for (size_t i = 0; i < p->n_hosts; i++)
-                host_plan_write_json(&p->hosts[i], p->osd_ids_known, w);
+}
+
+void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids) {
+        host_plan_write_json(h, osd_ids, w);
+}
+
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts) {
         json_writer_end_array(w);
-        if (p->missing_hosts)
-                json_writer_strv(w, "missing_hosts", p->missing_hosts);
+        if (missing_hosts && missing_hosts[0])
+                json_writer_strv(w, "missing_hosts", missing_hosts);
+}
+
+void plan_write_json(const Plan *p, JsonWriter *w) {
+        plan_write_json_begin(w, plan_count_steps(p));
+        for (size_t i = 0; i < p->n_hosts; i++)
+                plan_write_json_host(w, &p->hosts[i], p->osd_ids_known);
+        plan_write_json_end(w, p->missing_hosts);
 }
 
 int plan_print_json(const Plan *p, FILE *f) {
-        JsonWriter w;
-        json_writer_init(&w, f);
-        json_writer_begin_object(&w, NULL);
-        plan_write_json(p, &w);
-        json_writer_end_object(&w);
-        return json_writer_finish(&w);
+        _cleanup_(freep) JsonWriter *w = malloc(sizeof(JsonWriter));
+        if (!w)
+                return -ENOMEM;
+        json_writer_init(w, f);
+        json_writer_begin_object(w, NULL);
+        plan_write_json(p, w);
+        json_writer_end_object(w);
+        return json_writer_finish(w);
 }
 
 /* "/dev/sda" + 4 → "/dev/sda4", "/dev/nvme0n1" + 4 → "/dev/nvme0n1p4" (the kernel's naming;
@@ -166,14 +181,6 @@ static void print_id_ranges(FILE *f, const int *ids, size_t n) {
                         fprintf(f, "-%d", ids[j]);
                 i = j + 1;
         }
-}
-
-static size_t host_osd_ids(const HostPlan *h, int *ids) {
-        size_t n = 0;
-        for (size_t i = 0; i < h->n_steps; i++)
-                if (h->steps[i].kind == STEP_CREATE_OSD && h->steps[i].osd_id >= 0)
-                        ids[n++] = h->steps[i].osd_id;
-        return n;
 }
 
 static void print_devices(const HostPlan *h, FILE *f) {
@@ -225,7 +232,7 @@ static void fast_totals(const HostPlan *h, uint64_t *used, uint64_t *left) {
         }
 }
 
-static void print_host(const HostPlan *h, FILE *f, unsigned flags) {
+void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
         char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], n1[128], n2[128];
         size_t n_parts = 0, n_osds = 0;
 
@@ -324,50 +331,76 @@ static void print_host(const HostPlan *h, FILE *f, unsigned flags) {
         fputc('\n', f);
 }
 
-void plan_print(const Plan *p, FILE *f, unsigned flags) {
-        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], c[SIZE_FORMAT_MAX];
-        size_t n_new = 0, n_drift = 0, n_ids = 0;
-        uint64_t raw = 0, used = 0, left = 0;
+void plan_totals_add(PlanTotals *t, const HostPlan *h) {
+        t->n_hosts++;
+        t->n_steps += h->n_steps;
+        t->n_new += h->n_new_osds;
+        t->n_drift += h->n_drift;
+        t->raw += h->raw_new;
+        fast_totals(h, &t->used, &t->left);
+        for (size_t i = 0; i < h->n_steps; i++) {
+                const Step *s = &h->steps[i];
+                if (s->kind != STEP_CREATE_OSD || s->osd_id < 0)
+                        continue;
+                if (t->n_ids == t->cap_ids) {
+                        size_t cap = t->cap_ids ? 2 * t->cap_ids : 64;
+                        int *n = realloc(t->ids, cap * sizeof(int));
+                        if (!n) {
+                                t->ids_lost = true;
+                                continue;
+                        }
+                        t->ids = n;
+                        t->cap_ids = cap;
+                }
+                t->ids[t->n_ids++] = s->osd_id;
+        }
+}
 
+void plan_totals_done(PlanTotals *t) {
+        free(t->ids);
+        *t = (PlanTotals) {};
+}
+
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], c[SIZE_FORMAT_MAX];
+        size_t n_missing = 0;
+
+        if (t->n_hosts > 0)
+                fputc('\n', f);
+        for (char * const *m = missing_hosts; m && *m; m++, n_missing++)
+                fprintf(f, "host %s: not planned: the inventory has no entry for it\n", *m);
+
+        if (t->n_steps == 0) {
+                fprintf(f, "plan: nothing to do on %zu host%s", t->n_hosts, t->n_hosts == 1 ? "" : "s");
+        } else {
+                fprintf(f, "plan: %zu step%s on %zu host%s, %zu new OSD%s, %s raw", t->n_steps, t->n_steps == 1 ? "" : "s",
+                        t->n_hosts, t->n_hosts == 1 ? "" : "s", t->n_new, t->n_new == 1 ? "" : "s",
+                        size_format(t->raw, a, sizeof(a)));
+                if (t->used > 0 || t->left > 0)
+                        fprintf(f, "; fast devices: %s in cephprov partitions, %s free after",
+                                size_format(t->used, b, sizeof(b)), size_format(t->left, c, sizeof(c)));
+        }
+        if (t->n_drift > 0)
+                fprintf(f, "; %zu drifted partition%s", t->n_drift, t->n_drift == 1 ? "" : "s");
+        if (n_missing > 0)
+                fprintf(f, "; %zu host%s not planned (no inventory)", n_missing, n_missing == 1 ? "" : "s");
+        fputc('\n', f);
+
+        if (t->n_ids > 0 && !t->ids_lost) {
+                fprintf(f, "OSD ids: ");
+                print_id_ranges(f, t->ids, t->n_ids);
+                fprintf(f, " (the lowest free ones, in plan order, if nothing else allocates first)\n");
+        }
+}
+
+void plan_print(const Plan *p, FILE *f, unsigned flags) {
+        PlanTotals t = {};
         for (size_t i = 0; i < p->n_hosts; i++) {
                 if (i > 0)
                         fputc('\n', f);
-                print_host(&p->hosts[i], f, flags);
-                n_new += p->hosts[i].n_new_osds;
-                n_drift += p->hosts[i].n_drift;
-                raw += p->hosts[i].raw_new;
-                fast_totals(&p->hosts[i], &used, &left);
+                plan_print_host(&p->hosts[i], f, flags);
+                plan_totals_add(&t, &p->hosts[i]);
         }
-        if (p->n_hosts > 0)
-                fputc('\n', f);
-        STRV_FOREACH(m, p->missing_hosts)
-                fprintf(f, "host %s: not planned: the inventory has no entry for it\n", *m);
-
-        size_t n_steps = plan_count_steps(p);
-        if (n_steps == 0) {
-                fprintf(f, "plan: nothing to do on %zu host%s", p->n_hosts, p->n_hosts == 1 ? "" : "s");
-        } else {
-                fprintf(f, "plan: %zu step%s on %zu host%s, %zu new OSD%s, %s raw", n_steps, n_steps == 1 ? "" : "s",
-                        p->n_hosts, p->n_hosts == 1 ? "" : "s", n_new, n_new == 1 ? "" : "s", size_format(raw, a, sizeof(a)));
-                if (used > 0 || left > 0)
-                        fprintf(f, "; fast devices: %s in cephprov partitions, %s free after",
-                                size_format(used, b, sizeof(b)), size_format(left, c, sizeof(c)));
-        }
-        if (n_drift > 0)
-                fprintf(f, "; %zu drifted partition%s", n_drift, n_drift == 1 ? "" : "s");
-        if (p->missing_hosts)
-                fprintf(f, "; %zu host%s not planned (no inventory)", strv_length(p->missing_hosts),
-                        strv_length(p->missing_hosts) == 1 ? "" : "s");
-        fputc('\n', f);
-
-        if (p->osd_ids_known && n_new > 0) {
-                _cleanup_(freep) int *ids = malloc(n_new * sizeof(int));
-                if (ids) {
-                        for (size_t i = 0; i < p->n_hosts; i++)
-                                n_ids += host_osd_ids(&p->hosts[i], ids + n_ids);
-                        fprintf(f, "OSD ids: ");
-                        print_id_ranges(f, ids, n_ids);
-                        fprintf(f, " (the lowest free ones, in plan order, if nothing else allocates first)\n");
-                }
-        }
+        plan_print_totals(&t, p->missing_hosts, f);
+        plan_totals_done(&t);
 }

@@ -9,6 +9,7 @@
 
 #include "basic/size.h"
 #include "basic/strv.h"
+#include "plan-internal.h"
 
 /* The planner. For every host with a profile:
  *   1. select data and fast devices from the inventory (explicit list order, else by path),
@@ -76,6 +77,7 @@ typedef struct Ctx {
         size_t n_slots;
         FastState *fast;
         size_t n_fast;
+        signed char *allowed;        /* per inventory device: -1 not known yet, else device_allowed() */
 } Ctx;
 
 static const char *const step_kind_table[_STEP_KIND_MAX] = {
@@ -345,7 +347,12 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                         /* virtual devices built on top of selected ones are never candidates */
                         if (startswith(d->name, "bcache") || d->readonly)
                                 continue;
-                        if (!device_allowed(c->host, d) || selector_mismatch(s, d))
+                        if (selector_mismatch(s, d))
+                                continue;
+                        /* the allow-list's globs once per device, not per selector */
+                        if (c->allowed[i] < 0)
+                                c->allowed[i] = device_allowed(c->host, d);
+                        if (!c->allowed[i])
                                 continue;
                         l[n++] = d;
                 }
@@ -1129,6 +1136,7 @@ static void ctx_done(Ctx *c) {
         for (size_t i = 0; i < c->n_fast; i++)
                 free(c->fast[i].used);
         free(c->fast);
+        free(c->allowed);
 }
 
 static int plan_host(Ctx *c) {
@@ -1142,6 +1150,10 @@ static int plan_host(Ctx *c) {
                 return error_set(c->err, EOPNOTSUPP, "host '%s': profile '%s': per_device %u is not supported by the planner yet",
                                  hn, p->name, p->osd.per_device);
 
+        c->allowed = malloc(c->inv->n_devices + 1);
+        if (!c->allowed)
+                return oom(c);
+        memset(c->allowed, -1, c->inv->n_devices + 1);
         r = select_devices(c, &p->data, "data", &data, &n_data);
         if (r < 0)
                 return r;
@@ -1343,102 +1355,24 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
         return plan_compute_ext(l, inv, NULL, ret, err);
 }
 
-static int cmp_int(const void *a, const void *b) {
-        int x = *(const int *) a, y = *(const int *) b;
-        return x < y ? -1 : x > y;
-}
-
-/* apply's allocator runs `ceph osd new` for the create-osd steps in plan order, and the
- * monitor gives each the lowest id that does not exist (OSDMonitor::_allocate_osd_id; a
- * destroyed OSD still exists, and `ceph osd ls` lists it): the same walk over the ids in use.
- * A guess, not a promise: anything else that allocates first shifts them. */
 void plan_assign_osd_ids(Plan *p, const int *in_use, size_t n_in_use) {
-        int next = 0;
-        size_t k = 0;
+        PlanIdCursor c = { .in_use = in_use, .n_in_use = n_in_use };
         for (size_t i = 0; i < p->n_hosts; i++)
-                for (size_t j = 0; j < p->hosts[i].n_steps; j++) {
-                        Step *s = &p->hosts[i].steps[j];
-                        if (s->kind != STEP_CREATE_OSD)
-                                continue;
-                        while (k < n_in_use && in_use[k] < next)
-                                k++;
-                        while (k < n_in_use && in_use[k] == next) {
-                                next++;
-                                k++;
-                        }
-                        s->osd_id = next++;
-                }
+                plan_id_cursor_assign(&c, &p->hosts[i]);
         p->osd_ids_known = true;
 }
 
-int plan_parse_osd_ids(const char *text, int **ret, size_t *ret_n, Error *err) {
-        _cleanup_(freep) int *ids = NULL;
-        size_t n = 0, cap = 0;
-        const char *s = text;
-
-        while (*s && strchr(" \t\r\n", *s))
-                s++;
-        bool json = *s == '[';
-        if (json)
-                s++;
-        for (;;) {
-                while (*s && strchr(json ? " \t\r\n," : " \t\r\n", *s))
-                        s++;
-                if (json && *s == ']') {
-                        s++;
-                        while (*s && strchr(" \t\r\n", *s))
-                                s++;
-                        if (*s)
-                                return error_set(err, EINVAL, "unexpected '%c' after the list of OSD ids", *s);
-                        break;
-                }
-                if (!*s) {
-                        if (json)
-                                return error_set(err, EINVAL, "the JSON list of OSD ids has no closing ']'");
-                        break;
-                }
-                char *end;
-                errno = 0;
-                long v = strtol(s, &end, 10);
-                if (errno || end == s || v < 0 || v > INT32_MAX || (*end && !strchr(" \t\r\n,]", *end))) {
-                        int len = (int) MIN(MAX(strcspn(s, " \t\r\n,]"), (size_t) 1), (size_t) 20);
-                        return error_set(err, EINVAL, "'%.*s' is not an OSD id (expected what `ceph osd ls` or `ceph osd ls -f json` prints)",
-                                         len, s);
-                }
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
-                        int *m = realloc(ids, cap * sizeof(int));
-                        if (!m)
-                                return error_set(err, ENOMEM, "out of memory");
-                        ids = m;
-                }
-                ids[n++] = (int) v;
-                s = end;
-        }
-        if (n > 0)
-                qsort(ids, n, sizeof(int), cmp_int);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-                if (k == 0 || ids[k - 1] != ids[i])
-                        ids[k++] = ids[i];
-        *ret = TAKE_PTR(ids);
-        *ret_n = k;
-        return 0;
-}
-
-int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err) {
+int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
+                      void *userdata, PlanSummary *ret_summary, Error *err) {
         static const PlanOptions none = {};
-        _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+        PlanSummary sum = {};
+        PlanIdCursor ids = {};
         int r;
 
         if (!opts)
                 opts = &none;
-
-        if (!p)
-                return error_set(err, ENOMEM, "out of memory");
-        p->hosts = calloc(l->n_hosts + 1, sizeof(HostPlan));
-        if (!p->hosts)
-                return error_set(err, ENOMEM, "out of memory");
+        if (opts->osd_ids_known)
+                ids = (PlanIdCursor) { .in_use = opts->osd_ids_in_use, .n_in_use = opts->n_osd_ids_in_use };
 
         for (size_t i = 0; i < l->n_hosts; i++) {
                 const Host *h = &l->hosts[i];
@@ -1448,30 +1382,69 @@ int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions
                         continue;
                 const Inventory *hi = inventory_set_find(inv, h->name);
                 if (!hi && opts->missing_ok) {
-                        if (strv_extend(&p->missing_hosts, h->name) < 0)
+                        if (strv_extend(&sum.missing_hosts, h->name) < 0) {
+                                strv_free(sum.missing_hosts);
                                 return error_set(err, ENOMEM, "out of memory");
+                        }
                         continue;
                 }
-                if (!hi)
+                if (!hi) {
+                        strv_free(sum.missing_hosts);
                         return error_set(err, ENOENT, "host '%s': no inventory", h->name);
+                }
 
-                HostPlan *hp = &p->hosts[p->n_hosts++];
-                hp->host = strdup(h->name);
-                if (!hp->host)
-                        return error_set(err, ENOMEM, "out of memory");
+                HostPlan hp = { .host = strdup(h->name) };
                 Ctx c = {
                         .layout = l,
                         .host = h,
                         .profile = h->profile,
                         .inv = hi,
-                        .hp = hp,
+                        .hp = &hp,
                         .err = err,
                 };
-                r = plan_host(&c);
+                r = hp.host ? plan_host(&c) : error_set(err, ENOMEM, "out of memory");
                 ctx_done(&c);
-                if (r < 0)
+                if (r >= 0) {
+                        if (opts->osd_ids_known)
+                                plan_id_cursor_assign(&ids, &hp);
+                        sum.n_hosts++;
+                        sum.n_steps += hp.n_steps;
+                        r = each(&hp, userdata, err);
+                }
+                host_plan_done(&hp);
+                if (r < 0) {
+                        strv_free(sum.missing_hosts);
                         return r;
+                }
         }
+        if (ret_summary)
+                *ret_summary = sum;
+        else
+                strv_free(sum.missing_hosts);
+        return 0;
+}
+
+static int take_host(HostPlan *h, void *userdata, Error *err) {
+        Plan *p = userdata;
+        HostPlan *n = realloc(p->hosts, sizeof(HostPlan) * (p->n_hosts + 1));
+        if (!n)
+                return error_set(err, ENOMEM, "out of memory");
+        p->hosts = n;
+        p->hosts[p->n_hosts++] = *h;
+        *h = (HostPlan) {}; /* moved */
+        return 0;
+}
+
+int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err) {
+        _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+        PlanSummary sum;
+        if (!p)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = plan_compute_each(l, inv, opts, take_host, p, &sum, err);
+        if (r < 0)
+                return r;
+        p->missing_hosts = sum.missing_hosts;
+        p->osd_ids_known = opts && opts->osd_ids_known;
         *ret = TAKE_PTR(p);
         return 0;
 }

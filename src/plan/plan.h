@@ -175,6 +175,10 @@ typedef struct PlanOptions {
         char * const *hosts;     /* plan only these hosts (NULL-terminated; NULL: every host) */
         bool missing_ok;         /* a host without inventory goes to Plan.missing_hosts instead of
                                     refusing the plan */
+        const int *osd_ids_in_use; /* with osd_ids_known: the cluster's OSD ids (`ceph osd ls`),
+                                      sorted; Step.osd_id is set as plan_assign_osd_ids() does */
+        size_t n_osd_ids_in_use;
+        bool osd_ids_known;
 } PlanOptions;
 
 /* Every host of the layout with a profile must have an inventory in `inv`.
@@ -185,6 +189,21 @@ int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *er
  * refused. A host not selected is not planned at all, so its
  * refusal cannot block the others. opts may be NULL (= plan_compute()). */
 int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err);
+
+/* One host at a time, for callers that write as they go (a Plan of 1,000 hosts × 24 OSDs
+ * takes ~100 MB; one HostPlan, ~100 KB): `each` gets every host plan in layout order and may
+ * take it over (move it and leave *h zeroed); else it is freed after the call. A refused host
+ * stops the walk with its error, after the hosts before it were handed out, so a caller that
+ * must not print a partial plan walks twice (count, then print). *ret_summary (may be NULL)
+ * gets the counts and the hosts without inventory (missing_ok; free with strv_free()). */
+typedef struct PlanSummary {
+        size_t n_hosts;
+        size_t n_steps;
+        char **missing_hosts;
+} PlanSummary;
+typedef int (*plan_host_func)(HostPlan *h, void *userdata, Error *err);
+int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
+                      void *userdata, PlanSummary *ret_summary, Error *err);
 
 /* Set Step.osd_id of every create-osd step to the id apply's allocator would get if nothing
  * else allocates first: the lowest ids not in `in_use` (sorted), in plan order. */
@@ -210,6 +229,12 @@ size_t plan_count_steps(const Plan *p);
 void plan_write_json(const Plan *p, JsonWriter *w);
 /* The whole document on f: {members}\n. 0 or -EIO. */
 int plan_print_json(const Plan *p, FILE *f);
+/* The same members in pieces, for host plans written as they are computed
+ * (plan_compute_each): begin (format, n_steps, the hosts array opened), each host, end
+ * (the array closed, missing_hosts when there are some). */
+void plan_write_json_begin(JsonWriter *w, size_t n_steps);
+void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids);
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts);
 
 typedef enum PlanPrintFlags {
         PLAN_PRINT_UTF8 = 1 << 0, /* arrows and multiplication signs; else plain ASCII */
@@ -219,6 +244,20 @@ typedef enum PlanPrintFlags {
  * steps, OSDs, blast radius, drift, totals), then the totals of the plan. Plain ASCII unless
  * flags has PLAN_PRINT_UTF8 (the caller decides from the locale). */
 void plan_print(const Plan *p, FILE *f, unsigned flags);
+
+/* plan_print() in pieces: each host (separate them with an empty line), then the totals
+ * gathered with plan_totals_add(). */
+typedef struct PlanTotals {
+        size_t n_hosts, n_steps, n_new, n_drift;
+        uint64_t raw, used, left;
+        int *ids;                /* OSD ids in plan order, when known */
+        size_t n_ids, cap_ids;
+        bool ids_lost;           /* out of memory: the ids line is left out */
+} PlanTotals;
+void plan_print_host(const HostPlan *h, FILE *f, unsigned flags);
+void plan_totals_add(PlanTotals *t, const HostPlan *h);
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f);
+void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);
 const char *part_role_to_string(PartRole r);

@@ -987,6 +987,7 @@ static void test_drift(void) {
 
         /* a fast device the profile stops selecting: its partitions are drift too */
         profile0(l)->bcache.enabled = true;
+        free(profile0(l)->fast.model);
         profile0(l)->fast.model = strdup("no such model");
         profile0(l)->db_size.kind = SIZE_UNSET;
         profile0(l)->bcache.enabled = false;
