@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The plan for people (plan_print) and for programs (plan_to_json, docs/plan.md). */
+/* The plan for people (plan_print, plan_print_host) and for programs (plan_write_json, docs/plan.md). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>

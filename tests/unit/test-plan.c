@@ -1038,6 +1038,51 @@ static void test_hosts_and_missing(void) {
         CHECK_STREQ(err.message, "host 'node3': no inventory");
 }
 
+typedef struct Seen {
+        size_t n;
+        char *text;              /* the hosts printed as the offline plan does */
+        FILE *f;
+} Seen;
+
+static int seen_host(HostPlan *h, void *userdata, Error *err) {
+        Seen *s = userdata;
+        if (s->n++ > 0)
+                fputc('\n', s->f);
+        plan_print_host(h, s->f, 0);
+        return 0;
+}
+
+/* One host at a time: the same text as the whole plan; a refused host stops the walk after
+ * the hosts before it, with its error. */
+static void test_compute_each(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        _cleanup_(freep) char *whole = p ? plan_text(p) : NULL;
+        Seen seen = {};
+        size_t len;
+        seen.f = open_memstream(&seen.text, &len);
+        PlanSummary sum = {};
+        Error err = {};
+        CHECK_INTEQ(plan_compute_each(l, s, NULL, seen_host, &seen, &sum, &err), 0);
+        fclose(seen.f);
+        CHECK_INTEQ(seen.n, 3);
+        CHECK_INTEQ(sum.n_hosts, 3);
+        CHECK_INTEQ(sum.n_steps, 84);
+        CHECK(sum.missing_hosts == NULL);
+        CHECK(whole && seen.text && startswith(whole, seen.text));
+        free(seen.text);
+
+        dev_mut(s, "node2", "/dev/sdd")->content.fstype = strdup("xfs");
+        seen = (Seen) {};
+        seen.f = open_memstream(&seen.text, &len);
+        CHECK(plan_compute_each(l, s, NULL, seen_host, &seen, NULL, &err) < 0);
+        fclose(seen.f);
+        CHECK_INTEQ(seen.n, 1); /* node1 only */
+        CHECK(strstr(err.message, "host 'node2': data device '/dev/sdd' carries an existing xfs signature") != NULL);
+        free(seen.text);
+}
+
 static void test_osd_ids(void) {
         int *ids = NULL;
         size_t n = 0;
@@ -1100,5 +1145,6 @@ int main(void) {
         TEST_RUN(test_drift);
         TEST_RUN(test_hosts_and_missing);
         TEST_RUN(test_osd_ids);
+        TEST_RUN(test_compute_each);
         return test_result();
 }
