@@ -20,7 +20,7 @@ static void flush_buf(JsonWriter *w) {
         w->len = 0;
 }
 
-static void put(JsonWriter *w, const char *s, size_t n) {
+static inline void put(JsonWriter *w, const char *s, size_t n) {
         if (n > sizeof(w->buf) - w->len) {
                 flush_buf(w);
                 if (n > sizeof(w->buf)) {
@@ -33,7 +33,7 @@ static void put(JsonWriter *w, const char *s, size_t n) {
         w->len += n;
 }
 
-static void put_c(JsonWriter *w, char c) {
+static inline void put_c(JsonWriter *w, char c) {
         if (w->len == sizeof(w->buf))
                 flush_buf(w);
         w->buf[w->len++] = c;
@@ -60,11 +60,13 @@ static void put_string(JsonWriter *w, const char *s) {
         const char *run = s;
 
         put_c(w, '"');
-        for (; *s; s++) {
+        for (;;) {
+                s += strcspn(s, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+                                "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f");
+                if (!*s)
+                        break;
                 unsigned char c = (unsigned char) *s;
                 const char *esc = NULL;
-                if (c >= 0x20 && c != '"' && c != '\\')
-                        continue;
                 switch (c) {
                 case '"': esc = "\\\""; break;
                 case '\\': esc = "\\\\"; break;
@@ -82,7 +84,7 @@ static void put_string(JsonWriter *w, const char *s) {
                         char u[] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
                         put(w, u, sizeof(u));
                 }
-                run = s + 1;
+                run = ++s;
         }
         put(w, run, s - run);
         put_c(w, '"');

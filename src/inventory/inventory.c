@@ -689,13 +689,28 @@ static int load_one(json_object *o, size_t index, void *userdata, Error *err) {
         int r = inventory_from_json(o, &inv, err);
         if (r < 0)
                 return error_prefix(err, r, "'%s'", c->path);
-        if (inventory_set_find(c->set, inv->host)) {
-                r = error_set(err, EINVAL, "'%s': inventory set: duplicate host '%s'", c->path, inv->host);
-                inventory_free(inv);
-                return r;
-        }
+        /* duplicates are looked for once, at the end: a search per host was quadratic */
         if (inventory_set_add(c->set, inv) < 0)
                 return error_set(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+static int cmp_host(const void *a, const void *b) {
+        const Inventory *const *x = a, *const *y = b;
+        return strcmp((*x)->host, (*y)->host);
+}
+
+static int check_duplicates(const InventorySet *s, const char *path, Error *err) {
+        if (s->n_hosts < 2)
+                return 0;
+        _cleanup_(freep) Inventory **sorted = malloc(s->n_hosts * sizeof(Inventory *));
+        if (!sorted)
+                return error_set(err, ENOMEM, "out of memory");
+        memcpy(sorted, s->hosts, s->n_hosts * sizeof(Inventory *));
+        qsort(sorted, s->n_hosts, sizeof(Inventory *), cmp_host);
+        for (size_t i = 1; i < s->n_hosts; i++)
+                if (streq(sorted[i - 1]->host, sorted[i]->host))
+                        return error_set(err, EINVAL, "'%s': inventory set: duplicate host '%s'", path, sorted[i]->host);
         return 0;
 }
 
@@ -715,6 +730,8 @@ int inventory_set_load_file(const char *path, InventorySet **ret, Error *err) {
         if ((r = check_format(rest, err)) < 0 ||
             (!seen && (r = json_get_array(rest, "inventories", true, &a, "inventory set", err)) < 0))
                 return error_prefix(err, r, "'%s'", path);
+        if ((r = check_duplicates(s, path, err)) < 0)
+                return r;
         *ret = TAKE_PTR(s);
         return 0;
 }

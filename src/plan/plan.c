@@ -78,6 +78,7 @@ typedef struct Ctx {
         FastState *fast;
         size_t n_fast;
         signed char *allowed;        /* per inventory device: -1 not known yet, else device_allowed() */
+        size_t steps_cap;            /* allocated entries of hp->steps */
 } Ctx;
 
 static const char *const step_kind_table[_STEP_KIND_MAX] = {
@@ -266,16 +267,23 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
         return size_format(v, buf, SIZE_FORMAT_MAX);
 }
 
+/* fnmatch() with flags 0, after a cheap look at the glob's literal start (most names of an
+ * allow-list differ there: by-id vs by-path, model prefixes) */
+static bool glob_match(const char *glob, size_t literal, const char *s) {
+        return strncmp(glob, s, literal) == 0 && fnmatch(glob, s, 0) == 0;
+}
+
 static bool device_allowed(const Host *h, const InvDevice *d) {
         /* The layout's allow-list is the authority when there is one; the inventory's own flag
          * serves inventories used without it (it was computed from the same list) */
         if (!h->allow || !h->allow[0])
                 return d->allowed;
         STRV_FOREACH(g, h->allow) {
-                if (fnmatch(*g, d->path, 0) == 0)
+                size_t literal = strcspn(*g, "*?[\\");
+                if (glob_match(*g, literal, d->path))
                         return true;
                 STRV_FOREACH(l, d->links)
-                        if (fnmatch(*g, *l, 0) == 0)
+                        if (glob_match(*g, literal, *l))
                                 return true;
         }
         return false;
@@ -405,14 +413,19 @@ static int seen_slot_part(StepSeen *s, const SlotPart *sp) {
 
 static unsigned add_step(Ctx *c, StepKind kind, const char *device, char *reason) {
         HostPlan *hp = c->hp;
-        Step *n = realloc(hp->steps, sizeof(Step) * (hp->n_steps + 1));
-        if (!n || !reason) {
-                free(reason);
-                if (n)
-                        hp->steps = n;
+        if (!reason)
                 return 0;
+        if (hp->n_steps == c->steps_cap) {
+                /* doubling: a host of 24 OSDs has ~170 steps */
+                size_t cap = c->steps_cap ? 2 * c->steps_cap : 32;
+                Step *n = realloc(hp->steps, sizeof(Step) * cap);
+                if (!n) {
+                        free(reason);
+                        return 0;
+                }
+                hp->steps = n;
+                c->steps_cap = cap;
         }
-        hp->steps = n;
         Step *s = &hp->steps[hp->n_steps];
         *s = (Step) {
                 .id = (unsigned) hp->n_steps + 1,
@@ -1367,6 +1380,7 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
         static const PlanOptions none = {};
         PlanSummary sum = {};
         PlanIdCursor ids = {};
+        size_t hint = 0;
         int r;
 
         if (!opts)
@@ -1380,7 +1394,16 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
                         continue;
                 if (opts->hosts && !strv_contains(opts->hosts, h->name))
                         continue;
-                const Inventory *hi = inventory_set_find(inv, h->name);
+                /* saved inventories come in layout order: look where the last one was first */
+                const Inventory *hi = NULL;
+                if (inv && hint < inv->n_hosts && streq(inv->hosts[hint]->host, h->name))
+                        hi = inv->hosts[hint++];
+                else {
+                        hi = inventory_set_find(inv, h->name);
+                        for (size_t k = 0; hi && k < inv->n_hosts; k++)
+                                if (inv->hosts[k] == hi)
+                                        hint = k + 1;
+                }
                 if (!hi && opts->missing_ok) {
                         if (strv_extend(&sum.missing_hosts, h->name) < 0) {
                                 strv_free(sum.missing_hosts);
