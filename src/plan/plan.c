@@ -1124,6 +1124,17 @@ static int collect_drift(Ctx *c) {
                         char *why = drift_reason(c, d, role, slot);
                         if (!why)
                                 continue;
+                        /* what still uses it: the operator must not delete that */
+                        char *use = NULL;
+                        if (pt->content.osd.id >= 0)
+                                use = strprintf("%s; it holds the %s of osd.%d", why, pt->content.osd.role ?: "data",
+                                                pt->content.osd.id);
+                        else if (pt->content.holders && pt->content.holders[0])
+                                use = strprintf("%s; it is held by %s", why, pt->content.holders[0]);
+                        if (use) {
+                                free(why);
+                                why = use;
+                        }
                         PlanDrift *n = realloc(c->hp->drift, sizeof(PlanDrift) * (c->hp->n_drift + 1));
                         if (!n) {
                                 free(why);

@@ -135,5 +135,10 @@ check_eq "plan --json invalid layout: error with file, line and column" "$out" "
     \"column\": 15
   }
 }"
+out=$("$cephprov" inventory "$bad" --json 2>/dev/null); rc=$?
+check_eq "inventory --json with an invalid layout exits 1" "$rc" 1
+check_contains "inventory --json invalid layout: a JSON error object" "$out" "\"error\": {
+    \"message\": \"admin_host 'node3' is not in 'hosts' (expected one of: node1, node2)\",
+    \"file\": \"$bad\","
 
 finish

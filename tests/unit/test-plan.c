@@ -945,7 +945,6 @@ static void test_drift(void) {
                 .name = strdup("cp:db:5:node2"), .type_guid = strdup(CEPH_GUID_BLOCK_DB),
                 .content = { .osd = { .id = -1 }, .bcache = { .writeback_percent = -1, .hit_ratio = -1 } },
         };
-        /* a partition of another host's name is not ours: never drift, here it is foreign */
         _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
         if (!p)
                 return;
@@ -955,7 +954,8 @@ static void test_drift(void) {
         for (size_t i = 0; i < h1->n_drift; i++) {
                 CHECK_INTEQ(h1->drift[i].role, PART_ROLE_CACHE);
                 CHECK_INTEQ(h1->drift[i].size, 60 * GiB);
-                CHECK_STREQ(h1->drift[i].reason, "the profile has no bcache");
+                /* the converged hosts' cache partitions are held by their bcache devices */
+                CHECK(startswith(h1->drift[i].reason, "the profile has no bcache; it is held by bcache"));
         }
         if (h2->n_drift == 5) {
                 const PlanDrift *d = &h2->drift[4];
@@ -974,11 +974,20 @@ static void test_drift(void) {
         _cleanup_(freep) char *txt = plan_text(p);
         CHECK(txt && strstr(txt, "host node2: nothing to do\n"
                                  "  drift: /dev/sda partition 5 'cp:cache:0:node2' (cache, 60 GiB) is cephprov's but not in the "
-                                 "layout: the profile has no bcache; no step removes it"));
+                                 "layout: the profile has no bcache; it is held by bcache0; no step removes it"));
         CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 9 'cp:db:5:node2' (db, 2 GiB) is cephprov's but not in the layout: "
                                  "slot 5 does not exist: the profile selects 4 data devices; no step removes it (removing "
                                  "partitions is for `cephprov destroy`, not implemented yet: delete it by hand once nothing uses it)\n"));
         CHECK(txt && strstr(txt, "plan: nothing to do on 3 hosts; 13 drifted partitions\n"));
+        CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 5 'cp:cache:1:node2' (cache, 60 GiB) is cephprov's but not in the "
+                                 "layout: the profile has no bcache; it is held by bcache1; no step removes it"));
+        /* holding some OSD's DB: said so */
+        sdb->partitions[sdb->n_partitions - 1].content.osd = (InvOsd) { .id = 12, .role = strdup("block.db") };
+        Plan *p3 = plan_ok(l, s);
+        CHECK(p3 && p3->hosts[1].n_drift == 5 &&
+              streq(p3->hosts[1].drift[4].reason, "slot 5 does not exist: the profile selects 4 data devices; "
+                                                   "it holds the block.db of osd.12"));
+        plan_free(p3);
         _cleanup_(freep) char *js = plan_json_text(p);
         CHECK(js && strstr(js, "\n      ],\n      \"drift\": [\n        {\n          \"device\": \"/dev/sda\",\n"));
         CHECK(js && strstr(js, "        {\n          \"device\": \"/dev/sdb\",\n          \"partnum\": 9,\n"
@@ -994,7 +1003,8 @@ static void test_drift(void) {
         Plan *p2 = plan_ok(l, s);
         CHECK(p2 && p2->hosts[0].n_drift == 8);
         if (p2 && p2->hosts[0].n_drift > 0)
-                CHECK_STREQ(p2->hosts[0].drift[0].reason, "the profile does not select /dev/sda as a fast device");
+                CHECK_STREQ(p2->hosts[0].drift[0].reason,
+                            "the profile does not select /dev/sda as a fast device; it holds the block.db of osd.0");
         plan_free(p2);
 }
 
