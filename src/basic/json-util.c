@@ -2,6 +2,7 @@
 #include "json-util.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int get_typed(json_object *o, const char *key, bool required, json_type type,
@@ -147,5 +148,180 @@ int json_parse_file(const char *path, json_object **ret, Error *err) {
                                  json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
         }
         *ret = o;
+        return 0;
+}
+
+/* ---- streaming: the top object's members one by one ---- */
+
+#define READER_EOF 256 /* not a byte */
+
+typedef struct JsonReader {
+        FILE *f;
+        const char *path;
+        size_t pos, len;
+        size_t offset;           /* of buf[0] in the file */
+        bool eof;
+        char buf[65536];
+} JsonReader;
+
+/* Make sure there is a byte to look at; false at the end of the file. */
+static int reader_fill(JsonReader *r, Error *err) {
+        if (r->pos < r->len)
+                return 1;
+        if (r->eof)
+                return 0;
+        r->offset += r->len;
+        r->pos = 0;
+        r->len = fread(r->buf, 1, sizeof(r->buf), r->f);
+        if (r->len == 0) {
+                r->eof = true;
+                if (ferror(r->f))
+                        return error_set(err, EIO, "cannot read '%s'", r->path);
+                return 0;
+        }
+        return 1;
+}
+
+/* The next byte that is not white space (not consumed), READER_EOF, or a negative errno. */
+static int reader_peek(JsonReader *r, Error *err) {
+        for (;;) {
+                int k = reader_fill(r, err);
+                if (k <= 0)
+                        return k < 0 ? k : READER_EOF;
+                char c = r->buf[r->pos];
+                if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+                        return (unsigned char) c;
+                r->pos++;
+        }
+}
+
+static int reader_error(JsonReader *r, const char *what, Error *err) {
+        return error_set(err, EINVAL, "'%s': invalid JSON near offset %zu: %s", r->path, r->offset + r->pos, what);
+}
+
+/* Expect byte c next (after white space) and consume it. */
+static int reader_expect(JsonReader *r, char c, const char *what, Error *err) {
+        int k = reader_peek(r, err);
+        if (k < 0)
+                return k;
+        if (k != (unsigned char) c)
+                return reader_error(r, what, err);
+        r->pos++;
+        return 0;
+}
+
+/* One complete value, fed to the tokener chunk by chunk. */
+static int reader_value(JsonReader *r, json_tokener *tok, json_object **ret, Error *err) {
+        int k = reader_peek(r, err);
+        if (k < 0)
+                return k;
+        if (k == READER_EOF)
+                return reader_error(r, "unexpected end of file", err);
+        json_tokener_reset(tok);
+        for (;;) {
+                k = reader_fill(r, err);
+                if (k < 0)
+                        return k;
+                json_object *o = k == 0 ? json_tokener_parse_ex(tok, "", -1)
+                                        : json_tokener_parse_ex(tok, r->buf + r->pos, (int) (r->len - r->pos));
+                enum json_tokener_error e = json_tokener_get_error(tok);
+                if (e == json_tokener_continue && k > 0) {
+                        r->pos = r->len;
+                        continue;
+                }
+                if (e != json_tokener_success) {
+                        json_object_put(o);
+                        if (k > 0)
+                                r->pos += json_tokener_get_parse_end(tok);
+                        return reader_error(r, json_tokener_error_desc(e), err);
+                }
+                if (k > 0)
+                        r->pos += json_tokener_get_parse_end(tok);
+                *ret = o;
+                return 0;
+        }
+}
+
+int json_parse_file_each(const char *path, const char *array_key, json_each_func each, void *userdata,
+                         json_object **ret_rest, bool *ret_seen, Error *err) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
+        _cleanup_(freep) JsonReader *r = calloc(1, sizeof(JsonReader));
+        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
+        _cleanup_json_ json_object *rest = json_object_new_object();
+        if (!r || !tok || !rest)
+                return error_set(err, ENOMEM, "out of memory");
+        r->f = f;
+        r->path = path;
+        bool seen = false;
+        int k;
+
+        if ((k = reader_expect(r, '{', "expected an object", err)) < 0)
+                return k;
+        for (size_t n = 0;; n++) {
+                k = reader_peek(r, err);
+                if (k < 0)
+                        return k;
+                if (k == '}') {
+                        r->pos++;
+                        break;
+                }
+                if (n > 0 && (k = reader_expect(r, ',', "expected ',' or '}'", err)) < 0)
+                        return k;
+                json_object *key = NULL;
+                if ((k = reader_value(r, tok, &key, err)) < 0)
+                        return k;
+                if (!json_object_is_type(key, json_type_string)) {
+                        json_object_put(key);
+                        return reader_error(r, "expected a key", err);
+                }
+                _cleanup_(freep) char *name = strdup(json_object_get_string(key));
+                json_object_put(key);
+                if (!name)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((k = reader_expect(r, ':', "expected ':'", err)) < 0)
+                        return k;
+                k = reader_peek(r, err);
+                if (k < 0)
+                        return k;
+                if (streq(name, array_key) && k == '[' && !seen) {
+                        r->pos++;
+                        seen = true;
+                        for (size_t i = 0;; i++) {
+                                k = reader_peek(r, err);
+                                if (k < 0)
+                                        return k;
+                                if (k == ']') {
+                                        r->pos++;
+                                        break;
+                                }
+                                if (i > 0 && (k = reader_expect(r, ',', "expected ',' or ']'", err)) < 0)
+                                        return k;
+                                json_object *v = NULL;
+                                if ((k = reader_value(r, tok, &v, err)) < 0)
+                                        return k;
+                                k = each(v, i, userdata, err);
+                                json_object_put(v);
+                                if (k < 0)
+                                        return k;
+                        }
+                        continue;
+                }
+                json_object *v = NULL;
+                if ((k = reader_value(r, tok, &v, err)) < 0)
+                        return k;
+                if (json_object_object_add(rest, name, v) < 0) {
+                        json_object_put(v);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
+        }
+        k = reader_peek(r, err);
+        if (k < 0)
+                return k;
+        if (k != READER_EOF)
+                return reader_error(r, "unexpected data after the object", err);
+        *ret_rest = TAKE_PTR(rest);
+        *ret_seen = seen;
         return 0;
 }

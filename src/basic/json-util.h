@@ -39,3 +39,15 @@ const char *json_to_pretty(json_object *o);
 
 /* Read and parse a JSON file; errors name the file and the parser's message. */
 int json_parse_file(const char *path, json_object **ret, Error *err);
+
+/* Called with each element of the streamed array; the element is freed after the call
+ * (take a reference to keep it). A negative return stops the parse and is returned. */
+typedef int (*json_each_func)(json_object *element, size_t index, void *userdata, Error *err);
+
+/* Parse a JSON file whose top level is an object, handing each element of the array under
+ * `array_key` to `each` as soon as it is parsed, so that a file of thousands of inventories
+ * never exists as one tree (the tree of a 13 MB file takes ~100 MB). The other members are
+ * returned in *ret_rest (an array_key that is not an array stays there too); *ret_seen says
+ * whether the array was streamed. Errors name the file and the byte offset. */
+int json_parse_file_each(const char *path, const char *array_key, json_each_func each, void *userdata,
+                         json_object **ret_rest, bool *ret_seen, Error *err);

@@ -39,6 +39,14 @@ void verb_print_help(const Verb *v);
 
 /* Reports err once ("cephprov: error: <message>") and returns 1. */
 int cli_report(const Error *err);
+/* The same, and for --json commands also on stdout as {"format": 1, "error": {"message",
+ * "file", "line", "column"}} (file/line/column only when the message starts with
+ * FILE:LINE:COL). Returns 1. */
+int cli_report_json(const Error *err);
+
+/* The locale's character set is UTF-8 (LC_CTYPE from the environment): the plan may use
+ * arrows; else plain ASCII. */
+bool cli_locale_is_utf8(void);
 
 /* Ask "question [y/N]" on the terminal; false when stdin is not a terminal. */
 bool cli_confirm(const char *question);

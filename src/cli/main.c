@@ -22,14 +22,15 @@ const Verb verbs[] = {
           "  --json        print the resolved layout, or the validated playbook, as JSON\n"
           "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
           "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
-        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode]",
+        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode] [--osd-ids FILE]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,
           "  --inventory FILE  plan offline against saved inventories (JSON, one per host);\n"
           "                    without it the hosts are inventoried live\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable plan\n"
-          "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n" },
+          "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n"
+          "  --osd-ids FILE    the cluster's OSD ids in use (`ceph osd ls [-f json]`): show the ids apply would take\n" },
         { "inventory", "LAYOUT [--json] [--hosts H1,H2] [--save FILE]",
           "connect to the hosts and show their disks, partitions, signatures, bcache and OSDs",
           verb_inventory, VERB_LAYOUT | VERB_HOSTS,

@@ -20,6 +20,7 @@ enum {
         ARG_DETAILED_EXITCODE,
         ARG_SAVE,
         ARG_CANCEL,
+        ARG_OSD_IDS,
 };
 
 static const struct {
@@ -31,6 +32,7 @@ static const struct {
         { ARG_YES, OPT_YES },             { ARG_STAGE, OPT_STAGE },
         { ARG_PARALLEL, OPT_PARALLEL },   { ARG_DETAILED_EXITCODE, OPT_DETAILED_EXITCODE },
         { ARG_SAVE, OPT_SAVE },           { ARG_CANCEL, OPT_CANCEL },
+        { ARG_OSD_IDS, OPT_OSD_IDS },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -45,6 +47,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "detailed-exitcode", no_argument, NULL, ARG_DETAILED_EXITCODE },
                 { "save", required_argument, NULL, ARG_SAVE },
                 { "cancel", no_argument, NULL, ARG_CANCEL },
+                { "osd-ids", required_argument, NULL, ARG_OSD_IDS },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -87,6 +90,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_SAVE:
                         o.save = optarg;
+                        break;
+                case ARG_OSD_IDS:
+                        o.osd_ids = optarg;
                         break;
                 case ARG_HOSTS:
                         strv_free(o.hosts);
@@ -155,8 +161,9 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
 
         Error err = {};
         if (layout_load_file(o.args[0], ret_layout, &err) < 0) {
+                bool json = o.json;
                 cli_options_done(&o);
-                return cli_report(&err);
+                return json ? cli_report_json(&err) : cli_report(&err);
         }
         /* The layout's warnings, as validate prints them: plan and apply are where they matter. */
         const YamlDiags *w = &(*ret_layout)->warnings;

@@ -20,6 +20,7 @@ typedef enum OptionMask {
         OPT_DETAILED_EXITCODE = 1 << 7,
         OPT_SAVE              = 1 << 8,
         OPT_CANCEL            = 1 << 9,
+        OPT_OSD_IDS           = 1 << 10,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -30,6 +31,7 @@ typedef struct CliOptions {
         bool cancel;           /* --cancel */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */
+        const char *osd_ids;   /* --osd-ids FILE: the cluster's OSD ids in use (`ceph osd ls`) */
         char **hosts;          /* --hosts a,b (NULL-terminated, owned) */
         const char *stage;     /* --stage disks|osds|all */
         unsigned parallel;     /* --parallel N, 0 = layout's */

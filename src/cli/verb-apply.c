@@ -173,7 +173,7 @@ int verb_apply(int argc, char *argv[]) {
 
         size_t n_steps = steps_in_stages(p, stages);
         if (!o.json) {
-                plan_print(p, stdout);
+                plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
                 preflight_report_print(pre, stdout);
                 if (n_resume > 0)
                         printf("%zu prepared OSD%s not running: to be activated and started\n", n_resume,

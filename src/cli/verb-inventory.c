@@ -56,21 +56,24 @@ int verb_inventory(int argc, char *argv[]) {
                 return r;
 
         Error err = {};
+        /* --json: a failure is a JSON error object on stdout too; the inventory JSON itself
+         * carries "format" (inventory_set_to_json) */
+        int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
 
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         size_t failed = 0;
         if (controller_inventory(l, o.hosts, false, o.json, NULL, &inv, &failed, &err) < 0)
-                return cli_report(&err);
+                return report(&err);
 
         _cleanup_json_ json_object *j = NULL;
         if ((o.json || o.save) && inventory_set_to_json(inv, &j) < 0) {
                 error_set(&err, ENOMEM, "cannot format the inventory as JSON");
-                return cli_report(&err);
+                return report(&err);
         }
         if (o.save) {
                 if (json_object_to_file_ext(o.save, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
                         error_set(&err, EIO, "cannot write inventory to '%s': %s", o.save, json_util_get_last_err());
-                        return cli_report(&err);
+                        return report(&err);
                 }
         }
         if (o.json)

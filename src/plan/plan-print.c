@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The plan for people (plan_print) and for programs (plan_to_json, docs/plan.md). */
+/* The plan for people (plan_print, plan_print_host) and for programs (plan_write_json, docs/plan.md). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "basic/json-util.h"
@@ -9,155 +10,145 @@
 #include "basic/strv.h"
 #include "plan.h"
 
-static int strv_to_json_array(char * const *l, json_object **ret) {
-        *ret = json_array_new_strv(l);
-        return *ret ? 0 : -ENOMEM;
-}
-
-static int step_to_json(const Step *s, json_object **ret) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *v;
-        int r;
-
-        if (!o)
-                return -ENOMEM;
-        if ((r = json_add_u64(o, "id", s->id)) < 0 ||
-            (r = json_add_string(o, "kind", step_kind_to_string(s->kind))) < 0 ||
-            (r = json_add_string(o, "device", s->device)) < 0 ||
-            (r = json_add_string(o, "reason", s->reason)) < 0)
-                return r;
+/* The JSON form, streamed: keys and order exactly as docs/plan.md lists them (the golden
+ * files hold them byte for byte). */
+static void step_write_json(const Step *s, bool ids, JsonWriter *w) {
+        json_writer_begin_object(w, NULL);
+        json_writer_u64(w, "id", s->id);
+        json_writer_string(w, "kind", step_kind_to_string(s->kind));
+        json_writer_string(w, "device", s->device);
+        json_writer_string(w, "reason", s->reason);
 
         switch (s->kind) {
         case STEP_CREATE_PARTITION:
-                if ((r = json_add_u64(o, "partnum", s->partnum)) < 0 ||
-                    (r = json_add_u64(o, "offset", s->offset)) < 0 ||
-                    (r = json_add_u64(o, "size", s->size)) < 0 ||
-                    (r = json_add_string(o, "partname", s->partname)) < 0 ||
-                    (r = json_add_string(o, "type_guid", s->type_guid)) < 0 ||
-                    (r = json_add_string(o, "role", part_role_to_string(s->role))) < 0 ||
-                    (r = json_add_u64(o, "slot", s->slot)) < 0)
-                        return r;
+                json_writer_u64(w, "partnum", s->partnum);
+                json_writer_u64(w, "offset", s->offset);
+                json_writer_u64(w, "size", s->size);
+                json_writer_string(w, "partname", s->partname);
+                json_writer_string(w, "type_guid", s->type_guid);
+                json_writer_string(w, "role", part_role_to_string(s->role));
+                json_writer_u64(w, "slot", s->slot);
                 break;
         case STEP_MAKE_BCACHE_CACHE:
         case STEP_BCACHE_ATTACH:
-                if ((r = json_add_string(o, "part_device", s->part_device)) < 0 ||
-                    (r = json_add_u64(o, "partnum", s->partnum)) < 0 ||
-                    (r = json_add_string(o, "partname", s->partname)) < 0 ||
-                    (r = json_add_u64(o, "slot", s->slot)) < 0)
-                        return r;
+                json_writer_string(w, "part_device", s->part_device);
+                json_writer_u64(w, "partnum", s->partnum);
+                json_writer_string(w, "partname", s->partname);
+                json_writer_u64(w, "slot", s->slot);
                 break;
         case STEP_MAKE_BCACHE_BACKING:
-                if ((r = json_add_u64(o, "slot", s->slot)) < 0)
-                        return r;
+                json_writer_u64(w, "slot", s->slot);
                 break;
         case STEP_BCACHE_TUNE:
-                if ((r = json_add_u64(o, "slot", s->slot)) < 0 ||
-                    (r = json_add_string(o, "cache_mode", bcache_cache_mode_to_string(s->bcache.cache_mode))) < 0 ||
-                    (r = json_add_u64(o, "sequential_cutoff", s->bcache.sequential_cutoff)) < 0 ||
-                    (r = json_add_u64(o, "writeback_percent", s->bcache.writeback_percent)) < 0)
-                        return r;
+                json_writer_u64(w, "slot", s->slot);
+                json_writer_string(w, "cache_mode", bcache_cache_mode_to_string(s->bcache.cache_mode));
+                json_writer_u64(w, "sequential_cutoff", s->bcache.sequential_cutoff);
+                json_writer_u64(w, "writeback_percent", s->bcache.writeback_percent);
                 break;
         case STEP_CREATE_OSD:
-                if ((r = json_add_u64(o, "slot", s->slot)) < 0 ||
-                    (r = json_add_string(o, "objectstore", objectstore_to_string(s->objectstore))) < 0 ||
-                    (r = json_add_string(o, "device_class", s->device_class)) < 0 ||
-                    (r = json_add_bool(o, "data_is_bcache", s->data_is_bcache)) < 0 ||
-                    (r = json_add_string(o, "db_device", s->db_device)) < 0 ||
-                    (r = json_add_string(o, "db_partname", s->db_partname)) < 0 ||
-                    (s->db_device && (r = json_add_u64(o, "db_partnum", s->db_partnum)) < 0) ||
-                    (r = json_add_string(o, "wal_device", s->wal_device)) < 0 ||
-                    (r = json_add_string(o, "wal_partname", s->wal_partname)) < 0 ||
-                    (s->wal_device && (r = json_add_u64(o, "wal_partnum", s->wal_partnum)) < 0) ||
-                    (r = json_add_string(o, "journal_device", s->journal_device)) < 0 ||
-                    (r = json_add_string(o, "journal_partname", s->journal_partname)) < 0 ||
-                    (r = json_add_string(o, "half_made_osd_fsid", s->half_made_osd_fsid)) < 0 ||
-                    (s->journal_device && (r = json_add_u64(o, "journal_partnum", s->journal_partnum)) < 0))
-                        return r;
+                json_writer_u64(w, "slot", s->slot);
+                if (ids && s->osd_id >= 0)
+                        json_writer_int(w, "osd_id", s->osd_id);
+                json_writer_string(w, "objectstore", objectstore_to_string(s->objectstore));
+                json_writer_string(w, "device_class", s->device_class);
+                json_writer_bool(w, "data_is_bcache", s->data_is_bcache);
+                json_writer_string(w, "db_device", s->db_device);
+                json_writer_string(w, "db_partname", s->db_partname);
+                if (s->db_device)
+                        json_writer_u64(w, "db_partnum", s->db_partnum);
+                json_writer_string(w, "wal_device", s->wal_device);
+                json_writer_string(w, "wal_partname", s->wal_partname);
+                if (s->wal_device)
+                        json_writer_u64(w, "wal_partnum", s->wal_partnum);
+                json_writer_string(w, "journal_device", s->journal_device);
+                json_writer_string(w, "journal_partname", s->journal_partname);
+                json_writer_string(w, "half_made_osd_fsid", s->half_made_osd_fsid);
+                if (s->journal_device)
+                        json_writer_u64(w, "journal_partnum", s->journal_partnum);
                 break;
         default:
                 break;
         }
 
-        json_object *deps = json_object_new_array();
-        if ((r = json_add(o, "deps", deps)) < 0)
-                return r;
+        json_writer_begin_array(w, "deps");
         for (size_t i = 0; i < s->n_deps; i++)
-                if (json_object_array_add(deps, json_object_new_uint64(s->deps[i])) < 0)
-                        return -ENOMEM;
-        (void) v;
-        *ret = TAKE_PTR(o);
-        return 0;
+                json_writer_u64(w, NULL, s->deps[i]);
+        json_writer_end_array(w);
+        json_writer_end_object(w);
 }
 
-static int host_plan_to_json(const HostPlan *h, json_object **ret) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *v;
-        int r;
-
-        if (!o)
-                return -ENOMEM;
-        if ((r = json_add_string(o, "host", h->host)) < 0)
-                return r;
-        json_object *steps = json_object_new_array();
-        if ((r = json_add(o, "steps", steps)) < 0)
-                return r;
-        for (size_t i = 0; i < h->n_steps; i++) {
-                if ((r = step_to_json(&h->steps[i], &v)) < 0)
-                        return r;
-                if (json_object_array_add(steps, v) < 0) {
-                        json_object_put(v);
-                        return -ENOMEM;
-                }
-        }
-        if ((r = strv_to_json_array(h->osd_data, &v)) < 0 || (r = json_add(o, "osd_data", v)) < 0)
-                return r;
-        json_object *fast = json_object_new_array();
-        if ((r = json_add(o, "fast_devices", fast)) < 0)
-                return r;
+static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
+        json_writer_begin_object(w, NULL);
+        json_writer_string(w, "host", h->host);
+        json_writer_begin_array(w, "steps");
+        for (size_t i = 0; i < h->n_steps; i++)
+                step_write_json(&h->steps[i], ids, w);
+        json_writer_end_array(w);
+        json_writer_strv(w, "osd_data", h->osd_data);
+        json_writer_begin_array(w, "fast_devices");
         for (size_t i = 0; i < h->n_fast; i++) {
                 const FastDeviceUse *u = &h->fast[i];
-                json_object *f = json_object_new_object();
-                if (!f || json_object_array_add(fast, f) < 0) {
-                        json_object_put(f);
-                        return -ENOMEM;
+                json_writer_begin_object(w, NULL);
+                json_writer_string(w, "fast_device", u->fast_device);
+                json_writer_strv(w, "data_devices", u->data_devices);
+                json_writer_u64(w, "used", u->used);
+                json_writer_u64(w, "free_after", u->free_after);
+                json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+        if (h->notes && h->notes[0])
+                json_writer_strv(w, "notes", h->notes);
+        if (h->n_drift > 0) {
+                json_writer_begin_array(w, "drift");
+                for (size_t i = 0; i < h->n_drift; i++) {
+                        const PlanDrift *d = &h->drift[i];
+                        json_writer_begin_object(w, NULL);
+                        json_writer_string(w, "device", d->device);
+                        json_writer_u64(w, "partnum", d->partnum);
+                        json_writer_string(w, "partname", d->partname);
+                        json_writer_string(w, "role", part_role_to_string(d->role));
+                        json_writer_u64(w, "slot", d->slot);
+                        json_writer_u64(w, "size", d->size);
+                        json_writer_string(w, "reason", d->reason);
+                        json_writer_end_object(w);
                 }
-                if ((r = json_add_string(f, "fast_device", u->fast_device)) < 0 ||
-                    (r = strv_to_json_array(u->data_devices, &v)) < 0 ||
-                    (r = json_add(f, "data_devices", v)) < 0 ||
-                    (r = json_add_u64(f, "used", u->used)) < 0 ||
-                    (r = json_add_u64(f, "free_after", u->free_after)) < 0)
-                        return r;
+                json_writer_end_array(w);
         }
-        if (h->notes && h->notes[0]) {
-                if ((r = strv_to_json_array(h->notes, &v)) < 0 || (r = json_add(o, "notes", v)) < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(o);
-        return 0;
+        json_writer_end_object(w);
 }
 
-int plan_to_json(const Plan *p, json_object **ret) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *v;
-        int r;
+void plan_write_json_begin(JsonWriter *w, size_t n_steps) {
+        json_writer_int(w, "format", PLAN_FORMAT_VERSION);
+        json_writer_u64(w, "n_steps", n_steps);
+        json_writer_begin_array(w, "hosts");
+}
 
-        if (!o)
+void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids) {
+        host_plan_write_json(h, osd_ids, w);
+}
+
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts) {
+        json_writer_end_array(w);
+        if (missing_hosts && missing_hosts[0])
+                json_writer_strv(w, "missing_hosts", missing_hosts);
+}
+
+void plan_write_json(const Plan *p, JsonWriter *w) {
+        plan_write_json_begin(w, plan_count_steps(p));
+        for (size_t i = 0; i < p->n_hosts; i++)
+                plan_write_json_host(w, &p->hosts[i], p->osd_ids_known);
+        plan_write_json_end(w, p->missing_hosts);
+}
+
+int plan_print_json(const Plan *p, FILE *f) {
+        _cleanup_(freep) JsonWriter *w = malloc(sizeof(JsonWriter));
+        if (!w)
                 return -ENOMEM;
-        if ((r = json_add_u64(o, "n_steps", plan_count_steps(p))) < 0)
-                return r;
-        json_object *hosts = json_object_new_array();
-        if ((r = json_add(o, "hosts", hosts)) < 0)
-                return r;
-        for (size_t i = 0; i < p->n_hosts; i++) {
-                if ((r = host_plan_to_json(&p->hosts[i], &v)) < 0)
-                        return r;
-                if (json_object_array_add(hosts, v) < 0) {
-                        json_object_put(v);
-                        return -ENOMEM;
-                }
-        }
-        *ret = TAKE_PTR(o);
-        return 0;
+        json_writer_init(w, f);
+        json_writer_begin_object(w, NULL);
+        plan_write_json(p, w);
+        json_writer_end_object(w);
+        return json_writer_finish(w);
 }
 
 /* "/dev/sda" + 4 → "/dev/sda4", "/dev/nvme0n1" + 4 → "/dev/nvme0n1p4" (the kernel's naming;
@@ -179,17 +170,81 @@ static const char *step_target(const HostPlan *h, const char *dev, const char *p
         return buf;
 }
 
-static void print_host(const HostPlan *h, FILE *f) {
+/* "12-15, 20" */
+static void print_id_ranges(FILE *f, const int *ids, size_t n) {
+        for (size_t i = 0; i < n;) {
+                size_t j = i;
+                while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+                        j++;
+                fprintf(f, "%s%d", i ? ", " : "", ids[i]);
+                if (j > i)
+                        fprintf(f, "-%d", ids[j]);
+                i = j + 1;
+        }
+}
+
+static void print_devices(const HostPlan *h, FILE *f) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        if (h->n_devices == 0)
+                return;
+        fprintf(f, "  devices:\n");
+        for (size_t i = 0; i < h->n_devices; i++) {
+                const PlanDevice *d = &h->devices[i];
+                fprintf(f, "    %-16s ", d->path);
+                if (d->by_id)
+                        fprintf(f, "%s", d->by_id);
+                else
+                        fprintf(f, "(no by-id name) serial %s, model %s", d->serial ?: "unknown", d->model ?: "unknown");
+                fprintf(f, ", %s %s, ", size_format(d->size, a, sizeof(a)), d->rotational ? "rotational" : "non-rotational");
+                if (d->fast)
+                        fprintf(f, "fast device");
+                else
+                        fprintf(f, "data of slot %u", d->slot);
+                for (size_t k = 0; k < d->n_kept; k++) {
+                        const PlanKept *kp = &d->kept[k];
+                        fprintf(f, "%s %u", k ? "," : "; kept:", kp->number);
+                        if (kp->name && kp->name[0])
+                                fprintf(f, " '%s'", kp->name);
+                        if (kp->holder)
+                                fprintf(f, " (%s)", kp->holder);
+                        fprintf(f, " %s", size_format(kp->size, b, sizeof(b)));
+                }
+                fputc('\n', f);
+        }
+}
+
+static void print_drift(const HostPlan *h, FILE *f) {
+        char a[SIZE_FORMAT_MAX];
+        for (size_t i = 0; i < h->n_drift; i++) {
+                const PlanDrift *d = &h->drift[i];
+                fprintf(f, "  drift: %s partition %u '%s' (%s, %s) is cephprov's but not in the layout: %s; "
+                        "no step removes it (removing partitions is for `cephprov destroy`, not implemented yet: "
+                        "delete it by hand once nothing uses it)\n",
+                        d->device, d->partnum, d->partname, part_role_to_string(d->role),
+                        size_format(d->size, a, sizeof(a)), d->reason);
+        }
+}
+
+static void fast_totals(const HostPlan *h, uint64_t *used, uint64_t *left) {
+        for (size_t i = 0; i < h->n_fast; i++) {
+                *used += h->fast[i].used;
+                *left += h->fast[i].free_total;
+        }
+}
+
+void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
         char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], n1[128], n2[128];
         size_t n_parts = 0, n_osds = 0;
 
         if (h->n_steps == 0) {
                 fprintf(f, "host %s: nothing to do\n", h->host);
+                print_drift(h, f);
                 STRV_FOREACH(n, h->notes)
                         fprintf(f, "  note: %s\n", *n);
                 return;
         }
         fprintf(f, "host %s: %zu step%s\n", h->host, h->n_steps, h->n_steps == 1 ? "" : "s");
+        print_devices(h, f);
 
         for (size_t i = 0; i < h->n_steps; i++) {
                 n_parts += h->steps[i].kind == STEP_CREATE_PARTITION;
@@ -224,20 +279,26 @@ static void print_host(const HostPlan *h, FILE *f) {
         }
 
         if (n_osds > 0) {
+                bool ids = false;
+                for (size_t i = 0; i < h->n_steps; i++)
+                        ids = ids || (h->steps[i].kind == STEP_CREATE_OSD && h->steps[i].osd_id >= 0);
                 fprintf(f, "  OSDs:\n");
-                fprintf(f, "    %4s  %-16s %-18s %-18s %-6s %s\n", "slot", "data", "db", "wal", "class", "objectstore");
+                fprintf(f, "    %4s  %-16s %-18s %-18s %-6s %s%s\n", "slot", "data", "db", "wal", "class", "objectstore",
+                        ids ? "  id" : "");
                 for (size_t i = 0; i < h->n_steps; i++) {
                         const Step *s = &h->steps[i];
                         if (s->kind != STEP_CREATE_OSD)
                                 continue;
-                        char data[160];
+                        char data[160], id[32] = "";
                         snprintf(data, sizeof(data), "%s%s", s->data_is_bcache ? "bcache:" : "", s->device);
                         const char *db = s->journal_device
                                 ? step_target(h, s->journal_device, s->journal_partname, s->journal_partnum, n1, sizeof(n1))
                                 : step_target(h, s->db_device, s->db_partname, s->db_partnum, n1, sizeof(n1));
-                        fprintf(f, "    %4u  %-16s %-18s %-18s %-6s %s%s\n", s->slot, data, db,
+                        if (ids && s->osd_id >= 0)
+                                snprintf(id, sizeof(id), "  osd.%d", s->osd_id);
+                        fprintf(f, "    %4u  %-16s %-18s %-18s %-6s %s%s%s\n", s->slot, data, db,
                                 step_target(h, s->wal_device, s->wal_partname, s->wal_partnum, n2, sizeof(n2)),
-                                s->device_class, objectstore_to_string(s->objectstore),
+                                s->device_class, objectstore_to_string(s->objectstore), id,
                                 s->journal_device ? " (db column: journal)" : "");
                 }
         }
@@ -246,18 +307,100 @@ static void print_host(const HostPlan *h, FILE *f) {
                 const FastDeviceUse *u = &h->fast[i];
                 size_t n = strv_length(u->data_devices);
                 _cleanup_(freep) char *list = strv_join(u->data_devices, ", ");
-                fprintf(f, "  blast radius: %s → %s (%zu OSD%s); cephprov partitions %s, largest free extent after %s\n",
-                        u->fast_device, n > 0 && list ? list : "nothing", n, n == 1 ? "" : "s",
+                fprintf(f, "  blast radius: %s %s %s (%zu OSD%s); cephprov partitions %s, largest free extent after %s\n",
+                        u->fast_device, flags & PLAN_PRINT_UTF8 ? "\u2192" : "->",
+                        n > 0 && list ? list : "nothing", n, n == 1 ? "" : "s",
                         size_format(u->used, a, sizeof(a)), size_format(u->free_after, b, sizeof(b)));
         }
+        print_drift(h, f);
         STRV_FOREACH(n, h->notes)
                 fprintf(f, "  note: %s\n", *n);
+
+        uint64_t used = 0, left = 0;
+        fast_totals(h, &used, &left);
+        if (h->n_new_osds > 0)
+                fprintf(f, "  total: %u new OSD%s, %s raw", h->n_new_osds, h->n_new_osds == 1 ? "" : "s",
+                        size_format(h->raw_new, a, sizeof(a)));
+        else
+                fprintf(f, "  total: no new OSD");
+        fprintf(f, " (%u OSD%s, %s raw after the plan)", h->n_osds, h->n_osds == 1 ? "" : "s",
+                size_format(h->raw_total, b, sizeof(b)));
+        if (h->n_fast > 0)
+                fprintf(f, "; fast devices: %s in cephprov partitions, %s free after",
+                        size_format(used, a, sizeof(a)), size_format(left, b, sizeof(b)));
+        fputc('\n', f);
 }
 
-void plan_print(const Plan *p, FILE *f) {
+void plan_totals_add(PlanTotals *t, const HostPlan *h) {
+        t->n_hosts++;
+        t->n_steps += h->n_steps;
+        t->n_new += h->n_new_osds;
+        t->n_drift += h->n_drift;
+        t->raw += h->raw_new;
+        fast_totals(h, &t->used, &t->left);
+        for (size_t i = 0; i < h->n_steps; i++) {
+                const Step *s = &h->steps[i];
+                if (s->kind != STEP_CREATE_OSD || s->osd_id < 0)
+                        continue;
+                if (t->n_ids == t->cap_ids) {
+                        size_t cap = t->cap_ids ? 2 * t->cap_ids : 64;
+                        int *n = realloc(t->ids, cap * sizeof(int));
+                        if (!n) {
+                                t->ids_lost = true;
+                                continue;
+                        }
+                        t->ids = n;
+                        t->cap_ids = cap;
+                }
+                t->ids[t->n_ids++] = s->osd_id;
+        }
+}
+
+void plan_totals_done(PlanTotals *t) {
+        free(t->ids);
+        *t = (PlanTotals) {};
+}
+
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], c[SIZE_FORMAT_MAX];
+        size_t n_missing = 0;
+
+        if (t->n_hosts > 0)
+                fputc('\n', f);
+        for (char * const *m = missing_hosts; m && *m; m++, n_missing++)
+                fprintf(f, "host %s: not planned: the inventory has no entry for it\n", *m);
+
+        if (t->n_steps == 0) {
+                fprintf(f, "plan: nothing to do on %zu host%s", t->n_hosts, t->n_hosts == 1 ? "" : "s");
+        } else {
+                fprintf(f, "plan: %zu step%s on %zu host%s, %zu new OSD%s, %s raw", t->n_steps, t->n_steps == 1 ? "" : "s",
+                        t->n_hosts, t->n_hosts == 1 ? "" : "s", t->n_new, t->n_new == 1 ? "" : "s",
+                        size_format(t->raw, a, sizeof(a)));
+                if (t->used > 0 || t->left > 0)
+                        fprintf(f, "; fast devices: %s in cephprov partitions, %s free after",
+                                size_format(t->used, b, sizeof(b)), size_format(t->left, c, sizeof(c)));
+        }
+        if (t->n_drift > 0)
+                fprintf(f, "; %zu drifted partition%s", t->n_drift, t->n_drift == 1 ? "" : "s");
+        if (n_missing > 0)
+                fprintf(f, "; %zu host%s not planned (no inventory)", n_missing, n_missing == 1 ? "" : "s");
+        fputc('\n', f);
+
+        if (t->n_ids > 0 && !t->ids_lost) {
+                fprintf(f, "OSD ids: ");
+                print_id_ranges(f, t->ids, t->n_ids);
+                fprintf(f, " (the lowest free ones, in plan order, if nothing else allocates first)\n");
+        }
+}
+
+void plan_print(const Plan *p, FILE *f, unsigned flags) {
+        PlanTotals t = {};
         for (size_t i = 0; i < p->n_hosts; i++) {
                 if (i > 0)
                         fputc('\n', f);
-                print_host(&p->hosts[i], f);
+                plan_print_host(&p->hosts[i], f, flags);
+                plan_totals_add(&t, &p->hosts[i]);
         }
+        plan_print_totals(&t, p->missing_hosts, f);
+        plan_totals_done(&t);
 }

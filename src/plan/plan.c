@@ -9,6 +9,7 @@
 
 #include "basic/size.h"
 #include "basic/strv.h"
+#include "plan-internal.h"
 
 /* The planner. For every host with a profile:
  *   1. select data and fast devices from the inventory (explicit list order, else by path),
@@ -76,6 +77,8 @@ typedef struct Ctx {
         size_t n_slots;
         FastState *fast;
         size_t n_fast;
+        signed char *allowed;        /* per inventory device: -1 not known yet, else device_allowed() */
+        size_t steps_cap;            /* allocated entries of hp->steps */
 } Ctx;
 
 static const char *const step_kind_table[_STEP_KIND_MAX] = {
@@ -194,6 +197,24 @@ static void step_done(Step *s) {
         free(s->deps);
 }
 
+static void plan_device_done(PlanDevice *d) {
+        free(d->path);
+        free(d->by_id);
+        free(d->model);
+        free(d->serial);
+        for (size_t i = 0; i < d->n_kept; i++) {
+                free(d->kept[i].name);
+                free(d->kept[i].holder);
+        }
+        free(d->kept);
+}
+
+static void plan_drift_done(PlanDrift *d) {
+        free(d->device);
+        free(d->partname);
+        free(d->reason);
+}
+
 static void host_plan_done(HostPlan *h) {
         free(h->host);
         for (size_t i = 0; i < h->n_steps; i++)
@@ -206,6 +227,12 @@ static void host_plan_done(HostPlan *h) {
         free(h->fast);
         strv_free(h->osd_data);
         strv_free(h->notes);
+        for (size_t i = 0; i < h->n_devices; i++)
+                plan_device_done(&h->devices[i]);
+        free(h->devices);
+        for (size_t i = 0; i < h->n_drift; i++)
+                plan_drift_done(&h->drift[i]);
+        free(h->drift);
 }
 
 Plan *plan_free(Plan *p) {
@@ -214,6 +241,7 @@ Plan *plan_free(Plan *p) {
         for (size_t i = 0; i < p->n_hosts; i++)
                 host_plan_done(&p->hosts[i]);
         free(p->hosts);
+        strv_free(p->missing_hosts);
         free(p);
         return NULL;
 }
@@ -239,16 +267,23 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
         return size_format(v, buf, SIZE_FORMAT_MAX);
 }
 
+/* fnmatch() with flags 0, after a cheap look at the glob's literal start (most names of an
+ * allow-list differ there: by-id vs by-path, model prefixes) */
+static bool glob_match(const char *glob, size_t literal, const char *s) {
+        return strncmp(glob, s, literal) == 0 && fnmatch(glob, s, 0) == 0;
+}
+
 static bool device_allowed(const Host *h, const InvDevice *d) {
         /* The layout's allow-list is the authority when there is one; the inventory's own flag
          * serves inventories used without it (it was computed from the same list) */
         if (!h->allow || !h->allow[0])
                 return d->allowed;
         STRV_FOREACH(g, h->allow) {
-                if (fnmatch(*g, d->path, 0) == 0)
+                size_t literal = strcspn(*g, "*?[\\");
+                if (glob_match(*g, literal, d->path))
                         return true;
                 STRV_FOREACH(l, d->links)
-                        if (fnmatch(*g, *l, 0) == 0)
+                        if (glob_match(*g, literal, *l))
                                 return true;
         }
         return false;
@@ -320,7 +355,12 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                         /* virtual devices built on top of selected ones are never candidates */
                         if (startswith(d->name, "bcache") || d->readonly)
                                 continue;
-                        if (!device_allowed(c->host, d) || selector_mismatch(s, d))
+                        if (selector_mismatch(s, d))
+                                continue;
+                        /* the allow-list's globs once per device, not per selector */
+                        if (c->allowed[i] < 0)
+                                c->allowed[i] = device_allowed(c->host, d);
+                        if (!c->allowed[i])
                                 continue;
                         l[n++] = d;
                 }
@@ -373,20 +413,26 @@ static int seen_slot_part(StepSeen *s, const SlotPart *sp) {
 
 static unsigned add_step(Ctx *c, StepKind kind, const char *device, char *reason) {
         HostPlan *hp = c->hp;
-        Step *n = realloc(hp->steps, sizeof(Step) * (hp->n_steps + 1));
-        if (!n || !reason) {
-                free(reason);
-                if (n)
-                        hp->steps = n;
+        if (!reason)
                 return 0;
+        if (hp->n_steps == c->steps_cap) {
+                /* doubling: a host of 24 OSDs has ~170 steps */
+                size_t cap = c->steps_cap ? 2 * c->steps_cap : 32;
+                Step *n = realloc(hp->steps, sizeof(Step) * cap);
+                if (!n) {
+                        free(reason);
+                        return 0;
+                }
+                hp->steps = n;
+                c->steps_cap = cap;
         }
-        hp->steps = n;
         Step *s = &hp->steps[hp->n_steps];
         *s = (Step) {
                 .id = (unsigned) hp->n_steps + 1,
                 .kind = kind,
                 .device = strdup(device),
                 .reason = reason,
+                .osd_id = -1,
         };
         hp->n_steps++;
         if (!s->device)
@@ -535,6 +581,20 @@ static uint64_t fast_find_free(const FastState *f, uint64_t size, uint64_t *ret_
         if (ret_largest)
                 *ret_largest = largest;
         return found;
+}
+
+/* All the aligned free space left in the usable range. */
+static uint64_t fast_free_total(const FastState *f) {
+        uint64_t cursor = f->first, total = 0, end_limit = f->last + 1;
+        for (size_t i = 0; i <= f->n_used; i++) {
+                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, end_limit) : end_limit;
+                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
+                if (e > s)
+                        total += e - s;
+                if (i < f->n_used)
+                        cursor = MAX(cursor, f->used[i].end);
+        }
+        return total;
 }
 
 static unsigned fast_next_number(const FastState *f) {
@@ -957,6 +1017,151 @@ static int emit_osd(Ctx *c, size_t slot) {
         return 0;
 }
 
+/* ---- for people: device names, kept partitions, drift ---- */
+
+static const char *device_by_id(const InvDevice *d) {
+        const char *wwn = NULL;
+        STRV_FOREACH(l, d->links) {
+                if (!startswith(*l, "/dev/disk/by-id/"))
+                        continue;
+                /* the model_serial name is what is printed on the drive's label */
+                if (!startswith(*l, "/dev/disk/by-id/wwn-"))
+                        return *l;
+                if (!wwn)
+                        wwn = *l;
+        }
+        return wwn;
+}
+
+static int strdup_opt(const char *s, char **ret) {
+        *ret = NULL;
+        if (s && !(*ret = strdup(s)))
+                return -ENOMEM;
+        return 0;
+}
+
+static int add_device(Ctx *c, const InvDevice *d, bool fast, bool blank, unsigned slot) {
+        HostPlan *hp = c->hp;
+        PlanDevice *pd = &hp->devices[hp->n_devices++];
+        *pd = (PlanDevice) { .size = d->size, .rotational = d->rotational, .fast = fast, .slot = slot };
+        if (strdup_opt(d->path, &pd->path) < 0 || strdup_opt(device_by_id(d), &pd->by_id) < 0 ||
+            strdup_opt(d->model, &pd->model) < 0 || strdup_opt(d->serial, &pd->serial) < 0)
+                return oom(c);
+        if (!fast || blank || d->n_partitions == 0)
+                return 0;
+        pd->kept = calloc(d->n_partitions, sizeof(PlanKept));
+        if (!pd->kept)
+                return oom(c);
+        for (size_t i = 0; i < d->n_partitions; i++) {
+                const InvPartition *pt = &d->partitions[i];
+                if (partition_is_ours(c, pt))
+                        continue;
+                PlanKept *k = &pd->kept[pd->n_kept++];
+                *k = (PlanKept) { .number = pt->number, .size = pt->size };
+                if (strdup_opt(pt->name, &k->name) < 0 ||
+                    strdup_opt(pt->content.holders ? pt->content.holders[0] : NULL, &k->holder) < 0)
+                        return oom(c);
+        }
+        return 0;
+}
+
+static int collect_devices(Ctx *c) {
+        c->hp->devices = calloc(c->n_fast + c->n_slots + 1, sizeof(PlanDevice));
+        if (!c->hp->devices)
+                return oom(c);
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (add_device(c, c->fast[j].dev, true, c->fast[j].blank, 0) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < c->n_slots; i++)
+                if (add_device(c, c->slots[i].data, false, c->slots[i].wipe, (unsigned) i) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+static const char *role_unwanted(const Ctx *c, PartRole role) {
+        const Profile *p = c->profile;
+        bool filestore = p->osd.objectstore == OBJECTSTORE_FILESTORE;
+        switch (role) {
+        case PART_ROLE_CACHE:
+                return "the profile has no bcache";
+        case PART_ROLE_DB:
+                return filestore ? "the profile wants FileStore, which has no DB" : "the profile has no db_size";
+        case PART_ROLE_WAL:
+                return filestore ? "the profile wants FileStore, which has no WAL" : "the profile has no wal_size";
+        case PART_ROLE_JOURNAL:
+                return filestore ? "the profile has no journal_size" : "the profile wants BlueStore, which has no journal";
+        default:
+                return "unknown role";
+        }
+}
+
+/* Why a cephprov partition of this host is not what the layout asks for, NULL: it is. */
+static char *drift_reason(const Ctx *c, const InvDevice *d, PartRole role, unsigned slot) {
+        int fast = -1;
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (c->fast[j].dev == d)
+                        fast = (int) j;
+        if (fast < 0)
+                return strprintf("the profile does not select %s as a fast device", d->path);
+        if (c->fast[fast].blank)
+                return NULL; /* wiped by this plan: it goes with the table */
+        if (slot >= c->n_slots)
+                return strprintf("slot %u does not exist: the profile selects %zu data device%s", slot, c->n_slots,
+                                 c->n_slots == 1 ? "" : "s");
+        const Slot *s = &c->slots[slot];
+        if (s->fast != fast)
+                return strprintf("slot %u (%s) has its partitions on %s now", slot, s->data->path,
+                                 c->fast[s->fast].dev->path);
+        if (!s->parts[role].wanted)
+                return strdup(role_unwanted(c, role));
+        return NULL;
+}
+
+static int collect_drift(Ctx *c) {
+        for (size_t i = 0; i < c->inv->n_devices; i++) {
+                const InvDevice *d = &c->inv->devices[i];
+                bool data = false;
+                for (size_t k = 0; k < c->n_slots; k++)
+                        data = data || c->slots[k].data == d;
+                if (data)
+                        continue; /* a data device's partitions were refused or are wiped */
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        const InvPartition *pt = &d->partitions[k];
+                        PartRole role;
+                        unsigned slot;
+                        if (!partition_is_ours(c, pt) || !plan_partition_name_parse(pt->name, &role, &slot))
+                                continue;
+                        char *why = drift_reason(c, d, role, slot);
+                        if (!why)
+                                continue;
+                        /* what still uses it: the operator must not delete that */
+                        char *use = NULL;
+                        if (pt->content.osd.id >= 0)
+                                use = strprintf("%s; it holds the %s of osd.%d", why, pt->content.osd.role ?: "data",
+                                                pt->content.osd.id);
+                        else if (pt->content.holders && pt->content.holders[0])
+                                use = strprintf("%s; it is held by %s", why, pt->content.holders[0]);
+                        if (use) {
+                                free(why);
+                                why = use;
+                        }
+                        PlanDrift *n = realloc(c->hp->drift, sizeof(PlanDrift) * (c->hp->n_drift + 1));
+                        if (!n) {
+                                free(why);
+                                return oom(c);
+                        }
+                        c->hp->drift = n;
+                        n[c->hp->n_drift++] = (PlanDrift) {
+                                .device = strdup(d->path), .partnum = pt->number, .partname = strdup(pt->name),
+                                .role = role, .slot = slot, .size = pt->size, .reason = why,
+                        };
+                        if (!n[c->hp->n_drift - 1].device || !n[c->hp->n_drift - 1].partname)
+                                return oom(c);
+                }
+        }
+        return 0;
+}
+
 static void ctx_done(Ctx *c) {
         for (size_t i = 0; i < c->n_slots; i++)
                 for (unsigned r = 0; r < _PART_ROLE_MAX_; r++)
@@ -965,6 +1170,7 @@ static void ctx_done(Ctx *c) {
         for (size_t i = 0; i < c->n_fast; i++)
                 free(c->fast[i].used);
         free(c->fast);
+        free(c->allowed);
 }
 
 static int plan_host(Ctx *c) {
@@ -978,6 +1184,10 @@ static int plan_host(Ctx *c) {
                 return error_set(c->err, EOPNOTSUPP, "host '%s': profile '%s': per_device %u is not supported by the planner yet",
                                  hn, p->name, p->osd.per_device);
 
+        c->allowed = malloc(c->inv->n_devices + 1);
+        if (!c->allowed)
+                return oom(c);
+        memset(c->allowed, -1, c->inv->n_devices + 1);
         r = select_devices(c, &p->data, "data", &data, &n_data);
         if (r < 0)
                 return r;
@@ -1014,7 +1224,7 @@ static int plan_host(Ctx *c) {
         size_t per = n_fast == 0 ? 0 : p->data_per_fast ? p->data_per_fast : (n_data + n_fast - 1) / n_fast;
         if (n_fast > 0 && n_data > n_fast * per)
                 return error_set(c->err, ERANGE,
-                                 "host '%s': %zu data devices but %zu fast device%s × %zu (data_per_fast) = %zu slots",
+                                 "host '%s': %zu data devices but %zu fast device%s with data_per_fast %zu give %zu slots",
                                  hn, n_data, n_fast, n_fast == 1 ? "" : "s", per, n_fast * per);
         for (size_t i = 0; i < n_data; i++) {
                 Slot *s = &c->slots[i];
@@ -1156,45 +1366,129 @@ static int plan_host(Ctx *c) {
                         return oom(c);
                 u->used = c->fast[j].used_bytes;
                 fast_find_free(&c->fast[j], 0, &u->free_after);
+                u->free_total = fast_free_total(&c->fast[j]);
         }
-        return 0;
+
+        /* totals and what an operator needs to find the devices */
+        for (size_t i = 0; i < c->hp->n_steps; i++)
+                if (c->hp->steps[i].kind == STEP_CREATE_OSD) {
+                        c->hp->n_new_osds++;
+                        const InvDevice *d = inventory_find_device(c->inv, c->hp->steps[i].device);
+                        c->hp->raw_new += d ? d->size : 0;
+                }
+        c->hp->n_osds = (unsigned) n_data;
+        for (size_t i = 0; i < n_data; i++)
+                c->hp->raw_total += c->slots[i].data->size;
+        r = collect_devices(c);
+        if (r < 0)
+                return r;
+        return collect_drift(c);
 }
 
 int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *err) {
-        _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+        return plan_compute_ext(l, inv, NULL, ret, err);
+}
+
+void plan_assign_osd_ids(Plan *p, const int *in_use, size_t n_in_use) {
+        PlanIdCursor c = { .in_use = in_use, .n_in_use = n_in_use };
+        for (size_t i = 0; i < p->n_hosts; i++)
+                plan_id_cursor_assign(&c, &p->hosts[i]);
+        p->osd_ids_known = true;
+}
+
+int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
+                      void *userdata, PlanSummary *ret_summary, Error *err) {
+        static const PlanOptions none = {};
+        PlanSummary sum = {};
+        PlanIdCursor ids = {};
+        size_t hint = 0;
         int r;
 
-        if (!p)
-                return error_set(err, ENOMEM, "out of memory");
-        p->hosts = calloc(l->n_hosts + 1, sizeof(HostPlan));
-        if (!p->hosts)
-                return error_set(err, ENOMEM, "out of memory");
+        if (!opts)
+                opts = &none;
+        if (opts->osd_ids_known)
+                ids = (PlanIdCursor) { .in_use = opts->osd_ids_in_use, .n_in_use = opts->n_osd_ids_in_use };
 
         for (size_t i = 0; i < l->n_hosts; i++) {
                 const Host *h = &l->hosts[i];
                 if (!h->profile)
                         continue;
-                const Inventory *hi = inventory_set_find(inv, h->name);
-                if (!hi)
+                if (opts->hosts && !strv_contains(opts->hosts, h->name))
+                        continue;
+                /* saved inventories come in layout order: look where the last one was first */
+                const Inventory *hi = NULL;
+                if (inv && hint < inv->n_hosts && streq(inv->hosts[hint]->host, h->name))
+                        hi = inv->hosts[hint++];
+                else {
+                        hi = inventory_set_find(inv, h->name);
+                        for (size_t k = 0; hi && k < inv->n_hosts; k++)
+                                if (inv->hosts[k] == hi)
+                                        hint = k + 1;
+                }
+                if (!hi && opts->missing_ok) {
+                        if (strv_extend(&sum.missing_hosts, h->name) < 0) {
+                                strv_free(sum.missing_hosts);
+                                return error_set(err, ENOMEM, "out of memory");
+                        }
+                        continue;
+                }
+                if (!hi) {
+                        strv_free(sum.missing_hosts);
                         return error_set(err, ENOENT, "host '%s': no inventory", h->name);
+                }
 
-                HostPlan *hp = &p->hosts[p->n_hosts++];
-                hp->host = strdup(h->name);
-                if (!hp->host)
-                        return error_set(err, ENOMEM, "out of memory");
+                HostPlan hp = { .host = strdup(h->name) };
                 Ctx c = {
                         .layout = l,
                         .host = h,
                         .profile = h->profile,
                         .inv = hi,
-                        .hp = hp,
+                        .hp = &hp,
                         .err = err,
                 };
-                r = plan_host(&c);
+                r = hp.host ? plan_host(&c) : error_set(err, ENOMEM, "out of memory");
                 ctx_done(&c);
-                if (r < 0)
+                if (r >= 0) {
+                        if (opts->osd_ids_known)
+                                plan_id_cursor_assign(&ids, &hp);
+                        sum.n_hosts++;
+                        sum.n_steps += hp.n_steps;
+                        r = each(&hp, userdata, err);
+                }
+                host_plan_done(&hp);
+                if (r < 0) {
+                        strv_free(sum.missing_hosts);
                         return r;
+                }
         }
+        if (ret_summary)
+                *ret_summary = sum;
+        else
+                strv_free(sum.missing_hosts);
+        return 0;
+}
+
+static int take_host(HostPlan *h, void *userdata, Error *err) {
+        Plan *p = userdata;
+        HostPlan *n = realloc(p->hosts, sizeof(HostPlan) * (p->n_hosts + 1));
+        if (!n)
+                return error_set(err, ENOMEM, "out of memory");
+        p->hosts = n;
+        p->hosts[p->n_hosts++] = *h;
+        *h = (HostPlan) {}; /* moved */
+        return 0;
+}
+
+int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err) {
+        _cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+        PlanSummary sum;
+        if (!p)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = plan_compute_each(l, inv, opts, take_host, p, &sum, err);
+        if (r < 0)
+                return r;
+        p->missing_hosts = sum.missing_hosts;
+        p->osd_ids_known = opts && opts->osd_ids_known;
         *ret = TAKE_PTR(p);
         return 0;
 }

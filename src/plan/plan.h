@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "basic/error.h"
+#include "basic/json-writer.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 
@@ -90,6 +91,8 @@ typedef struct Step {
         Objectstore objectstore;
         char *half_made_osd_fsid;/* the data device carries a half-made OSD with this osd uuid
                                     (what the plan saw; apply decides whether it is cephprov's) */
+        int osd_id;              /* the id apply's allocator would take (the lowest free one, in
+                                    plan order) when the ids in use were given; -1: unknown */
 
         /* the target (`device`, or partition `partname` for MAKE_BCACHE_CACHE), and the
          * STEP_CREATE_OSD DB/WAL partitions, as the plan saw them */
@@ -105,7 +108,41 @@ typedef struct FastDeviceUse {
         char **data_devices;     /* NULL-terminated */
         uint64_t used;           /* bytes of cephprov partitions (planned + existing) */
         uint64_t free_after;     /* largest free extent left after the plan */
+        uint64_t free_total;     /* all free space left after the plan (usable range, 1 MiB aligned) */
 } FastDeviceUse;
+
+/* A partition a device keeps (keep_partitions, or an existing cephprov one), for people. */
+typedef struct PlanKept {
+        unsigned number;
+        char *name;              /* GPT name, NULL: none */
+        char *holder;            /* first holder (md0), NULL: none */
+        uint64_t size;
+} PlanKept;
+
+/* A device the host plan selects, named as an operator finds it in the rack. */
+typedef struct PlanDevice {
+        char *path;              /* /dev/sdc, as in the steps */
+        char *by_id;             /* a /dev/disk/by-id/ name (the model_serial one first, then wwn-); NULL: none */
+        char *model, *serial;    /* NULL: unknown */
+        uint64_t size;
+        bool rotational;
+        bool fast;               /* a fast device (DB/WAL/cache/journal), else a data device */
+        unsigned slot;           /* data devices: the OSD slot */
+        PlanKept *kept;          /* partitions left as they are */
+        size_t n_kept;
+} PlanDevice;
+
+/* A cephprov partition (its GPT name is this host's, see plan_partition_name()) that the
+ * layout no longer asks for: no step removes it (removal is destroy's), so the plan says so. */
+typedef struct PlanDrift {
+        char *device;            /* the whole device */
+        unsigned partnum;
+        char *partname;
+        PartRole role;
+        unsigned slot;
+        uint64_t size;
+        char *reason;            /* why it is not wanted, for people */
+} PlanDrift;
 
 typedef struct HostPlan {
         char *host;
@@ -115,17 +152,66 @@ typedef struct HostPlan {
         size_t n_fast;
         char **osd_data;         /* data devices that carry (or will carry) an OSD, in slot order */
         char **notes;            /* for people: what the plan leaves alone and why (NULL-terminated) */
+        PlanDevice *devices;     /* selected devices: fast ones, then data ones in slot order */
+        size_t n_devices;
+        PlanDrift *drift;
+        size_t n_drift;
+        /* totals, for people */
+        unsigned n_osds;         /* OSDs on the host after the plan (existing + new) */
+        unsigned n_new_osds;
+        uint64_t raw_new;        /* bytes of the data devices of the new OSDs */
+        uint64_t raw_total;      /* bytes of all OSD data devices */
 } HostPlan;
 
 typedef struct Plan {
         HostPlan *hosts;
         size_t n_hosts;
+        char **missing_hosts;    /* hosts of the layout (and of PlanOptions.hosts) with no inventory,
+                                    with PlanOptions.missing_ok; NULL-terminated, NULL: none */
+        bool osd_ids_known;      /* Step.osd_id was computed from the given ids in use */
 } Plan;
+
+typedef struct PlanOptions {
+        char * const *hosts;     /* plan only these hosts (NULL-terminated; NULL: every host) */
+        bool missing_ok;         /* a host without inventory goes to Plan.missing_hosts instead of
+                                    refusing the plan */
+        const int *osd_ids_in_use; /* with osd_ids_known: the cluster's OSD ids (`ceph osd ls`),
+                                      sorted; Step.osd_id is set as plan_assign_osd_ids() does */
+        size_t n_osd_ids_in_use;
+        bool osd_ids_known;
+} PlanOptions;
 
 /* Every host of the layout with a profile must have an inventory in `inv`.
  * Refuses impossible layouts with a reason naming host and device (not enough free space,
  * ratio cannot be met, device missing, device not allowed, device carries data). */
 int plan_compute(const Layout *l, const InventorySet *inv, Plan **ret, Error *err);
+/* The same with options: only some hosts, hosts without inventory listed rather than
+ * refused. A host not selected is not planned at all, so its
+ * refusal cannot block the others. opts may be NULL (= plan_compute()). */
+int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions *opts, Plan **ret, Error *err);
+
+/* One host at a time, for callers that write as they go (a Plan of 1,000 hosts × 24 OSDs
+ * takes ~100 MB; one HostPlan, ~100 KB): `each` gets every host plan in layout order and may
+ * take it over (move it and leave *h zeroed); else it is freed after the call. A refused host
+ * stops the walk with its error, after the hosts before it were handed out, so a caller that
+ * must not print a partial plan walks twice (count, then print). *ret_summary (may be NULL)
+ * gets the counts and the hosts without inventory (missing_ok; free with strv_free()). */
+typedef struct PlanSummary {
+        size_t n_hosts;
+        size_t n_steps;
+        char **missing_hosts;
+} PlanSummary;
+typedef int (*plan_host_func)(HostPlan *h, void *userdata, Error *err);
+int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
+                      void *userdata, PlanSummary *ret_summary, Error *err);
+
+/* Set Step.osd_id of every create-osd step to the id apply's allocator would get if nothing
+ * else allocates first: the lowest ids not in `in_use` (sorted), in plan order. */
+void plan_assign_osd_ids(Plan *p, const int *in_use, size_t n_in_use);
+
+/* Parse the cluster's OSD ids in use: `ceph osd ls -f json` ([0, 1, 5]) or plain `ceph osd
+ * ls` (one id per line). Returns a malloc'd array, sorted, without duplicates. */
+int plan_parse_osd_ids(const char *text, int **ret, size_t *ret_n, Error *err);
 
 Plan *plan_free(Plan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free);
@@ -136,9 +222,42 @@ void plan_filter_hosts(Plan *p, char * const *hosts);
 bool plan_is_empty(const Plan *p);
 size_t plan_count_steps(const Plan *p);
 
-int plan_to_json(const Plan *p, json_object **ret);
-/* A table per host (device, partition, size, offset, purpose), then OSDs, then blast radius. */
-void plan_print(const Plan *p, FILE *f);
+#define PLAN_FORMAT_VERSION 1
+
+/* The plan's JSON members ("format", "n_steps", "hosts", ...; docs/plan.md) written into the
+ * object the caller opened on w, as they are produced: nothing is built as a tree. */
+void plan_write_json(const Plan *p, JsonWriter *w);
+/* The whole document on f: {members}\n. 0 or -EIO. */
+int plan_print_json(const Plan *p, FILE *f);
+/* The same members in pieces, for host plans written as they are computed
+ * (plan_compute_each): begin (format, n_steps, the hosts array opened), each host, end
+ * (the array closed, missing_hosts when there are some). */
+void plan_write_json_begin(JsonWriter *w, size_t n_steps);
+void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids);
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts);
+
+typedef enum PlanPrintFlags {
+        PLAN_PRINT_UTF8 = 1 << 0, /* arrows and multiplication signs; else plain ASCII */
+} PlanPrintFlags;
+
+/* A table per host (devices with their by-id names and kept partitions, new partitions,
+ * steps, OSDs, blast radius, drift, totals), then the totals of the plan. Plain ASCII unless
+ * flags has PLAN_PRINT_UTF8 (the caller decides from the locale). */
+void plan_print(const Plan *p, FILE *f, unsigned flags);
+
+/* plan_print() in pieces: each host (separate them with an empty line), then the totals
+ * gathered with plan_totals_add(). */
+typedef struct PlanTotals {
+        size_t n_hosts, n_steps, n_new, n_drift;
+        uint64_t raw, used, left;
+        int *ids;                /* OSD ids in plan order, when known */
+        size_t n_ids, cap_ids;
+        bool ids_lost;           /* out of memory: the ids line is left out */
+} PlanTotals;
+void plan_print_host(const HostPlan *h, FILE *f, unsigned flags);
+void plan_totals_add(PlanTotals *t, const HostPlan *h);
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f);
+void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);
 const char *part_role_to_string(PartRole r);

@@ -72,10 +72,10 @@ hosts:
     profile: hc
 YAML
 
-out=$("$cephprov" plan "$dir/layout.yaml" 2>&1)
+out=$(LC_ALL=C "$cephprov" plan "$dir/layout.yaml" 2>&1)
 check "plan succeeds" test $? -eq 0
 check_contains "plan shows the DB partition of slot 0" "$out" "cp:db:0:local1"
-check_contains "plan shows the blast radius" "$out" "blast radius: $ssd → $hdd0, $hdd1 (2 OSDs)"
+check_contains "plan shows the blast radius" "$out" "blast radius: $ssd -> $hdd0, $hdd1 (2 OSDs)"
 
 out=$("$cephprov" apply "$dir/layout.yaml" --stage disks --dry-run 2>&1)
 check "dry run succeeds" test $? -eq 0

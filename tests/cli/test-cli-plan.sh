@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # cli tier: `cephprov plan LAYOUT --inventory FILE` offline, for every shipped layout
 # against its saved inventory: the text and JSON plans are the golden files of the unit
-# tier, --detailed-exitcode says 10 (steps to do) or 0 (the converged inventory), --hosts
-# keeps only those hosts.
+# tier (plain ASCII under LC_ALL=C, arrows under a UTF-8 locale), --detailed-exitcode says 10
+# (steps to do) or 0 (the converged inventory), --hosts plans only those hosts (another
+# host's refusal does not block them), hosts missing from the inventory file are named and
+# the others planned (exit 1), --osd-ids shows the ids apply would take, and --json failures
+# answer with a JSON error object on stdout.
 # usage: test-cli-plan.sh CEPHPROV SRCDIR
 set -u
 cephprov=$1 src=$2
 case $cephprov in /*) ;; *) cephprov=$PWD/$cephprov ;; esac
 . "$src/tests/lib.sh"
+export LC_ALL=C
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-cli-plan.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 
 data=$src/tests/data
 n=0
@@ -28,7 +34,7 @@ for layout in "$src"/layouts/*.yaml; do
                 out=$("$cephprov" plan "$layout" --inventory "$data/inventory-$name-converged.json" --detailed-exitcode); rc=$?
                 check_eq "plan --detailed-exitcode $name converged exits 0" "$rc" 0
                 check "plan $name converged has nothing to do" bash -c \
-                        '! grep -v -e "^host .*: nothing to do$" -e "^$" <<<"$1" | grep -q .' _ "$out"
+                        '! grep -v -e "^host .*: nothing to do$" -e "^plan: nothing to do on [0-9]* hosts\?$" -e "^$" <<<"$1" | grep -q .' _ "$out"
         fi
         n=$((n + 1))
 done
@@ -43,5 +49,96 @@ check "plan --hosts drops node1 and node3" bash -c '! grep -q -e "^host node1" -
 err=$("$cephprov" plan "$layout" --inventory "$data/no-such-inventory.json" 2>&1 >/dev/null); rc=$?
 check_eq "plan with a missing inventory exits 1" "$rc" 1
 check_contains "plan with a missing inventory names it" "$err" "no-such-inventory.json"
+
+inv1=$data/inventory-scenario-1-hyperconverged.json
+out=$("$cephprov" plan "$layout" --inventory "$inv1")
+check "plan under LC_ALL=C is plain ASCII" bash -c '! LC_ALL=C grep -q -P "[^\\x00-\\x7f]" <<<"$1"' _ "$out"
+check_contains "plan under LC_ALL=C draws -> arrows" "$out" "blast radius: /dev/sda -> /dev/sdc, /dev/sde (2 OSDs)"
+if locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+        out=$(LC_ALL=C.UTF-8 "$cephprov" plan "$layout" --inventory "$inv1")
+        check_contains "plan under C.UTF-8 draws arrows" "$out" "blast radius: /dev/sda → /dev/sdc, /dev/sde (2 OSDs)"
+else
+        echo "SKIP: no C.UTF-8 locale (the UTF-8 form is checked by the unit test)"
+fi
+check_contains "plan names devices by id" "$out" \
+        "/dev/sdc         /dev/disk/by-id/ata-ST2000NM0135_ZFL01410K, 1.8 TiB rotational, data of slot 0"
+check_contains "plan lists kept partitions" "$out" "kept: 1 'BIOS boot' 1 MiB, 2 'os' (md0) 8 GiB, 3 'swap' (md1) 256 GiB"
+check_contains "plan has a total per plan" "$out" "plan: 84 steps on 3 hosts, 12 new OSDs, 21.8 TiB raw"
+
+if command -v python3 >/dev/null; then
+        # node1 refused (an xfs signature on a data disk), node3 not in the file
+        python3 - "$inv1" "$tmp/inv.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["inventories"] = [i for i in d["inventories"] if i["host"] != "node3"]
+for dev in d["inventories"][0]["devices"]:
+    if dev["path"] == "/dev/sdc":
+        dev["content"]["fstype"] = "xfs"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+        err=$("$cephprov" plan "$layout" --inventory "$tmp/inv.json" 2>&1 >/dev/null); rc=$?
+        check_eq "plan with a refused host exits 1" "$rc" 1
+        check_contains "plan names the refused host" "$err" "host 'node1': data device '/dev/sdc' carries an existing xfs signature"
+        out=$("$cephprov" plan "$layout" --inventory "$tmp/inv.json" --hosts node2); rc=$?
+        check_eq "plan --hosts node2 is not blocked by node1's refusal" "$rc" 0
+        check_contains "plan --hosts node2 plans node2" "$out" "host node2: 28 steps"
+        check "plan --hosts node2 reports only node2" bash -c '! grep -q -e "node1" -e "node3" <<<"$1"' _ "$out"
+        out=$("$cephprov" plan "$layout" --inventory "$tmp/inv.json" --hosts node2,node3 2>"$tmp/err"); rc=$?
+        check_eq "plan with a host missing from the inventory exits 1" "$rc" 1
+        check_contains "the missing host is named on stderr" "$(cat "$tmp/err")" \
+                "host 'node3': not in the inventory file '$tmp/inv.json': not planned"
+        check_contains "the missing host is named in the plan" "$out" "host node3: not planned: the inventory has no entry for it"
+        check_contains "the other host is planned" "$out" "host node2: 28 steps"
+        out=$("$cephprov" plan "$layout" --inventory "$tmp/inv.json" --hosts node2,node3 --json 2>/dev/null)
+        check "plan --json lists the missing host" python3 -c \
+                'import json,sys; j=json.loads(sys.argv[1]); assert j["format"] == 1 and j["missing_hosts"] == ["node3"] and [h["host"] for h in j["hosts"]] == ["node2"]' "$out"
+else
+        echo "SKIP: python3 missing (the refused and missing host checks)"
+fi
+
+# --osd-ids: `ceph osd ls` (plain or -f json) of the cluster
+printf '0\n1\n2\n3\n5\n' >"$tmp/ids"
+out=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/ids"); rc=$?
+check_eq "plan --osd-ids exits 0" "$rc" 0
+check_contains "plan --osd-ids shows the ids" "$out" \
+        "OSD ids: 4, 6-16 (the lowest free ones, in plan order, if nothing else allocates first)"
+check_contains "plan --osd-ids shows the id per OSD" "$out" "bluestore  osd.4"
+echo '[0, 1, 2, 3, 5]' >"$tmp/ids.json"
+out=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/ids.json" --json)
+check_contains "plan --json --osd-ids carries osd_id" "$out" '"osd_id": 16,'
+out=$("$cephprov" plan "$layout" --inventory "$inv1")
+check "plan without --osd-ids shows no ids" bash -c '! grep -q "OSD ids" <<<"$1"' _ "$out"
+echo '[0, x]' >"$tmp/bad-ids"
+err=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/bad-ids" 2>&1 >/dev/null); rc=$?
+check_eq "plan with unreadable --osd-ids exits 1" "$rc" 1
+check_contains "plan with unreadable --osd-ids names the file" "$err" "'$tmp/bad-ids': 'x' is not an OSD id"
+
+# --json failures: the message on stderr and a JSON error object on stdout
+out=$("$cephprov" plan "$layout" --inventory "$data/no-such-inventory.json" --json 2>"$tmp/err"); rc=$?
+check_eq "plan --json with a missing inventory exits 1" "$rc" 1
+check_contains "plan --json failure: message on stderr" "$(cat "$tmp/err")" "no-such-inventory.json"
+check_eq "plan --json failure: JSON error on stdout" "$out" "{
+  \"format\": 1,
+  \"error\": {
+    \"message\": \"cannot open '$data/no-such-inventory.json': No such file or directory\"
+  }
+}"
+bad=$data/layout-invalid/admin-host-ambiguous.yaml
+out=$("$cephprov" plan "$bad" --inventory "$inv1" --json 2>/dev/null); rc=$?
+check_eq "plan --json with an invalid layout exits 1" "$rc" 1
+check_eq "plan --json invalid layout: error with file, line and column" "$out" "{
+  \"format\": 1,
+  \"error\": {
+    \"message\": \"admin_host 'node3' is not in 'hosts' (expected one of: node1, node2)\",
+    \"file\": \"$bad\",
+    \"line\": 2,
+    \"column\": 15
+  }
+}"
+out=$("$cephprov" inventory "$bad" --json 2>/dev/null); rc=$?
+check_eq "inventory --json with an invalid layout exits 1" "$rc" 1
+check_contains "inventory --json invalid layout: a JSON error object" "$out" "\"error\": {
+    \"message\": \"admin_host 'node3' is not in 'hosts' (expected one of: node1, node2)\",
+    \"file\": \"$bad\","
 
 finish

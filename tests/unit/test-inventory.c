@@ -179,8 +179,64 @@ static void test_errors(void) {
         CHECK(strstr(err.message, "'/nonexistent/inventory.json'") != NULL);
 }
 
+/* The file is read one inventory at a time (json_parse_file_each): the same result and the
+ * same refusals as the tree, with the file named. */
+static int load_text(const char *text, InventorySet **ret, Error *err) {
+        _cleanup_(freep) char *path = strprintf("%s/cephprov-test-inventory.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+        int fd = path ? mkstemp(path) : -1;
+        if (fd < 0)
+                return -errno;
+        FILE *f = fdopen(fd, "w");
+        fputs(text, f);
+        fclose(f);
+        *err = (Error) {};
+        int r = inventory_set_load_file(path, ret, err);
+        unlink(path);
+        return r;
+}
+
+static void test_load_streamed(void) {
+        static const char one[] = "{\"host\": \"n1\", \"devices\": [{\"name\": \"sdb\", \"size\": 1000}]}";
+        InventorySet *s = NULL;
+        Error err;
+        _cleanup_(freep) char *ok = strprintf("{\"format\": 1, \"inventories\": [%s, %s]}", one,
+                                              "{\"host\": \"n2\", \"devices\": []}");
+        CHECK_INTEQ(load_text(ok, &s, &err), 0);
+        CHECK(s && s->n_hosts == 2 && streq(s->hosts[0]->devices[0].path, "/dev/sdb") && streq(s->hosts[1]->host, "n2"));
+        s = inventory_set_free(s);
+        /* members in any order, white space anywhere */
+        _cleanup_(freep) char *late = strprintf(" {\n\"inventories\" :\n [ %s ] ,\"format\":1 }\n", one);
+        CHECK_INTEQ(load_text(late, &s, &err), 0);
+        CHECK(s && s->n_hosts == 1);
+        s = inventory_set_free(s);
+        CHECK_INTEQ(load_text("{\"format\": 1, \"inventories\": []}", &s, &err), 0);
+        CHECK(s && s->n_hosts == 0);
+        s = inventory_set_free(s);
+
+        CHECK_INTEQ(load_text("{\"format\": 2, \"inventories\": []}", &s, &err), -EPROTONOSUPPORT);
+        CHECK(strstr(err.message, "': inventory set: unsupported format 2 (expected 1)") != NULL);
+        CHECK_INTEQ(load_text("{\"inventories\": []}", &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "format") != NULL);
+        CHECK_INTEQ(load_text("{\"format\": 1}", &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "inventories") != NULL);
+        CHECK_INTEQ(load_text("{\"format\": 1, \"inventories\": {}}", &s, &err), -EINVAL);
+        _cleanup_(freep) char *dup = strprintf("{\"format\": 1, \"inventories\": [%s, %s]}", one, one);
+        CHECK_INTEQ(load_text(dup, &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "': inventory set: duplicate host 'n1'") != NULL);
+        _cleanup_(freep) char *cut = strprintf("{\"format\": 1, \"inventories\": [%s", one);
+        CHECK_INTEQ(load_text(cut, &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "invalid JSON near offset") != NULL);
+        CHECK_INTEQ(load_text("{\"format\": 1, \"inventories\": [] } x", &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "unexpected data after the object") != NULL);
+        CHECK_INTEQ(load_text("[1]", &s, &err), -EINVAL);
+        CHECK_INTEQ(load_text("{\"format\": 1, \"inventories\": [{\"devices\": []}]}", &s, &err), -EINVAL);
+        CHECK(strstr(err.message, "/cephprov-test-inventory.") && strstr(err.message, "host"));
+        CHECK(s == NULL);
+}
+
 int main(void) {
         TEST_RUN(test_round_trip);
+        TEST_RUN(test_load_streamed);
         TEST_RUN(test_file_matches_model);
         TEST_RUN(test_lookups);
         TEST_RUN(test_errors);

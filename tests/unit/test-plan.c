@@ -53,22 +53,31 @@ static InventorySet *load_inv(const char *name, const char *suffix) {
         return s;
 }
 
-static char *plan_text(const Plan *p) {
+static char *plan_text_flags(const Plan *p, unsigned flags) {
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 return NULL;
-        plan_print(p, f);
+        plan_print(p, f, flags);
         fclose(f);
         return buf;
 }
 
+/* The golden text is the ASCII form (LC_ALL=C). */
+static char *plan_text(const Plan *p) {
+        return plan_text_flags(p, 0);
+}
+
 static char *plan_json_text(const Plan *p) {
-        _cleanup_json_ json_object *o = NULL;
-        if (plan_to_json(p, &o) < 0)
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
                 return NULL;
-        return strprintf("%s\n", json_to_pretty(o));
+        CHECK_INTEQ(plan_print_json(p, f), 0);
+        fclose(f);
+        return buf;
 }
 
 static char *read_all(const char *path) {
@@ -255,8 +264,49 @@ static void test_scenario1(void) {
                         CHECK_INTEQ(hp->fast[0].used, 180 * GiB);
                 }
         }
+        _cleanup_(freep) char *utf8 = plan_text_flags(p, PLAN_PRINT_UTF8);
+        CHECK(utf8 && strstr(utf8, "blast radius: /dev/sda \u2192 /dev/sdc, /dev/sde (2 OSDs)"));
+        /* LC_ALL=C: nothing but ASCII */
         _cleanup_(freep) char *txt = plan_text(p);
-        CHECK(txt && strstr(txt, "blast radius: /dev/sda → /dev/sdc, /dev/sde (2 OSDs)"));
+        CHECK(txt && strstr(txt, "blast radius: /dev/sda -> /dev/sdc, /dev/sde (2 OSDs)"));
+        bool ascii = txt != NULL;
+        for (const char *c = txt; c && *c; c++)
+                ascii = ascii && (unsigned char) *c < 0x80;
+        CHECK(ascii);
+
+        /* every device named as in the rack, kept partitions with names and sizes, totals */
+        CHECK(txt && strstr(txt, "    /dev/sda         /dev/disk/by-id/ata-INTEL_SSDSC2KB480G8_PHYF810700480BGN, 447.1 GiB "
+                                 "non-rotational, fast device; kept: 1 'BIOS boot' 1 MiB, 2 'os' (md0) 8 GiB, 3 'swap' (md1) 256 GiB\n"));
+        CHECK(txt && strstr(txt, "    /dev/sdf         /dev/disk/by-id/ata-ST2000NM0135_ZFL01413K, 1.8 TiB rotational, data of slot 3\n"));
+        CHECK(txt && strstr(txt, "  total: 4 new OSDs, 7.3 TiB raw (4 OSDs, 7.3 TiB raw after the plan); fast devices: "
+                                 "360 GiB in cephprov partitions, 6.3 GiB free after\n"));
+        CHECK(txt && strstr(txt, "\nplan: 84 steps on 3 hosts, 12 new OSDs, 21.8 TiB raw; fast devices: 1.1 TiB in cephprov "
+                                 "partitions, 18.8 GiB free after\n"));
+        const HostPlan *h0 = &p->hosts[0];
+        CHECK_INTEQ(h0->n_devices, 6);
+        CHECK_INTEQ(h0->n_new_osds, 4);
+        CHECK_INTEQ(h0->raw_new, 4 * inventory_find_device(inventory_set_find(s, "node1"), "/dev/sdc")->size);
+        if (h0->n_devices == 6) {
+                CHECK_INTEQ(h0->devices[0].n_kept, 3);
+                CHECK_INTEQ(h0->devices[2].n_kept, 0);
+                CHECK(h0->devices[2].slot == 0 && !h0->devices[2].fast);
+        }
+}
+
+/* No by-id link: serial and model instead. */
+static void test_device_without_by_id(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        InvDevice *sdc = (InvDevice *) inventory_find_device(inventory_set_find(s, "node1"), "/dev/sdc");
+        /* the allow-list matches by-id links; keep only the by-path one and allow by path */
+        strv_free(sdc->links);
+        sdc->links = strv_split("/dev/disk/by-path/pci-0000:00:1f.2-ata-3", " ");
+        strv_extend(&l->hosts[0].allow, "/dev/sdc");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        _cleanup_(freep) char *txt = plan_text(p);
+        CHECK(txt && strstr(txt, "    /dev/sdc         (no by-id name) serial ZFL01410K, model ST2000NM0135, 1.8 TiB rotational, data of slot 0\n"));
 }
 
 static void test_partition_names(void) {
@@ -311,7 +361,7 @@ static void test_ratio_refused(void) {
         Error err;
         profile0(l)->data_per_fast = 1;
         CHECK_STREQ(plan_refused(l, s, &err),
-                    "host 'node1': 4 data devices but 2 fast devices × 1 (data_per_fast) = 2 slots");
+                    "host 'node1': 4 data devices but 2 fast devices with data_per_fast 1 give 2 slots");
 }
 
 static void check_fast(const HostPlan *hp, size_t idx, const char *dev, const char *const *data) {
@@ -422,7 +472,7 @@ static void test_spread_8_to_1(void) {
         pr->data_per_fast = 3;
         Error err;
         CHECK_STREQ(plan_refused(l, two, &err),
-                    "host 'bulk1': 8 data devices but 2 fast devices × 3 (data_per_fast) = 6 slots");
+                    "host 'bulk1': 8 data devices but 2 fast devices with data_per_fast 3 give 6 slots");
 }
 
 static void test_missing_device(void) {
@@ -885,6 +935,212 @@ static void test_bcache_unavailable_noted(void) {
         CHECK(p->hosts[2].notes && startswith(p->hosts[2].notes[0], "bcache is not available on this host"));
 }
 
+/* Cephprov partitions the layout no longer asks for are reported, with size and device,
+ * in text and JSON; no step removes them. */
+static void test_drift(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "-converged");
+        /* bcache: false after the hosts were converged with bcache */
+        profile0(l)->bcache.enabled = false;
+        /* and a DB partition of a slot that no longer exists (a 5th HDD removed) */
+        InvDevice *sdb = dev_mut(s, "node2", "/dev/sdb");
+        InvPartition *n = realloc(sdb->partitions, sizeof(InvPartition) * (sdb->n_partitions + 1));
+        if (!n)
+                exit(1);
+        sdb->partitions = n;
+        uint64_t end = 0;
+        for (size_t i = 0; i < sdb->n_partitions; i++)
+                end = MAX(end, n[i].start + n[i].size);
+        n[sdb->n_partitions++] = (InvPartition) {
+                .number = 9, .start = align_up(end, PLAN_ALIGN), .size = 2 * GiB,
+                .name = strdup("cp:db:5:node2"), .type_guid = strdup(CEPH_GUID_BLOCK_DB),
+                .content = { .osd = { .id = -1 }, .bcache = { .writeback_percent = -1, .hit_ratio = -1 } },
+        };
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        const HostPlan *h1 = &p->hosts[0], *h2 = &p->hosts[1];
+        CHECK_INTEQ(h1->n_drift, 4); /* the 4 cache partitions */
+        CHECK_INTEQ(h2->n_drift, 5);
+        for (size_t i = 0; i < h1->n_drift; i++) {
+                CHECK_INTEQ(h1->drift[i].role, PART_ROLE_CACHE);
+                CHECK_INTEQ(h1->drift[i].size, 60 * GiB);
+                /* the converged hosts' cache partitions are held by their bcache devices */
+                CHECK(startswith(h1->drift[i].reason, "the profile has no bcache; it is held by bcache"));
+        }
+        if (h2->n_drift == 5) {
+                const PlanDrift *d = &h2->drift[4];
+                CHECK_STREQ(d->device, "/dev/sdb");
+                CHECK_INTEQ(d->partnum, 9);
+                CHECK_INTEQ(d->role, PART_ROLE_DB);
+                CHECK_INTEQ(d->slot, 5);
+                CHECK_INTEQ(d->size, 2 * GiB);
+                CHECK_STREQ(d->reason, "slot 5 does not exist: the profile selects 4 data devices");
+        }
+        /* no step removes anything */
+        for (size_t i = 0; i < p->n_hosts; i++)
+                for (size_t k = 0; k < p->hosts[i].n_steps; k++)
+                        CHECK(p->hosts[i].steps[k].kind != STEP_WIPE);
+
+        _cleanup_(freep) char *txt = plan_text(p);
+        CHECK(txt && strstr(txt, "host node2: nothing to do\n"
+                                 "  drift: /dev/sda partition 5 'cp:cache:0:node2' (cache, 60 GiB) is cephprov's but not in the "
+                                 "layout: the profile has no bcache; it is held by bcache0; no step removes it"));
+        CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 9 'cp:db:5:node2' (db, 2 GiB) is cephprov's but not in the layout: "
+                                 "slot 5 does not exist: the profile selects 4 data devices; no step removes it (removing "
+                                 "partitions is for `cephprov destroy`, not implemented yet: delete it by hand once nothing uses it)\n"));
+        CHECK(txt && strstr(txt, "plan: nothing to do on 3 hosts; 13 drifted partitions\n"));
+        CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 5 'cp:cache:1:node2' (cache, 60 GiB) is cephprov's but not in the "
+                                 "layout: the profile has no bcache; it is held by bcache1; no step removes it"));
+        /* holding some OSD's DB: said so */
+        sdb->partitions[sdb->n_partitions - 1].content.osd = (InvOsd) { .id = 12, .role = strdup("block.db") };
+        Plan *p3 = plan_ok(l, s);
+        CHECK(p3 && p3->hosts[1].n_drift == 5 &&
+              streq(p3->hosts[1].drift[4].reason, "slot 5 does not exist: the profile selects 4 data devices; "
+                                                   "it holds the block.db of osd.12"));
+        plan_free(p3);
+        _cleanup_(freep) char *js = plan_json_text(p);
+        CHECK(js && strstr(js, "\n      ],\n      \"drift\": [\n        {\n          \"device\": \"/dev/sda\",\n"));
+        CHECK(js && strstr(js, "        {\n          \"device\": \"/dev/sdb\",\n          \"partnum\": 9,\n"
+                                "          \"partname\": \"cp:db:5:node2\",\n          \"role\": \"db\",\n          \"slot\": 5,\n"
+                                "          \"size\": 2147483648,\n"));
+
+        /* a fast device the profile stops selecting: its partitions are drift too */
+        profile0(l)->bcache.enabled = true;
+        free(profile0(l)->fast.model);
+        profile0(l)->fast.model = strdup("no such model");
+        profile0(l)->db_size.kind = SIZE_UNSET;
+        profile0(l)->bcache.enabled = false;
+        Plan *p2 = plan_ok(l, s);
+        CHECK(p2 && p2->hosts[0].n_drift == 8);
+        if (p2 && p2->hosts[0].n_drift > 0)
+                CHECK_STREQ(p2->hosts[0].drift[0].reason,
+                            "the profile does not select /dev/sda as a fast device; it holds the block.db of osd.0");
+        plan_free(p2);
+}
+
+/* Only the hosts asked for are planned: another host's refusal does not block them; hosts
+ * without inventory are listed, not fatal. */
+static void test_hosts_and_missing(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        dev_mut(s, "node1", "/dev/sdc")->content.fstype = strdup("xfs"); /* node1 is refused */
+        Error err;
+        CHECK(strstr(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdc' carries an existing xfs signature"));
+
+        char *only[] = { (char *) "node2", NULL };
+        PlanOptions o = { .hosts = only };
+        _cleanup_(plan_freep) Plan *p = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(plan_compute_ext(l, s, &o, &p, &err), 0);
+        CHECK(p && p->n_hosts == 1 && streq(p->hosts[0].host, "node2") && p->hosts[0].n_steps == 28);
+
+        /* node3 missing from the inventories */
+        Inventory *n3 = (Inventory *) inventory_set_find(s, "node3");
+        free(n3->host);
+        n3->host = strdup("node9");
+        plan_free(TAKE_PTR(p));
+        CHECK(strstr(plan_refused(l, s, &err), "no inventory") || strstr(err.message, "node1"));
+        char *two[] = { (char *) "node2", (char *) "node3", NULL };
+        o = (PlanOptions) { .hosts = two, .missing_ok = true };
+        CHECK_INTEQ(plan_compute_ext(l, s, &o, &p, &err), 0);
+        CHECK(p && p->n_hosts == 1 && strv_length(p->missing_hosts) == 1 && streq(p->missing_hosts[0], "node3"));
+        _cleanup_(freep) char *txt = p ? plan_text(p) : NULL;
+        CHECK(txt && strstr(txt, "\nhost node3: not planned: the inventory has no entry for it\n"
+                                 "plan: 28 steps on 1 host, 4 new OSDs, 7.3 TiB raw; fast devices: 360 GiB in cephprov partitions, "
+                                 "6.3 GiB free after; 1 host not planned (no inventory)\n"));
+        _cleanup_(freep) char *js = p ? plan_json_text(p) : NULL;
+        CHECK(js && strstr(js, "\n  ],\n  \"missing_hosts\": [\n    \"node3\"\n  ]\n}\n"));
+        /* without missing_ok the missing host refuses the plan */
+        o.missing_ok = false;
+        plan_free(TAKE_PTR(p));
+        err = (Error) {};
+        CHECK(plan_compute_ext(l, s, &o, &p, &err) < 0);
+        CHECK_STREQ(err.message, "host 'node3': no inventory");
+}
+
+typedef struct Seen {
+        size_t n;
+        char *text;              /* the hosts printed as the offline plan does */
+        FILE *f;
+} Seen;
+
+static int seen_host(HostPlan *h, void *userdata, Error *err) {
+        Seen *s = userdata;
+        if (s->n++ > 0)
+                fputc('\n', s->f);
+        plan_print_host(h, s->f, 0);
+        return 0;
+}
+
+/* One host at a time: the same text as the whole plan; a refused host stops the walk after
+ * the hosts before it, with its error. */
+static void test_compute_each(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        _cleanup_(freep) char *whole = p ? plan_text(p) : NULL;
+        Seen seen = {};
+        size_t len;
+        seen.f = open_memstream(&seen.text, &len);
+        PlanSummary sum = {};
+        Error err = {};
+        CHECK_INTEQ(plan_compute_each(l, s, NULL, seen_host, &seen, &sum, &err), 0);
+        fclose(seen.f);
+        CHECK_INTEQ(seen.n, 3);
+        CHECK_INTEQ(sum.n_hosts, 3);
+        CHECK_INTEQ(sum.n_steps, 84);
+        CHECK(sum.missing_hosts == NULL);
+        CHECK(whole && seen.text && startswith(whole, seen.text));
+        free(seen.text);
+
+        dev_mut(s, "node2", "/dev/sdd")->content.fstype = strdup("xfs");
+        seen = (Seen) {};
+        seen.f = open_memstream(&seen.text, &len);
+        CHECK(plan_compute_each(l, s, NULL, seen_host, &seen, NULL, &err) < 0);
+        fclose(seen.f);
+        CHECK_INTEQ(seen.n, 1); /* node1 only */
+        CHECK(strstr(err.message, "host 'node2': data device '/dev/sdd' carries an existing xfs signature") != NULL);
+        free(seen.text);
+}
+
+static void test_osd_ids(void) {
+        int *ids = NULL;
+        size_t n = 0;
+        Error err = {};
+        CHECK_INTEQ(plan_parse_osd_ids("[0, 1, 2, 5, 3, 1]\n", &ids, &n, &err), 0);
+        CHECK(n == 5 && ids && ids[0] == 0 && ids[3] == 3 && ids[4] == 5);
+        free(ids);
+        CHECK_INTEQ(plan_parse_osd_ids("0\n1\n7\n", &ids, &n, &err), 0);
+        CHECK(n == 3 && ids[2] == 7);
+        free(ids);
+        CHECK_INTEQ(plan_parse_osd_ids("", &ids, &n, &err), 0);
+        CHECK_INTEQ(n, 0);
+        free(ids);
+        CHECK(plan_parse_osd_ids("[0, x]", &ids, &n, &err) < 0);
+        CHECK(plan_parse_osd_ids("[0, 1", &ids, &n, &err) < 0);
+        CHECK(plan_parse_osd_ids("-3", &ids, &n, &err) < 0);
+
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        _cleanup_(freep) char *before = plan_text(p);
+        CHECK(before && !strstr(before, "OSD ids"));
+        /* ids 0-3 and 5 in use: the 12 new OSDs get 4, 6-16 */
+        static const int in_use[] = { 0, 1, 2, 3, 5 };
+        plan_assign_osd_ids(p, in_use, ELEMENTSOF(in_use));
+        CHECK_INTEQ(p->hosts[0].steps[24].osd_id, 4);
+        CHECK_INTEQ(p->hosts[0].steps[25].osd_id, 6);
+        CHECK_INTEQ(p->hosts[2].steps[27].osd_id, 16);
+        _cleanup_(freep) char *txt = plan_text(p);
+        CHECK(txt && strstr(txt, "       0  bcache:/dev/sdc  /dev/sda4          -                  hdd    bluestore  osd.4\n"));
+        CHECK(txt && strstr(txt, "\nOSD ids: 4, 6-16 (the lowest free ones, in plan order, if nothing else allocates first)\n"));
+        _cleanup_(freep) char *js = plan_json_text(p);
+        CHECK(js && strstr(js, "\"slot\": 0,\n          \"osd_id\": 4,\n          \"objectstore\""));
+}
+
 int main(void) {
         TEST_RUN(test_golden);
         TEST_RUN(test_converged_empty);
@@ -906,5 +1162,10 @@ int main(void) {
         TEST_RUN(test_partial);
         TEST_RUN(test_journal_and_wal);
         TEST_RUN(test_bcache_unavailable_noted);
+        TEST_RUN(test_device_without_by_id);
+        TEST_RUN(test_drift);
+        TEST_RUN(test_hosts_and_missing);
+        TEST_RUN(test_osd_ids);
+        TEST_RUN(test_compute_each);
         return test_result();
 }
