@@ -26,6 +26,7 @@ typedef int (*AgentOpFn)(AgentState *s, json_object *args, json_object **ret_res
 int agent_op_inventory(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_create_gpt(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_create_partition(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+int agent_op_delete_partition(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_make_bcache(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_bcache_register(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);

@@ -37,6 +37,8 @@ static struct {
         __typeof__(ped_device_get) *device_get;
         __typeof__(ped_disk_add_partition) *disk_add_partition;
         __typeof__(ped_disk_commit_to_dev) *disk_commit_to_dev;
+        __typeof__(ped_disk_delete_partition) *disk_delete_partition;
+        __typeof__(ped_disk_get_partition) *disk_get_partition;
         __typeof__(ped_disk_destroy) *disk_destroy;
         __typeof__(ped_disk_new) *disk_new;
         __typeof__(ped_disk_new_fresh) *disk_new_fresh;
@@ -85,6 +87,8 @@ static int ped_setup(AgentState *s, Error *err) {
         LOAD(device_get, "ped_device_get");
         LOAD(disk_add_partition, "ped_disk_add_partition");
         LOAD(disk_commit_to_dev, "ped_disk_commit_to_dev");
+        LOAD(disk_delete_partition, "ped_disk_delete_partition");
+        LOAD(disk_get_partition, "ped_disk_get_partition");
         LOAD(disk_destroy, "ped_disk_destroy");
         LOAD(disk_new, "ped_disk_new");
         LOAD(disk_new_fresh, "ped_disk_new_fresh");
@@ -624,6 +628,150 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         if (r < 0)
                 return r;
         return result_partition(pu, node, true, false, ret, err);
+}
+
+/* ---- delete-partition (destroy: what cephprov owns on a disk that keeps other partitions) ---- */
+
+/* Deletes partition `number` of `device`, which must be named `name` (the request says what
+ * it deletes: a renumbered or foreign partition is refused). The disk is claimed as for
+ * create-partition (its other partitions may be in use); the partition itself is claimed
+ * exclusively and its first and last MiB zeroed through that claim (signatures: a BlueFS or
+ * bcache superblock must not come back with a later partition at the same place); then the
+ * kernel's partition goes (BLKPG: fails if anyone opened it since), then the GPT entry
+ * (libparted, both copies), read back. A partition already gone is success ("deleted":
+ * false), also after a crash between the two. */
+int agent_op_delete_partition(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        uint64_t number;
+        const char *name;
+        int r;
+
+        if ((r = json_get_u64(args, "number", true, &number, "delete-partition", err)) < 0 ||
+            (r = json_get_string(args, "name", true, &name, "delete-partition", err)) < 0)
+                return r;
+        if (number < 1 || number > 128)
+                return error_set(err, EINVAL, "delete-partition: number %" PRIu64 " is not in 1..128", number);
+        r = whole_device_arg(s, args, "delete-partition", &d, err);
+        if (r < 0)
+                return r;
+        unsigned partno = (unsigned) number, lss = d.logical_sector_size;
+
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        r = block_claim(&d,
+                        &(ClaimOptions) { .what = "delete a partition of", .read_only = s->dry_run,
+                                          .partitions_in_use_ok = true, .allow_osd_id = { -1, -1 } },
+                        &c, err);
+        if (r < 0)
+                return r;
+        GptHeader h;
+        _cleanup_(freep) uint8_t *entries = NULL;
+        Error gerr = {};
+        r = gpt_load(c.fd, lss, &h, &entries, &gerr);
+        if (r < 0)
+                return error_set(err, r == -ENOENT ? ENOENT : r, "cannot read the GPT of '%s': %s", d.path, gerr.message);
+        if (partno > h.n_entries)
+                return error_set(err, EINVAL, "the GPT of '%s' has only %u entries", d.path, h.n_entries);
+        GptEntry e;
+        gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
+        _cleanup_(freep) char *kname = block_partition_name(d.name, partno);
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_string(o, "device", d.path);
+        json_add_u64(o, "number", partno);
+        if (!e.used) {
+                /* gone already; a kernel node left by a crash between the two deletes goes too */
+                if (kname && !s->dry_run && (r = blkpg_del_partition(c.fd, d.path, partno, err)) < 0)
+                        return r;
+                json_add_bool(o, "deleted", false);
+                *ret = TAKE_PTR(o);
+                return 0;
+        }
+        if (!streq(e.name, name))
+                return error_set(err, EEXIST, "partition %u of '%s' is named '%s', not '%s': refusing to delete it",
+                                 partno, d.path, e.name, name);
+        uint64_t start = e.first_lba * lss, size = (e.last_lba - e.first_lba + 1) * lss;
+        json_add_string(o, "name", e.name);
+        json_add_u64(o, "bytes", size);
+        if (s->dry_run) {
+                json_add_bool(o, "deleted", false);
+                json_add_bool(o, "dry_run", true);
+                *ret = TAKE_PTR(o);
+                return 0;
+        }
+
+        /* the partition: nobody else has it; its signatures go through our exclusive claim.
+         * The disk's claim is let go meanwhile (a claim of the partition counts locks on its
+         * disk as users) and taken again below, where the entry is checked once more. */
+        block_claim_done(&c);
+        if (kname) {
+                _cleanup_(freep) char *node = strprintf("/dev/%s", kname);
+                _cleanup_(block_dev_done) BlockDev pd = {};
+                if (!node)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = block_dev_resolve(node, &pd, err)) < 0)
+                        return r;
+                _cleanup_(block_claim_done) BlockClaim pc = { .fd = -1, .excl_fd = -1 };
+                r = block_claim(&pd, &(ClaimOptions) { .what = "delete", .allow_osd_id = { -1, -1 } }, &pc, err);
+                if (r < 0)
+                        return r;
+                agent_progress(p, 0, 3, "erasing the signatures of partition %u of '%s'", partno, d.path);
+                uint64_t head = MIN(size, (uint64_t) 1 << 20), tail = MIN(size, (uint64_t) 1 << 20);
+                if (zero_range(pc.fd, 0, head) < 0 || zero_range(pc.fd, size - tail, tail) < 0 || fsync(pc.fd) < 0)
+                        return error_set(err, errno, "cannot erase partition %u of '%s': %m", partno, d.path);
+                block_claim_done(&pc);
+        }
+        r = block_claim(&d,
+                        &(ClaimOptions) { .what = "delete a partition of", .partitions_in_use_ok = true,
+                                          .allow_osd_id = { -1, -1 } },
+                        &c, err);
+        if (r < 0)
+                return r;
+        free(TAKE_PTR(entries));
+        r = gpt_load(c.fd, lss, &h, &entries, &gerr);
+        if (r < 0)
+                return error_set(err, r, "cannot read the GPT of '%s': %s", d.path, gerr.message);
+        GptEntry again;
+        gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &again);
+        if (!again.used || !streq(again.name, name) || again.first_lba != e.first_lba || again.last_lba != e.last_lba)
+                return error_set(err, ESTALE, "partition %u of '%s' changed while it was being deleted", partno, d.path);
+        if (kname) {
+                agent_progress(p, 1, 3, "removing partition %u of '%s' from the kernel", partno, d.path);
+                if ((r = blkpg_del_partition(c.fd, d.path, partno, err)) < 0)
+                        return r;
+        } else if (zero_range(c.fd, start, MIN(size, (uint64_t) 1 << 20)) < 0 || fsync(c.fd) < 0)
+                /* no kernel node: the bytes through the disk's own claim */
+                return error_set(err, errno, "cannot erase partition %u of '%s': %m", partno, d.path);
+
+        agent_progress(p, 2, 3, "deleting partition %u '%s' from the GPT of '%s'", partno, name, d.path);
+        r = ped_setup(s, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d.node);
+        if (!dev)
+                return error_set(err, EIO, "libparted cannot open '%s': %s", d.path, ped_message());
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = P.disk_new(dev);
+        if (!disk)
+                return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d.path, ped_message());
+        PedPartition *part = P.disk_get_partition(disk, (int) partno);
+        if (!part || part->geom.start != (PedSector) e.first_lba || part->geom.end != (PedSector) e.last_lba)
+                return error_set(err, EIO, "libparted does not see partition %u of '%s' where the GPT has it", partno,
+                                 d.path);
+        if (!P.disk_delete_partition(disk, part) || !P.disk_commit_to_dev(disk))
+                return error_set(err, EIO, "cannot delete partition %u of '%s': %s", partno, d.path, ped_message());
+        P.disk_destroy(TAKE_PTR(disk));
+        P.device_destroy(TAKE_PTR(dev));
+
+        free(TAKE_PTR(entries));
+        r = gpt_load(c.fd, lss, &h, &entries, &gerr);
+        if (r < 0)
+                return error_set(err, r, "cannot read back the GPT of '%s': %s", d.path, gerr.message);
+        gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &e);
+        if (e.used)
+                return error_set(err, EIO, "partition %u of '%s' is still in its GPT after the delete", partno, d.path);
+        json_add_bool(o, "deleted", true);
+        *ret = TAKE_PTR(o);
+        return 0;
 }
 
 /* ---- partitions by GPT name ---- */

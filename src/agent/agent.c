@@ -208,6 +208,7 @@ static const struct {
         { "inventory",         agent_op_inventory,          true },
         { "create-gpt",        agent_op_create_gpt,         true },
         { "create-partition",  agent_op_create_partition,   true },
+        { "delete-partition",  agent_op_delete_partition,   true },
         { "wipe",              agent_op_wipe,               true },
         { "make-bcache",       agent_op_make_bcache,        true },
         { "bcache-register",   agent_op_bcache_register,    true },

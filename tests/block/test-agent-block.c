@@ -1037,6 +1037,71 @@ static double now_s(void) {
                 fprintf(stderr, "     %s took %.2f s\n", #fn, now_s() - t0_);   \
         } while (0)
 
+/* --- delete-partition: only the named partition goes (its signatures, the kernel's node, the
+ *     GPT entry); the others stay byte-identical; by name only; idempotent; a held one refused --- */
+static void test_delete_partition(void) {
+        const char *L = bu_loop(64, false);
+        char allow[512];
+        snprintf(allow, sizeof allow, "[\"%s\"]", L);
+        AgentState *s = agent_for(allow, false);
+        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        const uint64_t M = 1024 * 1024;
+        r = create_part(s, L, 1, 1 * M, 8 * M, "os", "0fc63daf-8483-4772-8e79-3d69d8477de4");
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        r = create_part(s, L, 2, 9 * M, 16 * M, "cp:db:0:node1", "30cd0809-c2b2-499c-8879-2d6b78529876");
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        r = create_part(s, L, 3, 25 * M, 8 * M, "cp:cache:0:node1", "c6b0f3a9-3ae3-4dd0-98bb-6e54b7b7b9f6");
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        /* data in the kept partition, a "signature" at the start of the one to delete */
+        CHECK(sh("dd if=/dev/urandom of=%sp1 bs=1M count=8 oflag=direct status=none", L) == 0);
+        CHECK(sh("printf 'bluefs label' | dd of=%sp2 conv=notrunc,fsync status=none", L) == 0);
+        _cleanup_(freep) char *sum1 = sh_out("sha256sum < %sp1", L), *sum3 = sh_out("sha256sum < %sp3", L);
+
+        /* by name only */
+        r = call(s, "delete-partition", "{\"device\":\"%s\",\"number\":2,\"name\":\"cp:db:1:node1\"}", L);
+        CHECK(!resp_ok(r) && streq(jstr(r, "error.errno"), "EEXIST"));
+        json_object_put(r);
+        /* held open exclusively by someone else: refused, nothing changed */
+        pid_t holder = fork();
+        if (holder == 0) {
+                char node[64];
+                snprintf(node, sizeof node, "%sp2", L);
+                int fd = open(node, O_RDONLY | O_EXCL);
+                if (fd < 0)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        usleep(200000);
+        r = call(s, "delete-partition", "{\"device\":\"%s\",\"number\":2,\"name\":\"cp:db:0:node1\"}", L);
+        CHECK(!resp_ok(r) && streq(jstr(r, "error.errno"), "EBUSY"));
+        json_object_put(r);
+        kill(holder, SIGKILL);
+        waitpid(holder, NULL, 0);
+        CHECK(sh("test -b %sp2", L) == 0);
+
+        r = call(s, "delete-partition", "{\"device\":\"%s\",\"number\":2,\"name\":\"cp:db:0:node1\"}", L);
+        CHECK(resp_ok(r) && jbool(r, "result.deleted"));
+        json_object_put(r);
+        CHECK(sh("test -e %sp2", L) != 0);                          /* the kernel's node is gone */
+        CHECK(sh("sgdisk -i 2 %s 2>/dev/null | grep -q 'does not exist'", L) == 0);
+        CHECK(sh("sgdisk -v %s 2>&1 | grep -q 'No problems found'", L) == 0); /* both GPT copies agree */
+        CHECK(sh("dd if=%s bs=1M skip=9 count=1 status=none | grep -q 'bluefs label'", L) != 0); /* signature gone */
+        _cleanup_(freep) char *after1 = sh_out("sha256sum < %sp1", L), *after3 = sh_out("sha256sum < %sp3", L);
+        CHECK_STREQ(after1, sum1);
+        CHECK_STREQ(after3, sum3);
+        /* again: already gone is success */
+        r = call(s, "delete-partition", "{\"device\":\"%s\",\"number\":2,\"name\":\"cp:db:0:node1\"}", L);
+        CHECK(resp_ok(r) && !jbool(r, "result.deleted"));
+        json_object_put(r);
+        agent_state_free(s);
+}
+
 int main(void) {
         bu_init();
         RUN(test_sha256);
@@ -1051,5 +1116,6 @@ int main(void) {
         RUN(test_crash_rerun);
         RUN(test_bcache_unavailable);
         RUN(test_osd_lock_bounded);
+        RUN(test_delete_partition);
         return test_result();
 }
