@@ -339,30 +339,28 @@ static int step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, jso
         return r < 0 ? r : result_new(ret, err);
 }
 
-static int step_wait_safe_to_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+/* The waits on a gate about the step's OSDs ("safe to destroy", "ok to stop"). */
+static int wait_osds(ClusterSteps *cs, json_object *args, WaveCall *c, const char *state, unsigned default_timeout,
+                     int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), json_object **ret,
+                     Error *err) {
         _cleanup_(freep) int *ids = NULL;
         size_t n = 0;
         int r = osds_arg(args, &ids, &n, err);
         if (r < 0 || n == 0)
                 return r < 0 ? r : result_new(ret, err);
         RecoveryProbe p = { .osds = ids, .n_osds = n };
-        _cleanup_(freep) char *what = NULL, *list = osds_text(ids, n);
-        what = strprintf("waiting until %s %s safe to destroy", list ? list : "", n == 1 ? "is" : "are");
-        r = wait_for(cs, c, what ? what : "safe-to-destroy", arg_timeout(args, 86400), probe_safe_to_destroy, &p, err);
+        _cleanup_(freep) char *list = osds_text(ids, n);
+        _cleanup_(freep) char *what = strprintf("waiting until %s %s %s", list ? list : "", n == 1 ? "is" : "are", state);
+        r = wait_for(cs, c, what ? what : state, arg_timeout(args, default_timeout), probe, &p, err);
         return r < 0 ? r : result_new(ret, err);
 }
 
+static int step_wait_safe_to_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        return wait_osds(cs, args, c, "safe to destroy", 86400, probe_safe_to_destroy, ret, err);
+}
+
 static int step_wait_ok_to_stop(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        _cleanup_(freep) int *ids = NULL;
-        size_t n = 0;
-        int r = osds_arg(args, &ids, &n, err);
-        if (r < 0 || n == 0)
-                return r < 0 ? r : result_new(ret, err);
-        RecoveryProbe p = { .osds = ids, .n_osds = n };
-        _cleanup_(freep) char *what = NULL, *list = osds_text(ids, n);
-        what = strprintf("waiting until %s %s ok to stop", list ? list : "", n == 1 ? "is" : "are");
-        r = wait_for(cs, c, what ? what : "ok-to-stop", arg_timeout(args, 1800), probe_ok_to_stop, &p, err);
-        return r < 0 ? r : result_new(ret, err);
+        return wait_osds(cs, args, c, "ok to stop", 1800, probe_ok_to_stop, ret, err);
 }
 
 static int step_health_gate(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
