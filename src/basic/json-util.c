@@ -114,6 +114,43 @@ json_object *json_array_new_strv(char * const *l) {
         return a;
 }
 
+json_object *json_array_new_ints(const int *ids, size_t n) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; a && i < n; i++) {
+                json_object *v = json_object_new_int(ids[i]);
+                if (!v || json_object_array_add(a, v) < 0) {
+                        json_object_put(v);
+                        json_object_put(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+int json_get_int_array(json_object *o, const char *key, bool required, int **ret, size_t *ret_n, const char *what,
+                       Error *err) {
+        json_object *a = NULL;
+        int r = json_get_array(o, key, required, &a, what, err);
+        if (r < 0)
+                return r;
+        size_t n = json_object_array_length(a);
+        int *ids = calloc(n ? n : 1, sizeof(int));
+        if (!ids)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                json_object *v = json_object_array_get_idx(a, i);
+                if (!json_object_is_type(v, json_type_int)) {
+                        free(ids);
+                        return error_set(err, EINVAL, "%s: '%s' must be a list of integers (item %zu is not)", what, key,
+                                         i + 1);
+                }
+                ids[i] = json_object_get_int(v);
+        }
+        *ret = ids;
+        *ret_n = n;
+        return 0;
+}
+
 const char *json_to_pretty(json_object *o) {
         return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE);

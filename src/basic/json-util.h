@@ -33,6 +33,12 @@ int json_add(json_object *o, const char *key, json_object *value);
 
 /* A JSON array of the strings of l (NULL: an empty array); NULL on ENOMEM. */
 json_object *json_array_new_strv(char * const *l);
+/* A JSON array of the n integers of ids; NULL on ENOMEM. */
+json_object *json_array_new_ints(const int *ids, size_t n);
+/* The integer array under `key` as a newly allocated array (never NULL on success, also for
+ * an empty array); a member that is not an integer is -EINVAL naming `what` and the key. */
+int json_get_int_array(json_object *o, const char *key, bool required, int **ret, size_t *ret_n, const char *what,
+                       Error *err);
 
 /* Pretty, stable output (two-space indent, no slash escaping). */
 const char *json_to_pretty(json_object *o);

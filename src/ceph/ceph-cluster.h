@@ -321,6 +321,10 @@ typedef struct CephDrainCheck {
         CephFullRatios ratios;
 } CephDrainCheck;
 
+/* The check of a host without a CRUSH host bucket (destroyed, or never given an OSD):
+ * nothing to move, ok, with a warning that says so. NULL on ENOMEM. */
+CephDrainCheck *ceph_drain_check_no_bucket(const char *host);
+
 /* Project where `host`'s data goes when its OSDs are taken out, and refuse when
  *  - an OSD that stays would pass the backfillfull ratio: each of the host's OSDs (but those
  *    out with no PG left) sends its data (kb_used_data; for a down OSD without statistics the

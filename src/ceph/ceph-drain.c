@@ -327,6 +327,17 @@ static int project(Ctx *x, const CephFullRatios *ratios) {
         return 0;
 }
 
+CephDrainCheck *ceph_drain_check_no_bucket(const char *host) {
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = calloc(1, sizeof(CephDrainCheck));
+        if (!c || !(c->host = strdup(host)) || !(c->reasons = calloc(1, sizeof(char *))) ||
+            !(c->warnings = calloc(2, sizeof(char *))) || !(c->osds = calloc(1, sizeof(int))) ||
+            !(c->osds_out = calloc(1, sizeof(int))) ||
+            !(c->warnings[0] = strprintf("host '%s' has no host bucket in the CRUSH map: nothing to move", host)))
+                return NULL;
+        c->ok = true;
+        return TAKE_PTR(c);
+}
+
 int ceph_drain_check(const CephOsdDfTree *t, const CephPoolList *pools, const CephCrushRules *rules,
                      const CephEcProfileList *ec_profiles, const CephFullRatios *ratios, const char *host,
                      CephDrainCheck **ret, Error *err) {
@@ -425,16 +436,6 @@ char *ceph_drain_check_format(const CephDrainCheck *c) {
         return buf;
 }
 
-static json_object *ids_json(const int *ids, size_t n) {
-        json_object *a = json_object_new_array();
-        for (size_t i = 0; a && i < n; i++)
-                if (json_object_array_add(a, json_object_new_int(ids[i])) < 0) {
-                        json_object_put(a);
-                        return NULL;
-                }
-        return a;
-}
-
 json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
         if (!c)
                 return NULL;
@@ -473,8 +474,8 @@ json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
                         return NULL;
         }
         if (json_add_bool(o, "ok", c->ok) < 0 || json_add_string(o, "host", c->host) < 0 ||
-            json_add(o, "osds", ids_json(c->osds, c->n_osds)) < 0 ||
-            json_add(o, "osds_already_out", ids_json(c->osds_out, c->n_osds_out)) < 0 ||
+            json_add(o, "osds", json_array_new_ints(c->osds, c->n_osds)) < 0 ||
+            json_add(o, "osds_already_out", json_array_new_ints(c->osds_out, c->n_osds_out)) < 0 ||
             json_add_u64(o, "bytes_to_move", c->bytes_to_move) < 0 ||
             json_add(o, "backfillfull_ratio", json_object_new_double(c->ratios.backfillfull)) < 0 ||
             json_add(o, "reasons", json_array_new_strv(c->reasons)) < 0 ||

@@ -61,4 +61,5 @@ int verb_status(int argc, char *argv[]);
 int verb_lock(int argc, char *argv[]);
 int verb_run(int argc, char *argv[]);
 int verb_drain(int argc, char *argv[]);
+int verb_destroy(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);

@@ -37,12 +37,14 @@ const Verb verbs[] = {
           "  --hosts H1,H2     only these hosts\n"
           "  --json            the inventory JSON (docs/inventory.md)\n"
           "  --save FILE       also write the inventory JSON to FILE (for plan --inventory)\n" },
-        { "apply", "LAYOUT [--stage disks|osds|all] [--dry-run] [--yes] [--json] [--hosts H1,H2] [--parallel N]",
+        { "apply", "LAYOUT [--stage disks|osds|all] [--dry-run] [--yes] [--json] [--hosts H1,H2] [--parallel N] [--take-back H1,H2]",
           "converge the hosts to the layout: partitions, bcache, OSDs; a second run changes nothing",
           verb_apply, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
           "  --stage STAGE     disks (partitions, wipe, bcache), osds, or all (default)\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --parallel N      OSD creations at once per host (default: the layout's osd.parallel)\n"
+          "  --take-back H1,H2 provision again these hosts that `cephprov destroy` destroyed\n"
+          "                    (apply leaves a destroyed host out, and says so, without it)\n"
           "  --json            machine-readable result\n" },
         { "status", "LAYOUT [--json] [--hosts H1,H2]",
           "hosts, OSDs (up/in, class, data/DB devices), SSD blast radius, bcache, health and PG states",
@@ -59,6 +61,14 @@ const Verb verbs[] = {
           "refused before anything changes when an OSD that stays would pass its backfillfull\n"
           "ratio, or a pool would lose redundancy; the same command again resumes after a kill;\n"
           "a drained host stays drained (apply leaves its OSDs down and out) until --cancel\n" },
+        { "destroy", "LAYOUT HOST [--dry-run] [--yes] [--json]",
+          "drain a host if needed, purge its OSDs, wipe what cephprov owns there, remove it from CRUSH (playbooks/destroy-node.yaml)",
+          verb_destroy, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
+          "  --dry-run         the plan: the OSDs, the disks wiped, the partitions deleted and kept\n"
+          "  --json            machine-readable plan and result\n"
+          "only what cephprov made on the host is wiped (its OSDs' data devices, its named\n"
+          "partitions); other partitions and disks are left as they are; the same command again\n"
+          "resumes after a kill; apply then leaves the host out until it is taken back (apply --help)\n" },
         { "run", "PLAYBOOK LAYOUT --hosts H1,H2 [--dry-run] [--yes] [--json]",
           "run a playbook (docs/playbooks.md) on hosts of the layout: its plan per host first",
           verb_run, VERB_HOSTS | VERB_DESTRUCTIVE,

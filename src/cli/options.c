@@ -21,6 +21,7 @@ enum {
         ARG_SAVE,
         ARG_CANCEL,
         ARG_OSD_IDS,
+        ARG_TAKE_BACK,
 };
 
 static const struct {
@@ -32,7 +33,7 @@ static const struct {
         { ARG_YES, OPT_YES },             { ARG_STAGE, OPT_STAGE },
         { ARG_PARALLEL, OPT_PARALLEL },   { ARG_DETAILED_EXITCODE, OPT_DETAILED_EXITCODE },
         { ARG_SAVE, OPT_SAVE },           { ARG_CANCEL, OPT_CANCEL },
-        { ARG_OSD_IDS, OPT_OSD_IDS },
+        { ARG_OSD_IDS, OPT_OSD_IDS },     { ARG_TAKE_BACK, OPT_TAKE_BACK },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -48,6 +49,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "save", required_argument, NULL, ARG_SAVE },
                 { "cancel", no_argument, NULL, ARG_CANCEL },
                 { "osd-ids", required_argument, NULL, ARG_OSD_IDS },
+                { "take-back", required_argument, NULL, ARG_TAKE_BACK },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -102,6 +104,14 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                                 return verb_usage_error(v, "--hosts needs a comma-separated list of host names");
                         }
                         break;
+                case ARG_TAKE_BACK:
+                        strv_free(o.take_back);
+                        o.take_back = strv_split(optarg, ",");
+                        if (!o.take_back || !o.take_back[0]) {
+                                cli_options_done(&o);
+                                return verb_usage_error(v, "--take-back needs a comma-separated list of host names");
+                        }
+                        break;
                 case ARG_DRY_RUN:
                         o.dry_run = true;
                         break;
@@ -146,6 +156,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
 
 void cli_options_done(CliOptions *o) {
         o->hosts = strv_free(o->hosts);
+        o->take_back = strv_free(o->take_back);
 }
 
 int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret,

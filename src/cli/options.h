@@ -21,6 +21,7 @@ typedef enum OptionMask {
         OPT_SAVE              = 1 << 8,
         OPT_CANCEL            = 1 << 9,
         OPT_OSD_IDS           = 1 << 10,
+        OPT_TAKE_BACK         = 1 << 11,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -33,6 +34,7 @@ typedef struct CliOptions {
         const char *save;      /* --save FILE */
         const char *osd_ids;   /* --osd-ids FILE: the cluster's OSD ids in use (`ceph osd ls`) */
         char **hosts;          /* --hosts a,b (NULL-terminated, owned) */
+        char **take_back;      /* --take-back a,b: destroyed hosts apply may provision again (owned) */
         const char *stage;     /* --stage disks|osds|all */
         unsigned parallel;     /* --parallel N, 0 = layout's */
         char **args;           /* positional arguments (borrowed from argv) */

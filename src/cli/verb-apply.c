@@ -13,6 +13,7 @@
 #include "controller/apply-osds.h"
 #include "controller/ceph-admin.h"
 #include "controller/cluster-lock.h"
+#include "controller/cluster-steps.h"
 #include "controller/hosts.h"
 #include "options.h"
 #include "plan/plan.h"
@@ -65,17 +66,86 @@ static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parall
         return osd_flow_new(l, f, *admin, j, parallel, ret, err);
 }
 
+/* A host `cephprov destroy` destroyed is not provisioned again (its disks are blank: apply
+ * would make it anew) until the operator removes it from the layout or takes it back with
+ * --take-back, which removes the record. *ret_selected is the hosts to apply (NULL: all, as
+ * given), *ret_destroyed those left out. The records are the cluster's: a dry run that cannot
+ * read them says so and goes on; a real run fails, as it could not take the cluster's lock. */
+static int destroyed_hosts_filter(const Layout *l, const CliOptions *o, CephAdmin **admin, char ***ret_selected,
+                                  char ***ret_destroyed, Error *err) {
+        *ret_selected = *ret_destroyed = NULL;
+        if (!l->admin_host)
+                return 0;
+        _cleanup_strv_free_ char **destroyed = NULL, **selected = NULL, **out = NULL;
+        int r = *admin ? 0 : ceph_admin_open(l, admin, err);
+        if (r >= 0)
+                r = cluster_destroyed_hosts(*admin, &destroyed, err);
+        if (r < 0) {
+                if (!o->dry_run)
+                        return error_prefix(err, r, "reading which hosts were destroyed");
+                log_warning("dry run: could not read which hosts were destroyed (%s); planning every host given",
+                            err->message);
+                error_reset(err);
+                return 0;
+        }
+        for (char **t = o->take_back; t && *t; t++) {
+                if (!strv_contains(destroyed, *t)) {
+                        log_notice("--take-back %s: the host is not recorded as destroyed; nothing to take back", *t);
+                        continue;
+                }
+                if (o->dry_run)
+                        log_notice("dry run: host '%s' would be taken back (its destroyed record removed)", *t);
+                else if ((r = cluster_drained_rm(*admin, *t, err)) < 0)
+                        return r;
+                else
+                        log_notice("host '%s' taken back: no longer recorded as destroyed", *t);
+        }
+        bool any = false;
+        for (char **d = destroyed; *d; d++)
+                any |= !strv_contains(o->take_back, *d);
+        if (!any)
+                return 0;
+        _cleanup_(freep) const Host **hosts = NULL;
+        size_t n = 0;
+        if ((r = hosts_select(l, o->hosts, &hosts, &n, err)) < 0)
+                return r;
+        if (!(selected = calloc(1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                const char *h = hosts[i]->name;
+                if (strv_contains(destroyed, h) && !strv_contains(o->take_back, h)) {
+                        log_error("host '%s' was destroyed (cephprov destroy; recorded in the cluster): apply does not "
+                                  "provision it again. Remove it from the layout '%s', or give --take-back %s to "
+                                  "provision it anew", h, l->path, h);
+                        r = strv_extend(&out, h);
+                } else
+                        r = strv_extend(&selected, h);
+                if (r < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        *ret_selected = TAKE_PTR(selected);
+        *ret_destroyed = TAKE_PTR(out);
+        return 0;
+}
+
 int verb_apply(int argc, char *argv[]) {
         const Verb *v = verb_find("apply");
         _cleanup_(cli_options_done) CliOptions o = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
-                                         OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL, &o, &l);
+                                         OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL |
+                                                 OPT_TAKE_BACK,
+                                         &o, &l);
         if (r != 0)
                 return r;
         unsigned stages = stages_of(o.stage);
 
         Error err = {};
+        for (char **t = o.take_back; t && *t; t++)
+                if (!layout_find_host(l, *t)) {
+                        error_set(&err, ENOENT, "--take-back: host '%s' is not in the layout '%s'", *t, l->path);
+                        return cli_report(&err);
+                }
 
         unsigned parallel_osds = o.parallel;
         if (parallel_osds == 0)
@@ -114,8 +184,16 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
         _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
+        _cleanup_strv_free_ char **selected = NULL, **destroyed = NULL;
         size_t failed_hosts = 0, n_resume = 0, n_dangling = 0;
-        if (controller_plan_live_inventory(l, o.hosts, o.dry_run, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+        if (destroyed_hosts_filter(l, &o, &admin, &selected, &destroyed, &err) < 0)
+                return cli_report(&err);
+        if (selected && !selected[0]) {
+                log_error("no host left to apply: every host given was destroyed (see above)");
+                return 1;
+        }
+        if (controller_plan_live_inventory(l, selected ? selected : o.hosts, o.dry_run, o.json, &f, &p, &inv,
+                                           &failed_hosts, &err) < 0)
                 return cli_report(&err);
 
         /* the cluster only when there are OSDs to make or to check (layouts without an
@@ -169,7 +247,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(preflight_report_freep) PreflightReport *pre = NULL;
         if (controller_preflight(f, p, inv, stages, !o.dry_run, true, &pre, &err) < 0)
                 return cli_report(&err);
-        size_t refused = pre->n_refused;
+        size_t refused = pre->n_refused + strv_length(destroyed);
 
         size_t n_steps = steps_in_stages(p, stages);
         if (!o.json) {

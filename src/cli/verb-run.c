@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `run PLAYBOOK LAYOUT --hosts …` and `drain LAYOUT HOST [--cancel]`: parse, call the
- * playbook engine (controller/playbook-run.h), print. */
+/* `run PLAYBOOK LAYOUT --hosts …`, `drain LAYOUT HOST [--cancel]` and `destroy LAYOUT
+ * HOST`: parse, call the playbook engine (controller/playbook-run.h), print. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/size.h"
 #include "basic/strv.h"
 #include "cli.h"
 #include "controller/cluster-steps.h"
@@ -51,8 +52,25 @@ static int print_result(const PlaybookRunResult *res, bool json) {
         return res->ok ? 0 : 1;
 }
 
+/* What destroy took off the hosts: the wipe and teardown steps' results. */
+static void print_freed(const PlaybookRunResult *res) {
+        if (!res->report)
+                return;
+        for (size_t i = 0; i < res->report->n_steps; i++) {
+                const WaveStepReport *s = &res->report->steps[i];
+                json_object *done = NULL;
+                uint64_t freed = 0;
+                if (!s->result || !s->host || json_get_array(s->result, "done", false, &done, "result", NULL) < 0 ||
+                    json_get_u64(s->result, "bytes_freed", false, &freed, "result", NULL) < 0)
+                        continue;
+                char buf[SIZE_FORMAT_MAX];
+                printf("%s on %s: %zu action%s, %s freed\n", s->name, s->host, json_object_array_length(done),
+                       json_object_array_length(done) == 1 ? "" : "s", size_format(freed, buf, sizeof buf));
+        }
+}
+
 static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
-                        const CliOptions *o, PlaybookRunHooks hooks) {
+                        const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks) {
         Error err = {};
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
@@ -73,6 +91,7 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
                 .out = o->json ? NULL : stdout,
                 .progress = isatty(STDERR_FILENO) && !o->json ? stderr : NULL,
                 .cancel = &cancelled,
+                .recorded_osds = recorded_osds,
                 .hooks = hooks,
         };
         _cleanup_(playbook_run_result_freep) PlaybookRunResult *res = NULL;
@@ -82,6 +101,8 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
         if (r < 0)
                 return cli_report(&err);
         fflush(stdout);
+        if (!o->json)
+                print_freed(res);
         return print_result(res, o->json);
 }
 
@@ -99,7 +120,7 @@ int verb_run(int argc, char *argv[]) {
         _cleanup_(layout_freep) Layout *l = NULL;
         if (layout_load_file(o.args[1], &l, &err) < 0)
                 return cli_report(&err);
-        return run_playbook(o.args[0], l, o.hosts, "run", &o, (PlaybookRunHooks) {});
+        return run_playbook(o.args[0], l, o.hosts, "run", &o, false, (PlaybookRunHooks) {});
 }
 
 /* ---- drain --------------------------------------------------------------------------- */
@@ -155,5 +176,38 @@ int verb_drain(int argc, char *argv[]) {
                 return log_error("out of memory"), 1;
         PlaybookRunHooks hooks = o.cancel ? (PlaybookRunHooks) { .after = cancel_after }
                                           : (PlaybookRunHooks) { .before = drain_before, .after = drain_after };
-        return run_playbook(path, l, hosts, o.cancel ? "drain --cancel" : "drain", &o, hooks);
+        return run_playbook(path, l, hosts, o.cancel ? "drain --cancel" : "drain", &o, false, hooks);
+}
+
+/* ---- destroy ------------------------------------------------------------------------- */
+
+/* The record says destroying from the first step (its OSD ids kept there: once purged, only
+ * the record knows them) and destroyed at the end; apply refuses the host from the first
+ * step on, until `apply --take-back HOST`. */
+static int destroy_before(void *userdata, CephAdmin *a, const PlaybookHostFacts *h, size_t n, Error *err) {
+        return drain_record(a, h, n, "destroying", err);
+}
+
+static int destroy_after(void *userdata, CephAdmin *a, const PlaybookHostFacts *h, size_t n, Error *err) {
+        return drain_record(a, h, n, "destroyed", err);
+}
+
+int verb_destroy(int argc, char *argv[]) {
+        const Verb *v = verb_find("destroy");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 2)
+                return verb_usage_error(v, "expected LAYOUT and HOST");
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return cli_report(&err);
+        char *hosts[] = { o.args[1], NULL };
+        _cleanup_(freep) char *path = playbook_path("destroy-node");
+        if (!path)
+                return log_error("out of memory"), 1;
+        return run_playbook(path, l, hosts, "destroy", &o, true,
+                            (PlaybookRunHooks) { .before = destroy_before, .after = destroy_after });
 }

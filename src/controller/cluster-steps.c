@@ -81,20 +81,10 @@ static int record_get_json(CephAdmin *a, const char *name, json_object **ret, Er
         return 1;
 }
 
+static int osd_dump(ClusterSteps *cs, CephOsdDump **ret, Error *err);
+
 static int osds_arg(json_object *args, int **ret, size_t *ret_n, Error *err) {
-        json_object *a = NULL;
-        int r = json_get_array(args, "osds", true, &a, "step arguments", err);
-        if (r < 0)
-                return r;
-        size_t n = json_object_array_length(a);
-        _cleanup_(freep) int *ids = calloc(n ? n : 1, sizeof(int));
-        if (!ids)
-                return error_set(err, ENOMEM, "out of memory");
-        for (size_t i = 0; i < n; i++)
-                ids[i] = json_object_get_int(json_object_array_get_idx(a, i));
-        *ret = TAKE_PTR(ids);
-        *ret_n = n;
-        return 0;
+        return json_get_int_array(args, "osds", true, ret, ret_n, "step arguments", err);
 }
 
 static char *osds_text(const int *ids, size_t n) {
@@ -283,7 +273,14 @@ int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck
             (r = ceph_crush_rules_parse(rules, &cr, &e)) < 0 || (r = ceph_ec_profiles_parse_osd_dump(dump, &ec, &e)) < 0 ||
             (r = ceph_full_ratios_parse(dump, &ratios, &e)) < 0)
                 return error_set(err, EBADMSG, "drain check of '%s': the cluster's answer: %s", host, e.message);
-        return ceph_drain_check(t, pl, cr, ec, &ratios, host, ret, err);
+        r = ceph_drain_check(t, pl, cr, ec, &ratios, host, ret, &e);
+        if (r == -ENOENT) {
+                /* no bucket (destroy removed it, run again after a kill): nothing to drain */
+                if (!(*ret = ceph_drain_check_no_bucket(host)))
+                        return error_set(err, ENOMEM, "out of memory");
+                return 0;
+        }
+        return r < 0 ? error_set(err, -r, "%s", e.message) : 0;
 }
 
 static int step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
@@ -311,11 +308,28 @@ static int step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, js
         return 0;
 }
 
+/* Keeps those of ids[0..*n) that are in the OSD map: an OSD purged already (destroy, run
+ * again after a kill) has nothing left to mark or to wait for. */
+static int existing_osds(ClusterSteps *cs, int *ids, size_t *n, Error *err) {
+        if (*n == 0)
+                return 0;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        int r = osd_dump(cs, &d, err);
+        if (r < 0)
+                return r;
+        size_t k = 0;
+        for (size_t i = 0; i < *n; i++)
+                if (ceph_osd_dump_find_osd(d, ids[i]))
+                        ids[k++] = ids[i];
+        *n = k;
+        return 0;
+}
+
 static int step_out_in(ClusterSteps *cs, json_object *args, bool out, json_object **ret, Error *err) {
         _cleanup_(freep) int *ids = NULL;
         size_t n = 0;
         int r = osds_arg(args, &ids, &n, err);
-        if (r < 0)
+        if (r < 0 || (r = existing_osds(cs, ids, &n, err)) < 0)
                 return r;
         if (n > 0 && (r = ceph_admin_run(cs->admin, out ? ceph_argv_osd_out(cli(cs), ids, n, err)
                                                         : ceph_argv_osd_in(cli(cs), ids, n, err),
@@ -346,8 +360,12 @@ static int wait_osds(ClusterSteps *cs, json_object *args, WaveCall *c, const cha
         _cleanup_(freep) int *ids = NULL;
         size_t n = 0;
         int r = osds_arg(args, &ids, &n, err);
-        if (r < 0 || n == 0)
-                return r < 0 ? r : result_new(ret, err);
+        if (r < 0)
+                return r;
+        if ((r = existing_osds(cs, ids, &n, err)) < 0)
+                return r;
+        if (n == 0)
+                return result_new(ret, err);
         RecoveryProbe p = { .osds = ids, .n_osds = n };
         _cleanup_(freep) char *list = osds_text(ids, n);
         _cleanup_(freep) char *what = strprintf("waiting until %s %s %s", list ? list : "", n == 1 ? "is" : "are", state);
@@ -776,10 +794,7 @@ int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const
         if (!name || !o)
                 return error_set(err, ENOMEM, "out of memory");
         json_add_string(o, "state", state);
-        json_object *ids = json_object_new_array();
-        for (size_t i = 0; i < n_osds; i++)
-                json_object_array_add(ids, json_object_new_int(osds[i]));
-        json_add(o, "osds", ids);
+        json_add(o, "osds", json_array_new_ints(osds, n_osds));
         json_add_int(o, "since", (int64_t) time(NULL));
         return record_set(a, name, o, err);
 }
@@ -789,6 +804,53 @@ int cluster_drained_rm(CephAdmin *a, const char *host, Error *err) {
         if (!name)
                 return error_set(err, ENOMEM, "out of memory");
         return record_rm(a, name, err);
+}
+
+int cluster_drained_get(CephAdmin *a, const char *host, char **ret_state, int **ret_osds, size_t *ret_n,
+                        Error *err) {
+        _cleanup_(freep) char *name = strprintf("drained/%s", host);
+        if (!name)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_json_ json_object *o = NULL;
+        int r = record_get_json(a, name, &o, err);
+        if (r <= 0)
+                return r;
+        const char *state = NULL;
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        _cleanup_(freep) char *what = strprintf("the record cephprov/%s/%s", a->cluster, name);
+        if (!what)
+                return error_set(err, ENOMEM, "out of memory");
+        if ((r = json_get_string(o, "state", true, &state, what, err)) < 0 ||
+            (r = json_get_int_array(o, "osds", true, &ids, &n, what, err)) < 0)
+                return r;
+        char *st = strdup(state);
+        if (!st)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret_state = st;
+        *ret_osds = TAKE_PTR(ids);
+        *ret_n = n;
+        return 1;
+}
+
+int cluster_destroyed_hosts(CephAdmin *a, char ***ret, Error *err) {
+        _cleanup_strv_free_ char **all = NULL, **out = NULL;
+        int r = cluster_drained_hosts(a, &all, err);
+        if (r < 0)
+                return r;
+        for (char **h = all; *h; h++) {
+                _cleanup_(freep) char *state = NULL;
+                _cleanup_(freep) int *ids = NULL;
+                size_t n = 0;
+                if ((r = cluster_drained_get(a, *h, &state, &ids, &n, err)) < 0)
+                        return r;
+                if (r > 0 && startswith(state, "destroy") && strv_extend(&out, *h) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        if (!out && !(out = calloc(1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(out);
+        return 0;
 }
 
 int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err) {

@@ -37,13 +37,19 @@ int cluster_steps_call(void *userdata, const char *step, json_object *args, Wave
 int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck **ret, Error *err);
 
 /* Records of drained hosts: config-key cephprov/CLUSTER/drained/HOST = {"state":
- * "draining"|"drained", "osds":[..], "since":..}. apply leaves a drained host's OSDs
- * down and out; `drain --cancel` removes the record. */
+ * "draining"|"drained"|"destroying"|"destroyed", "osds":[..], "since":..}. apply leaves a
+ * drained host's OSDs down and out and refuses a destroyed one; `drain --cancel` and
+ * `apply --take-back` remove the record. */
 int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const int *osds, size_t n_osds,
                         Error *err);
 int cluster_drained_rm(CephAdmin *a, const char *host, Error *err);
 /* ret: NULL-terminated host names with a record (never NULL on success) */
 int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err);
+/* 1 and the record's state and OSD ids, 0 when the host has none */
+int cluster_drained_get(CephAdmin *a, const char *host, char **ret_state, int **ret_osds, size_t *ret_n,
+                        Error *err);
+/* The hosts whose record says destroying or destroyed (never NULL on success). */
+int cluster_destroyed_hosts(CephAdmin *a, char ***ret, Error *err);
 
 /* `systemctl stop|start ceph-osd@N` for each OSD through the host's agent, then waits (up to
  * timeout_sec) until the OSD map says down (stop) or up (start). */

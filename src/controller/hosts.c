@@ -146,6 +146,24 @@ int host_session_call(HostSession *s, const char *op, json_object *args, unsigne
         return r;
 }
 
+int host_session_inventory(HostSession *s, Inventory **ret, Error *err) {
+        _cleanup_json_ json_object *res = NULL;
+        int r = host_session_call(s, "inventory", NULL, 120, &res, err);
+        if (r < 0)
+                return r;
+        Inventory *inv = NULL;
+        Error e = {};
+        if ((r = inventory_from_json(res, &inv, &e)) < 0)
+                return error_set(err, -r, "host '%s': bad inventory from its agent: %s", s->host->name, e.message);
+        free(inv->host);
+        if (!(inv->host = strdup(s->host->name))) {
+                inventory_free(inv);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        *ret = inv;
+        return 0;
+}
+
 static int inventory_one(const Host *h, void *userdata, json_object **ret_result, Error *err) {
         Fleet *f = userdata;
         HostSession *s = session_of(f, h);

@@ -54,6 +54,9 @@ int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err);
 
+/* The inventory of one host, named as in the layout. */
+int host_session_inventory(HostSession *s, Inventory **ret, Error *err);
+
 /* Inventories every usable host (in parallel); hosts that fail are marked unusable. */
 int fleet_inventory(Fleet *f, InventorySet **ret, Error *err);
 

@@ -12,6 +12,7 @@
 #include "controller/cluster-steps.h"
 #include "controller/hosts.h"
 #include "exec/journal.h"
+#include "plan/plan-destroy.h"
 
 PlaybookRunResult *playbook_run_result_free(PlaybookRunResult *r) {
         if (!r)
@@ -45,7 +46,104 @@ int playbook_run_result_to_json(const PlaybookRunResult *r, json_object **ret) {
 typedef struct RunHost {
         HostSession *session;
         ClusterSteps *cs;
+        const int *osds;          /* the host's OSDs (its CRUSH bucket's, and its record's) */
+        size_t n_osds;
 } RunHost;
+
+/* What the plan saw of a device, for the agent to refuse a wipe when it changed since
+ * (docs/agent.md, "expect"). */
+static json_object *expect_of(const InvDevice *d) {
+        json_object *e = json_object_new_object();
+        if (!e)
+                return NULL;
+        json_object_object_add(e, "type", d->content.fstype ? json_object_new_string(d->content.fstype) : NULL);
+        json_object_object_add(e, "uuid", d->content.uuid ? json_object_new_string(d->content.uuid) : NULL);
+        json_object_object_add(e, "pttype", d->pttype ? json_object_new_string(d->pttype) : NULL);
+        json_object_object_add(e, "ptuuid", d->ptuuid ? json_object_new_string(d->ptuuid) : NULL);
+        json_add_u64(e, "size", d->size);
+        return e;
+}
+
+static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a, unsigned timeout, Error *err) {
+        _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
+        if (!args)
+                return error_set(err, ENOMEM, "out of memory");
+        const char *op = destroy_action_kind_to_string(a->kind);
+        switch (a->kind) {
+        case DESTROY_BCACHE_TEARDOWN:
+                json_add_string(args, "backing", a->device);
+                json_add_u64(args, "timeout", timeout);
+                break;
+        case DESTROY_WIPE_DEVICE: {
+                json_add_string(args, "device", a->device);
+                const InvDevice *d = inv ? inventory_find_device(inv, a->device) : NULL;
+                if (d)
+                        json_add(args, "expect", expect_of(d));
+                break;
+        }
+        case DESTROY_DELETE_PARTITION:
+                json_add_string(args, "device", a->device);
+                json_add_u64(args, "number", a->partnum);
+                json_add_string(args, "name", a->partname);
+                break;
+        default:
+                return error_set(err, EINVAL, "unknown destroy action %d", (int) a->kind);
+        }
+        return host_session_call(h->session, op, args, timeout + 60, &res, err);
+}
+
+/* `bcache-teardown` and `wipe` with `owned: true` (destroy): what cephprov owns on the host,
+ * from its inventory now (plan_destroy(), src/plan/plan-destroy.h), so that a re-run after a
+ * kill finds what is left. bcache-teardown tears down the bcache of the host's OSDs and wipes
+ * each backing device right after: once unregistered, nothing on it names its OSD any more.
+ * wipe wipes the OSDs' data devices and deletes the host's cephprov partitions (a fast device
+ * holding nothing else is wiped whole); every other partition is kept. */
+static int owned_call(RunHost *h, const char *op, json_object *args, json_object **ret_result, Error *err) {
+        bool teardown = streq(op, "bcache-teardown");
+        if (!teardown && !streq(op, "wipe"))
+                return error_set(err, EINVAL, "host step '%s' takes no 'owned'", op);
+        uint64_t timeout = 3600;
+        (void) json_get_u64(args, "timeout", false, &timeout, op, NULL);
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(destroy_plan_freep) DestroyPlan *p = NULL;
+        int r = host_session_inventory(h->session, &inv, err);
+        if (r < 0)
+                return r;
+        if ((r = plan_destroy(inv, h->osds, h->n_osds, true, &p, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *res = json_object_new_object(), *pj = NULL;
+        json_object *done = json_object_new_array();
+        if (!res || !done || json_add(res, "done", done) < 0 || destroy_plan_to_json(p, &pj) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        uint64_t freed = 0;
+        for (size_t i = 0; i < p->n_actions; i++) {
+                const DestroyAction *a = &p->actions[i];
+                if (teardown != (a->kind == DESTROY_BCACHE_TEARDOWN))
+                        continue;
+                if ((r = action_call(h, inv, a, (unsigned) timeout, err)) < 0)
+                        return r;
+                json_object *d = json_object_new_object();
+                if (!d || json_object_array_add(done, d) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
+                json_add_string(d, "device", a->device);
+                if (a->kind == DESTROY_DELETE_PARTITION)
+                        json_add_u64(d, "partition", a->partnum);
+                if (a->kind != DESTROY_BCACHE_TEARDOWN)
+                        freed += a->size;
+                if (teardown) {
+                        /* the backing device of a purged OSD: wiped now (see above) */
+                        DestroyAction w = { .kind = DESTROY_WIPE_DEVICE, .device = a->device, .size = a->size };
+                        if ((r = action_call(h, NULL, &w, (unsigned) timeout, err)) < 0)
+                                return r;
+                        freed += a->size;
+                }
+        }
+        json_add(res, "plan", TAKE_PTR(pj));
+        json_add_u64(res, "bytes_freed", freed);
+        *ret_result = TAKE_PTR(res);
+        return 0;
+}
 
 static int host_call(void *userdata, const char *op, json_object *args, json_object **ret_result, Error *err) {
         RunHost *h = userdata;
@@ -53,16 +151,11 @@ static int host_call(void *userdata, const char *op, json_object *args, json_obj
         if (!e || e->target != STEP_TARGET_HOST)
                 return error_set(err, EINVAL, "'%s' is not a host step", op);
         if (streq(op, "stop-osd") || streq(op, "start-osd")) {
-                json_object *a = NULL;
-                int r = json_get_array(args, "osds", true, &a, op, err);
+                _cleanup_(freep) int *ids = NULL;
+                size_t n = 0;
+                int r = json_get_int_array(args, "osds", true, &ids, &n, op, err);
                 if (r < 0)
                         return r;
-                size_t n = json_object_array_length(a);
-                _cleanup_(freep) int *ids = calloc(n ? n : 1, sizeof(int));
-                if (!ids)
-                        return error_set(err, ENOMEM, "out of memory");
-                for (size_t i = 0; i < n; i++)
-                        ids[i] = json_object_get_int(json_object_array_get_idx(a, i));
                 uint64_t timeout = 300;
                 (void) json_get_u64(args, "timeout", false, &timeout, op, NULL);
                 return cluster_steps_osd_service(h->cs, h->session, streq(op, "start-osd"), ids, n, (unsigned) timeout,
@@ -71,9 +164,7 @@ static int host_call(void *userdata, const char *op, json_object *args, json_obj
         bool owned = false;
         (void) json_get_bool(args, "owned", false, &owned, op, NULL);
         if (owned)
-                /* destroy's "what cephprov owns on the host" needs the layout and the
-                 * inventory turned into device lists: not built yet */
-                return error_set(err, ENOTSUP, "host step '%s' with owned: true is not implemented yet", op);
+                return owned_call(h, op, args, ret_result, err);
         return host_session_call(h->session, e->agent_op, args, 0, ret_result, err);
 }
 
@@ -135,6 +226,7 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
 typedef struct HostState {
         const Host *host;
         unsigned *osds;
+        int *ids;                 /* the same, for the host link */
         size_t n_osds;
         Built steps;
 } HostState;
@@ -145,6 +237,31 @@ static WaveTickAction tick(void *userdata, const WaveTick *t) {
 
 static int lock_guard(void *userdata, Error *err) {
         return ceph_cluster_lock_check(userdata, err);
+}
+
+/* A host step that acts on what cephprov owns on the host (destroy's wipe and teardown). */
+static bool playbook_has_owned_step(const Playbook *pb) {
+        for (size_t i = 0; i < pb->n_steps[PLAYBOOK_PER_HOST]; i++) {
+                bool owned = false;
+                const PlaybookStep *ps = &pb->steps[PLAYBOOK_PER_HOST][i];
+                if (ps->entry->target == STEP_TARGET_HOST && ps->args &&
+                    json_get_bool(ps->args, "owned", false, &owned, "step", NULL) >= 0 && owned)
+                        return true;
+        }
+        return false;
+}
+
+/* Adds id to the host's OSDs unless there already. */
+static int host_add_osd(HostState *h, unsigned id) {
+        for (size_t k = 0; k < h->n_osds; k++)
+                if (h->osds[k] == id)
+                        return 0;
+        unsigned *n = realloc(h->osds, (h->n_osds + 1) * sizeof(unsigned));
+        if (!n)
+                return -ENOMEM;
+        h->osds = n;
+        h->osds[h->n_osds++] = id;
+        return 0;
 }
 
 static bool playbook_has_step(const Playbook *pb, const char *name) {
@@ -180,6 +297,7 @@ typedef struct Run {
 static void run_done(Run *r) {
         for (size_t i = 0; r->hs && i < r->n; i++) {
                 free(r->hs[i].osds);
+                free(r->hs[i].ids);
                 built_done(&r->hs[i].steps);
         }
         built_done(&r->before);
@@ -246,6 +364,21 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                                 R.hs[i].osds[k] = (unsigned) th->osds[k];
                         R.hs[i].n_osds = th->n_osds;
                 }
+                if (o->recorded_osds) {
+                        /* and those its record names (purged already, when destroy runs again) */
+                        _cleanup_(freep) char *state = NULL;
+                        _cleanup_(freep) int *ids = NULL;
+                        size_t n_ids = 0;
+                        if ((r = cluster_drained_get(R.admin, R.hs[i].host->name, &state, &ids, &n_ids, err)) < 0)
+                                return r;
+                        for (size_t k = 0; r > 0 && k < n_ids; k++)
+                                if (ids[k] >= 0 && host_add_osd(&R.hs[i], (unsigned) ids[k]) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                }
+                if (!(R.hs[i].ids = calloc(R.hs[i].n_osds ? R.hs[i].n_osds : 1, sizeof(int))))
+                        return error_set(err, ENOMEM, "out of memory");
+                for (size_t k = 0; k < R.hs[i].n_osds; k++)
+                        R.hs[i].ids[k] = (int) R.hs[i].osds[k];
                 R.facts[i] = (PlaybookHostFacts) { .host = R.hs[i].host->name, .osds = R.hs[i].osds,
                                                    .n_osds = R.hs[i].n_osds };
         }
@@ -278,6 +411,31 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                         return 0;
                 }
         }
+        /* what cephprov owns on each host and would take off it: from the hosts' agents */
+        if (playbook_has_owned_step(pb)) {
+                if ((r = fleet_open(l, R.hosts, n, o->dry_run, o->progress != NULL, &R.fleet, err)) < 0)
+                        return r;
+                for (size_t i = 0; i < n; i++)
+                        if (R.fleet->sessions[i].r < 0)
+                                return error_set(err, -R.fleet->sessions[i].r,
+                                                 "host '%s' cannot be reached (%s): '%s' wipes what cephprov owns there "
+                                                 "through its agent", R.hs[i].host->name,
+                                                 R.fleet->sessions[i].error.message, pb->name);
+                json_object *plans = json_object_new_array();
+                json_add(R.res->plan, "destroy", plans);
+                for (size_t i = 0; i < n; i++) {
+                        _cleanup_(inventory_freep) Inventory *inv = NULL;
+                        _cleanup_(destroy_plan_freep) DestroyPlan *dp = NULL;
+                        json_object *pj = NULL;
+                        if ((r = host_session_inventory(&R.fleet->sessions[i], &inv, err)) < 0 ||
+                            (r = plan_destroy(inv, R.hs[i].ids, R.hs[i].n_osds, true, &dp, err)) < 0)
+                                return r;
+                        if (destroy_plan_to_json(dp, &pj) < 0 || json_object_array_add(plans, pj) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        if (o->out)
+                                destroy_plan_print(dp, o->out);
+                }
+        }
         if (o->dry_run) {
                 R.res->ok = true;
                 *ret = TAKE_PTR(R.res);
@@ -308,7 +466,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 return r;
 
         /* the hosts' agents, for the host steps */
-        if ((r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
+        if (!R.fleet && (r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
                 return r;
         R.rh = calloc(n, sizeof(RunHost));
         R.links = calloc(n, sizeof(HostLink));
@@ -317,7 +475,8 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         if (!R.rh || !R.links || !R.wh || !R.wave_of)
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
-                R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs };
+                R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs, .osds = R.hs[i].ids,
+                                      .n_osds = R.hs[i].n_osds };
                 R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_call, .userdata = &R.rh[i] };
         }
 

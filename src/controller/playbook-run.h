@@ -37,6 +37,8 @@ typedef struct PlaybookRunOptions {
         FILE *out;                  /* plan and report for people; NULL: none (--json) */
         FILE *progress;             /* live progress (a tty), or NULL */
         const volatile sig_atomic_t *cancel;
+        bool recorded_osds;         /* a host's OSDs are also those its drain record names (destroy:
+                                     * the purged ones, when it runs again after a kill) */
         PlaybookRunHooks hooks;
 } PlaybookRunOptions;
 

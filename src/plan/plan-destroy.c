@@ -219,10 +219,7 @@ int destroy_plan_to_json(const DestroyPlan *p, json_object **ret) {
                 json_add_string(j, "reason", x->reason);
         }
         json_add(o, "kept", json_array_new_strv(p->kept));
-        json_object *m = json_object_new_array();
-        for (size_t i = 0; i < p->n_missing; i++)
-                json_object_array_add(m, json_object_new_int(p->missing[i]));
-        json_add(o, "missing_osds", m);
+        json_add(o, "missing_osds", json_array_new_ints(p->missing, p->n_missing));
         json_add_u64(o, "bytes_freed", p->bytes_freed);
         *ret = TAKE_PTR(o);
         return 0;

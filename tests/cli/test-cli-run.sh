@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# cli tier: `cephprov run` and `cephprov drain` refuse what they can tell is wrong before
+# cli tier: `cephprov run`, `drain` and `destroy` (and apply's --take-back) refuse what they
+# can tell is wrong before
 # they connect anywhere: usage errors (exit 2), an invalid playbook with its file:line:col
 # message, a host that is not in the layout (exit 1), and nothing on stdout for errors.
 # usage: test-cli-run.sh CEPHPROV SRCDIR
@@ -34,6 +35,18 @@ run 2 "expected LAYOUT and HOST" "drain without a host" drain "$layout"
 run 2 "option '--hosts' does not apply" "drain --hosts" drain "$layout" node1 --hosts node1
 run 1 "host 'nosuch' is not in the layout" "drain of a host not in the layout" drain "$layout" nosuch
 run 1 "host 'nosuch' is not in the layout" "drain --cancel of a host not in the layout" drain "$layout" nosuch --cancel
+run 2 "expected LAYOUT and HOST" "destroy without a host" destroy "$layout"
+run 2 "option '--cancel' does not apply" "destroy --cancel" destroy "$layout" node1 --cancel
+run 2 "option '--hosts' does not apply" "destroy --hosts" destroy "$layout" node1 --hosts node1
+run 1 "host 'nosuch' is not in the layout" "destroy of a host not in the layout" destroy "$layout" nosuch
+run 1 "--take-back: host 'nosuch' is not in the layout" "apply --take-back of a host not in the layout" \
+        apply "$layout" --take-back nosuch
+run 2 "--take-back needs a comma-separated list" "apply --take-back of nothing" apply "$layout" --take-back ,
+run 2 "option '--take-back' does not apply" "plan --take-back" plan "$layout" --take-back node1
+out=$("$cephprov" help destroy); rc=$?
+check_eq "help destroy exits 0" "$rc" 0
+check_contains "help destroy says what is kept" "$out" "other partitions and disks are left as they are"
+
 out=$("$cephprov" help drain); rc=$?
 check_eq "help drain exits 0" "$rc" 0
 check_contains "help drain says how to cancel" "$out" "--cancel"

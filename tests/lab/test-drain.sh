@@ -13,6 +13,14 @@
 #   - a drain of node3 that would leave a size-3 pool on two hosts is refused before
 #     anything changes
 #   - `drain --cancel` brings node4 back: OSDs in and up, HEALTH_OK, record gone
+#   - `destroy` of node4 (drained again first), killed (SIGKILL) once in each phase (the
+#     drain, purge, wipe, CRUSH host removal), each re-run killed at the next phase, the
+#     last one converging: node4's OSDs purged (OSD map, auth, CRUSH), its host bucket
+#     gone, its data disks blank, its cephprov partitions deleted, a partition cephprov did
+#     not make on its SSD byte-identical, the other hosts' disks and OSDs as they were,
+#     HEALTH_OK, every object read back identical, destroy again a no-op
+#   - `apply` then leaves node4 out and says why; `apply --take-back node4` provisions it
+#     anew (two OSDs up and in, HEALTH_OK), the kept partition still byte-identical
 # Prints the drain's time, the bytes it moved and the recovery rate it saw.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -248,5 +256,105 @@ check "drain --cancel succeeds" test $? -eq 0
 check_eq "node4's OSDs are up and in again" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
 check "clean again" wait_clean 300
 check_eq "the drained record is gone" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
+
+# ---- destroy of node4 ----------------------------------------------------------------
+ssd4=$(awk '$2 == "ssd" {print $1; exit}' "$dir/lab/hosts/node4/loops")
+hdds4=$(awk '$2 == "hdd" {print $1}' "$dir/lab/hosts/node4/loops")
+# a partition cephprov did not make, in the SSD's free space, full of data
+kn=$(( $(sgdisk -p "$ssd4" | grep -cE '^ +[0-9]+ ') + 1 ))
+sgdisk -n "$kn:0:+64M" -c "$kn:keep-me" -t "$kn:8300" "$ssd4" >/dev/null 2>&1
+partx -a --nr "$kn" "$ssd4" 2>/dev/null
+keep=${ssd4}p$kn
+check "a foreign partition $keep is made on node4's SSD" test -b "$keep"
+head -c 67108864 /dev/urandom | dd of="$keep" bs=1M oflag=direct conv=fsync status=none
+keep_sum=$(sha256sum < "$keep")
+gpt_of() { sgdisk -p "$1" 2>/dev/null | sed -n '/^Number/,$p'; }
+others() { # the other hosts' disks (partition tables, signatures) and OSDs
+        local h dev
+        for h in node1 node2 node3; do
+                for dev in $(cut -d' ' -f1 "$dir/lab/hosts/$h/loops"); do
+                        echo "$h $dev"; gpt_of "$dev"; blkid -p -o export "$dev" 2>/dev/null | grep -v '^DEVNAME'
+                done
+                state_of "$h"
+        done
+}
+others0=$(others)
+n4=$(osds_of node4)
+
+out=$("$cephprov" destroy "$layout" node4 --dry-run 2>&1)
+check "destroy --dry-run succeeds" test $? -eq 0 || echo "$out" | tail -15
+check_contains "the plan wipes node4's data disks" "$out" "wipe osd.$(echo "$n4" | cut -d' ' -f1)'s data device"
+check_contains "the plan deletes the DB partitions" "$out" "delete partition 1 'cp:db:"
+check_contains "the plan keeps the foreign partition" "$out" "'keep-me'"
+check_eq "the dry run changed nothing" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
+
+# killed once in each phase; each re-run is killed at the next phase, the last one converges
+points=${DESTROY_KILL_POINTS:-wait-safe-to-destroy:1 purge-osd:0 wipe:0 crush-remove-host:0}
+for point in $points; do
+        step=${point%%:*} delay=${point#*:}
+        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
+        "$cephprov" destroy "$layout" node4 --yes > "$dir/destroy-$step.log" 2>&1 &
+        DRAIN_PID=$!
+        hit=
+        for _ in $(seq 1 2400); do
+                if journal_since "$base" | grep "\"name\": *\"$step\"" | grep -q '"wave-step-start"'; then hit=1; break; fi
+                kill -0 "$DRAIN_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        sleep "$delay"
+        flying=$(in_flight "$base")
+        kill -KILL "$DRAIN_PID" 2>/dev/null
+        wait "$DRAIN_PID" 2>/dev/null
+        DRAIN_PID=
+        check "[destroy $point] reached $step" test -n "$hit" || tail -5 "$dir/destroy-$step.log"
+        check_contains "[destroy $point] the kill hit $step (in flight: $flying)" " $flying " " $step "
+        check_eq "[destroy $point] the foreign partition is untouched" "$(sha256sum < "$keep")" "$keep_sum"
+        check_contains "[destroy $point] node4 is recorded as destroying" \
+                "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"destroying"'
+done
+out=$("$cephprov" destroy "$layout" node4 --yes 2>&1)
+check "the last re-run of destroy succeeds" test $? -eq 0 || echo "$out" | tail -20
+check_contains "destroy says what it freed" "$out" "freed"
+echo "$out" | grep "freed"
+
+check_eq "node4's host bucket is gone from CRUSH" "$(osds_of node4; ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+print(sum(1 for n in json.load(sys.stdin)["nodes"] if n["name"] == "node4"))')" 0
+for id in $n4; do
+        check "osd.$id is gone from the OSD map" test -z "$(ceph_ osd ls 2>/dev/null | grep -x "$id")"
+        check "osd.$id has no key left" test -z "$(ceph_ auth ls 2>/dev/null | grep -x "osd.$id")"
+done
+for dev in $hdds4; do
+        check_eq "$dev (node4's data disk) is blank" "$(wipefs -n "$dev" 2>/dev/null; blkid -p "$dev" 2>/dev/null)" ""
+done
+check_eq "node4's SSD holds only the foreign partition" "$(sgdisk -p "$ssd4" | grep -E '^ +[0-9]+ ' | awk '{print $1, $NF}')" "$kn keep-me"
+check_eq "the foreign partition is byte-identical" "$(sha256sum < "$keep")" "$keep_sum"
+check_eq "the other hosts' disks and OSDs are as they were" "$(others)" "$others0"
+check "every PG active+clean after destroy" wait_clean 300
+check_eq "HEALTH_OK after destroy" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "no saved record is left after destroy" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
+check_contains "node4 is recorded as destroyed" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"destroyed"'
+rm -f "$dir"/back/obj*
+for i in $(seq 1 50); do
+        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/back/obj$i" || echo "FAIL rados get obj$i"
+done
+check_eq "every object reads back identical after destroy" "$(cd "$dir/back" && sha256sum obj*)" "$(cat "$dir/sums")"
+out=$("$cephprov" destroy "$layout" node4 --yes 2>&1)
+check "destroy again succeeds (nothing left to do)" test $? -eq 0 || echo "$out" | tail -15
+check_eq "destroy again left the foreign partition" "$(sha256sum < "$keep")" "$keep_sum"
+
+# apply leaves the destroyed host out; --take-back provisions it anew
+out=$("$cephprov" apply "$layout" --yes 2>&1)
+check "apply with a destroyed host in the layout exits non-zero" test $? -ne 0
+check_contains "apply says node4 was destroyed and how to take it back" "$out" "--take-back node4"
+check_eq "apply made nothing on node4" "$(sgdisk -p "$ssd4" | grep -E '^ +[0-9]+ ' | awk '{print $1, $NF}')" "$kn keep-me"
+check_eq "apply left the other hosts as they were" "$(others)" "$others0"
+out=$("$cephprov" apply "$layout" --take-back node4 --yes 2>&1)
+check "apply --take-back node4 succeeds" test $? -eq 0 || echo "$out" | tail -20
+check_eq "node4 has two OSDs again" "$(osds_of node4 | wc -w)" 2
+check_eq "node4's new OSDs are up and in" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
+check_eq "the foreign partition is still byte-identical" "$(sha256sum < "$keep")" "$keep_sum"
+check_eq "node4 is no longer recorded" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
+check "clean with node4 back" wait_clean 300
 
 finish

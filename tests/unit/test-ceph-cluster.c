@@ -443,6 +443,16 @@ static void test_drain_check(void) {
         Error e = {};
         CephDrainCheck *none = NULL;
         CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, "node9", &none, &e) == -ENOENT);
+        {
+                /* what the controller uses for a host without a bucket (destroyed already) */
+                _cleanup_(ceph_drain_check_freep) CephDrainCheck *nb = ceph_drain_check_no_bucket("node9");
+                CHECK(nb && nb->ok && nb->n_osds == 0 && nb->n_pools == 0 && nb->bytes_to_move == 0);
+                CHECK(nb && nb->warnings[0] && strstr(nb->warnings[0], "no host bucket") && !nb->reasons[0]);
+                _cleanup_(freep) char *t = nb ? ceph_drain_check_format(nb) : NULL;
+                CHECK(t && strstr(t, "node9"));
+                _cleanup_json_ json_object *nj = nb ? ceph_drain_check_to_json(nb) : NULL;
+                CHECK(nj != NULL);
+        }
         CHECK(none == NULL && strstr(e.message, "'node9'"));
         error_reset(&e);
         CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, "osd.3", &none, &e) == -ENOENT);
