@@ -31,7 +31,7 @@ static char *safe_allow[] = {
 
 static const char *const destructive_ops[] = {
         "create-gpt", "create-partition", "wipe", "make-bcache", "bcache-register",
-        "bcache-attach", "bcache-tune", "bcache-teardown", "osd-create",
+        "bcache-attach", "bcache-tune", "bcache-teardown", "osd-create", "delete-partition",
 };
 
 static void on_progress(json_object *progress, void *userdata) {
