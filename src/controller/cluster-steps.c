@@ -737,6 +737,76 @@ static int step_unset_flag(ClusterSteps *cs, json_object *args, WaveCall *c, jso
         return flag_step(cs, args, false, ret, err);
 }
 
+/* crush-reweight: each OSD's CRUSH weight towards `weight`, by at most `step` at a time,
+ * every PG active+clean between steps. The weights are read from the cluster each round, so
+ * a re-run after a kill goes on from where they are. */
+static int step_crush_reweight(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0 || (r = existing_osds(cs, ids, &n, err)) < 0)
+                return r;
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(args, "weight", &v) ||
+            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return error_set(err, EINVAL, "crush-reweight: 'weight' must be a number");
+        double target = json_object_get_double(v), step = 0;
+        if (json_object_object_get_ex(args, "step", &v) && v)
+                step = json_object_get_double(v);
+        if (!(target >= 0) || !(step >= 0))
+                return error_set(err, EINVAL, "crush-reweight: invalid weight %g or step %g", target, step);
+        unsigned timeout = arg_timeout(args, 43200);
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_object *from = json_object_new_object();
+        json_add(res, "from", from);
+        unsigned rounds = 0;
+        for (;;) {
+                _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
+                if ((r = ceph_admin_osd_tree(cs->admin, &t, err)) < 0)
+                        return r;
+                size_t moved = 0;
+                for (size_t i = 0; i < n; i++) {
+                        const CephTreeOsd *o = ceph_osd_tree_find_osd(t, ids[i]);
+                        if (!o)
+                                continue;
+                        char name[32];
+                        snprintf(name, sizeof name, "osd.%d", ids[i]);
+                        if (rounds == 0)
+                                json_object_object_add(from, name, json_object_new_double(o->crush_weight));
+                        /* CRUSH keeps weights in 16.16 fixed point: within one unit is there */
+                        double cur = o->crush_weight;
+                        if (fabs(cur - target) <= 1.0 / 65536 + 1e-9)
+                                continue;
+                        double next = target;
+                        if (step > 0 && fabs(cur - target) > step)
+                                next = cur > target ? cur - step : cur + step;
+                        if ((r = ceph_admin_run(cs->admin, ceph_argv_osd_crush_reweight(cli(cs), ids[i], next, err), NULL,
+                                                NULL, err)) < 0)
+                                return r;
+                        moved++;
+                }
+                if (moved == 0)
+                        break;
+                if (++rounds > 1000)
+                        return error_set(err, ELOOP, "crush-reweight towards %.5f: still not there after 1000 rounds "
+                                                     "(is the step too small?)", target);
+                /* the mgr's PG statistics trail the OSD map by up to a report period (5 s):
+                 * probed at once, the PGs would still look clean */
+                nanosleep(&(struct timespec) { .tv_sec = 5 }, NULL);
+                RecoveryProbe p = {};
+                _cleanup_(freep) char *what = strprintf("CRUSH weights towards %.5f (round %u): waiting for every PG to "
+                                                        "be active+clean", target, rounds);
+                if ((r = wait_for(cs, c, what ? what : "crush-reweight", timeout, probe_clean, &p, err)) < 0)
+                        return r;
+        }
+        json_add(res, "weight", json_object_new_double(target));
+        json_add_u64(res, "rounds", rounds);
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
 static const struct {
         const char *name;
         StepFn fn;
@@ -756,6 +826,7 @@ static const struct {
         { "destroy-osd", step_destroy },
         { "purge-osd", step_purge },
         { "crush-remove-host", step_crush_remove_host },
+        { "crush-reweight", step_crush_reweight },
         { "throttle", step_throttle },
         { "restore-throttle", step_restore_throttle },
         { "health-gate", step_health_gate },
@@ -767,8 +838,8 @@ int cluster_steps_call(void *userdata, const char *step, json_object *args, Wave
         for (size_t i = 0; i < ELEMENTSOF(steps); i++)
                 if (streq(steps[i].name, step))
                         return steps[i].fn(cs, args, c, ret_result, err);
-        /* crush-reweight and benchmark are in the registry for playbooks to come (convert);
-         * the engine says so rather than pretend */
+        /* benchmark is in the registry for the bcache and throttle playbooks to come; the
+         * engine says so rather than pretend */
         return error_set(err, ENOTSUP, "cluster step '%s' is not implemented yet", step);
 }
 

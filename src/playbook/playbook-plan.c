@@ -125,7 +125,9 @@ static void print_value(const StepArgSpec *a, json_object *v, FILE *f) {
                         if (*p == ' ')
                                 memmove(p, p + 1, strlen(p));
                 fputs(buf, f);
-        } else
+        } else if (json_object_is_type(v, json_type_double))
+                fprintf(f, "%.10g", json_object_get_double(v)); /* 0.004, not json-c's 0.0040000000000000001 */
+        else
                 fputs(json_object_get_string(v), f);
 }
 
