@@ -1067,56 +1067,107 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         return first;
 }
 
-void osd_flow_print(const OsdFlow *f, FILE *out) {
-        if (f->n_allocs + f->n_resumes == 0)
-                return;
-        fprintf(out, "\n%-12s %-22s %6s %8s  %s\n", "HOST", "DEVICE", "OSD", "TIME", "OUTCOME");
-        for (size_t i = 0; i < f->n_allocs; i++) {
-                const OsdAlloc *a = &f->allocs[i];
-                char idb[16];
-                snprintf(idb, sizeof(idb), "%d", a->created ? a->final_id : a->id);
-                fprintf(out, "%-12s %-22s %6s %7.1fs  %s%s%s\n", a->host, a->device, idb, a->seconds,
-                        a->created ? "created" : a->error ? a->error : "not run",
-                        a->created && a->final_id != a->id ? " (adopted the OSD already on the device)" : "",
-                        a->recreated ? " (id recreated after a ceph-volume rollback)" : "");
+OsdOutcomes *osd_outcomes_free(OsdOutcomes *o) {
+        if (!o)
+                return NULL;
+        for (size_t i = 0; i < o->n; i++) {
+                free(o->osds[i].host);
+                free(o->osds[i].device);
+                free(o->osds[i].device_class);
+                free(o->osds[i].error);
         }
-        for (size_t i = 0; i < f->n_resumes; i++) {
-                const OsdResume *s = &f->resumes[i];
-                fprintf(out, "%-12s %-22s %6d %8s  %s\n", s->host, s->device, s->id, "-",
-                        s->done ? "activated and started (it was on disk, not running)" : s->error ? s->error : "not started");
-        }
+        free(o->osds);
+        free(o);
+        return NULL;
 }
 
-int osd_flow_to_json(const OsdFlow *f, json_object **ret) {
-        _cleanup_json_ json_object *arr = json_object_new_array();
-        if (!arr)
+int osd_flow_outcomes(const OsdFlow *f, OsdOutcomes **ret) {
+        _cleanup_(osd_outcomes_freep) OsdOutcomes *o = calloc(1, sizeof(OsdOutcomes));
+        size_t n = f->n_allocs + f->n_resumes;
+        if (!o || !(o->osds = calloc(n ? n : 1, sizeof(OsdOutcome))))
                 return -ENOMEM;
         for (size_t i = 0; i < f->n_allocs; i++) {
                 const OsdAlloc *a = &f->allocs[i];
-                json_object *o = json_object_new_object();
-                if (!o || json_object_array_add(arr, o) < 0)
+                OsdOutcome *x = &o->osds[o->n++];
+                *x = (OsdOutcome) {
+                        .host = strdup(a->host),
+                        .device = strdup(a->device),
+                        .device_class = strdup_null(a->device_class),
+                        .error = strdup_null(a->error),
+                        .id = a->created ? a->final_id : a->id,
+                        .adopted = a->created && a->final_id != a->id,
+                        .created = a->created,
+                        .reused_id = a->reused,
+                        .recreated_id = a->recreated,
+                        .seconds = a->seconds,
+                };
+                if (!x->host || !x->device || (a->device_class && !x->device_class) || (a->error && !x->error))
                         return -ENOMEM;
-                json_add_string(o, "host", a->host);
-                json_add_string(o, "device", a->device);
-                json_add_int(o, "osd_id", a->created ? a->final_id : a->id);
-                json_add_string(o, "device_class", a->device_class);
-                json_add(o, "seconds", json_object_new_double(a->seconds));
-                json_add_bool(o, "created", a->created);
-                json_add_bool(o, "reused_id", a->reused);
-                json_add_bool(o, "recreated_id", a->recreated);
-                json_add_string(o, "error", a->error);
         }
         for (size_t i = 0; i < f->n_resumes; i++) {
                 const OsdResume *s = &f->resumes[i];
-                json_object *o = json_object_new_object();
-                if (!o || json_object_array_add(arr, o) < 0)
+                OsdOutcome *x = &o->osds[o->n++];
+                *x = (OsdOutcome) {
+                        .host = strdup(s->host),
+                        .device = strdup(s->device),
+                        .error = strdup_null(s->error),
+                        .id = s->id,
+                        .resumed = true,
+                        .created = s->done,
+                };
+                if (!x->host || !x->device || (s->error && !x->error))
                         return -ENOMEM;
-                json_add_string(o, "host", s->host);
-                json_add_string(o, "device", s->device);
-                json_add_int(o, "osd_id", s->id);
-                json_add_bool(o, "resumed", true);
-                json_add_bool(o, "created", s->done);
-                json_add_string(o, "error", s->error);
+        }
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+void osd_outcomes_print(const OsdOutcomes *o, FILE *out) {
+        if (o->n == 0)
+                return;
+        fprintf(out, "\n%-12s %-22s %6s %8s  %s\n", "HOST", "DEVICE", "OSD", "TIME", "OUTCOME");
+        for (size_t i = 0; i < o->n; i++) {
+                const OsdOutcome *x = &o->osds[i];
+                if (x->resumed) {
+                        fprintf(out, "%-12s %-22s %6d %8s  %s\n", x->host, x->device, x->id, "-",
+                                x->created ? "activated and started (it was on disk, not running)"
+                                : x->error ? x->error
+                                           : "not started");
+                        continue;
+                }
+                char idb[16];
+                snprintf(idb, sizeof(idb), "%d", x->id);
+                fprintf(out, "%-12s %-22s %6s %7.1fs  %s%s%s\n", x->host, x->device, idb, x->seconds,
+                        x->created ? "created" : x->error ? x->error : "not run",
+                        x->adopted ? " (adopted the OSD already on the device)" : "",
+                        x->recreated_id ? " (id recreated after a ceph-volume rollback)" : "");
+        }
+}
+
+int osd_outcomes_to_json(const OsdOutcomes *o, json_object **ret) {
+        _cleanup_json_ json_object *arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+        for (size_t i = 0; i < o->n; i++) {
+                const OsdOutcome *x = &o->osds[i];
+                json_object *j = json_object_new_object();
+                if (!j || json_object_array_add(arr, j) < 0)
+                        return -ENOMEM;
+                json_add_string(j, "host", x->host);
+                json_add_string(j, "device", x->device);
+                json_add_int(j, "osd_id", x->id);
+                if (x->resumed) {
+                        json_add_bool(j, "resumed", true);
+                        json_add_bool(j, "created", x->created);
+                        json_add_string(j, "error", x->error);
+                        continue;
+                }
+                json_add_string(j, "device_class", x->device_class);
+                json_add(j, "seconds", json_object_new_double(x->seconds));
+                json_add_bool(j, "created", x->created);
+                json_add_bool(j, "reused_id", x->reused_id);
+                json_add_bool(j, "recreated_id", x->recreated_id);
+                json_add_string(j, "error", x->error);
         }
         *ret = TAKE_PTR(arr);
         return 0;
