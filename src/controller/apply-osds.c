@@ -86,7 +86,7 @@ struct OsdFlow {
         char *cluster_fsid;
         Candidate *cand;     /* ids allocated by interrupted runs, reusable */
         size_t n_cand;
-        json_object *recs;   /* the journal as it was before this run */
+        JournalSnapshot *recs; /* the journal as it was before this run */
         char **inventoried;  /* hosts whose disks this run saw */
         char **drained;      /* hosts `cephprov drain` drained (records in the cluster) */
         pthread_cond_t cv;   /* an allocation is ready (with mu) */
@@ -116,19 +116,7 @@ static int new_uuid(char ret[static 37]) {
 
 static void jrec(OsdFlow *f, const char *event, const char *host, const char *device, int id, const char *fsid,
                  const char *extra_key, const char *extra) {
-        if (!f->j)
-                return;
-        json_object *o = json_object_new_object();
-        if (!o)
-                return;
-        json_add_string(o, "host", host);
-        json_add_string(o, "device", device);
-        if (id >= 0)
-                json_add_int(o, "osd_id", id);
-        json_add_string(o, "osd_fsid", fsid);
-        if (extra_key)
-                json_add_string(o, extra_key, extra);
-        (void) journal_append(f->j, event, o, NULL);
+        journal_append_osd(f->j, event, host, device, id, fsid, extra_key, extra);
 }
 
 int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, unsigned parallel, OsdFlow **ret,
@@ -199,7 +187,7 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
                 free(f->cand[m].device);
         }
         free(f->cand);
-        json_object_put(f->recs);
+        journal_snapshot_free(f->recs);
         strv_free(f->inventoried);
         strv_free(f->drained);
         pthread_mutex_destroy(&f->mu);
@@ -223,47 +211,11 @@ static const char *kernel_name(const char *path) {
 
 /* Devices whose create-osd step started in the journal but has no outcome. */
 static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, Error *err) {
-        _cleanup_json_ json_object *recs = NULL;
-        _cleanup_strv_free_ char **hosts = calloc(1, sizeof(char *)), **devs = calloc(1, sizeof(char *));
-        if (!hosts || !devs)
-                return error_set(err, ENOMEM, "out of memory");
-        if (f->j && access(f->j->path, F_OK) == 0) {
-                int r = journal_read(f->j->path, &recs, err);
-                if (r < 0)
-                        return r;
-        }
-        size_t n = recs ? json_object_array_length(recs) : 0;
-        for (size_t i = 0; i < n; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *kind = NULL, *host = NULL, *dev = NULL;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "kind", false, &kind, "journal", NULL);
-                json_get_string(rec, "host", false, &host, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                if (!ev || !(kind && streq(kind, "create-osd")) || !host || !dev)
-                        continue;
-                /* a later record for the same host+device replaces an earlier one */
-                size_t k;
-                for (k = 0; hosts[k]; k++)
-                        if (streq(hosts[k], host) && streq(devs[k], dev))
-                                break;
-                bool started = streq(ev, "step-start");
-                if (hosts[k] && !started) {
-                        free(hosts[k]);
-                        free(devs[k]);
-                        for (; hosts[k + 1]; k++) {
-                                hosts[k] = hosts[k + 1];
-                                devs[k] = devs[k + 1];
-                        }
-                        hosts[k] = devs[k] = NULL;
-                } else if (!hosts[k] && started) {
-                        if (strv_extend(&hosts, host) < 0 || strv_extend(&devs, dev) < 0)
-                                return error_set(err, ENOMEM, "out of memory");
-                }
-        }
-        *ret_hosts = TAKE_PTR(hosts);
-        *ret_devices = TAKE_PTR(devs);
-        return 0;
+        _cleanup_(journal_snapshot_freep) JournalSnapshot *recs = NULL;
+        int r = journal_snapshot(f->j ? f->j->path : NULL, &recs, err);
+        if (r < 0)
+                return r;
+        return journal_unfinished_steps(recs, "create-osd", ret_hosts, ret_devices, err);
 }
 
 static int run_on_host(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
@@ -377,30 +329,24 @@ static bool osd_booted(const CephDumpOsd *o) {
 
 static int earlier_allocations(OsdFlow *f, const CephOsdDump *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
                                Error *err) {
-        json_object *recs = f->recs; /* read once by osd_flow_scan() */
+        _cleanup_(freep) JournalOsdAllocation *recs = NULL;
+        size_t nr = 0;
+        int r = journal_osd_allocations(f->recs, &recs, &nr, err); /* read once by osd_flow_scan() */
+        if (r < 0)
+                return r;
         Candidate *c = NULL;
         size_t n = 0;
-        size_t nr = recs ? json_object_array_length(recs) : 0;
         for (size_t i = 0; i < nr; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *host = NULL, *dev = NULL, *fsid = NULL;
-                int64_t id = -1;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "host", false, &host, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                json_get_string(rec, "osd_fsid", false, &fsid, "journal", NULL);
-                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
-                if (!ev || !host || !dev)
-                        continue;
-                if (streq(ev, "osd-allocating") && fsid) {
+                const char *host = recs[i].host, *dev = recs[i].device;
+                int64_t id = recs[i].id;
+                if (recs[i].pending) {
                         /* killed between `osd new` and its record: find the id by our uuid */
-                        const CephDumpOsd *byuuid = ceph_osd_dump_find_uuid(dump, fsid);
+                        const CephDumpOsd *byuuid = ceph_osd_dump_find_uuid(dump, recs[i].fsid);
                         if (byuuid)
                                 id = byuuid->id;
                         if (id < 0)
                                 continue;
-                } else if (!streq(ev, "osd-allocated") || id < 0)
-                        continue;
+                }
 
                 const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, (int) id);
                 if (!o || osd_booted(o) || id_on_disk(inv, (int) id))
@@ -439,32 +385,15 @@ oom:
  * the journal allocated that id for this host and device — or an earlier run already proved
  * it and journaled the uuid itself. Anything else (another tool's mkfs, an id that ran, a
  * uuid nobody knows) is not ours. Returns true with *ret_id (-1: the map lost the id). */
-static bool half_made_ours(json_object *recs, const CephOsdDump *dump, const char *host, const char *device,
+static bool half_made_ours(const JournalSnapshot *recs, const CephOsdDump *dump, const char *host, const char *device,
                            const char *fsid, int *ret_id) {
         const CephDumpOsd *o = ceph_osd_dump_find_uuid(dump, fsid);
         if (o && osd_booted(o))
                 return false;
-        size_t n = recs ? json_object_array_length(recs) : 0;
-        for (size_t i = 0; i < n; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *h = NULL, *dev = NULL, *rf = NULL;
-                int64_t id = -1;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "host", false, &h, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                json_get_string(rec, "osd_fsid", false, &rf, "journal", NULL);
-                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
-                if (!ev || !streq_ptr(h, host) || !streq_ptr(dev, device))
-                        continue;
-                bool by_uuid = rf && strcasecmp(rf, fsid) == 0 &&
-                               (streq(ev, "osd-half-made-owned") || streq(ev, "osd-allocating") || streq(ev, "osd-created"));
-                bool by_id = o && id == o->id && (streq(ev, "osd-allocated") || streq(ev, "osd-half-made-owned"));
-                if (by_uuid || by_id) {
-                        *ret_id = o ? o->id : -1;
-                        return true;
-                }
-        }
-        return false;
+        if (!journal_osd_started(recs, host, device, fsid, o ? o->id : -1))
+                return false;
+        *ret_id = o ? o->id : -1;
+        return true;
 }
 
 static int set_class(OsdFlow *f, int id, const char *cls, Error *err) {
@@ -528,9 +457,8 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                 return r;
         free(f->cluster_fsid);
         f->cluster_fsid = strdup_null(dump->fsid);
-        json_object_put(f->recs);
-        f->recs = NULL;
-        if (f->j && access(f->j->path, F_OK) == 0 && (r = journal_read(f->j->path, &f->recs, err)) < 0)
+        f->recs = journal_snapshot_free(f->recs);
+        if ((r = journal_snapshot(f->j ? f->j->path : NULL, &f->recs, err)) < 0)
                 return r;
         strv_free(f->inventoried);
         f->inventoried = calloc(1, sizeof(char *));
