@@ -57,8 +57,7 @@ typedef enum SlotState { SLOT_EMPTY, SLOT_IDLE, SLOT_BUSY, SLOT_DEAD } SlotState
 typedef struct ChannelSlot {
         SlotState state;
         bool main;           /* the fleet's own channel (host_session_call) */
-        Transport *t;
-        AgentChannel *c;
+        HostChannel ch;      /* the others: host_channel_open(), opened on first use */
 } ChannelSlot;
 
 typedef struct HostPool {
@@ -158,10 +157,8 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
         for (size_t i = 0; i < f->n_pools; i++) {
                 HostPool *p = &f->pools[i];
                 for (size_t k = 0; k < p->n_slots; k++)
-                        if (!p->slots[k].main) {
-                                agent_channel_close(p->slots[k].c);
-                                transport_close(p->slots[k].t);
-                        }
+                        if (!p->slots[k].main)
+                                host_channel_close(&p->slots[k].ch);
                 free(p->slots);
                 pthread_mutex_destroy(&p->mu);
                 pthread_cond_destroy(&p->cv);
@@ -648,17 +645,7 @@ int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
 /* ---- 3. the executor's link ---- */
 
 static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
-        const Host *h = p->s->host;
-        int r = transport_open(h, &slot->t, err);
-        if (r < 0)
-                return r;
-        r = transport_agent_start_current(slot->t, &slot->c, NULL, err);
-        if (r < 0)
-                return r;
-        _cleanup_json_ json_object *args = NULL, *res = NULL;
-        if (host_configure_args(h, false, &args) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        return agent_channel_call(slot->c, "configure", args, 30, NULL, NULL, &res, err);
+        return host_channel_open(p->s->host, 0, &slot->ch, NULL, err);
 }
 
 static ChannelSlot *slot_acquire(HostPool *p) {
@@ -689,8 +676,7 @@ static ChannelSlot *slot_acquire(HostPool *p) {
                         /* fewer channels, not a failed step: the others go on */
                         log_warning("host '%s': cannot open another agent channel, fewer OSDs at once: %s",
                                     p->s->host->name, e.message);
-                        agent_channel_close(empty->c);
-                        transport_close(empty->t);
+                        host_channel_close(&empty->ch);
                         pthread_mutex_lock(&p->mu);
                         *empty = (ChannelSlot) { .state = SLOT_DEAD };
                         pthread_cond_broadcast(&p->cv);
@@ -737,7 +723,7 @@ static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object
         json_get_string(args, "device", false, &device, op, NULL);
         json_get_int(args, "osd_id", false, &id, op, NULL);
         PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id };
-        return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
+        return agent_channel_call(slot->ch.channel, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
 }
 
 static int pool_osd_create(HostPool *p, const char *device, int id, const char *redo_fsid, json_object *step_args,

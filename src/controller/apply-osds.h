@@ -15,9 +15,10 @@
  *     creates the OSDs whose ids are ready;
  *  3. the executor's create-osd steps go through osd_flow_links(): the request gets its
  *     osd_id and runs on one of up to `parallel` extra agent channels per host, opened on
- *     first use (each its own SSH session and agent process: a libssh2 session serves one
- *     thread and an agent handles one request at a time, so parallel creations need
- *     parallel channels; the fleet's channel stays free for the host's disk steps); after
+ *     first use (each a HostChannel of controller/hosts.h, its own SSH session and agent
+ *     process: a libssh2 session serves one thread and an agent handles one request at a
+ *     time, so parallel creations need parallel channels; the fleet's channel stays free
+ *     for the host's disk steps); after
  *     a failed creation whose ceph-volume rollback purged a reused (destroyed) id, the id is
  *     recreated, and the creation retried once;
  *  4. OSDs found prepared on disk but not running (interrupted between prepare and start)
