@@ -343,9 +343,11 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
         };
         Error exec_err = {};
         int rx = exec_run(p, links, n_links, &eo, &res->report, &exec_err);
-        if (rx < 0 && !res->report) {
+        if (rx < 0 && !res->report)
                 return error_set(err, exec_err.code ? exec_err.code : -rx, "%s", exec_err.message);
-        }
+        /* the step report now, as the steps' output: the OSDs may take minutes to come up */
+        if (o->out)
+                exec_report_print(res->report, o->out);
 
         bool converged = rx >= 0 && failed_hosts == 0 && refused == 0;
         Error osd_err = {};
@@ -437,8 +439,6 @@ void apply_result_print(const ApplyResult *r, FILE *out) {
                                                                          : "");
                 return;
         }
-        if (r->report)
-                exec_report_print(r->report, out);
         if (r->osds)
                 osd_outcomes_print(r->osds, out);
         if (r->dry_run)

@@ -7,8 +7,9 @@
  * interrupted run left running, prepared OSDs not running, ids left allocated, drained
  * hosts left as they are), the preflight, the plan shown, the question, the steps
  * (exec_run), the OSDs made and waited for (controller/apply-osds.h), and a verification
- * against a fresh inventory. The plan is printed to ApplyOptions.out before asking; what
- * ran is the result. */
+ * against a fresh inventory. The plan is printed to ApplyOptions.out before asking, the
+ * steps' output and their report (exec_report_print) as they end, before the OSDs are
+ * waited for; what ran is the result. */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,8 +65,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ApplyResult *, apply_result_free);
  * preflight}; else exec_report_to_json()'s object with converged, unreachable_hosts,
  * refused_hosts, preflight, steps_left and osds (with an OSD stage) added. */
 int apply_result_to_json(const ApplyResult *r, json_object **ret);
-/* For people (after the plan controller_apply() printed): the step report, the OSDs, and
- * the last line ("converged: ...", "nothing to do ...", "dry run: nothing changed"). */
+/* For people, after what controller_apply() printed to ApplyOptions.out (the plan, the
+ * steps' output and their report): the OSDs and the last line ("converged: ...",
+ * "nothing to do ...", "dry run: nothing changed"). */
 void apply_result_print(const ApplyResult *r, FILE *out);
 
 /* 0 with *ret whenever the steps could be planned and were run or found unneeded (see
