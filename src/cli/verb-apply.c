@@ -4,7 +4,6 @@
 
 #include "basic/json-util.h"
 #include "basic/log.h"
-#include "basic/strv.h"
 #include "cli.h"
 #include "controller/apply.h"
 #include "options.h"
