@@ -262,7 +262,7 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                         f = fleet_close(f);
                         p = plan_free(p);
                         inv = inventory_set_free(inv);
-                        if ((r = controller_plan_live_inventory(l, o->hosts, false, quiet, &f, &p, &inv, &failed_hosts,
+                        if ((r = controller_plan_live_inventory(l, selected ? selected : o->hosts, false, quiet, &f, &p, &inv, &failed_hosts,
                                                                 err)) < 0 ||
                             (r = osd_stage_open(l, f, j, parallel_osds, &admin, &flow, err)) < 0)
                                 return r;
