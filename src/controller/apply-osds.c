@@ -57,8 +57,7 @@ typedef enum SlotState { SLOT_EMPTY, SLOT_IDLE, SLOT_BUSY, SLOT_DEAD } SlotState
 typedef struct ChannelSlot {
         SlotState state;
         bool main;           /* the fleet's own channel (host_session_call) */
-        Transport *t;
-        AgentChannel *c;
+        HostChannel ch;      /* the others: host_channel_open(), opened on first use */
 } ChannelSlot;
 
 typedef struct HostPool {
@@ -86,7 +85,7 @@ struct OsdFlow {
         char *cluster_fsid;
         Candidate *cand;     /* ids allocated by interrupted runs, reusable */
         size_t n_cand;
-        json_object *recs;   /* the journal as it was before this run */
+        JournalSnapshot *recs; /* the journal as it was before this run */
         char **inventoried;  /* hosts whose disks this run saw */
         char **drained;      /* hosts `cephprov drain` drained (records in the cluster) */
         pthread_cond_t cv;   /* an allocation is ready (with mu) */
@@ -116,19 +115,7 @@ static int new_uuid(char ret[static 37]) {
 
 static void jrec(OsdFlow *f, const char *event, const char *host, const char *device, int id, const char *fsid,
                  const char *extra_key, const char *extra) {
-        if (!f->j)
-                return;
-        json_object *o = json_object_new_object();
-        if (!o)
-                return;
-        json_add_string(o, "host", host);
-        json_add_string(o, "device", device);
-        if (id >= 0)
-                json_add_int(o, "osd_id", id);
-        json_add_string(o, "osd_fsid", fsid);
-        if (extra_key)
-                json_add_string(o, extra_key, extra);
-        (void) journal_append(f->j, event, o, NULL);
+        journal_append_osd(f->j, event, host, device, id, fsid, extra_key, extra);
 }
 
 int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, unsigned parallel, OsdFlow **ret,
@@ -170,10 +157,8 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
         for (size_t i = 0; i < f->n_pools; i++) {
                 HostPool *p = &f->pools[i];
                 for (size_t k = 0; k < p->n_slots; k++)
-                        if (!p->slots[k].main) {
-                                agent_channel_close(p->slots[k].c);
-                                transport_close(p->slots[k].t);
-                        }
+                        if (!p->slots[k].main)
+                                host_channel_close(&p->slots[k].ch);
                 free(p->slots);
                 pthread_mutex_destroy(&p->mu);
                 pthread_cond_destroy(&p->cv);
@@ -199,7 +184,7 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
                 free(f->cand[m].device);
         }
         free(f->cand);
-        json_object_put(f->recs);
+        journal_snapshot_free(f->recs);
         strv_free(f->inventoried);
         strv_free(f->drained);
         pthread_mutex_destroy(&f->mu);
@@ -223,47 +208,11 @@ static const char *kernel_name(const char *path) {
 
 /* Devices whose create-osd step started in the journal but has no outcome. */
 static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, Error *err) {
-        _cleanup_json_ json_object *recs = NULL;
-        _cleanup_strv_free_ char **hosts = calloc(1, sizeof(char *)), **devs = calloc(1, sizeof(char *));
-        if (!hosts || !devs)
-                return error_set(err, ENOMEM, "out of memory");
-        if (f->j && access(f->j->path, F_OK) == 0) {
-                int r = journal_read(f->j->path, &recs, err);
-                if (r < 0)
-                        return r;
-        }
-        size_t n = recs ? json_object_array_length(recs) : 0;
-        for (size_t i = 0; i < n; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *kind = NULL, *host = NULL, *dev = NULL;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "kind", false, &kind, "journal", NULL);
-                json_get_string(rec, "host", false, &host, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                if (!ev || !(kind && streq(kind, "create-osd")) || !host || !dev)
-                        continue;
-                /* a later record for the same host+device replaces an earlier one */
-                size_t k;
-                for (k = 0; hosts[k]; k++)
-                        if (streq(hosts[k], host) && streq(devs[k], dev))
-                                break;
-                bool started = streq(ev, "step-start");
-                if (hosts[k] && !started) {
-                        free(hosts[k]);
-                        free(devs[k]);
-                        for (; hosts[k + 1]; k++) {
-                                hosts[k] = hosts[k + 1];
-                                devs[k] = devs[k + 1];
-                        }
-                        hosts[k] = devs[k] = NULL;
-                } else if (!hosts[k] && started) {
-                        if (strv_extend(&hosts, host) < 0 || strv_extend(&devs, dev) < 0)
-                                return error_set(err, ENOMEM, "out of memory");
-                }
-        }
-        *ret_hosts = TAKE_PTR(hosts);
-        *ret_devices = TAKE_PTR(devs);
-        return 0;
+        _cleanup_(journal_snapshot_freep) JournalSnapshot *recs = NULL;
+        int r = journal_snapshot(f->j ? f->j->path : NULL, &recs, err);
+        if (r < 0)
+                return r;
+        return journal_unfinished_steps(recs, "create-osd", ret_hosts, ret_devices, err);
 }
 
 static int run_on_host(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
@@ -377,30 +326,24 @@ static bool osd_booted(const CephDumpOsd *o) {
 
 static int earlier_allocations(OsdFlow *f, const CephOsdDump *dump, const InventorySet *inv, Candidate **ret, size_t *ret_n,
                                Error *err) {
-        json_object *recs = f->recs; /* read once by osd_flow_scan() */
+        _cleanup_(freep) JournalOsdAllocation *recs = NULL;
+        size_t nr = 0;
+        int r = journal_osd_allocations(f->recs, &recs, &nr, err); /* read once by osd_flow_scan() */
+        if (r < 0)
+                return r;
         Candidate *c = NULL;
         size_t n = 0;
-        size_t nr = recs ? json_object_array_length(recs) : 0;
         for (size_t i = 0; i < nr; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *host = NULL, *dev = NULL, *fsid = NULL;
-                int64_t id = -1;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "host", false, &host, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                json_get_string(rec, "osd_fsid", false, &fsid, "journal", NULL);
-                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
-                if (!ev || !host || !dev)
-                        continue;
-                if (streq(ev, "osd-allocating") && fsid) {
+                const char *host = recs[i].host, *dev = recs[i].device;
+                int64_t id = recs[i].id;
+                if (recs[i].pending) {
                         /* killed between `osd new` and its record: find the id by our uuid */
-                        const CephDumpOsd *byuuid = ceph_osd_dump_find_uuid(dump, fsid);
+                        const CephDumpOsd *byuuid = ceph_osd_dump_find_uuid(dump, recs[i].fsid);
                         if (byuuid)
                                 id = byuuid->id;
                         if (id < 0)
                                 continue;
-                } else if (!streq(ev, "osd-allocated") || id < 0)
-                        continue;
+                }
 
                 const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, (int) id);
                 if (!o || osd_booted(o) || id_on_disk(inv, (int) id))
@@ -439,32 +382,15 @@ oom:
  * the journal allocated that id for this host and device — or an earlier run already proved
  * it and journaled the uuid itself. Anything else (another tool's mkfs, an id that ran, a
  * uuid nobody knows) is not ours. Returns true with *ret_id (-1: the map lost the id). */
-static bool half_made_ours(json_object *recs, const CephOsdDump *dump, const char *host, const char *device,
+static bool half_made_ours(const JournalSnapshot *recs, const CephOsdDump *dump, const char *host, const char *device,
                            const char *fsid, int *ret_id) {
         const CephDumpOsd *o = ceph_osd_dump_find_uuid(dump, fsid);
         if (o && osd_booted(o))
                 return false;
-        size_t n = recs ? json_object_array_length(recs) : 0;
-        for (size_t i = 0; i < n; i++) {
-                json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *h = NULL, *dev = NULL, *rf = NULL;
-                int64_t id = -1;
-                json_get_string(rec, "event", false, &ev, "journal", NULL);
-                json_get_string(rec, "host", false, &h, "journal", NULL);
-                json_get_string(rec, "device", false, &dev, "journal", NULL);
-                json_get_string(rec, "osd_fsid", false, &rf, "journal", NULL);
-                json_get_int(rec, "osd_id", false, &id, "journal", NULL);
-                if (!ev || !streq_ptr(h, host) || !streq_ptr(dev, device))
-                        continue;
-                bool by_uuid = rf && strcasecmp(rf, fsid) == 0 &&
-                               (streq(ev, "osd-half-made-owned") || streq(ev, "osd-allocating") || streq(ev, "osd-created"));
-                bool by_id = o && id == o->id && (streq(ev, "osd-allocated") || streq(ev, "osd-half-made-owned"));
-                if (by_uuid || by_id) {
-                        *ret_id = o ? o->id : -1;
-                        return true;
-                }
-        }
-        return false;
+        if (!journal_osd_started(recs, host, device, fsid, o ? o->id : -1))
+                return false;
+        *ret_id = o ? o->id : -1;
+        return true;
 }
 
 static int set_class(OsdFlow *f, int id, const char *cls, Error *err) {
@@ -528,9 +454,8 @@ int osd_flow_scan(OsdFlow *f, const InventorySet *inv, size_t *ret_resume, size_
                 return r;
         free(f->cluster_fsid);
         f->cluster_fsid = strdup_null(dump->fsid);
-        json_object_put(f->recs);
-        f->recs = NULL;
-        if (f->j && access(f->j->path, F_OK) == 0 && (r = journal_read(f->j->path, &f->recs, err)) < 0)
+        f->recs = journal_snapshot_free(f->recs);
+        if ((r = journal_snapshot(f->j ? f->j->path : NULL, &f->recs, err)) < 0)
                 return r;
         strv_free(f->inventoried);
         f->inventoried = calloc(1, sizeof(char *));
@@ -720,17 +645,7 @@ int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
 /* ---- 3. the executor's link ---- */
 
 static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
-        const Host *h = p->s->host;
-        int r = transport_open(h, &slot->t, err);
-        if (r < 0)
-                return r;
-        r = transport_agent_start_current(slot->t, &slot->c, NULL, err);
-        if (r < 0)
-                return r;
-        _cleanup_json_ json_object *args = NULL, *res = NULL;
-        if (host_configure_args(h, false, &args) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        return agent_channel_call(slot->c, "configure", args, 30, NULL, NULL, &res, err);
+        return host_channel_open(p->s->host, 0, &slot->ch, NULL, err);
 }
 
 static ChannelSlot *slot_acquire(HostPool *p) {
@@ -761,8 +676,7 @@ static ChannelSlot *slot_acquire(HostPool *p) {
                         /* fewer channels, not a failed step: the others go on */
                         log_warning("host '%s': cannot open another agent channel, fewer OSDs at once: %s",
                                     p->s->host->name, e.message);
-                        agent_channel_close(empty->c);
-                        transport_close(empty->t);
+                        host_channel_close(&empty->ch);
                         pthread_mutex_lock(&p->mu);
                         *empty = (ChannelSlot) { .state = SLOT_DEAD };
                         pthread_cond_broadcast(&p->cv);
@@ -809,7 +723,7 @@ static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object
         json_get_string(args, "device", false, &device, op, NULL);
         json_get_int(args, "osd_id", false, &id, op, NULL);
         PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id };
-        return agent_channel_call(slot->c, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
+        return agent_channel_call(slot->ch.channel, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
 }
 
 static int pool_osd_create(HostPool *p, const char *device, int id, const char *redo_fsid, json_object *step_args,
@@ -1067,56 +981,107 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         return first;
 }
 
-void osd_flow_print(const OsdFlow *f, FILE *out) {
-        if (f->n_allocs + f->n_resumes == 0)
-                return;
-        fprintf(out, "\n%-12s %-22s %6s %8s  %s\n", "HOST", "DEVICE", "OSD", "TIME", "OUTCOME");
-        for (size_t i = 0; i < f->n_allocs; i++) {
-                const OsdAlloc *a = &f->allocs[i];
-                char idb[16];
-                snprintf(idb, sizeof(idb), "%d", a->created ? a->final_id : a->id);
-                fprintf(out, "%-12s %-22s %6s %7.1fs  %s%s%s\n", a->host, a->device, idb, a->seconds,
-                        a->created ? "created" : a->error ? a->error : "not run",
-                        a->created && a->final_id != a->id ? " (adopted the OSD already on the device)" : "",
-                        a->recreated ? " (id recreated after a ceph-volume rollback)" : "");
+OsdOutcomes *osd_outcomes_free(OsdOutcomes *o) {
+        if (!o)
+                return NULL;
+        for (size_t i = 0; i < o->n; i++) {
+                free(o->osds[i].host);
+                free(o->osds[i].device);
+                free(o->osds[i].device_class);
+                free(o->osds[i].error);
         }
-        for (size_t i = 0; i < f->n_resumes; i++) {
-                const OsdResume *s = &f->resumes[i];
-                fprintf(out, "%-12s %-22s %6d %8s  %s\n", s->host, s->device, s->id, "-",
-                        s->done ? "activated and started (it was on disk, not running)" : s->error ? s->error : "not started");
-        }
+        free(o->osds);
+        free(o);
+        return NULL;
 }
 
-int osd_flow_to_json(const OsdFlow *f, json_object **ret) {
-        _cleanup_json_ json_object *arr = json_object_new_array();
-        if (!arr)
+int osd_flow_outcomes(const OsdFlow *f, OsdOutcomes **ret) {
+        _cleanup_(osd_outcomes_freep) OsdOutcomes *o = calloc(1, sizeof(OsdOutcomes));
+        size_t n = f->n_allocs + f->n_resumes;
+        if (!o || !(o->osds = calloc(n ? n : 1, sizeof(OsdOutcome))))
                 return -ENOMEM;
         for (size_t i = 0; i < f->n_allocs; i++) {
                 const OsdAlloc *a = &f->allocs[i];
-                json_object *o = json_object_new_object();
-                if (!o || json_object_array_add(arr, o) < 0)
+                OsdOutcome *x = &o->osds[o->n++];
+                *x = (OsdOutcome) {
+                        .host = strdup(a->host),
+                        .device = strdup(a->device),
+                        .device_class = strdup_null(a->device_class),
+                        .error = strdup_null(a->error),
+                        .id = a->created ? a->final_id : a->id,
+                        .adopted = a->created && a->final_id != a->id,
+                        .created = a->created,
+                        .reused_id = a->reused,
+                        .recreated_id = a->recreated,
+                        .seconds = a->seconds,
+                };
+                if (!x->host || !x->device || (a->device_class && !x->device_class) || (a->error && !x->error))
                         return -ENOMEM;
-                json_add_string(o, "host", a->host);
-                json_add_string(o, "device", a->device);
-                json_add_int(o, "osd_id", a->created ? a->final_id : a->id);
-                json_add_string(o, "device_class", a->device_class);
-                json_add(o, "seconds", json_object_new_double(a->seconds));
-                json_add_bool(o, "created", a->created);
-                json_add_bool(o, "reused_id", a->reused);
-                json_add_bool(o, "recreated_id", a->recreated);
-                json_add_string(o, "error", a->error);
         }
         for (size_t i = 0; i < f->n_resumes; i++) {
                 const OsdResume *s = &f->resumes[i];
-                json_object *o = json_object_new_object();
-                if (!o || json_object_array_add(arr, o) < 0)
+                OsdOutcome *x = &o->osds[o->n++];
+                *x = (OsdOutcome) {
+                        .host = strdup(s->host),
+                        .device = strdup(s->device),
+                        .error = strdup_null(s->error),
+                        .id = s->id,
+                        .resumed = true,
+                        .created = s->done,
+                };
+                if (!x->host || !x->device || (s->error && !x->error))
                         return -ENOMEM;
-                json_add_string(o, "host", s->host);
-                json_add_string(o, "device", s->device);
-                json_add_int(o, "osd_id", s->id);
-                json_add_bool(o, "resumed", true);
-                json_add_bool(o, "created", s->done);
-                json_add_string(o, "error", s->error);
+        }
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+void osd_outcomes_print(const OsdOutcomes *o, FILE *out) {
+        if (o->n == 0)
+                return;
+        fprintf(out, "\n%-12s %-22s %6s %8s  %s\n", "HOST", "DEVICE", "OSD", "TIME", "OUTCOME");
+        for (size_t i = 0; i < o->n; i++) {
+                const OsdOutcome *x = &o->osds[i];
+                if (x->resumed) {
+                        fprintf(out, "%-12s %-22s %6d %8s  %s\n", x->host, x->device, x->id, "-",
+                                x->created ? "activated and started (it was on disk, not running)"
+                                : x->error ? x->error
+                                           : "not started");
+                        continue;
+                }
+                char idb[16];
+                snprintf(idb, sizeof(idb), "%d", x->id);
+                fprintf(out, "%-12s %-22s %6s %7.1fs  %s%s%s\n", x->host, x->device, idb, x->seconds,
+                        x->created ? "created" : x->error ? x->error : "not run",
+                        x->adopted ? " (adopted the OSD already on the device)" : "",
+                        x->recreated_id ? " (id recreated after a ceph-volume rollback)" : "");
+        }
+}
+
+int osd_outcomes_to_json(const OsdOutcomes *o, json_object **ret) {
+        _cleanup_json_ json_object *arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+        for (size_t i = 0; i < o->n; i++) {
+                const OsdOutcome *x = &o->osds[i];
+                json_object *j = json_object_new_object();
+                if (!j || json_object_array_add(arr, j) < 0)
+                        return -ENOMEM;
+                json_add_string(j, "host", x->host);
+                json_add_string(j, "device", x->device);
+                json_add_int(j, "osd_id", x->id);
+                if (x->resumed) {
+                        json_add_bool(j, "resumed", true);
+                        json_add_bool(j, "created", x->created);
+                        json_add_string(j, "error", x->error);
+                        continue;
+                }
+                json_add_string(j, "device_class", x->device_class);
+                json_add(j, "seconds", json_object_new_double(x->seconds));
+                json_add_bool(j, "created", x->created);
+                json_add_bool(j, "reused_id", x->reused_id);
+                json_add_bool(j, "recreated_id", x->recreated_id);
+                json_add_string(j, "error", x->error);
         }
         *ret = TAKE_PTR(arr);
         return 0;

@@ -15,9 +15,10 @@
  *     creates the OSDs whose ids are ready;
  *  3. the executor's create-osd steps go through osd_flow_links(): the request gets its
  *     osd_id and runs on one of up to `parallel` extra agent channels per host, opened on
- *     first use (each its own SSH session and agent process: a libssh2 session serves one
- *     thread and an agent handles one request at a time, so parallel creations need
- *     parallel channels; the fleet's channel stays free for the host's disk steps); after
+ *     first use (each a HostChannel of controller/hosts.h, its own SSH session and agent
+ *     process: a libssh2 session serves one thread and an agent handles one request at a
+ *     time, so parallel creations need parallel channels; the fleet's channel stays free
+ *     for the host's disk steps); after
  *     a failed creation whose ceph-volume rollback purged a reused (destroyed) id, the id is
  *     recreated, and the creation retried once;
  *  4. OSDs found prepared on disk but not running (interrupted between prepare and start)
@@ -64,6 +65,33 @@ int osd_flow_links(OsdFlow *f, HostLink **ret, size_t *ret_n);
  * with the first problem. */
 int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err);
 
-/* Per OSD: host, device, id, seconds, outcome. */
-void osd_flow_print(const OsdFlow *f, FILE *out);
-int osd_flow_to_json(const OsdFlow *f, json_object **ret);
+/* What became of each OSD of the flow, copied out of it (the flow holds connections; the
+ * outcomes outlive it in a command's result): the allocations in plan order, then the
+ * prepared OSDs started (4.). */
+typedef struct OsdOutcome {
+        char *host;
+        char *device;
+        char *device_class;  /* NULL for a resumed OSD */
+        char *error;         /* why it was not made or started, or NULL */
+        int id;              /* the OSD on the device, else the id allocated for it */
+        bool adopted;        /* made, but the device kept the OSD already on it (another id) */
+        bool resumed;        /* found prepared on disk and not running (4.) */
+        bool created;        /* made (resumed: activated and started) */
+        bool reused_id;      /* the id of an interrupted run */
+        bool recreated_id;   /* purged by a ceph-volume rollback and made again */
+        double seconds;
+} OsdOutcome;
+
+typedef struct OsdOutcomes {
+        OsdOutcome *osds;
+        size_t n;
+} OsdOutcomes;
+
+int osd_flow_outcomes(const OsdFlow *f, OsdOutcomes **ret);
+OsdOutcomes *osd_outcomes_free(OsdOutcomes *o);
+DEFINE_TRIVIAL_CLEANUP_FUNC(OsdOutcomes *, osd_outcomes_free);
+/* Per OSD: host, device, id, seconds, outcome (nothing without OSDs). */
+void osd_outcomes_print(const OsdOutcomes *o, FILE *out);
+/* [{host, device, osd_id, device_class, seconds, created, reused_id, recreated_id, error}
+ *  ..., {host, device, osd_id, resumed: true, created, error} ...] */
+int osd_outcomes_to_json(const OsdOutcomes *o, json_object **ret);

@@ -35,17 +35,7 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
                 return error_set(err, ENOMEM, "out of memory");
         a->n_prefix = strv_length(prefix);
 
-        int r = transport_open(h, &a->transport, err);
-        if (r < 0)
-                return error_prefix(err, r, "admin host '%s'", h->name);
-        r = transport_agent_start_current(a->transport, &a->channel, NULL, err);
-        if (r < 0)
-                return error_prefix(err, r, "admin host '%s'", h->name);
-
-        _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
-        if (!args || json_add_string(args, "host", h->name) < 0 || json_add(args, "allow", json_object_new_array()) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        r = agent_channel_call(a->channel, "configure", args, 30, NULL, NULL, &res, err);
+        int r = host_channel_open(h, HOST_CHANNEL_ADMIN, &a->ch, NULL, err);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(a);
@@ -55,8 +45,7 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
 CephAdmin *ceph_admin_close(CephAdmin *a) {
         if (!a)
                 return NULL;
-        agent_channel_close(a->channel);
-        transport_close(a->transport);
+        host_channel_close(&a->ch);
         pthread_mutex_destroy(&a->mu);
         free(a);
         return NULL;
@@ -114,7 +103,7 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
                 return error_set(err, ENOMEM, "out of memory");
 
         pthread_mutex_lock(&a->mu);
-        r = agent_channel_call(a->channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
+        r = agent_channel_call(a->ch.channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
         pthread_mutex_unlock(&a->mu);
         _cleanup_(freep) char *cmd = command_words(a, args);
         if (r < 0)

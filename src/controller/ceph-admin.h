@@ -10,6 +10,7 @@
 
 #include "basic/error.h"
 #include "ceph/ceph.h"
+#include "controller/hosts.h"
 #include "layout/layout.h"
 #include "transport/transport.h"
 
@@ -20,16 +21,15 @@ struct CephClusterLock;
 typedef struct CephAdmin {
         const Host *host;
         const char *cluster;
-        Transport *transport;
-        AgentChannel *channel;
+        HostChannel ch;  /* host_channel_open(HOST_CHANNEL_ADMIN) */
         CephCli cli;     /* what ceph_admin_cli() returns */
         size_t n_prefix; /* words of ceph_argv_cli(&cli) */
         pthread_mutex_t mu;
         struct CephClusterLock *lock; /* checked before every command; NULL = none */
 } CephAdmin;
 
-/* Connects to the layout's admin host (its agent, configured with an empty allow-list:
- * it touches no disk there). */
+/* Connects to the layout's admin host (a HostChannel of controller/hosts.h: its agent,
+ * configured with an empty allow-list: it touches no disk there). */
 int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err);
 CephAdmin *ceph_admin_close(CephAdmin *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdmin *, ceph_admin_close);

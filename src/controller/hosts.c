@@ -62,22 +62,46 @@ int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_
         return 0;
 }
 
+int host_channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err) {
+        HostChannel c = {};
+        int r = transport_open(h, &c.transport, err);
+        if (r >= 0)
+                r = transport_agent_start_current(c.transport, &c.channel, ret_uploaded, err);
+        if (r < 0) {
+                host_channel_close(&c);
+                *ret = (HostChannel) {};
+                return flags & HOST_CHANNEL_ADMIN ? error_prefix(err, r, "admin host '%s'", h->name) : r;
+        }
+
+        _cleanup_json_ json_object *args = NULL, *result = NULL;
+        if (flags & HOST_CHANNEL_ADMIN) {
+                /* it runs `ceph` only: no disk of the admin host is its to touch */
+                if (!(args = json_object_new_object()) || json_add_string(args, "host", h->name) < 0 ||
+                    json_add(args, "allow", json_object_new_array()) < 0)
+                        r = error_set(err, ENOMEM, "out of memory");
+        } else if (host_configure_args(h, flags & HOST_CHANNEL_DRY_RUN, &args) < 0)
+                r = error_set(err, ENOMEM, "out of memory");
+        if (r >= 0)
+                r = agent_channel_call(c.channel, "configure", args, 30, NULL, NULL, &result, err);
+        if (r < 0) {
+                host_channel_close(&c);
+                *ret = (HostChannel) {};
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+void host_channel_close(HostChannel *c) {
+        agent_channel_close(c->channel);
+        transport_close(c->transport);
+        *c = (HostChannel) {};
+}
+
 static int open_one(const Host *h, void *userdata, json_object **ret_result, Error *err) {
         Fleet *f = userdata;
         HostSession *s = session_of(f, h);
-        int r;
-
-        r = transport_open(h, &s->transport, err);
-        if (r < 0)
-                return r;
-        r = transport_agent_start_current(s->transport, &s->channel, &s->uploaded, err);
-        if (r < 0)
-                return r;
-
-        _cleanup_json_ json_object *args = NULL, *result = NULL;
-        if (host_configure_args(h, f->dry_run, &args) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        return agent_channel_call(s->channel, "configure", args, 30, NULL, NULL, &result, err);
+        return host_channel_open(h, f->dry_run ? HOST_CHANNEL_DRY_RUN : 0, &s->ch, &s->uploaded, err);
 }
 
 int fleet_open(const Layout *l, const Host * const *hosts, size_t n, bool dry_run, bool progress, Fleet **ret, Error *err) {
@@ -113,8 +137,7 @@ Fleet *fleet_close(Fleet *f) {
                 return NULL;
         for (size_t i = 0; i < f->n; i++) {
                 HostSession *s = &f->sessions[i];
-                agent_channel_close(s->channel);
-                transport_close(s->transport);
+                host_channel_close(&s->ch);
                 pthread_mutex_destroy(&s->mu);
         }
         free(f->sessions);
@@ -141,7 +164,7 @@ int host_session_call(HostSession *s, const char *op, json_object *args, unsigne
         if (s->r < 0)
                 return error_set(err, -s->r, "host '%s' is not usable: %s", s->host->name, s->error.message);
         pthread_mutex_lock(&s->mu);
-        int r = agent_channel_call(s->channel, op, args, timeout_sec, NULL, NULL, ret_result, err);
+        int r = agent_channel_call(s->ch.channel, op, args, timeout_sec, NULL, NULL, ret_result, err);
         pthread_mutex_unlock(&s->mu);
         return r;
 }

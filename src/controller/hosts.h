@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The controller's connections: one transport and one agent channel per host, opened in
- * parallel (fleet), configured with the host's allow-list, and a HostLink for the
- * executor. A host that cannot be reached is recorded with its error; the others go on. */
+/* The controller's connections. Every connection to a host — the fleet's session per
+ * host, the cluster client on the admin host (controller/ceph-admin.h), the extra channels
+ * of the OSD stage (controller/apply-osds.h) — is a HostChannel opened by
+ * host_channel_open(): its own transport and agent process, configured. A libssh2 session
+ * serves one thread and an agent one request at a time, so N requests at once on a host
+ * take N channels. The fleet opens one per host in parallel, with the host's allow-list,
+ * and gives the executor a HostLink per host. A host that cannot be reached is recorded
+ * with its error; the others go on. */
 
 #include <pthread.h>
 
@@ -14,10 +19,29 @@
 #include "layout/layout.h"
 #include "transport/transport.h"
 
-typedef struct HostSession {
-        const Host *host;
+/* One agent channel to a host: a transport (an SSH session, or this process for a local
+ * host) and the agent started on it. */
+typedef struct HostChannel {
         Transport *transport;
         AgentChannel *channel;
+} HostChannel;
+
+typedef enum HostChannelFlags {
+        HOST_CHANNEL_DRY_RUN = 1 << 0, /* the agent refuses every change */
+        HOST_CHANNEL_ADMIN   = 1 << 1, /* the cluster client: the agent allows no device; the connection's
+                                        * and the agent start's errors say "admin host 'NAME': ..." */
+} HostChannelFlags;
+
+/* Connects to h, starts the agent there (pushing this build's when the host lacks it:
+ * *ret_uploaded, may be NULL) and sends "configure" with the host's name and allow-list
+ * (none with HOST_CHANNEL_ADMIN). On failure nothing stays open and *ret is zeroed. */
+int host_channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err);
+/* Closes the agent, then the transport; a zeroed channel is left alone. Zeroes *c. */
+void host_channel_close(HostChannel *c);
+
+typedef struct HostSession {
+        const Host *host;
+        HostChannel ch;
         pthread_mutex_t mu;      /* one request at a time on the channel */
         bool uploaded;           /* the agent binary was pushed this time */
         int r;                   /* 0, or why the host is unusable */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -270,4 +271,144 @@ int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_k
         }
         *ret_keys = TAKE_PTR(keys);
         return 0;
+}
+
+void journal_append_osd(Journal *j, const char *event, const char *host, const char *device, int id, const char *fsid,
+                        const char *extra_key, const char *extra) {
+        if (!j)
+                return;
+        json_object *o = json_object_new_object();
+        if (!o)
+                return;
+        json_add_string(o, "host", host);
+        json_add_string(o, "device", device);
+        if (id >= 0)
+                json_add_int(o, "osd_id", id);
+        json_add_string(o, "osd_fsid", fsid);
+        if (extra_key)
+                json_add_string(o, extra_key, extra);
+        (void) journal_append(j, event, o, NULL);
+}
+
+struct JournalSnapshot {
+        json_object *recs; /* array of records, oldest first */
+};
+
+int journal_snapshot(const char *path, JournalSnapshot **ret, Error *err) {
+        _cleanup_(journal_snapshot_freep) JournalSnapshot *s = calloc(1, sizeof(JournalSnapshot));
+        if (!s)
+                return error_set(err, ENOMEM, "out of memory");
+        if (path && access(path, F_OK) == 0) {
+                int r = journal_read(path, &s->recs, err);
+                if (r < 0)
+                        return r;
+        } else if (!(s->recs = json_object_new_array()))
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+JournalSnapshot *journal_snapshot_free(JournalSnapshot *s) {
+        if (!s)
+                return NULL;
+        json_object_put(s->recs);
+        free(s);
+        return NULL;
+}
+
+size_t journal_snapshot_size(const JournalSnapshot *s) {
+        return s ? json_object_array_length(s->recs) : 0;
+}
+
+/* The fields the OSD queries read; absent ones stay NULL / -1. */
+typedef struct OsdRecord {
+        const char *event, *kind, *host, *device, *fsid;
+        int64_t id;
+} OsdRecord;
+
+static OsdRecord osd_record(json_object *rec) {
+        OsdRecord x = { .id = -1 };
+        json_get_string(rec, "event", false, &x.event, "journal", NULL);
+        json_get_string(rec, "kind", false, &x.kind, "journal", NULL);
+        json_get_string(rec, "host", false, &x.host, "journal", NULL);
+        json_get_string(rec, "device", false, &x.device, "journal", NULL);
+        json_get_string(rec, "osd_fsid", false, &x.fsid, "journal", NULL);
+        json_get_int(rec, "osd_id", false, &x.id, "journal", NULL);
+        return x;
+}
+
+int journal_unfinished_steps(const JournalSnapshot *s, const char *kind, char ***ret_hosts, char ***ret_devices,
+                             Error *err) {
+        _cleanup_strv_free_ char **hosts = calloc(1, sizeof(char *)), **devs = calloc(1, sizeof(char *));
+        if (!hosts || !devs)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n = journal_snapshot_size(s);
+        for (size_t i = 0; i < n; i++) {
+                OsdRecord x = osd_record(json_object_array_get_idx(s->recs, i));
+                if (!x.event || !streq_ptr(x.kind, kind) || !x.host || !x.device)
+                        continue;
+                /* a later record for the same host+device replaces an earlier one */
+                size_t k;
+                for (k = 0; hosts[k]; k++)
+                        if (streq(hosts[k], x.host) && streq(devs[k], x.device))
+                                break;
+                bool started = streq(x.event, "step-start");
+                if (hosts[k] && !started) {
+                        free(hosts[k]);
+                        free(devs[k]);
+                        for (; hosts[k + 1]; k++) {
+                                hosts[k] = hosts[k + 1];
+                                devs[k] = devs[k + 1];
+                        }
+                        hosts[k] = devs[k] = NULL;
+                } else if (!hosts[k] && started) {
+                        if (strv_extend(&hosts, x.host) < 0 || strv_extend(&devs, x.device) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+        }
+        *ret_hosts = TAKE_PTR(hosts);
+        *ret_devices = TAKE_PTR(devs);
+        return 0;
+}
+
+int journal_osd_allocations(const JournalSnapshot *s, JournalOsdAllocation **ret, size_t *ret_n, Error *err) {
+        size_t nr = journal_snapshot_size(s), n = 0;
+        _cleanup_(freep) JournalOsdAllocation *a = calloc(nr ? nr : 1, sizeof(JournalOsdAllocation));
+        if (!a)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < nr; i++) {
+                OsdRecord x = osd_record(json_object_array_get_idx(s->recs, i));
+                if (!x.event || !x.host || !x.device)
+                        continue;
+                bool pending = streq(x.event, "osd-allocating") && x.fsid;
+                if (!pending && !(streq(x.event, "osd-allocated") && x.id >= 0))
+                        continue;
+                a[n++] = (JournalOsdAllocation) {
+                        .host = x.host,
+                        .device = x.device,
+                        .fsid = pending ? x.fsid : NULL,
+                        .id = (int) x.id,
+                        .pending = pending,
+                };
+        }
+        *ret = TAKE_PTR(a);
+        *ret_n = n;
+        return 0;
+}
+
+bool journal_osd_started(const JournalSnapshot *s, const char *host, const char *device, const char *fsid, int id) {
+        size_t n = journal_snapshot_size(s);
+        for (size_t i = 0; i < n; i++) {
+                OsdRecord x = osd_record(json_object_array_get_idx(s->recs, i));
+                if (!x.event || !streq_ptr(x.host, host) || !streq_ptr(x.device, device))
+                        continue;
+                bool by_uuid = fsid && x.fsid && strcasecmp(x.fsid, fsid) == 0 &&
+                               (streq(x.event, "osd-half-made-owned") || streq(x.event, "osd-allocating") ||
+                                streq(x.event, "osd-created"));
+                bool by_id = id >= 0 && x.id == id &&
+                             (streq(x.event, "osd-allocated") || streq(x.event, "osd-half-made-owned"));
+                if (by_uuid || by_id)
+                        return true;
+        }
+        return false;
 }

@@ -46,3 +46,56 @@ int journal_read(const char *path, json_object **ret_array, Error *err);
  * whose latest record is a failure. A missing journal file gives an empty list. Keys in
  * the order they were first done. */
 int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_keys, Error *err);
+
+/* ---- The OSD records of apply (controller/apply-osds.h) and their queries ----
+ *
+ * Records: {"host", "device", "osd_id" (when known), "osd_fsid" (when known), and one
+ * extra field} under the events osd-allocating (a uuid about to be given `ceph osd new`),
+ * osd-allocated (an id decided for host:device), osd-half-made-owned /
+ * osd-half-made-refused (a half-made OSD proven cephprov's, or not), osd-phase,
+ * osd-created, osd-failed, osd-id-recreated, osd-released, osd-resumed,
+ * osd-resume-failed, osd-wait-up, osd-all-up. The executor's step records (step-start and
+ * its outcome) carry "host", "kind" and "device". Nothing outside this module parses
+ * journal records: the flow asks the queries below. */
+
+/* Appends an OSD record: host and device (NULL: left out), osd_id when id >= 0, osd_fsid
+ * when fsid is not NULL, and extra_key: extra when both are given. A lost record makes a
+ * resume worse, not the run wrong: errors are not reported. j NULL: nothing. */
+void journal_append_osd(Journal *j, const char *event, const char *host, const char *device, int id, const char *fsid,
+                        const char *extra_key, const char *extra);
+
+/* The records of a journal file as they were when read (a run reads the journal once,
+ * before it appends its own). path NULL or a missing file: no records. */
+typedef struct JournalSnapshot JournalSnapshot;
+int journal_snapshot(const char *path, JournalSnapshot **ret, Error *err);
+JournalSnapshot *journal_snapshot_free(JournalSnapshot *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(JournalSnapshot *, journal_snapshot_free);
+size_t journal_snapshot_size(const JournalSnapshot *s);
+
+/* Steps of `kind` ("create-osd") whose latest record for their host and device is a
+ * "step-start": a run died while they ran. Reads every record with "kind" == kind, "host"
+ * and "device": a step-start adds host:device (once, where it first started), any other
+ * event for it (its outcome) removes it. Two NULL-terminated lists of equal length, in the
+ * order they started. */
+int journal_unfinished_steps(const JournalSnapshot *s, const char *kind, char ***ret_hosts, char ***ret_devices,
+                             Error *err);
+
+/* An OSD id an earlier run decided for host:device, in journal order. From osd-allocated
+ * records with an osd_id (fsid NULL, pending false), and from osd-allocating records with an
+ * osd_fsid (pending: `ceph osd new` with that uuid may have run without its osd-allocated
+ * record; id is the record's osd_id, which osd-allocating never carries: -1, so the
+ * caller looks the uuid up in the OSD map). Records without host or device are skipped. */
+typedef struct JournalOsdAllocation {
+        const char *host;           /* borrowed from the snapshot */
+        const char *device;
+        const char *fsid;
+        int id;
+        bool pending;
+} JournalOsdAllocation;
+int journal_osd_allocations(const JournalSnapshot *s, JournalOsdAllocation **ret, size_t *ret_n, Error *err);
+
+/* Did a run of cephprov start the OSD on host:device? True when a record for that very
+ * host and device names its uuid `fsid` (case-insensitive; osd-allocating,
+ * osd-half-made-owned or osd-created), or, with id >= 0, its id (osd-allocated or
+ * osd-half-made-owned). */
+bool journal_osd_started(const JournalSnapshot *s, const char *host, const char *device, const char *fsid, int id);

@@ -291,11 +291,155 @@ static void test_journal(void) {
         free_plan_names(steps, N);
 }
 
+/* One record as apply writes it: journal_append() with the fields the OSD flow and the
+ * executor put in (NULL / -1: field left out). */
+static void rec(Journal *j, const char *event, const char *kind, const char *host, const char *device, int id,
+                const char *fsid) {
+        json_object *o = json_object_new_object();
+        json_add_string(o, "host", host);
+        json_add_string(o, "kind", kind);
+        json_add_string(o, "device", device);
+        if (id >= 0)
+                json_add_int(o, "osd_id", id);
+        json_add_string(o, "osd_fsid", fsid);
+        Error err = {};
+        CHECK_INTEQ(journal_append(j, event, o, &err), 0);
+}
+
+static void test_journal_osd_queries(void) {
+        char dir[] = "/tmp/cephprov-test-journal-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        _cleanup_(freep) char *path = strprintf("%s/ceph.journal", dir);
+        _cleanup_(freep) char *lock = strprintf("%s/ceph.lock", dir);
+        Error err = {};
+
+        /* no journal yet (or none given): no records, nothing unfinished, nothing allocated */
+        _cleanup_(journal_snapshot_freep) JournalSnapshot *s = NULL;
+        CHECK_INTEQ(journal_snapshot(path, &s, &err), 0);
+        CHECK_INTEQ(journal_snapshot_size(s), 0);
+        _cleanup_strv_free_ char **hosts = NULL, **devs = NULL;
+        CHECK_INTEQ(journal_unfinished_steps(s, "create-osd", &hosts, &devs, &err), 0);
+        CHECK(hosts && !hosts[0] && devs && !devs[0]);
+        s = journal_snapshot_free(s);
+        CHECK_INTEQ(journal_snapshot(NULL, &s, &err), 0);
+        CHECK_INTEQ(journal_snapshot_size(s), 0);
+        s = journal_snapshot_free(s);
+
+        _cleanup_(journal_closep) Journal *j = NULL;
+        CHECK_INTEQ(journal_open(dir, "ceph", "apply test", &j, &err), 0);
+        /* the executor's step records */
+        rec(j, "step-start", "create-osd", "node1", "/dev/sdb", -1, NULL);
+        rec(j, "step-start", "create-osd", "node1", "/dev/sdc", -1, NULL);
+        rec(j, "step-start", "wipe", "node1", "/dev/sdd", -1, NULL);           /* another kind */
+        rec(j, "step-done", "create-osd", "node1", "/dev/sdb", -1, NULL);      /* sdb finished */
+        rec(j, "step-start", "create-osd", "node2", "/dev/sdb", -1, NULL);     /* same device, other host */
+        rec(j, "step-failed", "create-osd", "node3", "/dev/sde", -1, NULL);    /* an outcome never started */
+        rec(j, "step-start", "create-osd", "node1", "/dev/sdc", -1, NULL);     /* started again: listed once */
+        rec(j, "step-start", "create-osd", "node4", NULL, -1, NULL);           /* no device */
+        rec(j, "step-start", "create-osd", "node1", "/dev/sdb", -1, NULL);     /* sdb again, after its end */
+        /* the OSD flow's records */
+        rec(j, "osd-allocating", NULL, "node1", "/dev/sdb", -1, "AAAAAAAA-1111-2222-3333-444444444444");
+        rec(j, "osd-allocated", NULL, "node1", "/dev/sdb", 3, "aaaaaaaa-1111-2222-3333-444444444444");
+        rec(j, "osd-allocated", NULL, "node1", "/dev/sdc", 4, NULL);            /* reused id */
+        rec(j, "osd-allocating", NULL, "node1", "/dev/sdf", -1, NULL);          /* no uuid: not an allocation */
+        rec(j, "osd-allocated", NULL, "node1", "/dev/sdg", -1, NULL);           /* no id: not one either */
+        rec(j, "osd-allocated", NULL, NULL, "/dev/sdh", 9, NULL);               /* no host */
+        rec(j, "osd-created", NULL, "node2", "/dev/sdd", 5, "bbbbbbbb-1111-2222-3333-444444444444");
+        rec(j, "osd-half-made-refused", NULL, "node2", "/dev/sde", -1, "cccccccc-1111-2222-3333-444444444444");
+        rec(j, "osd-half-made-owned", NULL, "node3", "/dev/sdb", 7, "dddddddd-1111-2222-3333-444444444444");
+        rec(j, "osd-allocating", NULL, "node3", "/dev/sdc", -1, "eeeeeeee-1111-2222-3333-444444444444");
+        /* the writer apply uses: osd_id only when known, the extra field */
+        journal_append_osd(j, "osd-allocated", "node3", "/dev/sdd", 8, NULL, "device_class", "ssd");
+        journal_append_osd(j, "osd-wait-up", NULL, NULL, -1, NULL, NULL, NULL);
+
+        CHECK_INTEQ(journal_snapshot(path, &s, &err), 0);
+        CHECK_INTEQ(journal_snapshot_size(s), 21);
+        /* a record appended after the snapshot is not in it */
+        rec(j, "step-start", "create-osd", "node5", "/dev/sdb", -1, NULL);
+        CHECK_INTEQ(journal_snapshot_size(s), 21);
+
+        hosts = strv_free(hosts);
+        devs = strv_free(devs);
+        CHECK_INTEQ(journal_unfinished_steps(s, "create-osd", &hosts, &devs, &err), 0);
+        CHECK_INTEQ(strv_length(hosts), 3);
+        CHECK_INTEQ(strv_length(devs), 3);
+        if (strv_length(hosts) == 3 && strv_length(devs) == 3) {
+                CHECK_STREQ(hosts[0], "node1");
+                CHECK_STREQ(devs[0], "/dev/sdc");
+                CHECK_STREQ(hosts[1], "node2");
+                CHECK_STREQ(devs[1], "/dev/sdb");
+                CHECK_STREQ(hosts[2], "node1");
+                CHECK_STREQ(devs[2], "/dev/sdb");
+        }
+        hosts = strv_free(hosts);
+        devs = strv_free(devs);
+        CHECK_INTEQ(journal_unfinished_steps(s, "wipe", &hosts, &devs, &err), 0);
+        CHECK_INTEQ(strv_length(hosts), 1);
+        CHECK(hosts && hosts[0] && streq(devs[0], "/dev/sdd"));
+
+        _cleanup_(freep) JournalOsdAllocation *al = NULL;
+        size_t n = 0;
+        CHECK_INTEQ(journal_osd_allocations(s, &al, &n, &err), 0);
+        CHECK_INTEQ(n, 5);
+        if (n == 5) {
+                CHECK(al[0].pending && al[0].id == -1);
+                CHECK_STREQ(al[0].host, "node1");
+                CHECK_STREQ(al[0].device, "/dev/sdb");
+                CHECK_STREQ(al[0].fsid, "AAAAAAAA-1111-2222-3333-444444444444");
+                CHECK(!al[1].pending && al[1].id == 3 && !al[1].fsid);
+                CHECK_STREQ(al[1].device, "/dev/sdb");
+                CHECK(!al[2].pending && al[2].id == 4);
+                CHECK_STREQ(al[2].device, "/dev/sdc");
+                CHECK(al[3].pending && al[3].id == -1);
+                CHECK_STREQ(al[3].host, "node3");
+                CHECK_STREQ(al[3].fsid, "eeeeeeee-1111-2222-3333-444444444444");
+                CHECK(!al[4].pending && al[4].id == 8);
+                CHECK_STREQ(al[4].device, "/dev/sdd");
+        }
+
+        /* by uuid (any case) in osd-allocating, osd-created, osd-half-made-owned */
+        CHECK(journal_osd_started(s, "node1", "/dev/sdb", "aaaaaaaa-1111-2222-3333-444444444444", -1));
+        CHECK(journal_osd_started(s, "node2", "/dev/sdd", "BBBBBBBB-1111-2222-3333-444444444444", -1));
+        CHECK(journal_osd_started(s, "node3", "/dev/sdb", "dddddddd-1111-2222-3333-444444444444", -1));
+        /* ... only for that very host and device */
+        CHECK(!journal_osd_started(s, "node1", "/dev/sdc", "aaaaaaaa-1111-2222-3333-444444444444", -1));
+        CHECK(!journal_osd_started(s, "node2", "/dev/sdb", "aaaaaaaa-1111-2222-3333-444444444444", -1));
+        /* a refused half-made OSD is not ours; a uuid nobody journaled neither */
+        CHECK(!journal_osd_started(s, "node2", "/dev/sde", "cccccccc-1111-2222-3333-444444444444", -1));
+        CHECK(!journal_osd_started(s, "node1", "/dev/sdb", "ffffffff-1111-2222-3333-444444444444", -1));
+        /* by id in osd-allocated and osd-half-made-owned, not in osd-created */
+        CHECK(journal_osd_started(s, "node1", "/dev/sdc", "ffffffff-1111-2222-3333-444444444444", 4));
+        CHECK(journal_osd_started(s, "node3", "/dev/sdb", "ffffffff-1111-2222-3333-444444444444", 7));
+        CHECK(!journal_osd_started(s, "node2", "/dev/sdd", "ffffffff-1111-2222-3333-444444444444", 5));
+        CHECK(!journal_osd_started(s, "node1", "/dev/sdc", "ffffffff-1111-2222-3333-444444444444", 5));
+        /* id -1 (the OSD map lost it) matches no record that lacks an osd_id */
+        CHECK(!journal_osd_started(s, "node1", "/dev/sdg", "ffffffff-1111-2222-3333-444444444444", -1));
+
+        /* journal_append_osd's record format */
+        _cleanup_json_ json_object *a = NULL;
+        CHECK_INTEQ(journal_read(path, &a, &err), 0);
+        json_object *w = a ? json_object_array_get_idx(a, 19) : NULL;
+        CHECK_STREQ(json_object_get_string(json_object_object_get(w, "event")), "osd-allocated");
+        CHECK_STREQ(json_object_get_string(json_object_object_get(w, "host")), "node3");
+        CHECK_INTEQ(json_object_get_int(json_object_object_get(w, "osd_id")), 8);
+        CHECK_STREQ(json_object_get_string(json_object_object_get(w, "device_class")), "ssd");
+        CHECK(!json_object_object_get_ex(w, "osd_fsid", NULL));
+        w = a ? json_object_array_get_idx(a, 20) : NULL;
+        CHECK_STREQ(json_object_get_string(json_object_object_get(w, "event")), "osd-wait-up");
+        CHECK(!json_object_object_get_ex(w, "host", NULL) && !json_object_object_get_ex(w, "osd_id", NULL));
+
+        j = journal_close(j);
+        unlink(path);
+        unlink(lock);
+        rmdir(dir);
+}
+
 int main(void) {
         TEST_RUN(test_order_and_parallelism);
         TEST_RUN(test_failure_skips_dependents_only);
         TEST_RUN(test_stage_disks_and_dry_run);
         TEST_RUN(test_journal);
+        TEST_RUN(test_journal_osd_queries);
         TEST_RUN(test_guard_stops_steps);
         return test_result();
 }

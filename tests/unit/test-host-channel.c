@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* host_channel_open(), the one way the controller reaches a host's agent (the fleet's
+ * session, the cluster client, the OSD stage's extra channels): what it configures the
+ * agent with, and that a failure leaves nothing open. The agent here is a FAKE in-process
+ * dispatcher (the local transport's hook) that records each request and each agent state
+ * made and freed; the real agent over SSH is the lab tier's. */
+
+#include <errno.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "controller/ceph-admin.h"
+#include "controller/hosts.h"
+#include "layout/layout.h"
+#include "test.h"
+
+static struct {
+        char **requests;   /* "op args-json" in order */
+        int states;        /* agent states alive */
+        bool fail_configure;
+} fake;
+
+static void *fake_state_new(void) {
+        fake.states++;
+        return &fake;
+}
+
+static void fake_state_free(void *state) {
+        fake.states--;
+}
+
+static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
+                         void (*progress)(json_object *progress, void *userdata), void *userdata) {
+        const char *op = json_object_get_string(json_object_object_get(request, "op"));
+        json_object *args = json_object_object_get(request, "args");
+        strv_consume(&fake.requests, strprintf("%s %s", op, json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)));
+        json_object *resp = json_object_new_object();
+        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
+        if (fake.fail_configure && streq(op, "configure")) {
+                json_add_bool(resp, "ok", false);
+                json_object *e = json_object_new_object();
+                json_add_int(e, "code", EINVAL);
+                json_add_string(e, "message", "refused by the fake");
+                json_add(resp, "error", e);
+        } else {
+                json_add_bool(resp, "ok", true);
+                json_add(resp, "result", json_object_new_object());
+        }
+        *ret_response = resp;
+        return 0;
+}
+
+static const TransportLocalAgent fake_agent = {
+        .state_new = fake_state_new,
+        .state_free = fake_state_free,
+        .dispatch = fake_dispatch,
+};
+
+static const char layout_yaml[] =
+        "cluster:\n"
+        "  name: unit\n"
+        "  admin_host: node1\n"
+        "profiles:\n"
+        "  p:\n"
+        "    allow: [/dev/disk/by-id/unit-a, /dev/disk/by-id/unit-b]\n"
+        "    data:\n"
+        "      devices: [/dev/disk/by-id/unit-a]\n"
+        "hosts:\n"
+        "  - name: node1\n"
+        "    transport: local\n"
+        "    profile: p\n";
+
+static void reset(void) {
+        fake.requests = strv_free(fake.requests);
+        fake.fail_configure = false;
+}
+
+static void test_host_channel(void) {
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        CHECK_INTEQ(layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &l, &err), 0);
+        if (!l) {
+                fprintf(stderr, "%s\n", err.message);
+                return;
+        }
+        const Host *h = layout_find_host(l, "node1");
+        CHECK(h != NULL);
+        transport_set_local_agent(&fake_agent);
+
+        /* a host's channel: its name and allow-list, dry_run as asked */
+        reset();
+        HostChannel c = {};
+        bool uploaded = true;
+        CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_DRY_RUN, &c, &uploaded, &err), 0);
+        CHECK(c.transport && c.channel && !uploaded);
+        CHECK_INTEQ(fake.states, 1);
+        CHECK_INTEQ(strv_length(fake.requests), 1);
+        CHECK_STREQ(fake.requests ? fake.requests[0] : NULL,
+                    "configure {\"allow\":[\"/dev/disk/by-id/unit-a\",\"/dev/disk/by-id/unit-b\"],"
+                    "\"host\":\"node1\",\"dry_run\":true}");
+        host_channel_close(&c);
+        CHECK(!c.transport && !c.channel);
+        CHECK_INTEQ(fake.states, 0);
+        host_channel_close(&c); /* a closed channel again: nothing */
+
+        /* the cluster client: no device allowed, no dry run */
+        reset();
+        CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_ADMIN, &c, NULL, &err), 0);
+        CHECK_STREQ(fake.requests ? fake.requests[0] : NULL, "configure {\"host\":\"node1\",\"allow\":[]}");
+        host_channel_close(&c);
+
+        /* ceph_admin_open() opens its channel the same way */
+        reset();
+        _cleanup_(ceph_admin_closep) CephAdmin *a = NULL;
+        CHECK_INTEQ(ceph_admin_open(l, &a, &err), 0);
+        CHECK_STREQ(fake.requests ? fake.requests[0] : NULL, "configure {\"host\":\"node1\",\"allow\":[]}");
+        CHECK_INTEQ(fake.states, 1);
+        a = ceph_admin_close(a);
+        CHECK_INTEQ(fake.states, 0);
+
+        /* a refused configure: the error names the host and the op, nothing stays open */
+        reset();
+        fake.fail_configure = true;
+        c = (HostChannel) { .transport = (Transport *) 1 };
+        Error e = {};
+        CHECK_INTEQ(host_channel_open(h, 0, &c, NULL, &e), -EINVAL);
+        CHECK(!c.transport && !c.channel);
+        CHECK(strstr(e.message, "node1: configure: refused by the fake") != NULL);
+        CHECK_INTEQ(fake.states, 0);
+
+        /* the fleet: one channel per host, through the same function */
+        reset();
+        _cleanup_(freep) const Host **hosts = NULL;
+        size_t n = 0;
+        CHECK_INTEQ(hosts_select(l, NULL, &hosts, &n, &err), 0);
+        _cleanup_(fleet_closep) Fleet *f = NULL;
+        CHECK_INTEQ(fleet_open(l, hosts, n, false, false, &f, &err), 0);
+        CHECK(f && f->n == 1 && fleet_failed(f) == 0 && f->sessions[0].ch.channel);
+        CHECK_STREQ(fake.requests ? fake.requests[0] : NULL,
+                    "configure {\"allow\":[\"/dev/disk/by-id/unit-a\",\"/dev/disk/by-id/unit-b\"],"
+                    "\"host\":\"node1\",\"dry_run\":false}");
+        f = fleet_close(f);
+        CHECK_INTEQ(fake.states, 0);
+
+        /* a fleet host whose agent refuses: recorded with its error, its channel closed */
+        reset();
+        fake.fail_configure = true;
+        CHECK_INTEQ(fleet_open(l, hosts, n, false, false, &f, &err), 0);
+        CHECK(f && fleet_failed(f) == 1 && !f->sessions[0].ch.channel && !f->sessions[0].ch.transport);
+        CHECK(f && strstr(f->sessions[0].error.message, "refused by the fake"));
+        CHECK_INTEQ(fake.states, 0);
+        f = fleet_close(f);
+        reset();
+}
+
+int main(void) {
+        TEST_RUN(test_host_channel);
+        return test_result();
+}
