@@ -728,8 +728,13 @@ static int data_analyze(Ctx *c, Slot *s) {
                 /* an OSD is ours to keep: mounts and holders are its own */
                 if (s->osd->objectstore && !streq(s->osd->objectstore, objectstore_to_string(p->osd.objectstore))) {
                         s->convert = true;
-                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: `cephprov convert` replaces it",
+                        /* There is no convert verb in this version: say what happens
+                         * instead, and what an operator can do by hand. */
+                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: left as it is (this version "
+                                               "cannot convert an OSD); once osd.%d is purged and %s zapped by hand, "
+                                               "apply creates a %s OSD there",
                                                s->osd->id, d->path, s->osd->objectstore,
+                                               objectstore_to_string(p->osd.objectstore), s->osd->id, d->path,
                                                objectstore_to_string(p->osd.objectstore));
                         if (strv_consume(&c->hp->notes, note) < 0)
                                 return oom(c);

@@ -40,6 +40,21 @@ for layout in "$src"/layouts/*.yaml; do
 done
 check "every shipped layout with an inventory was planned" [ "$n" -ge 4 ]
 
+# what the plans and the docs tell an operator to run exists: every `cephprov VERB` they name
+# is a verb of `cephprov help` (scenario 3's plan once sent operators to a `cephprov convert`
+# that did not exist)
+verbs=$("$cephprov" help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+named=$(for layout in "$src"/layouts/*.yaml; do
+                name=$(basename "$layout" .yaml)
+                [ -f "$data/inventory-$name.json" ] && "$cephprov" plan "$layout" --inventory "$data/inventory-$name.json"
+        done; cat "$src"/README.md "$src"/docs/*.md "$src"/playbooks/README.md "$src"/man/*.in "$src"/layouts/*.yaml)
+# as commands are written there: in backquotes, after a prompt, in bold in the man pages
+for v in $(grep -oE '(`|^\$ |\\fB)cephprov [a-z][a-z-]*' <<<"$named" | sed 's/.*cephprov //' | sort -u); do
+        check "'cephprov $v' named in a plan or the docs is a verb" grep -qx "$v" <<<"$verbs"
+done
+check "scenario 3's plan names no convert verb" bash -c '! grep -q "cephprov convert" <<<"$1"' _ \
+        "$("$cephprov" plan "$src/layouts/scenario-3-filestore.yaml" --inventory "$data/inventory-scenario-3-filestore.json")"
+
 layout=$src/layouts/scenario-1-hyperconverged.yaml
 out=$("$cephprov" plan "$layout" --inventory "$data/inventory-scenario-1-hyperconverged.json" --hosts node2); rc=$?
 check_eq "plan --hosts exits 0" "$rc" 0
