@@ -177,6 +177,10 @@ int verb_plan(int argc, char *argv[]) {
         }
         if (o.osd_ids)
                 plan_assign_osd_ids(p, ids, n_ids);
+        /* hosts the planner refused, when the controller plans with keep_going: each named
+         * once here, and in the plan */
+        for (size_t i = 0; i < p->n_refused; i++)
+                log_error("%s", p->refused[i].message);
 
         if (o.json) {
                 /* streamed as it is written: a plan of thousands of hosts is never one tree */
@@ -206,8 +210,8 @@ int verb_plan(int argc, char *argv[]) {
         }
 
         /* a refused host is a plan shown, with what apply would refuse: not a failed plan */
-        if (failed_hosts > 0)
-                return 1; /* the plan is incomplete: the unreachable hosts were reported */
+        if (failed_hosts > 0 || p->n_refused > 0)
+                return 1; /* the plan is incomplete: the unreachable and refused hosts were reported */
         if (o.detailed_exitcode && !plan_is_empty(p))
                 return 10;
         return 0;
