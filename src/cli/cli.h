@@ -33,7 +33,8 @@ extern const Verb verbs[];
 extern const unsigned n_verbs;
 
 const Verb *verb_find(const char *name);
-/* Prints "cephprov NAME: usage ..." to stderr for a bad invocation; returns EXIT_USAGE. */
+/* Prints "cephprov NAME: usage ..." to stderr for a bad invocation (and, when --json was
+ * given to a verb that takes it, the JSON error object on stdout); returns EXIT_USAGE. */
 int verb_usage_error(const Verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void verb_print_help(const Verb *v);
 
@@ -43,6 +44,11 @@ int cli_report(const Error *err);
  * "file", "line", "column"}} (file/line/column only when the message starts with
  * FILE:LINE:COL). Returns 1. */
 int cli_report_json(const Error *err);
+/* Only the JSON error object of cli_report_json() on stdout, for `message`. */
+void cli_print_json_error(const char *message);
+/* main() saw --json among the arguments of a verb that takes it: verb_usage_error() then
+ * also answers with the JSON error object on stdout. */
+void cli_set_usage_json(bool json);
 
 /* The locale's character set is UTF-8 (LC_CTYPE from the environment): the plan may use
  * arrows; else plain ASCII. */

@@ -33,8 +33,7 @@ static bool split_position(const char *m, size_t *ret_file_len, unsigned long *r
         return false;
 }
 
-int cli_report_json(const Error *err) {
-        const char *m = err->code ? err->message : "unknown error";
+void cli_print_json_error(const char *m) {
         size_t file_len;
         unsigned long line, col;
         const char *rest;
@@ -56,5 +55,9 @@ int cli_report_json(const Error *err) {
         json_writer_end_object(&w);
         json_writer_end_object(&w);
         (void) json_writer_finish(&w);
+}
+
+int cli_report_json(const Error *err) {
+        cli_print_json_error(err->code ? err->message : "unknown error");
         return cli_report(err);
 }

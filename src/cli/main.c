@@ -109,13 +109,27 @@ void verb_print_help(const Verb *v) {
                "  -h, --help    this help\n");
 }
 
+/* Set once by main() from the command line, before the verb runs: a usage error can come
+ * from the option parser or from the verb itself, and both must answer in JSON then. */
+static bool usage_json;
+
+void cli_set_usage_json(bool json) {
+        usage_json = json;
+}
+
 int verb_usage_error(const Verb *v, const char *fmt, ...) {
+        char msg[1024];
         va_list ap;
         va_start(ap, fmt);
-        fprintf(stderr, "cephprov %s: ", v->name);
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\nusage: cephprov %s %s\n(see 'cephprov %s --help')\n", v->name, v->synopsis, v->name);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        fprintf(stderr, "cephprov %s: %s\nusage: cephprov %s %s\n(see 'cephprov %s --help')\n", v->name, msg, v->name,
+                v->synopsis, v->name);
+        if (usage_json) {
+                char full[1200];
+                snprintf(full, sizeof full, "cephprov %s: %s (usage: cephprov %s %s)", v->name, msg, v->name, v->synopsis);
+                cli_print_json_error(full);
+        }
         return EXIT_USAGE;
 }
 
@@ -272,6 +286,10 @@ int main(int argc, char *argv[]) {
                 }
                 if (streq(argv[i], "-v") || streq(argv[i], "--verbose"))
                         log_set_level(log_get_level() == LOG_LEVEL_INFO ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+                /* a program that asked for JSON gets JSON also for a usage error; only where
+                 * the verb takes --json (elsewhere --json is itself the mistake) */
+                if (streq(argv[i], "--json") && strstr(v->synopsis, "--json"))
+                        cli_set_usage_json(true);
         }
 
         return v->run(argc - 1, argv + 1);

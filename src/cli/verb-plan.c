@@ -56,6 +56,10 @@ static int load_osd_ids(const char *path, int **ret, size_t *ret_n, Error *err) 
         return 0;
 }
 
+static void plan_summary_refusals_done(PlanSummary *s) {
+        plan_refusals_free(s->refused, s->n_refused);
+}
+
 static int count_host(HostPlan *h, void *userdata, Error *err) {
         return 0; /* plan_compute_each() counts */
 }
@@ -82,18 +86,22 @@ static int print_host(HostPlan *h, void *userdata, Error *err) {
 
 /* Offline, from a file of inventories: planned and written one host at a time, so that a
  * plan of 1,000 hosts never exists whole; a first walk counts the steps (the JSON starts
- * with n_steps) and finds refusals before anything is printed. */
+ * with n_steps) and finds the refused hosts before anything is printed. A refused host does
+ * not stop the others: each refusal is reported, the rest planned, and the exit status 1. */
 static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, size_t n_ids, int (*report)(const Error *)) {
         Error err = {};
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         if (inventory_set_load_file(o->inventory, &inv, &err) < 0)
                 return report(&err);
-        PlanOptions po = { .hosts = o->hosts, .missing_ok = true,
+        PlanOptions po = { .hosts = o->hosts, .missing_ok = true, .keep_going = true,
                            .osd_ids_known = o->osd_ids != NULL, .osd_ids_in_use = ids, .n_osd_ids_in_use = n_ids };
         PlanSummary sum = {};
         if (plan_compute_each(l, inv, &po, count_host, NULL, &sum, &err) < 0)
                 return report(&err);
         _cleanup_strv_free_ char **missing = sum.missing_hosts;
+        _cleanup_(plan_summary_refusals_done) PlanSummary refused = { .refused = sum.refused, .n_refused = sum.n_refused };
+        for (size_t i = 0; i < refused.n_refused; i++)
+                log_error("%s", refused.refused[i].message);
         STRV_FOREACH(m, missing)
                 log_error("host '%s': not in the inventory file '%s': not planned", *m, o->inventory);
 
@@ -114,18 +122,18 @@ static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, si
                 return cli_report(&err); /* the first walk planned the same: only memory can fail */
         }
         if (w) {
-                plan_write_json_end(w, missing);
+                plan_write_json_end(w, missing, refused.refused, refused.n_refused);
                 json_writer_end_object(w);
                 if (json_writer_finish(w) < 0) {
                         error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
                         return cli_report(&err);
                 }
         } else
-                plan_print_totals(&pr.totals, missing, stdout);
+                plan_print_totals(&pr.totals, missing, refused.refused, refused.n_refused, stdout);
         plan_totals_done(&pr.totals);
 
-        if (missing)
-                return 1; /* the plan is incomplete: the missing hosts were named */
+        if (missing || refused.n_refused > 0)
+                return 1; /* the plan is incomplete: the missing and refused hosts were named */
         if (o->detailed_exitcode && sum.n_steps > 0)
                 return 10;
         return 0;
@@ -169,6 +177,10 @@ int verb_plan(int argc, char *argv[]) {
         }
         if (o.osd_ids)
                 plan_assign_osd_ids(p, ids, n_ids);
+        /* hosts the planner refused, when the controller plans with keep_going: each named
+         * once here, and in the plan */
+        for (size_t i = 0; i < p->n_refused; i++)
+                log_error("%s", p->refused[i].message);
 
         if (o.json) {
                 /* streamed as it is written: a plan of thousands of hosts is never one tree */
@@ -198,8 +210,8 @@ int verb_plan(int argc, char *argv[]) {
         }
 
         /* a refused host is a plan shown, with what apply would refuse: not a failed plan */
-        if (failed_hosts > 0)
-                return 1; /* the plan is incomplete: the unreachable hosts were reported */
+        if (failed_hosts > 0 || p->n_refused > 0)
+                return 1; /* the plan is incomplete: the unreachable and refused hosts were reported */
         if (o.detailed_exitcode && !plan_is_empty(p))
                 return 10;
         return 0;

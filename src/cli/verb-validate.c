@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `cephprov validate FILE|-`: a layout (every error and warning of it, in file order) or a
- * playbook (its first error), as text or as JSON with a format version. */
+/* `cephprov validate FILE|-`: a layout or a playbook (every error and warning of it, in file
+ * order), as text or as JSON with a format version. */
 
 #include <errno.h>
 #include <pwd.h>
@@ -116,14 +116,30 @@ static int print_json(json_object *j, const char *what, const char *name) {
         return 0;
 }
 
+/* Every error of d in file order as compilers print them, then "N errors in KIND 'NAME'". */
+static int report_all(const char *kind, const char *name, const YamlDiags *d) {
+        for (size_t i = 0; i < d->n; i++)
+                if (d->items[i].warning)
+                        fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
+                                d->items[i].message);
+                else
+                        log_error("%s:%u:%u: %s", name, d->items[i].mark.line, d->items[i].mark.column, d->items[i].message);
+        if (d->n_errors > 1)
+                log_error("%zu errors in %s '%s'", d->n_errors, kind, name);
+        return 1;
+}
+
 static int validate_playbook(const char *name, const char *data, size_t len, bool json, char * const *hosts) {
         _cleanup_(playbook_freep) Playbook *pb = NULL;
+        _cleanup_(yaml_diags_done) YamlDiags d = {};
         Error err = {};
 
-        if (playbook_load_string(name, data, len, &pb, &err) < 0) {
+        if (playbook_load_string_all(name, data, len, &pb, &d, &err) < 0) {
                 if (json)
-                        report_json_failure(name, &err, NULL);
-                return cli_report(&err);
+                        report_json_failure(name, &err, &d);
+                if (d.n_errors == 0)
+                        return cli_report(&err); /* a YAML syntax error: no list */
+                return report_all("playbook", name, &d);
         }
         if (hosts) {
                 /* The plan for these hosts as far as the playbook alone tells it: their OSDs
@@ -251,17 +267,7 @@ static int validate_layout(const char *name, const char *data, size_t len, bool 
                         report_json_failure(name, &err, &d);
                 if (d.n_errors == 0)
                         return cli_report(&err);
-                /* Every error and warning, in file order, as compilers print them. */
-                for (size_t i = 0; i < d.n; i++)
-                        if (d.items[i].warning)
-                                fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d.items[i].mark.line,
-                                        d.items[i].mark.column, d.items[i].message);
-                        else
-                                log_error("%s:%u:%u: %s", name, d.items[i].mark.line, d.items[i].mark.column,
-                                          d.items[i].message);
-                if (d.n_errors > 1)
-                        log_error("%zu errors in layout '%s'", d.n_errors, name);
-                return 1;
+                return report_all("layout", name, &d);
         }
 
         print_warnings(name, &d);

@@ -155,7 +155,7 @@ static int get_size(Ctx *c, const YamlNode *k, const YamlNode *v, SizeUse use, S
                         return yaml_bad_value(c, k, v, "a share greater than 0% and at most 100%");
                 if (r < 0)
                         return yaml_bad_value(c, k, v, expected);
-                *ret = (SizeSpec) { .kind = SIZE_SHARE, .share = d };
+                *ret = (SizeSpec) { .kind = SIZE_SHARE, .share = d, .mark = v->mark };
                 return 0;
         }
         uint64_t b;
@@ -178,7 +178,7 @@ static int get_size(Ctx *c, const YamlNode *k, const YamlNode *v, SizeUse use, S
                 if (b > PARTITION_SIZE_MAX)
                         return yaml_bad_value(c, k, v, "a partition size of at most 1P: no device is larger");
         }
-        *ret = (SizeSpec) { .kind = SIZE_BYTES, .bytes = b };
+        *ret = (SizeSpec) { .kind = SIZE_BYTES, .bytes = b, .mark = v->mark };
         return 0;
 }
 
@@ -419,8 +419,16 @@ static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fas
                         s->rotational = b;
                 TRY(r);
         }
-        if (FV(&f, "size"))
-                TRY(get_size_range(c, FK(&f, "size"), FV(&f, "size"), &s->size_min, &s->size_max));
+        if (FV(&f, "size")) {
+                r = get_size_range(c, FK(&f, "size"), FV(&f, "size"), &s->size_min, &s->size_max);
+                if (r >= 0) {
+                        s->size_mark = FV(&f, "size")->mark;
+                        free(s->size_text);
+                        if (!(s->size_text = strdup(FV(&f, "size")->value)))
+                                return yaml_oom(c);
+                }
+                TRY(r);
+        }
         static const char glob[] = "a glob pattern such as \"ST2000*\"";
         if (FV(&f, "model"))
                 TRY(yaml_get_string(c, FK(&f, "model"), FV(&f, "model"), glob, &s->model));

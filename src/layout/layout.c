@@ -92,6 +92,7 @@ static void selector_done(DeviceSelector *s) {
         free(s->model);
         free(s->serial);
         free(s->vendor);
+        free(s->size_text);
 }
 
 Layout *layout_free(Layout *l) {

@@ -58,6 +58,7 @@ typedef struct SizeSpec {
         SizeKind kind;
         uint64_t bytes;
         double share; /* 0 < share <= 1 */
+        YamlMark mark; /* where the value is written (line 0: not from a file) */
 } SizeSpec;
 
 typedef enum ThrottlePreset {
@@ -92,6 +93,8 @@ typedef struct DeviceSelector {
         char *vendor;
         unsigned limit;        /* take at most this many (0 = all) */
         YamlMark mark;
+        YamlMark size_mark;    /* where `size` is written (line 0: none) */
+        char *size_text;       /* `size` as written ("2T..4T"), NULL: none */
 } DeviceSelector;
 
 typedef struct BcacheOptions {

@@ -127,17 +127,27 @@ void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids) {
         host_plan_write_json(h, osd_ids, w);
 }
 
-void plan_write_json_end(JsonWriter *w, char * const *missing_hosts) {
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused) {
         json_writer_end_array(w);
         if (missing_hosts && missing_hosts[0])
                 json_writer_strv(w, "missing_hosts", missing_hosts);
+        if (n_refused > 0) {
+                json_writer_begin_array(w, "refused_hosts");
+                for (size_t i = 0; i < n_refused; i++) {
+                        json_writer_begin_object(w, NULL);
+                        json_writer_string(w, "host", refused[i].host);
+                        json_writer_string(w, "message", refused[i].message);
+                        json_writer_end_object(w);
+                }
+                json_writer_end_array(w);
+        }
 }
 
 void plan_write_json(const Plan *p, JsonWriter *w) {
         plan_write_json_begin(w, plan_count_steps(p));
         for (size_t i = 0; i < p->n_hosts; i++)
                 plan_write_json_host(w, &p->hosts[i], p->osd_ids_known);
-        plan_write_json_end(w, p->missing_hosts);
+        plan_write_json_end(w, p->missing_hosts, p->refused, p->n_refused);
 }
 
 int plan_print_json(const Plan *p, FILE *f) {
@@ -361,12 +371,15 @@ void plan_totals_done(PlanTotals *t) {
         *t = (PlanTotals) {};
 }
 
-void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f) {
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused,
+                       FILE *f) {
         char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], c[SIZE_FORMAT_MAX];
         size_t n_missing = 0;
 
         if (t->n_hosts > 0)
                 fputc('\n', f);
+        for (size_t i = 0; i < n_refused; i++)
+                fprintf(f, "host %s: not planned: refused: %s\n", refused[i].host, refused[i].message);
         for (char * const *m = missing_hosts; m && *m; m++, n_missing++)
                 fprintf(f, "host %s: not planned: the inventory has no entry for it\n", *m);
 
@@ -382,6 +395,8 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f
         }
         if (t->n_drift > 0)
                 fprintf(f, "; %zu drifted partition%s", t->n_drift, t->n_drift == 1 ? "" : "s");
+        if (n_refused > 0)
+                fprintf(f, "; %zu host%s refused", n_refused, n_refused == 1 ? "" : "s");
         if (n_missing > 0)
                 fprintf(f, "; %zu host%s not planned (no inventory)", n_missing, n_missing == 1 ? "" : "s");
         fputc('\n', f);
@@ -401,6 +416,6 @@ void plan_print(const Plan *p, FILE *f, unsigned flags) {
                 plan_print_host(&p->hosts[i], f, flags);
                 plan_totals_add(&t, &p->hosts[i]);
         }
-        plan_print_totals(&t, p->missing_hosts, f);
+        plan_print_totals(&t, p->missing_hosts, p->refused, p->n_refused, f);
         plan_totals_done(&t);
 }

@@ -2,7 +2,8 @@
 #include "plan.h"
 
 #include <errno.h>
-#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -43,6 +44,7 @@ typedef struct FastState {
         size_t n_used;
         bool numbers[GPT_MAX_PARTITIONS + 1];
         uint64_t used_bytes;    /* cephprov partitions, existing + planned */
+        uint64_t planned_bytes; /* partitions this plan creates */
 } FastState;
 
 typedef struct SlotPart {
@@ -77,40 +79,9 @@ typedef struct Ctx {
         size_t n_slots;
         FastState *fast;
         size_t n_fast;
-        signed char *allowed;        /* per inventory device: -1 not known yet, else device_allowed() */
+        signed char *allowed;        /* per inventory device: -1 not known yet, else plan_device_allowed() */
         size_t steps_cap;            /* allocated entries of hp->steps */
 } Ctx;
-
-static const char *const step_kind_table[_STEP_KIND_MAX] = {
-        [STEP_WIPE] = "wipe",
-        [STEP_CREATE_GPT] = "create-gpt",
-        [STEP_CREATE_PARTITION] = "create-partition",
-        [STEP_MAKE_BCACHE_BACKING] = "make-bcache-backing",
-        [STEP_MAKE_BCACHE_CACHE] = "make-bcache-cache",
-        [STEP_BCACHE_ATTACH] = "bcache-attach",
-        [STEP_BCACHE_TUNE] = "bcache-tune",
-        [STEP_CREATE_OSD] = "create-osd",
-};
-
-const char *step_kind_to_string(StepKind k) {
-        if ((unsigned) k >= _STEP_KIND_MAX)
-                return NULL;
-        return step_kind_table[k];
-}
-
-static const char *const part_role_table[_PART_ROLE_MAX_] = {
-        [PART_ROLE_NONE] = "none",
-        [PART_ROLE_DB] = "db",
-        [PART_ROLE_WAL] = "wal",
-        [PART_ROLE_CACHE] = "cache",
-        [PART_ROLE_JOURNAL] = "journal",
-};
-
-const char *part_role_to_string(PartRole r) {
-        if ((unsigned) r >= _PART_ROLE_MAX_)
-                return NULL;
-        return part_role_table[r];
-}
 
 static const char *part_role_title(PartRole r) {
         switch (r) {
@@ -130,42 +101,6 @@ static const char *part_role_guid(PartRole r) {
         case PART_ROLE_JOURNAL: return CEPH_GUID_JOURNAL;
         default: return LINUX_DATA_GUID;
         }
-}
-
-char *plan_partition_name(const char *host, PartRole role, unsigned slot) {
-        char *s = strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: "");
-        if (s && strlen(s) > 36)
-                s[36] = 0; /* GPT names hold 36 UTF-16 units; host names are ASCII */
-        return s;
-}
-
-bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot) {
-        if (!name || !startswith(name, "cp:"))
-                return false;
-        const char *p = name + 3;
-        const char *colon = strchr(p, ':');
-        if (!colon)
-                return false;
-        PartRole role = PART_ROLE_NONE;
-        for (unsigned i = PART_ROLE_DB; i < _PART_ROLE_MAX_; i++)
-                if (strlen(part_role_table[i]) == (size_t) (colon - p) &&
-                    strncmp(p, part_role_table[i], colon - p) == 0)
-                        role = i;
-        if (role == PART_ROLE_NONE)
-                return false;
-        p = colon + 1;
-        char *end;
-        if (*p < '0' || *p > '9')
-                return false;
-        errno = 0;
-        unsigned long slot = strtoul(p, &end, 10);
-        if (errno != 0 || *end != ':' || slot > UINT32_MAX)
-                return false;
-        if (ret_role)
-                *ret_role = role;
-        if (ret_slot)
-                *ret_slot = (unsigned) slot;
-        return true;
 }
 
 /* ---- freeing ---- */
@@ -235,6 +170,14 @@ static void host_plan_done(HostPlan *h) {
         free(h->drift);
 }
 
+void plan_refusals_free(PlanRefusal *r, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(r[i].host);
+                free(r[i].message);
+        }
+        free(r);
+}
+
 Plan *plan_free(Plan *p) {
         if (!p)
                 return NULL;
@@ -242,6 +185,7 @@ Plan *plan_free(Plan *p) {
                 host_plan_done(&p->hosts[i]);
         free(p->hosts);
         strv_free(p->missing_hosts);
+        plan_refusals_free(p->refused, p->n_refused);
         free(p);
         return NULL;
 }
@@ -263,53 +207,22 @@ static int oom(Ctx *c) {
         return error_set(c->err, ENOMEM, "out of memory");
 }
 
+/* A refusal that comes from a value of the layout: "FILE:LINE:COL: message", pointing at it
+ * (as the layout's own errors do), when the layout was read from a file. */
+static int fail_at(Ctx *c, int code, YamlMark m, const char *fmt, ...) _printf_(4, 5);
+static int fail_at(Ctx *c, int code, YamlMark m, const char *fmt, ...) {
+        char msg[sizeof(c->err->message)];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (c->layout->path && m.line > 0)
+                return error_set(c->err, code, "%s:%u:%u: %s", c->layout->path, m.line, m.column, msg);
+        return error_set(c->err, code, "%s", msg);
+}
+
 static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
         return size_format(v, buf, SIZE_FORMAT_MAX);
-}
-
-/* fnmatch() with flags 0, after a cheap look at the glob's literal start (most names of an
- * allow-list differ there: by-id vs by-path, model prefixes) */
-static bool glob_match(const char *glob, size_t literal, const char *s) {
-        return strncmp(glob, s, literal) == 0 && fnmatch(glob, s, 0) == 0;
-}
-
-static bool device_allowed(const Host *h, const InvDevice *d) {
-        /* The layout's allow-list is the authority when there is one; the inventory's own flag
-         * serves inventories used without it (it was computed from the same list) */
-        if (!h->allow || !h->allow[0])
-                return d->allowed;
-        STRV_FOREACH(g, h->allow) {
-                size_t literal = strcspn(*g, "*?[\\");
-                if (glob_match(*g, literal, d->path))
-                        return true;
-                STRV_FOREACH(l, d->links)
-                        if (glob_match(*g, literal, *l))
-                                return true;
-        }
-        return false;
-}
-
-static bool glob_ok(const char *glob, const char *value) {
-        if (!glob)
-                return true;
-        return value && fnmatch(glob, value, 0) == 0;
-}
-
-/* NULL when the device matches the selector's filters, else what does not match. */
-static const char *selector_mismatch(const DeviceSelector *s, const InvDevice *d) {
-        if (s->rotational >= 0 && (bool) s->rotational != d->rotational)
-                return s->rotational ? "not rotational" : "rotational";
-        if (s->size_min > 0 && d->size < s->size_min)
-                return "too small";
-        if (s->size_max > 0 && d->size > s->size_max)
-                return "too large";
-        if (!glob_ok(s->model, d->model))
-                return "model does not match";
-        if (!glob_ok(s->serial, d->serial))
-                return "serial does not match";
-        if (!glob_ok(s->vendor, d->vendor))
-                return "vendor does not match";
-        return NULL;
 }
 
 static int cmp_dev_path(const void *a, const void *b) {
@@ -338,12 +251,13 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                                         return error_set(c->err, EINVAL,
                                                          "host '%s': device '%s' listed twice in profile '%s' %s",
                                                          c->host->name, d->path, c->profile->name, role);
-                        const char *why = selector_mismatch(s, d);
+                        char wbuf[256];
+                        const char *why = plan_selector_mismatch(s, d, wbuf, sizeof wbuf);
                         if (why)
                                 return error_set(c->err, EINVAL,
                                                  "host '%s': device '%s' listed in profile '%s' %s does not match its filters (%s)",
                                                  c->host->name, d->path, c->profile->name, role, why);
-                        if (!device_allowed(c->host, d))
+                        if (!plan_device_allowed(c->host, d))
                                 return error_set(c->err, EPERM,
                                                  "host '%s': device '%s' selected as %s device is not in the allow-list",
                                                  c->host->name, d->path, role);
@@ -355,11 +269,11 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                         /* virtual devices built on top of selected ones are never candidates */
                         if (startswith(d->name, "bcache") || d->readonly)
                                 continue;
-                        if (selector_mismatch(s, d))
+                        if (plan_selector_mismatch(s, d, NULL, 0))
                                 continue;
                         /* the allow-list's globs once per device, not per selector */
                         if (c->allowed[i] < 0)
-                                c->allowed[i] = device_allowed(c->host, d);
+                                c->allowed[i] = plan_device_allowed(c->host, d);
                         if (!c->allowed[i])
                                 continue;
                         l[n++] = d;
@@ -728,8 +642,13 @@ static int data_analyze(Ctx *c, Slot *s) {
                 /* an OSD is ours to keep: mounts and holders are its own */
                 if (s->osd->objectstore && !streq(s->osd->objectstore, objectstore_to_string(p->osd.objectstore))) {
                         s->convert = true;
-                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: `cephprov convert` replaces it",
+                        /* There is no convert verb in this version: say what happens
+                         * instead, and what an operator can do by hand. */
+                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: left as it is (this version "
+                                               "cannot convert an OSD); once osd.%d is purged and %s zapped by hand, "
+                                               "apply creates a %s OSD there",
                                                s->osd->id, d->path, s->osd->objectstore,
+                                               objectstore_to_string(p->osd.objectstore), s->osd->id, d->path,
                                                objectstore_to_string(p->osd.objectstore));
                         if (strv_consume(&c->hp->notes, note) < 0)
                                 return oom(c);
@@ -798,6 +717,34 @@ static int data_analyze(Ctx *c, Slot *s) {
 
 /* ---- step emission ---- */
 
+/* The layout's size for a role's partitions (its position names the line in messages). */
+static const SizeSpec *role_size(const Profile *p, PartRole role) {
+        switch (role) {
+        case PART_ROLE_DB: return &p->db_size;
+        case PART_ROLE_WAL: return &p->wal_size;
+        case PART_ROLE_CACHE: return &p->bcache.cache_size;
+        default: return &p->journal_size;
+        }
+}
+
+/* What the layout's new partitions on fast device j need in all (those not there yet). */
+static uint64_t fast_needed(Ctx *c, size_t j) {
+        uint64_t need = 0;
+        for (size_t i = 0; i < c->n_slots; i++) {
+                const Slot *s = &c->slots[i];
+                if (s->fast != (int) j || (s->osd && !s->convert))
+                        continue;
+                for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++) {
+                        if (!s->parts[role].wanted)
+                                continue;
+                        _cleanup_free_ char *n = plan_partition_name(c->host->name, role, (unsigned) i);
+                        if (!n || !fast_find_partition(&c->fast[j], n))
+                                need += s->parts[role].size;
+                }
+        }
+        return need;
+}
+
 static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         SlotPart *sp = &s->parts[role];
         FastState *f = &c->fast[s->fast];
@@ -809,13 +756,14 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         if (!sp->name)
                 return oom(c);
 
+        const SizeSpec *spec = role_size(c->profile, role);
         const InvPartition *ex = fast_find_partition(f, sp->name);
         if (ex) {
                 if (ex->size < sp->size)
-                        return error_set(c->err, ENOSPC,
-                                         "host '%s': existing partition %u '%s' on '%s' is %s, the layout wants %s (cephprov never resizes partitions)",
-                                         c->host->name, ex->number, sp->name, f->dev->path,
-                                         fmt_size(ex->size, a), fmt_size(sp->size, b));
+                        return fail_at(c, ENOSPC, spec->mark,
+                                       "host '%s': existing partition %u '%s' on '%s' is %s, the layout wants %s (cephprov never resizes partitions)",
+                                       c->host->name, ex->number, sp->name, f->dev->path,
+                                       fmt_size(ex->size, a), fmt_size(sp->size, b));
                 sp->existing = ex;
                 sp->partnum = ex->number;
                 return 0;
@@ -823,11 +771,20 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
 
         uint64_t largest;
         uint64_t off = fast_find_free(f, sp->size, &largest);
-        if (off == UINT64_MAX)
-                return error_set(c->err, ENOSPC,
-                                 "host '%s': not enough free space on '%s' for %s %s partition of slot %zu (largest free extent %s)",
-                                 c->host->name, f->dev->path, fmt_size(sp->size, a), part_role_title(role),
-                                 slot, fmt_size(largest, b));
+        if (off == UINT64_MAX) {
+                /* what is needed against what is there: this partition against the largest
+                 * hole, and all the layout's new partitions on the device against its free
+                 * space before the plan, so the operator sees by how much to shrink */
+                char need[SIZE_FORMAT_MAX], free_before[SIZE_FORMAT_MAX];
+                fmt_size(fast_needed(c, (size_t) s->fast), need);
+                fmt_size(fast_free_total(f) + f->planned_bytes, free_before);
+                return fail_at(c, ENOSPC, spec->mark,
+                               "host '%s': not enough free space on '%s' for the %s %s partition of slot %zu (%s): "
+                               "it needs %s, the largest free extent is %s; the layout's new partitions there need %s "
+                               "in all, and %s is free before the plan",
+                               c->host->name, f->dev->path, fmt_size(sp->size, a), part_role_title(role), slot,
+                               s->data->path, a, fmt_size(largest, b), need, free_before);
+        }
         unsigned num = fast_next_number(f);
         if (num == 0)
                 return error_set(c->err, ENOSPC, "host '%s': no free GPT partition entry on '%s' for slot %zu",
@@ -858,6 +815,7 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         f->last_part_step = id;
         f->numbers[num] = true;
         f->used_bytes += sp->size;
+        f->planned_bytes += sp->size;
         if (fast_add_used(f, off, off + sp->size) < 0)
                 return oom(c);
         sp->partnum = num;
@@ -1201,18 +1159,28 @@ static int plan_host(Ctx *c) {
                         if (data[i] == fast[j])
                                 return error_set(c->err, EINVAL, "host '%s': device '%s' is selected both as data and as fast device",
                                                  hn, data[i]->path);
-        if (n_data == 0)
-                return error_set(c->err, ENODEV, "host '%s': profile '%s' selects no data device", hn, p->name);
+        if (n_data == 0) {
+                char why[768];
+                plan_explain_no_match(&p->data, c->host, c->inv, why, sizeof why);
+                return fail_at(c, ENODEV, p->data.size_mark.line > 0 ? p->data.size_mark : p->data.mark,
+                               "host '%s': profile '%s' selects no data device%s%s: %s", hn, p->name,
+                               p->data.size_text ? " of size " : "", p->data.size_text ?: "", why);
+        }
 
         bool filestore = p->osd.objectstore == OBJECTSTORE_FILESTORE;
         bool want_db = !filestore && p->db_size.kind != SIZE_UNSET;
         bool want_wal = !filestore && p->wal_size.kind != SIZE_UNSET;
         bool want_journal = filestore && p->journal_size.kind != SIZE_UNSET;
         bool want_cache = p->bcache.enabled;
-        if ((want_db || want_wal || want_journal || want_cache) && n_fast == 0)
-                return error_set(c->err, ENODEV, "host '%s': profile '%s' needs fast devices for %s but selects none",
-                                 hn, p->name, want_cache ? "bcache caches" : want_db ? "DB partitions" :
-                                              want_wal ? "WAL partitions" : "journals");
+        if ((want_db || want_wal || want_journal || want_cache) && n_fast == 0) {
+                char why[768] = "";
+                if (p->fast.set && !p->fast.devices)
+                        plan_explain_no_match(&p->fast, c->host, c->inv, why, sizeof why);
+                return fail_at(c, ENODEV, p->fast.size_mark.line > 0 ? p->fast.size_mark : p->fast.mark,
+                               "host '%s': profile '%s' needs fast devices for %s but selects none%s%s%s%s", hn, p->name,
+                               want_cache ? "bcache caches" : want_db ? "DB partitions" : want_wal ? "WAL partitions" : "journals",
+                               p->fast.size_text ? " of size " : "", p->fast.size_text ?: "", why[0] ? ": " : "", why);
+        }
 
         /* data → fast assignment */
         c->slots = calloc(n_data, sizeof(Slot));
@@ -1253,8 +1221,9 @@ static int plan_host(Ctx *c) {
                 s->parts[PART_ROLE_JOURNAL] = (SlotPart) { .wanted = want_journal, .size = resolve_size(&p->journal_size, fsize) };
                 for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++)
                         if (s->parts[role].wanted && s->parts[role].size == 0)
-                                return error_set(c->err, EINVAL, "host '%s': %s partition size resolves to 0 on '%s'",
-                                                 hn, part_role_title(role), c->fast[s->fast].dev->path);
+                                return fail_at(c, EINVAL, role_size(p, role)->mark,
+                                               "host '%s': %s partition size resolves to 0 on '%s'",
+                                               hn, part_role_title(role), c->fast[s->fast].dev->path);
         }
 
         /* phase 1: wipes, fast devices first */
@@ -1396,6 +1365,24 @@ void plan_assign_osd_ids(Plan *p, const int *in_use, size_t n_in_use) {
         p->osd_ids_known = true;
 }
 
+static void summary_done(PlanSummary *s) {
+        strv_free(s->missing_hosts);
+        plan_refusals_free(s->refused, s->n_refused);
+        *s = (PlanSummary) {};
+}
+
+static int add_refusal(PlanSummary *s, const char *host, const Error *err) {
+        PlanRefusal *n = realloc(s->refused, sizeof(PlanRefusal) * (s->n_refused + 1));
+        if (!n)
+                return -ENOMEM;
+        s->refused = n;
+        n[s->n_refused] = (PlanRefusal) { .host = strdup(host), .message = strdup(err->code ? err->message : "refused") };
+        s->n_refused++;
+        if (!n[s->n_refused - 1].host || !n[s->n_refused - 1].message)
+                return -ENOMEM;
+        return 0;
+}
+
 int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
                       void *userdata, PlanSummary *ret_summary, Error *err) {
         static const PlanOptions none = {};
@@ -1427,13 +1414,13 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
                 }
                 if (!hi && opts->missing_ok) {
                         if (strv_extend(&sum.missing_hosts, h->name) < 0) {
-                                strv_free(sum.missing_hosts);
+                                summary_done(&sum);
                                 return error_set(err, ENOMEM, "out of memory");
                         }
                         continue;
                 }
                 if (!hi) {
-                        strv_free(sum.missing_hosts);
+                        summary_done(&sum);
                         return error_set(err, ENOENT, "host '%s': no inventory", h->name);
                 }
 
@@ -1448,6 +1435,17 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
                 };
                 r = hp.host ? plan_host(&c) : error_set(err, ENOMEM, "out of memory");
                 ctx_done(&c);
+                if (r < 0 && r != -ENOMEM && opts->keep_going) {
+                        /* this host's refusal, kept; the next host starts with a clean error */
+                        r = add_refusal(&sum, h->name, err);
+                        error_reset(err);
+                        host_plan_done(&hp);
+                        if (r < 0) {
+                                summary_done(&sum);
+                                return error_set(err, ENOMEM, "out of memory");
+                        }
+                        continue;
+                }
                 if (r >= 0) {
                         if (opts->osd_ids_known)
                                 plan_id_cursor_assign(&ids, &hp);
@@ -1457,14 +1455,14 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
                 }
                 host_plan_done(&hp);
                 if (r < 0) {
-                        strv_free(sum.missing_hosts);
+                        summary_done(&sum);
                         return r;
                 }
         }
         if (ret_summary)
                 *ret_summary = sum;
         else
-                strv_free(sum.missing_hosts);
+                summary_done(&sum);
         return 0;
 }
 
@@ -1488,6 +1486,8 @@ int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions
         if (r < 0)
                 return r;
         p->missing_hosts = sum.missing_hosts;
+        p->refused = sum.refused;
+        p->n_refused = sum.n_refused;
         p->osd_ids_known = opts && opts->osd_ids_known;
         *ret = TAKE_PTR(p);
         return 0;

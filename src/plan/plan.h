@@ -163,12 +163,22 @@ typedef struct HostPlan {
         uint64_t raw_total;      /* bytes of all OSD data devices */
 } HostPlan;
 
+/* A host the plan refused (with PlanOptions.keep_going): its name and why. */
+typedef struct PlanRefusal {
+        char *host;
+        char *message;           /* as plan_compute() would have failed with it */
+} PlanRefusal;
+
+void plan_refusals_free(PlanRefusal *r, size_t n);
+
 typedef struct Plan {
         HostPlan *hosts;
         size_t n_hosts;
         char **missing_hosts;    /* hosts of the layout (and of PlanOptions.hosts) with no inventory,
                                     with PlanOptions.missing_ok; NULL-terminated, NULL: none */
         bool osd_ids_known;      /* Step.osd_id was computed from the given ids in use */
+        PlanRefusal *refused;    /* with PlanOptions.keep_going: the hosts refused, in layout order */
+        size_t n_refused;
 } Plan;
 
 typedef struct PlanOptions {
@@ -179,6 +189,9 @@ typedef struct PlanOptions {
                                       sorted; Step.osd_id is set as plan_assign_osd_ids() does */
         size_t n_osd_ids_in_use;
         bool osd_ids_known;
+        bool keep_going;         /* a refused host goes to Plan.refused (PlanSummary.refused) with its
+                                    message and the other hosts are planned, instead of the refusal
+                                    ending the plan (only running out of memory still does) */
 } PlanOptions;
 
 /* Every host of the layout with a profile must have an inventory in `inv`.
@@ -195,11 +208,14 @@ int plan_compute_ext(const Layout *l, const InventorySet *inv, const PlanOptions
  * take it over (move it and leave *h zeroed); else it is freed after the call. A refused host
  * stops the walk with its error, after the hosts before it were handed out, so a caller that
  * must not print a partial plan walks twice (count, then print). *ret_summary (may be NULL)
- * gets the counts and the hosts without inventory (missing_ok; free with strv_free()). */
+ * gets the counts, the hosts without inventory (missing_ok; free with strv_free()) and the
+ * refused ones (keep_going: those are not handed to `each`, and do not stop the walk). */
 typedef struct PlanSummary {
         size_t n_hosts;
         size_t n_steps;
         char **missing_hosts;
+        PlanRefusal *refused;    /* keep_going: free with plan_refusals_free() */
+        size_t n_refused;
 } PlanSummary;
 typedef int (*plan_host_func)(HostPlan *h, void *userdata, Error *err);
 int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOptions *opts, plan_host_func each,
@@ -234,7 +250,7 @@ int plan_print_json(const Plan *p, FILE *f);
  * (the array closed, missing_hosts when there are some). */
 void plan_write_json_begin(JsonWriter *w, size_t n_steps);
 void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids);
-void plan_write_json_end(JsonWriter *w, char * const *missing_hosts);
+void plan_write_json_end(JsonWriter *w, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused);
 
 typedef enum PlanPrintFlags {
         PLAN_PRINT_UTF8 = 1 << 0, /* arrows and multiplication signs; else plain ASCII */
@@ -256,7 +272,8 @@ typedef struct PlanTotals {
 } PlanTotals;
 void plan_print_host(const HostPlan *h, FILE *f, unsigned flags);
 void plan_totals_add(PlanTotals *t, const HostPlan *h);
-void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, FILE *f);
+void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused,
+                       FILE *f);
 void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);

@@ -16,6 +16,16 @@
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
+/* A bad value of one key: with every error collected (YamlCtx.all_errors, validate) it is
+ * recorded and the walk goes on with the next key, as the layout's walk does; otherwise the
+ * walk stops at it. */
+#define TRY(expr)                                                    \
+        do {                                                         \
+                int _r = yaml_keep_going(c, (expr));                 \
+                if (_r < 0)                                          \
+                        return _r;                                   \
+        } while (0)
+
 static const char * const section_keys[_PLAYBOOK_SECTION_MAX] = {
         [PLAYBOOK_BEFORE] = "before",
         [PLAYBOOK_PER_HOST] = "per_host",
@@ -83,37 +93,39 @@ static int parse_hosts(const YamlCtx *c, const YamlNode *k, const YamlNode *v, P
 
         if ((r = yaml_expect_mapping(c, k, v)) < 0)
                 return r;
-        if ((r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f)) < 0)
-                return r;
+        TRY(yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f));
+        bool strategy_ok = true;
         if (FV(&f, "strategy")) {
                 r = yaml_get_enum(c, FK(&f, "strategy"), FV(&f, "strategy"), strategy_names, ELEMENTSOF(strategy_names), &e);
-                if (r < 0)
-                        return r;
-                pb->strategy = (PlaybookStrategy) e;
+                if (r >= 0)
+                        pb->strategy = (PlaybookStrategy) e;
+                strategy_ok = r >= 0;
+                TRY(r);
         }
+        /* the keys that depend on the strategy are checked against a strategy that is known */
         if (FV(&f, "batch")) {
-                if (pb->strategy != PLAYBOOK_HOSTS_BATCH)
-                        return yaml_fail(c, FK(&f, "batch"), "'batch' with strategy '%s' (expected it only with strategy batch)",
-                                         strategy_names[pb->strategy]);
-                r = yaml_get_uint(c, FK(&f, "batch"), FV(&f, "batch"), 2, 1024, &pb->batch);
-                if (r < 0)
-                        return r;
-        } else if (pb->strategy == PLAYBOOK_HOSTS_BATCH)
-                return yaml_missing(c, v, "batch", "the number of hosts per wave with strategy batch");
+                if (strategy_ok && pb->strategy != PLAYBOOK_HOSTS_BATCH)
+                        TRY(yaml_fail(c, FK(&f, "batch"), "'batch' with strategy '%s' (expected it only with strategy batch)",
+                                      strategy_names[pb->strategy]));
+                else
+                        TRY(yaml_get_uint(c, FK(&f, "batch"), FV(&f, "batch"), 2, 1024, &pb->batch));
+        } else if (strategy_ok && pb->strategy == PLAYBOOK_HOSTS_BATCH)
+                TRY(yaml_missing(c, v, "batch", "the number of hosts per wave with strategy batch"));
         if (FV(&f, "bucket")) {
-                if (pb->strategy != PLAYBOOK_HOSTS_FAILURE_DOMAIN)
-                        return yaml_fail(c, FK(&f, "bucket"), "'bucket' with strategy '%s' (expected it only with strategy failure-domain)",
-                                         strategy_names[pb->strategy]);
-                r = yaml_get_name(c, FK(&f, "bucket"), FV(&f, "bucket"), "_-", 64,
-                                  "a CRUSH bucket type such as rack: letters, digits, '_' and '-'", &pb->bucket);
-                if (r < 0)
-                        return r;
-                if (streq(pb->bucket, "osd"))
-                        return yaml_bad_value(c, FK(&f, "bucket"), FV(&f, "bucket"), "a CRUSH bucket type holding hosts, such as rack");
-        } else if (pb->strategy == PLAYBOOK_HOSTS_FAILURE_DOMAIN)
-                return yaml_missing(c, v, "bucket", "the CRUSH bucket type of the failure domains, such as rack");
-        if (FV(&f, "canary") && (r = yaml_get_bool(c, FK(&f, "canary"), FV(&f, "canary"), &pb->canary)) < 0)
-                return r;
+                if (strategy_ok && pb->strategy != PLAYBOOK_HOSTS_FAILURE_DOMAIN)
+                        TRY(yaml_fail(c, FK(&f, "bucket"), "'bucket' with strategy '%s' (expected it only with strategy failure-domain)",
+                                      strategy_names[pb->strategy]));
+                else {
+                        r = yaml_get_name(c, FK(&f, "bucket"), FV(&f, "bucket"), "_-", 64,
+                                          "a CRUSH bucket type such as rack: letters, digits, '_' and '-'", &pb->bucket);
+                        if (r >= 0 && streq(pb->bucket, "osd"))
+                                r = yaml_bad_value(c, FK(&f, "bucket"), FV(&f, "bucket"), "a CRUSH bucket type holding hosts, such as rack");
+                        TRY(r);
+                }
+        } else if (strategy_ok && pb->strategy == PLAYBOOK_HOSTS_FAILURE_DOMAIN)
+                TRY(yaml_missing(c, v, "bucket", "the CRUSH bucket type of the failure domains, such as rack"));
+        if (FV(&f, "canary"))
+                TRY(yaml_get_bool(c, FK(&f, "canary"), FV(&f, "canary"), &pb->canary));
         return 0;
 }
 
@@ -159,8 +171,7 @@ static int parse_step(const YamlCtx *c, PlaybookSection section, const YamlNode 
                                  "wrong type for an entry of '%s': %s (expected a mapping with 'step')", sname,
                                  yaml_describe(item, &q));
         }
-        if ((r = yaml_fields_read(c, item, keys, ELEMENTSOF(keys), NULL, &f)) < 0)
-                return r;
+        TRY(yaml_fields_read(c, item, keys, ELEMENTSOF(keys), NULL, &f));
         const YamlNode *v = FV(&f, "step");
         if (!v)
                 return yaml_missing(c, item, "step", "the name of a step");
@@ -190,8 +201,9 @@ static int parse_step(const YamlCtx *c, PlaybookSection section, const YamlNode 
         if (args && args->type != YAML_NODE_MAPPING && !yaml_node_is_null(args))
                 return yaml_wrong_type(c, FK(&f, "args"), args, "a mapping of argument names to values");
         json_object *j = NULL;
-        r = step_args_to_json(e, args, item->mark, c->name,
-                              section == PLAYBOOK_PER_HOST ? STEP_SCOPE_HOST : STEP_SCOPE_CLUSTER, &j, c->err);
+        StepScope scope = section == PLAYBOOK_PER_HOST ? STEP_SCOPE_HOST : STEP_SCOPE_CLUSTER;
+        r = c->all_errors ? step_args_to_json_all(e, args, item->mark, c->name, scope, c->diags, &j, c->err)
+                          : step_args_to_json(e, args, item->mark, c->name, scope, &j, c->err);
         if (r < 0)
                 return r;
         *ret = (PlaybookStep) { .entry = e, .args = j, .mark = item->mark };
@@ -207,10 +219,12 @@ static int parse_section(const YamlCtx *c, PlaybookSection section, const YamlNo
         if (!pb->steps[section])
                 return yaml_oom(c);
         for (size_t i = 0; i < v->n_children; i++) {
-                int r = parse_step(c, section, k, v->children[i], &pb->steps[section][i]);
-                if (r < 0)
-                        return r;
-                pb->n_steps[section]++;
+                /* an invalid step is left out; with every error collected the next one is
+                 * still checked */
+                int r = parse_step(c, section, k, v->children[i], &pb->steps[section][pb->n_steps[section]]);
+                if (r >= 0)
+                        pb->n_steps[section]++;
+                TRY(r);
         }
         return 0;
 }
@@ -256,28 +270,92 @@ static int check_undone(const YamlCtx *c, const Playbook *pb) {
                                 if (found)
                                         continue;
                                 if (streq(pairs[p].step, "set-flag"))
-                                        return yaml_fail_at(c, s->mark,
-                                                            "step 'set-flag' (flag %s, scope %s) is never undone (expected 'unset-flag' with "
-                                                            "the same flag and scope after it in '%s', or in 'after')",
-                                                            arg_string(s, "flag"), arg_string(s, "scope"), section_keys[sec]);
-                                return yaml_fail_at(c, s->mark,
-                                                    "step '%s' is never undone (expected '%s' after it in '%s', or in 'after')",
-                                                    pairs[p].step, pairs[p].undo, section_keys[sec]);
+                                        TRY(yaml_fail_at(c, s->mark,
+                                                         "step 'set-flag' (flag %s, scope %s) is never undone (expected 'unset-flag' with "
+                                                         "the same flag and scope after it in '%s', or in 'after')",
+                                                         arg_string(s, "flag"), arg_string(s, "scope"), section_keys[sec]));
+                                else
+                                        TRY(yaml_fail_at(c, s->mark,
+                                                         "step '%s' is never undone (expected '%s' after it in '%s', or in 'after')",
+                                                         pairs[p].step, pairs[p].undo, section_keys[sec]));
                         }
                 }
         return 0;
 }
 
-static int playbook_from_tree(const char *name, const YamlNode *root, Playbook **ret, Error *err) {
+/* A missing key, unless the mapping has an unknown key that is its typo: that one was
+ * reported already with "did you mean", and once is enough. */
+static int missing_key(const YamlCtx *c, const YamlNode *map, const char * const *keys, size_t n, const char *key,
+                       const char *expected) {
+        for (size_t i = 0; i + 1 < map->n_children; i += 2) {
+                const char *k = map->children[i]->value;
+                bool known = false;
+                for (size_t j = 0; j < n && !known; j++)
+                        known = streq(k, keys[j]);
+                if (!known && c->all_errors && streq_ptr(yaml_closest_match(k, keys, n), key))
+                        return 0;
+        }
+        return yaml_missing(c, map, key, expected);
+}
+
+static int playbook_walk(const YamlCtx *c, const YamlNode *root, Playbook *pb) {
         static const char * const keys[] = {
                 "playbook", "description", "destructive", "hosts", "before", "per_host", "gate", "after", "on_failure",
         };
-        YamlCtx ctx = { .name = name, .err = err }, *c = &ctx;
         YamlFields f;
         int r, e;
 
+        TRY(yaml_fields_read(c, root, keys, ELEMENTSOF(keys), NULL, &f));
+        if (!FV(&f, "playbook"))
+                TRY(missing_key(c, root, keys, ELEMENTSOF(keys), "playbook", "the playbook's name"));
+        if (!FV(&f, "per_host"))
+                TRY(missing_key(c, root, keys, ELEMENTSOF(keys), "per_host", "the list of steps each host runs"));
+
+        if (FV(&f, "playbook"))
+                TRY(yaml_get_name(c, FK(&f, "playbook"), FV(&f, "playbook"), "._-", 64,
+                                  "a name: letters, digits, '.', '_' and '-'", &pb->name));
+        if (FV(&f, "description"))
+                TRY(get_text(c, FK(&f, "description"), FV(&f, "description"), &pb->description));
+        bool destructive_ok = true;
+        if (FV(&f, "destructive")) {
+                r = yaml_get_bool(c, FK(&f, "destructive"), FV(&f, "destructive"), &pb->destructive);
+                destructive_ok = r >= 0;
+                TRY(r);
+        }
+        if (FV(&f, "hosts"))
+                TRY(parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), pb));
+        for (size_t s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
+                if (FV(&f, section_keys[s]))
+                        TRY(parse_section(c, (PlaybookSection) s, FK(&f, section_keys[s]), FV(&f, section_keys[s]), pb));
+        if (FV(&f, "on_failure")) {
+                r = yaml_get_enum(c, FK(&f, "on_failure"), FV(&f, "on_failure"), on_failure_names,
+                                  ELEMENTSOF(on_failure_names), &e);
+                if (r >= 0)
+                        pb->on_failure = (PlaybookOnFailure) e;
+                TRY(r);
+        }
+
+        /* A step that loses data for good needs the playbook to say so, so that the engine
+         * asks (or needs --yes) before it runs. */
+        if (!pb->destructive && destructive_ok)
+                for (size_t s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
+                        for (size_t i = 0; i < pb->n_steps[s]; i++)
+                                if (pb->steps[s][i].entry->destructive)
+                                        TRY(yaml_fail_at(c, pb->steps[s][i].mark,
+                                                         "step '%s' destroys data, and the playbook does not say so "
+                                                         "(expected 'destructive: true' at the top level)",
+                                                         pb->steps[s][i].entry->name));
+        return check_undone(c, pb);
+}
+
+static int playbook_from_tree(const char *name, const YamlNode *root, bool all_errors, YamlDiags *diags, Playbook **ret,
+                              Error *err) {
+        _cleanup_(yaml_diags_done) YamlDiags local = {};
+        YamlCtx ctx = { .name = name, .err = err, .diags = diags ?: &local, .all_errors = all_errors }, *c = &ctx;
+        int r;
+
         if (!root || yaml_node_is_null(root))
-                return error_set(err, EINVAL, "%s:1:1: empty playbook (expected a mapping with 'playbook' and 'per_host')", name);
+                return yaml_fail_at(c, (YamlMark) { 1, 1 }, "empty playbook (expected a mapping with 'playbook' and 'per_host')");
         if (root->type != YAML_NODE_MAPPING) {
                 YamlQuoted q;
                 return yaml_fail(c, root, "wrong type for the playbook: %s (expected a mapping with 'playbook' and 'per_host')",
@@ -289,53 +367,27 @@ static int playbook_from_tree(const char *name, const YamlNode *root, Playbook *
                 return yaml_oom(c);
         pb->batch = 1;
 
-        if ((r = yaml_fields_read(c, root, keys, ELEMENTSOF(keys), NULL, &f)) < 0)
+        r = playbook_walk(c, root, pb);
+        if (r == -ENOMEM)
                 return r;
-        if (!FV(&f, "playbook"))
-                return yaml_missing(c, root, "playbook", "the playbook's name");
-        if (!FV(&f, "per_host"))
-                return yaml_missing(c, root, "per_host", "the list of steps each host runs");
-
-        r = yaml_get_name(c, FK(&f, "playbook"), FV(&f, "playbook"), "._-", 64, "a name: letters, digits, '.', '_' and '-'",
-                          &pb->name);
+        yaml_diags_sort(c->diags);
         if (r < 0)
                 return r;
-        if (FV(&f, "description") && (r = get_text(c, FK(&f, "description"), FV(&f, "description"), &pb->description)) < 0)
-                return r;
-        if (FV(&f, "destructive") && (r = yaml_get_bool(c, FK(&f, "destructive"), FV(&f, "destructive"), &pb->destructive)) < 0)
-                return r;
-        if (FV(&f, "hosts") && (r = parse_hosts(c, FK(&f, "hosts"), FV(&f, "hosts"), pb)) < 0)
-                return r;
-        for (size_t s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
-                if (FV(&f, section_keys[s]) &&
-                    (r = parse_section(c, (PlaybookSection) s, FK(&f, section_keys[s]), FV(&f, section_keys[s]), pb)) < 0)
-                        return r;
-        if (FV(&f, "on_failure")) {
-                r = yaml_get_enum(c, FK(&f, "on_failure"), FV(&f, "on_failure"), on_failure_names,
-                                  ELEMENTSOF(on_failure_names), &e);
-                if (r < 0)
-                        return r;
-                pb->on_failure = (PlaybookOnFailure) e;
-        }
-
-        /* A step that loses data for good needs the playbook to say so, so that the engine
-         * asks (or needs --yes) before it runs. */
-        if (!pb->destructive)
-                for (size_t s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
-                        for (size_t i = 0; i < pb->n_steps[s]; i++)
-                                if (pb->steps[s][i].entry->destructive)
-                                        return yaml_fail_at(c, pb->steps[s][i].mark,
-                                                            "step '%s' destroys data, and the playbook does not say so "
-                                                            "(expected 'destructive: true' at the top level)",
-                                                            pb->steps[s][i].entry->name);
-        if ((r = check_undone(c, pb)) < 0)
-                return r;
+        if (c->diags->n_errors > 0)
+                /* The first in file order is the one the single-error form reports. */
+                for (size_t i = 0; i < c->diags->n; i++)
+                        if (!c->diags->items[i].warning) {
+                                error_reset(err);
+                                return error_set(err, EINVAL, "%s:%u:%u: %s", name, c->diags->items[i].mark.line,
+                                                 c->diags->items[i].mark.column, c->diags->items[i].message);
+                        }
 
         *ret = TAKE_PTR(pb);
         return 0;
 }
 
-int playbook_load_string(const char *name, const char *data, size_t len, Playbook **ret, Error *err) {
+static int load_string(const char *name, const char *data, size_t len, bool all, YamlDiags *diags, Playbook **ret,
+                       Error *err) {
         _cleanup_(yaml_node_freep) YamlNode *root = NULL;
         int r;
 
@@ -344,7 +396,18 @@ int playbook_load_string(const char *name, const char *data, size_t len, Playboo
         r = yaml_tree_load(name, data, len, "playbook", &root, err);
         if (r < 0)
                 return r;
-        return playbook_from_tree(name, root, ret, err);
+        return playbook_from_tree(name, root, all, diags, ret, err);
+}
+
+int playbook_load_string(const char *name, const char *data, size_t len, Playbook **ret, Error *err) {
+        /* the whole file is checked, so that the error reported is the first in file order
+         * (as validate lists them), not the first the walk met */
+        return load_string(name, data, len, true, NULL, ret, err);
+}
+
+int playbook_load_string_all(const char *name, const char *data, size_t len, Playbook **ret, YamlDiags *diags,
+                             Error *err) {
+        return load_string(name, data, len, true, diags, ret, err);
 }
 
 int playbook_load(const char *path, Playbook **ret, Error *err) {

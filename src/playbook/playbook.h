@@ -63,10 +63,17 @@ typedef struct Playbook {
 } Playbook;
 
 /* Load and validate a playbook. On failure *ret is untouched and err says
- * "FILE:LINE:COL: what is wrong (what was expected)". */
+ * "FILE:LINE:COL: what is wrong (what was expected)", the first error in file order. */
 int playbook_load(const char *path, Playbook **ret, Error *err);
-/* `name` is used in messages in place of a file name; `data` need not be NUL-terminated. */
+/* `name` is used in messages in place of a file name; `data` need not be NUL-terminated.
+ * The error is the first in file order, as for playbook_load(). */
 int playbook_load_string(const char *name, const char *data, size_t len, Playbook **ret, Error *err);
+/* Like playbook_load_string(), but goes on after an error to find every error of the file,
+ * as the layout's validate does: *diags (initialized empty by the caller, freed with
+ * yaml_diags_done()) gets every error in file order, err the first in file order. A YAML
+ * syntax error ends the search (there is no tree to walk after it); *diags is then empty. */
+int playbook_load_string_all(const char *name, const char *data, size_t len, Playbook **ret, YamlDiags *diags,
+                             Error *err);
 
 Playbook *playbook_free(Playbook *pb);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Playbook *, playbook_free);

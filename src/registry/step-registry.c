@@ -364,15 +364,31 @@ static int parse_value(const YamlCtx *c, const StepArgSpec *a, const YamlNode *k
         return *ret ? 0 : yaml_oom(c);
 }
 
+/* An unknown argument of args whose closest name is `name`: its typo. */
+static bool typo_given(const YamlNode *args, const char * const *names, size_t n, const char *name) {
+        for (size_t i = 0; args && i + 1 < args->n_children; i += 2) {
+                const char *k = args->children[i]->value;
+                bool known = false;
+                for (size_t j = 0; j < n && !known; j++)
+                        known = streq(k, names[j]);
+                if (!known && streq_ptr(yaml_closest_match(k, names, n), name))
+                        return true;
+        }
+        return false;
+}
+
+/* With diags, every error is recorded there and the walk goes on (yaml_keep_going). */
 static int args_parse(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
-                      json_object **ret, Error *err) {
+                      YamlDiags *diags, json_object **ret, Error *err) {
         char prefix[128];
         const char *names[YAML_FIELDS_MAX];
         size_t n = 0;
         int r;
 
         snprintf(prefix, sizeof prefix, "step '%s': ", e->name);
-        YamlCtx ctx = { .name = file ?: "<string>", .err = err, .prefix = prefix }, *c = &ctx;
+        YamlCtx ctx = { .name = file ?: "<string>", .err = err, .prefix = prefix, .diags = diags, .all_errors = diags },
+                *c = &ctx;
+        size_t errors_before = diags ? diags->n_errors : 0;
 
         for (const StepArgSpec *a = e->args; a->name; a++) {
                 if (n >= ELEMENTSOF(names))
@@ -389,7 +405,7 @@ static int args_parse(const StepEntry *e, const YamlNode *args, YamlMark at, con
         }
 
         YamlFields f = { .names = names, .n = n };
-        if (args && (r = yaml_fields_read(c, args, names, n, "argument", &f)) < 0)
+        if (args && (r = yaml_keep_going(c, yaml_fields_read(c, args, names, n, "argument", &f))) < 0)
                 return r;
 
         _cleanup_json_ json_object *values = json_object_new_object();
@@ -409,16 +425,24 @@ static int args_parse(const StepEntry *e, const YamlNode *args, YamlMark at, con
                         r = parse_value(c, a, &key, &def, scope, true, &j);
                 } else if (a->required) {
                         char buf[256];
-                        return yaml_fail_at(c, args ? args->mark : at, "missing argument '%s' (expected %s: %s)", a->name,
-                                            expected_text(a, buf, sizeof buf), a->doc);
+                        if (diags && typo_given(args, names, n, a->name))
+                                continue; /* "unknown argument ... (did you mean ...)" says it */
+                        r = yaml_fail_at(c, args ? args->mark : at, "missing argument '%s' (expected %s: %s)", a->name,
+                                         expected_text(a, buf, sizeof buf), a->doc);
                 } else
                         continue;
-                if (r < 0)
-                        return r;
+                if (r < 0) {
+                        if ((r = yaml_keep_going(c, r)) < 0)
+                                return r;
+                        continue;
+                }
                 if (json_add(values, a->name, j) < 0)
                         return yaml_oom(c);
         }
 
+        /* the checks between arguments need every argument: only when each one was valid */
+        if (diags && diags->n_errors > errors_before)
+                return -EINVAL;
         if (e->check && (r = e->check(c, args, at, scope, values)) < 0)
                 return r;
         if (ret)
@@ -428,12 +452,17 @@ static int args_parse(const StepEntry *e, const YamlNode *args, YamlMark at, con
 
 int step_args_validate(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
                        Error *err) {
-        return args_parse(e, args, at, file, scope, NULL, err);
+        return args_parse(e, args, at, file, scope, NULL, NULL, err);
 }
 
 int step_args_to_json(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
                       json_object **ret, Error *err) {
-        return args_parse(e, args, at, file, scope, ret, err);
+        return args_parse(e, args, at, file, scope, NULL, ret, err);
+}
+
+int step_args_to_json_all(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
+                          YamlDiags *diags, json_object **ret, Error *err) {
+        return args_parse(e, args, at, file, scope, diags, ret, err);
 }
 
 /* ---- checks between arguments -------------------------------------------------------- */

@@ -129,6 +129,11 @@ int step_args_validate(const StepEntry *e, const YamlNode *args, YamlMark at, co
  * string lists as arrays. A reference stays the string "${host.osds}". */
 int step_args_to_json(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
                       json_object **ret, Error *err);
+/* The same, going on after an error: every error of the step's arguments is appended to
+ * *diags (messages without the "FILE:LINE:COL: " prefix), err gets the first found. Returns
+ * -EINVAL (and no JSON) when there was any. */
+int step_args_to_json_all(const StepEntry *e, const YamlNode *args, YamlMark at, const char *file, StepScope scope,
+                          YamlDiags *diags, json_object **ret, Error *err);
 
 /* The facts references stand for: of the run, and of the host a step runs for. */
 typedef struct StepFacts {

@@ -82,4 +82,43 @@ usage_error "empty --hosts" "cephprov plan: --hosts needs a comma-separated list
 usage_error "--hosts on a layout's validate" \
         "cephprov validate: --hosts applies to a playbook, and '$layout' is a layout" validate "$layout" --hosts a
 
+# usage errors with --json: the message on stderr as above, and the JSON error object the
+# other --json failures print on stdout (a program reading stdout gets JSON, exit 2)
+json_usage_error() { # json_usage_error DESCRIPTION EXPECTED-MESSAGE-START ARGS...
+        local what=$1 expected=$2 out err rc; shift 2
+        out=$("$cephprov" "$@" 2>"$tmp_err"); rc=$?
+        err=$(cat "$tmp_err")
+        check_eq "$what with --json exits 2" "$rc" 2
+        check_eq "$what with --json: the message on stderr" "$(head -n1 <<<"$err")" "$expected"
+        check_contains "$what with --json: the usage on stderr" "$err" "usage: cephprov $1 "
+        check "$what with --json: a JSON error object on stdout" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert list(j) == ["format", "error"] and j["format"] == 1, j
+m = j["error"]["message"]
+assert m.startswith(sys.argv[2] + " (usage: cephprov " + sys.argv[3] + " "), m
+' "$out" "$expected" "$1"
+}
+tmp_err=$(mktemp "${TMPDIR:-/tmp}/cephprov-cli-help.XXXXXX")
+trap 'rm -f "$tmp_err"' EXIT
+if command -v python3 >/dev/null; then
+        json_usage_error "unknown option" "cephprov plan: unknown option '--frob'" plan "$layout" --frob --json
+        json_usage_error "unknown option before --json" "cephprov validate: unknown option '--frob'" validate --frob --json "$layout"
+        json_usage_error "option without its argument" "cephprov plan: option '--inventory' needs an argument" \
+                plan --json "$layout" --inventory
+        json_usage_error "plan without a layout" "cephprov plan: expected one layout file" plan --json
+        json_usage_error "status with two layouts" "cephprov status: expected one layout file" status --json "$layout" "$layout"
+        json_usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 256, not '0'" \
+                apply --json "$layout" --parallel 0
+else
+        echo "SKIP: python3 missing (usage errors with --json)"
+fi
+out=$("$cephprov" plan "$layout" --frob 2>/dev/null)
+check_eq "a usage error without --json prints nothing on stdout" "$out" ""
+out=$("$cephprov" help plan --json 2>/dev/null)
+check "--json on a verb without it: no JSON object (--json is the mistake there)" bash -c '! grep -q "\"error\"" <<<"$1"' _ "$out"
+out=$("$cephprov" lock status "$layout" --frob --json 2>/dev/null); rc=$?
+check_eq "lock: a usage error with --json exits 2" "$rc" 2
+check_contains "lock: a usage error with --json prints JSON" "$out" '"message": "cephprov lock: '
+
 finish

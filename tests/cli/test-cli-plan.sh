@@ -40,6 +40,21 @@ for layout in "$src"/layouts/*.yaml; do
 done
 check "every shipped layout with an inventory was planned" [ "$n" -ge 4 ]
 
+# what the plans and the docs tell an operator to run exists: every `cephprov VERB` they name
+# is a verb of `cephprov help` (scenario 3's plan once sent operators to a `cephprov convert`
+# that did not exist)
+verbs=$("$cephprov" help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+named=$(for layout in "$src"/layouts/*.yaml; do
+                name=$(basename "$layout" .yaml)
+                [ -f "$data/inventory-$name.json" ] && "$cephprov" plan "$layout" --inventory "$data/inventory-$name.json"
+        done; cat "$src"/README.md "$src"/docs/*.md "$src"/playbooks/README.md "$src"/man/*.in "$src"/layouts/*.yaml)
+# as commands are written there: in backquotes, after a prompt, in bold in the man pages
+for v in $(grep -oE '(`|^\$ |\\fB)cephprov [a-z][a-z-]*' <<<"$named" | sed 's/.*cephprov //' | sort -u); do
+        check "'cephprov $v' named in a plan or the docs is a verb" grep -qx "$v" <<<"$verbs"
+done
+check "scenario 3's plan names no convert verb" bash -c '! grep -q "cephprov convert" <<<"$1"' _ \
+        "$("$cephprov" plan "$src/layouts/scenario-3-filestore.yaml" --inventory "$data/inventory-scenario-3-filestore.json")"
+
 layout=$src/layouts/scenario-1-hyperconverged.yaml
 out=$("$cephprov" plan "$layout" --inventory "$data/inventory-scenario-1-hyperconverged.json" --hosts node2); rc=$?
 check_eq "plan --hosts exits 0" "$rc" 0
@@ -94,6 +109,62 @@ PY
                 'import json,sys; j=json.loads(sys.argv[1]); assert j["format"] == 1 and j["missing_hosts"] == ["node3"] and [h["host"] for h in j["hosts"]] == ["node2"]' "$out"
 else
         echo "SKIP: python3 missing (the refused and missing host checks)"
+fi
+
+# Not enough free space on two hosts: both named at the layout's line with what is needed
+# against what is there, the third host still planned, exit 1 (text and JSON)
+if command -v python3 >/dev/null; then
+        sed 's/cache_size: 60G/cache_size: 100G/' "$layout" >"$tmp/big-cache.yaml"
+        python3 - "$inv1" "$tmp/inv-big.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for inv in d["inventories"]:
+    if inv["host"] == "node3":  # node3's SSDs are 960 GB ones: room for 2 x (30 + 100) GiB
+        for dev in inv["devices"]:
+            if not dev["rotational"]:
+                dev["size"] += 480 * 10**9
+                dev["last_usable"] += 480 * 10**9
+json.dump(d, open(sys.argv[2], "w"))
+PY
+        line=$(grep -n 'cache_size: 100G' "$tmp/big-cache.yaml" | cut -d: -f1)
+        out=$("$cephprov" plan "$tmp/big-cache.yaml" --inventory "$tmp/inv-big.json" 2>"$tmp/err"); rc=$?
+        err=$(cat "$tmp/err")
+        check_eq "not enough space on two hosts: exit 1" "$rc" 1
+        for h in node1 node2; do
+                check_contains "not enough space: $h's refusal names the layout line, what is needed and what is there" "$err" \
+                        "$tmp/big-cache.yaml:$line:19: host '$h': not enough free space on '/dev/sda' for the 100 GiB bcache cache partition of slot 2 (/dev/sde): it needs 100 GiB, the largest free extent is 23.1 GiB; the layout's new partitions there need 260 GiB in all, and 183.1 GiB is free before the plan"
+                check_contains "not enough space: $h named in the plan as refused" "$out" "host $h: not planned: refused: $tmp/big-cache.yaml:$line:19: host '$h': not enough free space"
+        done
+        check_contains "not enough space: the third host is still planned" "$out" "host node3: 28 steps"
+        check_contains "not enough space: the totals count the refused hosts" "$out" "plan: 28 steps on 1 host, 4 new OSDs"
+        check_contains "not enough space: the totals say how many were refused" "$out" "; 2 hosts refused"
+        out=$("$cephprov" plan "$tmp/big-cache.yaml" --inventory "$tmp/inv-big.json" --json 2>/dev/null); rc=$?
+        check_eq "not enough space --json: exit 1" "$rc" 1
+        check "not enough space --json: the plan of node3 and both refusals" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert [h["host"] for h in j["hosts"]] == ["node3"], j["hosts"]
+r = j["refused_hosts"]
+assert [x["host"] for x in r] == ["node1", "node2"], r
+assert all("not enough free space" in x["message"] and ":%s:19: " % sys.argv[2] in x["message"] for x in r), r
+' "$out" "$line"
+
+        # a size range that matches no disk: each candidate with why, sizes in both units
+        sed 's/size: 1.5T..2.5T/size: 2T..4T/' "$layout" >"$tmp/range.yaml"
+        line=$(grep -n 'size: 2T..4T' "$tmp/range.yaml" | cut -d: -f1)
+        err=$("$cephprov" plan "$tmp/range.yaml" --inventory "$inv1" --hosts node1 2>&1 >/dev/null); rc=$?
+        check_eq "a size range matching no disk: exit 1" "$rc" 1
+        check_eq "a size range matching no disk: the candidates rejected and why, in TB and TiB" "$err" \
+                "cephprov: error: $tmp/range.yaml:$line:13: host 'node1': profile 'hc-1u' selects no data device of size 2T..4T: rejected: /dev/sda, /dev/sdb: not rotational; /dev/sdc, /dev/sdd, /dev/sde, /dev/sdf: 2.00 TB = 1.82 TiB, below the minimum 2.20 TB = 2 TiB"
+        out=$("$cephprov" plan "$tmp/range.yaml" --inventory "$inv1" --json --hosts node1 2>/dev/null)
+        check "a size range matching no disk --json: refused, with the position" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["hosts"] == [] and j["refused_hosts"][0]["host"] == "node1", j
+assert "1.82 TiB" in j["refused_hosts"][0]["message"]
+' "$out"
+else
+        echo "SKIP: python3 missing (not enough space, size range checks)"
 fi
 
 # --osd-ids: `ceph osd ls` (plain or -f json) of the cluster

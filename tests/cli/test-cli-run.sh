@@ -27,6 +27,10 @@ run 2 "option '--cancel' does not apply" "run --cancel" run --cancel "$src/playb
 (cd "$src/tests/data/playbook-invalid" &&
         run 1 "cephprov: error: $(head -n1 after-not-restore.expected)" "run of an invalid playbook" \
                 run after-not-restore.yaml "$layout" --hosts node1)
+# run refuses a playbook with several errors before touching anything (its first error named)
+(cd "$src/tests/data/playbook-errors" &&
+        run 1 "$(head -n1 several.expected)" "run of a playbook with several errors" \
+                run several.yaml "$layout" --hosts node1)
 run 1 "host 'nosuch' is not in the layout" "run on a host not in the layout" \
         run "$src/playbooks/drain-node.yaml" "$layout" --hosts nosuch
 run 1 "No such file" "run of a missing playbook" run "$src/playbooks/nosuch.yaml" "$layout" --hosts node1

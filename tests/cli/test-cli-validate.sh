@@ -86,6 +86,19 @@ err=$(cd "$dir" && "$cephprov" validate no-cascade.yaml 2>&1 >/dev/null); rc=$?
 check_eq "no cascade: exit 1" "$rc" 1
 check_eq "no cascade: a broken profiles section is not also an unknown profile" "$err" "$(cat "$dir/no-cascade.expected")"
 
+# A playbook with several mistakes: every one, in file order, as for a layout.
+pdir=$src/tests/data/playbook-errors
+err=$(cd "$pdir" && "$cephprov" validate several.yaml 2>&1 >/dev/null); rc=$?
+check_eq "playbook with several errors: exit 1" "$rc" 1
+check_eq "playbook with several errors: every one, in file order" "$err" "$(cat "$pdir/several.expected")"
+check_eq "playbook with several errors: nothing on stdout" "$(cd "$pdir" && "$cephprov" validate several.yaml 2>/dev/null)" ""
+got=$(cd "$pdir" && "$cephprov" validate --json several.yaml 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(d["format"], len(d["errors"]), d["error"] == d["errors"][0], [(e["line"], e["column"]) for e in d["errors"]])')
+check_eq "--json playbook with several errors: all of them, in file order" "$got" \
+        "1 8 True [(3, 14), (6, 10), (8, 5), (11, 40), (11, 45), (14, 11), (18, 11), (19, 1)]"
+got=$(cd "$pdir" && "$cephprov" validate - <several.yaml 2>&1 >/dev/null | tail -n1)
+check_eq "playbook on stdin with several errors: counted" "$got" "cephprov: error: 8 errors in playbook '<stdin>'"
+
 # --json failures: a JSON error object on stdout, the messages still on stderr.
 json=$(cd "$dir" && "$cephprov" validate --json several.yaml 2>/dev/null); rc=$?
 err=$(cd "$dir" && "$cephprov" validate --json several.yaml 2>&1 >/dev/null)

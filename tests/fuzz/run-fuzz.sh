@@ -112,7 +112,7 @@ for t in $targets; do
         # are only read.
         case $t in
         layout) seeds="$fuzz/corpus-layout $data/layout-invalid"; opts="-max_len=8192 -dict=$fuzz/fuzz-layout.dict" ;;
-        playbook) seeds="$fuzz/corpus-playbook $srcdir/playbooks $data/playbook-invalid"
+        playbook) seeds="$fuzz/corpus-playbook $srcdir/playbooks $data/playbook-invalid $data/playbook-errors"
                 opts="-max_len=8192 -dict=$fuzz/fuzz-playbook.dict" ;;
         ceph) seeds=$(ceph_seeds); opts="-max_len=65536 -dict=$fuzz/fuzz-ceph.dict" ;;
         agent) seeds=$fuzz/corpus-agent; opts="-max_len=4096 -dict=$fuzz/fuzz-agent.dict" ;;

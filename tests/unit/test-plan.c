@@ -11,6 +11,7 @@
 #include "basic/strv.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
+#include "plan/plan-internal.h"
 #include "test.h"
 
 static const char *const scenarios[] = {
@@ -347,10 +348,14 @@ static void test_free_space_refused(void) {
         uint64_t free_start = align_up(p3->start + p3->size, PLAN_ALIGN);
         uint64_t free_end = align_down(sda->last_usable + 1, PLAN_ALIGN);
         uint64_t left = free_end - free_start - (40 + 60 + 40) * GiB;
-        char buf[SIZE_FORMAT_MAX];
+        char buf[SIZE_FORMAT_MAX], all[SIZE_FORMAT_MAX];
+        /* at the layout's cache_size (line 33), what this partition needs against the largest
+         * hole, and what all the new partitions on the SSD need against its free space */
         _cleanup_(freep) char *want = strprintf(
-                "host 'node1': not enough free space on '/dev/sda' for 60 GiB bcache cache partition of slot 2 (largest free extent %s)",
-                size_format(left, buf, sizeof(buf)));
+                "%s:33:19: host 'node1': not enough free space on '/dev/sda' for the 60 GiB bcache cache partition of slot 2 "
+                "(/dev/sde): it needs 60 GiB, the largest free extent is %s; the layout's new partitions there need 200 GiB "
+                "in all, and %s is free before the plan",
+                l->path, size_format(left, buf, sizeof(buf)), size_format(free_end - free_start, all, sizeof(all)));
         CHECK_STREQ(plan_refused(l, s, &err), want);
         CHECK_INTEQ(err.code, ENOSPC);
 }
@@ -516,6 +521,54 @@ static void test_not_allowed(void) {
 
 static InvDevice *dev_mut(InventorySet *s, const char *host, const char *path) {
         return (InvDevice *) inventory_find_device(inventory_set_find(s, host), path);
+}
+
+/* keep_going: every refused host is listed with its own message, the others are planned;
+ * without it the first refusal ends the plan */
+static void test_keep_going(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        dev_mut(s, "node1", "/dev/sdd")->content.fstype = strdup("xfs");
+        dev_mut(s, "node3", "/dev/sdc")->content.fstype = strdup("ext4");
+        _cleanup_(plan_freep) Plan *p = NULL;
+        Error err = {};
+        PlanOptions po = { .keep_going = true };
+        CHECK_INTEQ(plan_compute_ext(l, s, &po, &p, &err), 0);
+        CHECK_INTEQ(err.code, 0);
+        CHECK_INTEQ(p->n_hosts, 1);
+        CHECK_STREQ(p->hosts[0].host, "node2");
+        CHECK_INTEQ(p->hosts[0].n_steps, 28);
+        CHECK_INTEQ(p->n_refused, 2);
+        if (p->n_refused == 2) {
+                CHECK_STREQ(p->refused[0].host, "node1");
+                CHECK(startswith(p->refused[0].message, "host 'node1': data device '/dev/sdd' carries an existing xfs signature"));
+                CHECK_STREQ(p->refused[1].host, "node3");
+                CHECK(startswith(p->refused[1].message, "host 'node3': data device '/dev/sdc' carries an existing ext4 signature"));
+        }
+        /* both in the text and the JSON */
+        _cleanup_(freep) char *text = NULL, *json = NULL;
+        size_t n;
+        FILE *f = open_memstream(&text, &n);
+        plan_print(p, f, 0);
+        fclose(f);
+        CHECK(strstr(text, "host node1: not planned: refused: host 'node1': data device '/dev/sdd'"));
+        CHECK(strstr(text, "plan: 28 steps on 1 host, 4 new OSDs, 7.3 TiB raw; fast devices: 360 GiB in cephprov partitions, 6.3 GiB free after; 2 hosts refused\n"));
+        f = open_memstream(&json, &n);
+        CHECK_INTEQ(plan_print_json(p, f), 0);
+        fclose(f);
+        CHECK(strstr(json, "\"refused_hosts\": [\n    {\n      \"host\": \"node1\",\n      \"message\": \"host 'node1': data device"));
+
+        /* without keep_going: the first refusal, as before */
+        CHECK(startswith(plan_refused(l, s, &err), "host 'node1': data device '/dev/sdd'"));
+}
+
+/* sizes in both units: disks are sold in powers of 1000, cephprov reads powers of 1024 */
+static void test_size_both(void) {
+        char b[80];
+        CHECK_STREQ(plan_size_both(2000398934016, b, sizeof b), "2.00 TB = 1.82 TiB");
+        CHECK_STREQ(plan_size_both(2 * TiB, b, sizeof b), "2.20 TB = 2 TiB");
+        CHECK_STREQ(plan_size_both(480103981056, b, sizeof b), "480.10 GB = 447.13 GiB");
+        CHECK_STREQ(plan_size_both(0, b, sizeof b), "0 B = 0 B");
 }
 
 static void test_foreign_signature(void) {
@@ -772,7 +825,9 @@ static void test_scenario3(void) {
 
         profile0(l)->db_size.bytes = 70 * GiB;
         const char *msg = plan_refused(l, s, &err);
-        CHECK(startswith(msg, "host 'fs1': not enough free space on '/dev/sda' for 70 GiB DB partition of slot 2"));
+        _cleanup_(freep) char *want70 = strprintf("%s:36:14: host 'fs1': not enough free space on '/dev/sda' for the 70 GiB DB "
+                                                  "partition of slot 2 (/dev/sde): it needs 70 GiB", l->path);
+        CHECK(startswith(msg, want70));
 
         /* mid-conversion: osd.0's HDD zapped → its OSD is created on the DB partition */
         profile0(l)->db_size.bytes = 60 * GiB;
@@ -1147,6 +1202,8 @@ int main(void) {
         TEST_RUN(test_scenario1);
         TEST_RUN(test_partition_names);
         TEST_RUN(test_free_space_refused);
+        TEST_RUN(test_keep_going);
+        TEST_RUN(test_size_both);
         TEST_RUN(test_ratio_refused);
         TEST_RUN(test_spread_2_to_1);
         TEST_RUN(test_spread_8_to_1);

@@ -433,6 +433,50 @@ static void test_doc_examples(void) {
         CHECK(n >= 8);
 }
 
+/* Every error of a playbook, in file order, not only the first the walk meets; a step with a
+ * bad argument is left out and the steps after it still checked; no cascade from a typo'd
+ * key to "missing key". The single-error form reports the first in file order. */
+static void test_all_errors(void) {
+        static const char y[] =
+                "playbook: p\n"                                  /* 1 */
+                "before:\n"                                      /* 2 */
+                "  - step: benchmark\n"                          /* 3 */
+                "    args: {queue_depth: 100, labl: x}\n"        /* 4 */
+                "per_hots:\n"                                    /* 5 */
+                "  - step: out\n"                                /* 6 */
+                "hosts: {strategy: serial, batch: 3}\n"          /* 7 */
+                "after:\n"                                       /* 8 */
+                "  - step: nosuch\n"                             /* 9 */
+                "  - step: restore-balancer\n";                  /* 10 */
+        _cleanup_(playbook_freep) Playbook *pb = NULL;
+        _cleanup_(yaml_diags_done) YamlDiags d = {};
+        Error err = {};
+        CHECK_INTEQ(playbook_load_string_all("t.yaml", y, strlen(y), &pb, &d, &err), -EINVAL);
+        CHECK(!pb);
+        CHECK_INTEQ(d.n_errors, 5);
+        static const struct { unsigned line, col; const char *start; } want[] = {
+                { 4, 25, "step 'benchmark': invalid value '100' for 'queue_depth'" },
+                { 4, 30, "step 'benchmark': unknown argument 'labl' (did you mean 'label'?)" },
+                { 5, 1, "unknown key 'per_hots' (did you mean 'per_host'?)" },
+                { 7, 27, "'batch' with strategy 'serial'" },
+                { 9, 11, "unknown step 'nosuch'" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want) && i < d.n; i++) {
+                CHECK_INTEQ(d.items[i].mark.line, want[i].line);
+                CHECK_INTEQ(d.items[i].mark.column, want[i].col);
+                CHECK(strncmp(d.items[i].message, want[i].start, strlen(want[i].start)) == 0);
+                if (strncmp(d.items[i].message, want[i].start, strlen(want[i].start)) != 0)
+                        fprintf(stderr, "  got: %s\n", d.items[i].message);
+        }
+        CHECK(strncmp(err.message, "t.yaml:4:25: step 'benchmark'", 29) == 0);
+
+        /* the single-error form: the same first error, in file order */
+        Error e1 = {};
+        CHECK_INTEQ(playbook_load_string("t.yaml", y, strlen(y), &pb, &e1), -EINVAL);
+        CHECK(strncmp(e1.message, "t.yaml:4:25: step 'benchmark'", 29) == 0);
+        CHECK(!pb);
+}
+
 int main(void) {
         TEST_RUN(test_drain_node);
         TEST_RUN(test_destroy_node);
@@ -443,5 +487,6 @@ int main(void) {
         TEST_RUN(test_waves);
         TEST_RUN(test_print_plan);
         TEST_RUN(test_doc_examples);
+        TEST_RUN(test_all_errors);
         return test_result();
 }

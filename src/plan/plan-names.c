@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The names the plan gives things: step kinds, partition roles, and the GPT names that mark
+ * a partition as cephprov's ("cp:<role>:<slot>:<host>"). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/strv.h"
+#include "plan.h"
+
+static const char *const step_kind_table[_STEP_KIND_MAX] = {
+        [STEP_WIPE] = "wipe",
+        [STEP_CREATE_GPT] = "create-gpt",
+        [STEP_CREATE_PARTITION] = "create-partition",
+        [STEP_MAKE_BCACHE_BACKING] = "make-bcache-backing",
+        [STEP_MAKE_BCACHE_CACHE] = "make-bcache-cache",
+        [STEP_BCACHE_ATTACH] = "bcache-attach",
+        [STEP_BCACHE_TUNE] = "bcache-tune",
+        [STEP_CREATE_OSD] = "create-osd",
+};
+
+const char *step_kind_to_string(StepKind k) {
+        if ((unsigned) k >= _STEP_KIND_MAX)
+                return NULL;
+        return step_kind_table[k];
+}
+
+static const char *const part_role_table[_PART_ROLE_MAX_] = {
+        [PART_ROLE_NONE] = "none",
+        [PART_ROLE_DB] = "db",
+        [PART_ROLE_WAL] = "wal",
+        [PART_ROLE_CACHE] = "cache",
+        [PART_ROLE_JOURNAL] = "journal",
+};
+
+const char *part_role_to_string(PartRole r) {
+        if ((unsigned) r >= _PART_ROLE_MAX_)
+                return NULL;
+        return part_role_table[r];
+}
+
+
+char *plan_partition_name(const char *host, PartRole role, unsigned slot) {
+        char *s = strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: "");
+        if (s && strlen(s) > 36)
+                s[36] = 0; /* GPT names hold 36 UTF-16 units; host names are ASCII */
+        return s;
+}
+
+bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot) {
+        if (!name || !startswith(name, "cp:"))
+                return false;
+        const char *p = name + 3;
+        const char *colon = strchr(p, ':');
+        if (!colon)
+                return false;
+        PartRole role = PART_ROLE_NONE;
+        for (unsigned i = PART_ROLE_DB; i < _PART_ROLE_MAX_; i++)
+                if (strlen(part_role_table[i]) == (size_t) (colon - p) &&
+                    strncmp(p, part_role_table[i], colon - p) == 0)
+                        role = i;
+        if (role == PART_ROLE_NONE)
+                return false;
+        p = colon + 1;
+        char *end;
+        if (*p < '0' || *p > '9')
+                return false;
+        errno = 0;
+        unsigned long slot = strtoul(p, &end, 10);
+        if (errno != 0 || *end != ':' || slot > UINT32_MAX)
+                return false;
+        if (ret_role)
+                *ret_role = role;
+        if (ret_slot)
+                *ret_slot = (unsigned) slot;
+        return true;
+}
+
