@@ -168,7 +168,7 @@ int verb_plan(int argc, char *argv[]) {
         {
                 _cleanup_(fleet_closep) Fleet *f = NULL;
                 _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-                if (controller_plan_live_inventory(l, o.hosts, false, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
+                if (controller_plan_live_all(l, o.hosts, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                         return report(&err);
                 if (controller_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
                         return report(&err);

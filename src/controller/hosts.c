@@ -306,8 +306,8 @@ static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
 }
 
 /* Inventory the hosts and plan against what they have; also returns the inventories. */
-int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
-                            Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+static int plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, bool keep_going, Fleet **ret_fleet,
+                     Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
         int r = controller_inventory(l, only, dry_run, quiet, ret_fleet ? &f : NULL, &inv, ret_failed, err);
@@ -317,7 +317,7 @@ int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry
         Layout view;
         if (layout_view(l, inv, &view) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        r = plan_compute(&view, inv, ret, err);
+        r = plan_compute_ext(&view, inv, &(PlanOptions) { .keep_going = keep_going }, ret, err);
         free(view.hosts);
         if (r < 0)
                 return r;
@@ -326,6 +326,16 @@ int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry
         if (ret_inv)
                 *ret_inv = TAKE_PTR(inv);
         return 0;
+}
+
+int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                                   Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+        return plan_live(l, only, dry_run, quiet, false, ret_fleet, ret, ret_inv, ret_failed, err);
+}
+
+int controller_plan_live_all(const Layout *l, char * const *only, bool quiet, Fleet **ret_fleet, Plan **ret,
+                             InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+        return plan_live(l, only, false, quiet, true, ret_fleet, ret, ret_inv, ret_failed, err);
 }
 
 int controller_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
