@@ -10,6 +10,7 @@ check() { # check DESCRIPTION COMMAND...
         else
                 echo "FAIL $what"
                 failures=$((failures + 1))
+                return 1 # so that `check ... || show-why` shows why
         fi
 }
 

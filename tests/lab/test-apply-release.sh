@@ -6,8 +6,15 @@
 # host chrooted in a root of a later Debian suite, contrib/lab/ceph-root). Asserts that every
 # planned OSD is up and in, runs that release, has its DB and its WAL on their own dedicated
 # BlueFS devices (the OSD's own metadata says so) on the partitions the plan named, and that
-# a second apply changes nothing. Prints the root's Ceph versions, so a run records what it
-# tested (sid moves daily).
+# a second apply changes nothing. Then the cluster steps on that release: crush-reweight of
+# one host's OSDs in steps (`cephprov run`) and back. On Reef and Tentacle also the smoke of
+# drain and destroy (Pacific has the whole of test-drain.sh): a drain of one of the three
+# hosts with the layout's fast throttle applied as mClock takes it (the high_recovery_ops
+# profile with the recovery override), seen in the cluster while the drain runs and put back
+# as it was afterwards, the host's OSDs down and out, every PG active+clean, every object read
+# back identical; cancel; then destroy of that host: its OSDs purged, its host bucket gone,
+# its disks blank, HEALTH_OK, the objects identical.
+# Prints the root's Ceph versions, so a run records what it tested (sid moves daily).
 #
 # With CAPTURE_DIR set, also saves what cephprov reads from Ceph on that release (stdout,
 # stderr, exit status) for tests/data/ceph/RELEASE (see its README).
@@ -37,7 +44,7 @@ export LAB_PREFIX=${LAB_PREFIX:-cprl} LAB_SUBNET=${LAB_SUBNET:-10.99.17} CEPHPRO
 cleanup() { "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
 trap cleanup EXIT
 
-"$lab" up --dir "$dir/lab" --hosts 2 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up --ceph $release"; exit 1; }
+"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up --ceph $release"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up on $release"; exit 1; }
 ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 layout=$dir/lab/layout.yaml
@@ -64,8 +71,8 @@ check "HEALTH_OK with every PG active+clean on $release" test -n "$healthy" || c
 
 dump=$(ceph_ osd dump -f json 2>/dev/null)
 meta=$(ceph_ osd metadata -f json 2>/dev/null)
-check_eq "4 OSDs, all up and in" \
-        "$(echo "$dump" | python3 -c 'import json,sys; d=json.load(sys.stdin)["osds"]; print(len(d), sum(o["up"] for o in d), sum(o["in"] for o in d))')" "4 4 4"
+check_eq "6 OSDs, all up and in" \
+        "$(echo "$dump" | python3 -c 'import json,sys; d=json.load(sys.stdin)["osds"]; print(len(d), sum(o["up"] for o in d), sum(o["in"] for o in d))')" "6 6 6"
 want=$(ceph_ versions -f json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(sorted({k.split()[4] for k in json.load(sys.stdin)["osd"]})))')
 check_eq "every OSD runs $release" "$want" "$release"
 # per OSD: "id host dedicated_db dedicated_wal" from its own metadata
@@ -76,7 +83,7 @@ for m in sorted(json.load(sys.stdin), key=lambda m: m["id"]):
           m.get("bluefs_db_partition_path", "-"), m.get("bluefs_wal_partition_path", "-"))')
 echo "$facts"
 check_eq "every OSD has a dedicated DB and a dedicated WAL" \
-        "$(echo "$facts" | awk '$3 == 1 && $4 == 1' | wc -l)" 4
+        "$(echo "$facts" | awk '$3 == 1 && $4 == 1' | wc -l)" 6
 # the DB and WAL devices are the partitions the plan named for that OSD's slot
 while read -r id host _ _ dbp walp; do
         [ -n "$id" ] || continue
@@ -94,7 +101,7 @@ import json, sys
 print(sum(json.loads(l).get("links_made", 0) for l in sys.stdin if "\"osd-created\"" in l))')
 echo "links made by the agent after raw activate: $made"
 if [ "$release" = tentacle ]; then
-        check_eq "on tentacle the agent made every DB and WAL link (8)" "$made" 8
+        check_eq "on tentacle the agent made every DB and WAL link (12)" "$made" 12
 else
         check_eq "on $release ceph-volume made every link itself" "$made" 0
 fi
@@ -138,5 +145,144 @@ if [ -n "${CAPTURE_DIR:-}" ]; then
         echo $? >"$CAPTURE_DIR/ceph-volume-raw-list-node1.rc"
         echo "captures of $release in $CAPTURE_DIR"
 fi
+
+# ---- drain on this release ----------------------------------------------------------
+py() { python3 -c "$@"; }
+wait_clean() { # wait_clean SECONDS
+        local t0=$SECONDS
+        while [ $((SECONDS - t0)) -lt "$1" ]; do
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
+sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)' && return 0
+                sleep 2
+        done
+        return 1
+}
+node3_state() { # "up in" of each OSD of node3, sorted and unique
+        ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)
+ids = [c for n in t["nodes"] if n["type"] == "host" and n["name"] == "node3" for c in n["children"]]
+print(" ".join(map(str, ids)))' > "$dir/n3"
+        ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+ids = {int(x) for x in open(sys.argv[1]).read().split()}
+print("\n".join(sorted({"%d %d" % (o["up"], o["in"]) for o in json.load(sys.stdin)["osds"] if o["osd"] in ids})))' "$dir/n3"
+}
+throttle_settings() {
+        ceph_ config dump -f json 2>/dev/null | py '
+import json, sys
+print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin)
+             if e["name"].startswith(("osd_max_backfills", "osd_recovery_max", "osd_mclock"))))'
+}
+# crush-reweight in steps (`cephprov run` of a playbook): node1's OSDs to a third of their
+# weight in two rounds, clean between, then back at once
+weights_of() { # "id weight" of node1's OSDs, as osd tree shows them
+        ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)
+ids = [c for n in t["nodes"] if n["type"] == "host" and n["name"] == "node1" for c in n["children"]]
+print(" ".join("%d:%.5f" % (n["id"], n["crush_weight"]) for n in sorted(t["nodes"], key=lambda n: n["id"]) if n["id"] in ids))'
+}
+w0=$(weights_of)
+full=$(echo "$w0" | tr ' ' '\n' | head -1 | cut -d: -f2)
+third=$(py "print('%.5f' % ($full / 3))")
+stepw=$(py "print('%.5f' % max(0.001, $full * 0.4))") # the step's least (the registry's bound)
+reweight_pb() { # reweight_pb WEIGHT [STEP]
+        printf 'playbook: reweight\ndescription: node1 to a CRUSH weight (lab test)\nhosts:\n  strategy: serial\nper_host:\n  - step: crush-reweight\n    args: {weight: %s%s, timeout: 10m}\n' \
+                "$1" "${2:+, step: $2}" > "$dir/reweight.yaml"
+}
+reweight_pb "$third" "$stepw"
+out=$("$cephprov" run "$dir/reweight.yaml" "$layout" --hosts node1 --yes --json 2>"$dir/reweight.err")
+check "crush-reweight of node1 to $third in steps of $stepw on $release succeeds" test $? -eq 0 || tail -5 "$dir/reweight.err"
+near() { # near "id:w id:w" "id:w id:w": the same OSDs, weights within CRUSH's 16.16 unit
+        py '
+import sys
+a = dict(x.split(":") for x in sys.argv[1].split())
+b = dict(x.split(":") for x in sys.argv[2].split())
+sys.exit(0 if a.keys() == b.keys() and all(abs(float(a[k]) - float(b[k])) <= 2e-5 for k in a) else 1)' "$1" "$2"
+}
+check "node1's OSDs are at $third ($(weights_of))" near "$(weights_of)" "$(weights_of | sed "s/:[0-9.]*/:$third/g")"
+check_eq "it took two rounds" "$(echo "$out" | py '
+import json, sys
+r = json.load(sys.stdin)["report"]
+print([s["result"]["rounds"] for s in r["steps"] if s["name"] == "crush-reweight"][0])')" 2
+check "clean after the reweight" wait_clean 120
+reweight_pb "$full"
+"$cephprov" run "$dir/reweight.yaml" "$layout" --hosts node1 --yes >/dev/null 2>"$dir/reweight.err"
+check "crush-reweight of node1 back to $full succeeds" test $? -eq 0 || tail -5 "$dir/reweight.err"
+check "node1's OSDs have their weights back ($w0)" near "$(weights_of)" "$w0"
+check "clean after the reweight back" wait_clean 120
+
+# Pacific's drain and destroy are the whole of tests/lab/test-drain.sh; here the smoke of
+# the other releases
+if [ "$release" = pacific ]; then
+        finish
+        exit
+fi
+sed -i 's/^profiles:$/throttle:\n  preset: fast\nprofiles:/' "$layout"
+check_contains "the layout asks for the fast throttle" "$(cat "$layout")" "preset: fast"
+ceph_ osd pool set data size 2 >/dev/null 2>&1
+mkdir -p "$dir/lab/xfer-data" "$dir/lab/xfer-back"
+for i in $(seq 1 40); do
+        head -c 1048576 /dev/urandom > "$dir/lab/xfer-data/obj$i"
+        "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$dir/lab/xfer-data/obj$i" || echo "FAIL rados put obj$i"
+done
+(cd "$dir/lab/xfer-data" && sha256sum obj*) > "$dir/sums"
+check "clean with the data on $release" wait_clean 300
+queue=$(ceph_ config get osd osd_op_queue 2>/dev/null)
+echo "osd_op_queue on $release: $queue"
+check_eq "$release schedules with mClock" "$queue" mclock_scheduler
+key=osd_mclock_profile want=high_recovery_ops
+before=$(throttle_settings)
+before_value=$(ceph_ config get osd "$key" 2>/dev/null)
+"$cephprov" drain "$layout" node3 --yes > "$dir/drain.log" 2>&1 &
+pid=$!
+seen=
+while kill -0 "$pid" 2>/dev/null; do
+        [ "$(ceph_ config get osd "$key" 2>/dev/null)" = "$want" ] && seen=1
+        sleep 0.2
+done
+wait "$pid"
+rc=$?
+check "drain of node3 on $release succeeds" test $rc -eq 0 || tail -20 "$dir/drain.log"
+check "while draining, $key was $want on $release (before: $before_value)" test -n "$seen"
+check_eq "node3's OSDs are down and out" "$(node3_state)" "0 0"
+check "every PG active+clean after the drain on $release" wait_clean 120
+check_eq "HEALTH_OK after the drain on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "the throttle is as it was before the drain" "$(throttle_settings)" "$before"
+check_eq "no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
+for i in $(seq 1 40); do
+        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/lab/xfer-back/obj$i" || echo "FAIL rados get obj$i"
+done
+check_eq "every object reads back identical after the drain" "$(cd "$dir/lab/xfer-back" && sha256sum obj*)" "$(cat "$dir/sums")"
+out=$("$cephprov" drain "$layout" node3 --cancel --yes 2>&1)
+check "drain --cancel on $release succeeds" test $? -eq 0 || echo "$out" | tail -15
+check_eq "node3's OSDs are up and in again" "$(node3_state)" "1 1"
+check "clean again after the cancel" wait_clean 300
+
+# destroy of node3 on this release: it drains node3 again, purges its OSDs, wipes its disks
+ids3=$(cat "$dir/n3")
+out=$("$cephprov" destroy "$layout" node3 --yes 2>&1)
+check "destroy of node3 on $release succeeds" test $? -eq 0 || echo "$out" | tail -20
+check_eq "node3's host bucket is gone from CRUSH" "$(ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+print(sum(1 for n in json.load(sys.stdin)["nodes"] if n["name"] == "node3"))')" 0
+for id in $ids3; do
+        check "osd.$id is purged on $release" test -z "$(ceph_ osd ls 2>/dev/null | grep -x "$id")"
+done
+for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node3/loops"); do
+        check_eq "$dev (node3) is blank after destroy on $release" "$(wipefs -n "$dev" 2>/dev/null; blkid -p "$dev" 2>/dev/null)" ""
+done
+check "every PG active+clean after destroy on $release" wait_clean 300
+check_eq "HEALTH_OK after destroy on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "the throttle is as it was before destroy" "$(throttle_settings)" "$before"
+rm -f "$dir"/lab/xfer-back/obj*
+for i in $(seq 1 40); do
+        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/lab/xfer-back/obj$i" || echo "FAIL rados get obj$i"
+done
+check_eq "every object reads back identical after destroy" "$(cd "$dir/lab/xfer-back" && sha256sum obj*)" "$(cat "$dir/sums")"
+
 
 finish

@@ -21,6 +21,9 @@
 #     HEALTH_OK, every object read back identical, destroy again a no-op
 #   - `apply` then leaves node4 out and says why; `apply --take-back node4` provisions it
 #     anew (two OSDs up and in, HEALTH_OK), the kept partition still byte-identical
+#   - `status` names node2 as the host that stands out once node2's disks are made slow on
+#     purpose (its OSDs' I/O throttled to a few IOPS with the blkio cgroup while a write load
+#     runs), and names no host before
 # Prints the drain's time, the bytes it moved and the recovery rate it saw.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -37,6 +40,12 @@ export LAB_PREFIX=${LAB_PREFIX:-cpdr} LAB_SUBNET=${LAB_SUBNET:-10.99.20} CEPHPRO
 DRAIN_PID=
 cleanup() {
         [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
+        if [ -d "/sys/fs/cgroup/blkio/cephprov-slow-$$" ]; then
+                for p in $(cat "/sys/fs/cgroup/blkio/cephprov-slow-$$/cgroup.procs"); do
+                        echo "$p" > /sys/fs/cgroup/blkio/cgroup.procs
+                done
+                rmdir "/sys/fs/cgroup/blkio/cephprov-slow-$$"
+        fi
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
@@ -349,12 +358,86 @@ check "apply with a destroyed host in the layout exits non-zero" test $? -ne 0
 check_contains "apply says node4 was destroyed and how to take it back" "$out" "--take-back node4"
 check_eq "apply made nothing on node4" "$(sgdisk -p "$ssd4" | grep -E '^ +[0-9]+ ' | awk '{print $1, $NF}')" "$kn keep-me"
 check_eq "apply left the other hosts as they were" "$(others)" "$others0"
-out=$("$cephprov" apply "$layout" --take-back node4 --yes 2>&1)
+# node4's SSD now holds a partition cephprov did not make: its layout says to keep it (a
+# profile of its own, as a host with OS partitions on its SSD has)
+py '
+import sys
+src, kn = sys.argv[1], sys.argv[2]
+lines = open(src).read().split("\n")
+out, prof, in_lab, host = [], [], False, None
+for l in lines:
+    if l == "  lab:": in_lab = True
+    elif in_lab and not l.startswith("    "): in_lab = False
+    if in_lab: prof.append(l)
+    if l.startswith("  - name: "): host = l.split(": ", 1)[1]
+    if host == "node4" and l == "    profile: lab": l = "    profile: lab-keep"
+    out.append(l)
+    if l == "hosts:": pass
+keep = ["  lab-keep:"]
+for l in prof[1:]:
+    keep.append(l)
+    if l == "    fast:": keep.append("      keep_partitions: [%s]" % kn)
+i = out.index("hosts:")
+open(sys.argv[3], "w").write("\n".join(out[:i] + keep + out[i:]))' "$layout" "$kn" "$dir/layout-keep.yaml"
+check "the layout with node4's kept partition validates" "$cephprov" validate "$dir/layout-keep.yaml"
+out=$("$cephprov" apply "$dir/layout-keep.yaml" --take-back node4 --yes 2>&1)
 check "apply --take-back node4 succeeds" test $? -eq 0 || echo "$out" | tail -20
 check_eq "node4 has two OSDs again" "$(osds_of node4 | wc -w)" 2
 check_eq "node4's new OSDs are up and in" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
 check_eq "the foreign partition is still byte-identical" "$(sha256sum < "$keep")" "$keep_sum"
 check_eq "node4 is no longer recorded" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
 check "clean with node4 back" wait_clean 300
+
+# ---- which node is sick: node2's disks made slow on purpose --------------------------
+slow_of() { # the status JSON's slow report: "standout_host|sentence"
+        "$cephprov" status "$layout" --json 2>/dev/null | py '
+import json, sys
+def find(o):
+    if isinstance(o, dict):
+        if "slow" in o and isinstance(o["slow"], dict): return o["slow"]
+        for v in o.values():
+            r = find(v)
+            if r: return r
+    if isinstance(o, list):
+        for v in o:
+            r = find(v)
+            if r: return r
+slow = find(json.load(sys.stdin)) or {}
+print("%s|%s" % (slow.get("standout_host"), slow.get("sentence")))'
+}
+quiet=$(slow_of)
+check_contains "status names no host on a quiet cluster ($quiet)" "$quiet" "None|"
+blk=/sys/fs/cgroup/blkio
+if [ -w "$blk" ]; then
+        cg=$blk/cephprov-slow-$$
+        mkdir "$cg"
+        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node2/loops"); do
+                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
+                echo "$mm 8" > "$cg/blkio.throttle.write_iops_device"
+                echo "$mm 8" > "$cg/blkio.throttle.read_iops_device"
+        done
+        for id in $(osds_of node2); do
+                p=$(cat "$dir/lab/hosts/node2/run/ceph-osd.$id.pid" 2>/dev/null)
+                [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
+        done
+        check "node2's OSDs are in the slow cgroup" test -n "$(cat "$cg/cgroup.procs")"
+        "$lab" exec --dir "$dir/lab" admin rados bench -p data 25 write -t 16 -b 4096 --no-cleanup >/dev/null 2>&1 &
+        bench=$!
+        named=
+        for _ in $(seq 1 20); do
+                sleep 1
+                got=$(slow_of)
+                case $got in node2\|*) named=$got; break ;; esac
+        done
+        echo "status while node2 is slow: ${named:-$got}"
+        check "status names node2 as the host that stands out" test -n "$named"
+        check_contains "the sentence names node2" "$named" "node2"
+        wait "$bench"
+        for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
+        rmdir "$cg"
+        "$lab" exec --dir "$dir/lab" admin rados -p data cleanup >/dev/null 2>&1
+else
+        check "a writable blkio cgroup ($blk) to make node2's disks slow" false
+fi
 
 finish
