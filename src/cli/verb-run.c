@@ -158,10 +158,20 @@ static int cancel_after(void *userdata, CephAdmin *a, const PlaybookHostFacts *h
         return 0;
 }
 
-int verb_drain(int argc, char *argv[]) {
-        const Verb *v = verb_find("drain");
+/* The verbs on one host of a layout (`drain`, `destroy`): LAYOUT HOST, and the shipped
+ * playbook with the hooks that record the host's state, chosen by `choose` from the options. */
+typedef struct HostVerb {
+        const char *playbook;
+        const char *command;
+        bool recorded_osds;
+        PlaybookRunHooks hooks;
+} HostVerb;
+
+static int host_verb(const char *name, int argc, char *argv[], unsigned accepted,
+                     HostVerb (*choose)(const CliOptions *o)) {
+        const Verb *v = verb_find(name);
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES | OPT_CANCEL, &o);
+        int r = cli_options_parse(v, argc, argv, accepted, &o);
         if (r != 0)
                 return r;
         if (o.n_args != 2)
@@ -171,12 +181,21 @@ int verb_drain(int argc, char *argv[]) {
         if (layout_load_file(o.args[0], &l, &err) < 0)
                 return cli_report(&err);
         char *hosts[] = { o.args[1], NULL };
-        _cleanup_(freep) char *path = playbook_path(o.cancel ? "drain-cancel" : "drain-node");
+        HostVerb hv = choose(&o);
+        _cleanup_(freep) char *path = playbook_path(hv.playbook);
         if (!path)
                 return log_error("out of memory"), 1;
-        PlaybookRunHooks hooks = o.cancel ? (PlaybookRunHooks) { .after = cancel_after }
-                                          : (PlaybookRunHooks) { .before = drain_before, .after = drain_after };
-        return run_playbook(path, l, hosts, o.cancel ? "drain --cancel" : "drain", &o, false, hooks);
+        return run_playbook(path, l, hosts, hv.command, &o, hv.recorded_osds, hv.hooks);
+}
+
+static HostVerb drain_choose(const CliOptions *o) {
+        if (o->cancel)
+                return (HostVerb) { "drain-cancel", "drain --cancel", false, { .after = cancel_after } };
+        return (HostVerb) { "drain-node", "drain", false, { .before = drain_before, .after = drain_after } };
+}
+
+int verb_drain(int argc, char *argv[]) {
+        return host_verb("drain", argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES | OPT_CANCEL, drain_choose);
 }
 
 /* ---- destroy ------------------------------------------------------------------------- */
@@ -192,22 +211,10 @@ static int destroy_after(void *userdata, CephAdmin *a, const PlaybookHostFacts *
         return drain_record(a, h, n, "destroyed", err);
 }
 
+static HostVerb destroy_choose(const CliOptions *o) {
+        return (HostVerb) { "destroy-node", "destroy", true, { .before = destroy_before, .after = destroy_after } };
+}
+
 int verb_destroy(int argc, char *argv[]) {
-        const Verb *v = verb_find("destroy");
-        _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES, &o);
-        if (r != 0)
-                return r;
-        if (o.n_args != 2)
-                return verb_usage_error(v, "expected LAYOUT and HOST");
-        Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
-        char *hosts[] = { o.args[1], NULL };
-        _cleanup_(freep) char *path = playbook_path("destroy-node");
-        if (!path)
-                return log_error("out of memory"), 1;
-        return run_playbook(path, l, hosts, "destroy", &o, true,
-                            (PlaybookRunHooks) { .before = destroy_before, .after = destroy_after });
+        return host_verb("destroy", argc, argv, OPT_JSON | OPT_DRY_RUN | OPT_YES, destroy_choose);
 }

@@ -22,6 +22,7 @@
 # Usage: test-apply-release.sh CEPHPROV RELEASE
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ceph-lib.sh"
 
 cephprov=${1:?usage: test-apply-release.sh CEPHPROV RELEASE}
 release=${2:?usage: test-apply-release.sh CEPHPROV RELEASE}
@@ -147,18 +148,6 @@ if [ -n "${CAPTURE_DIR:-}" ]; then
 fi
 
 # ---- drain on this release ----------------------------------------------------------
-py() { python3 -c "$@"; }
-wait_clean() { # wait_clean SECONDS
-        local t0=$SECONDS
-        while [ $((SECONDS - t0)) -lt "$1" ]; do
-                ceph_ pg stat -f json 2>/dev/null | py '
-import json, sys
-s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
-sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)' && return 0
-                sleep 2
-        done
-        return 1
-}
 node3_state() { # "up in" of each OSD of node3, sorted and unique
         ceph_ osd tree -f json 2>/dev/null | py '
 import json, sys

@@ -27,6 +27,7 @@
 # Prints the drain's time, the bytes it moved and the recovery rate it saw.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ceph-lib.sh"
 
 cephprov=${1:?usage: test-drain.sh CEPHPROV}
 lab=${LAB:?LAB must point to contrib/lab/lab}
@@ -51,7 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
-py() { python3 -c "$@"; }
 
 "$lab" up --dir "$dir/lab" --hosts 4 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
@@ -67,17 +67,6 @@ for i in $(seq 1 50); do
         "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$dir/data/obj$i" || echo "FAIL rados put obj$i"
 done
 (cd "$dir/data" && sha256sum obj*) > "$dir/sums"
-wait_clean() { # wait_clean SECONDS
-        local t0=$SECONDS
-        while [ $((SECONDS - t0)) -lt "$1" ]; do
-                ceph_ pg stat -f json 2>/dev/null | py '
-import json, sys
-s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
-sys.exit(0 if all(x["name"] == "active+clean" for x in s) else 1)' && return 0
-                sleep 2
-        done
-        return 1
-}
 check "the cluster is clean with the data" wait_clean 300
 
 osds_of() { ceph_ osd tree -f json 2>/dev/null | py '
@@ -179,6 +168,27 @@ for line in sys.stdin:
     elif ev.startswith("wave-step-") and key in open_: del open_[key]
 print(" ".join(sorted(set(open_.values()))))'
 }
+# kill_at STEP DELAY LOG ARGS...: runs cephprov ARGS, kills it (SIGKILL) DELAY seconds after
+# the journal says STEP started (within 2 minutes); sets hit (the step started) and flying
+# (the steps in flight at the kill, by name)
+kill_at() {
+        local step=$1 delay=$2 log=$3 base
+        shift 3
+        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
+        "$cephprov" "$@" > "$log" 2>&1 &
+        DRAIN_PID=$!
+        hit=
+        for _ in $(seq 1 2400); do
+                if journal_since "$base" | grep "\"name\": *\"$step\"" | grep -q '"wave-step-start"'; then hit=1; break; fi
+                kill -0 "$DRAIN_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        sleep "$delay"
+        flying=$(in_flight "$base")
+        kill -KILL "$DRAIN_PID" 2>/dev/null
+        wait "$DRAIN_PID" 2>/dev/null
+        DRAIN_PID=
+}
 drained_ok() { # the checks of a converged drain of node4
         local what=$1
         check_eq "$what: node4's OSDs are down and out" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "0 0"
@@ -200,21 +210,8 @@ last=${points##* }
 drain_s=
 for point in $points; do
         step=${point%%:*} delay=${point#*:}
-        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
-        "$cephprov" drain "$layout" node4 --yes > "$dir/drain-$step.log" 2>&1 &
-        DRAIN_PID=$!
         t0=$(date +%s.%N)
-        hit=
-        for _ in $(seq 1 1200); do
-                if journal_since "$base" | grep "\"name\": *\"$step\"" | grep -q '"wave-step-start"'; then hit=1; break; fi
-                kill -0 "$DRAIN_PID" 2>/dev/null || break
-                sleep 0.05
-        done
-        sleep "$delay"
-        flying=$(in_flight "$base")
-        kill -KILL "$DRAIN_PID" 2>/dev/null
-        wait "$DRAIN_PID" 2>/dev/null
-        DRAIN_PID=
+        kill_at "$step" "$delay" "$dir/drain-$step.log" drain "$layout" node4 --yes
         check "[$point] the drain reached $step" test -n "$hit"
         check_contains "[$point] the kill hit $step (in flight: $flying)" " $flying " " $step "
         out=$("$cephprov" drain "$layout" node4 --yes 2>&1)
@@ -301,20 +298,7 @@ check_eq "the dry run changed nothing" "$(state_of node4 | awk '{print $2, $3}' 
 points=${DESTROY_KILL_POINTS:-wait-safe-to-destroy:1 purge-osd:0 wipe:0 crush-remove-host:0}
 for point in $points; do
         step=${point%%:*} delay=${point#*:}
-        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
-        "$cephprov" destroy "$layout" node4 --yes > "$dir/destroy-$step.log" 2>&1 &
-        DRAIN_PID=$!
-        hit=
-        for _ in $(seq 1 2400); do
-                if journal_since "$base" | grep "\"name\": *\"$step\"" | grep -q '"wave-step-start"'; then hit=1; break; fi
-                kill -0 "$DRAIN_PID" 2>/dev/null || break
-                sleep 0.05
-        done
-        sleep "$delay"
-        flying=$(in_flight "$base")
-        kill -KILL "$DRAIN_PID" 2>/dev/null
-        wait "$DRAIN_PID" 2>/dev/null
-        DRAIN_PID=
+        kill_at "$step" "$delay" "$dir/destroy-$step.log" destroy "$layout" node4 --yes
         check "[destroy $point] reached $step" test -n "$hit" || tail -5 "$dir/destroy-$step.log"
         check_contains "[destroy $point] the kill hit $step (in flight: $flying)" " $flying " " $step "
         check_eq "[destroy $point] the foreign partition is untouched" "$(sha256sum < "$keep")" "$keep_sum"
