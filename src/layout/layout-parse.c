@@ -25,15 +25,6 @@ typedef YamlCtx Ctx;
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
-/* A bad value of one key: with all errors collected (YamlCtx.all_errors) it is recorded and
- * the walk goes on with the next key; otherwise the walk stops at it. */
-#define TRY(expr)                                                    \
-        do {                                                         \
-                int _r = yaml_keep_going(c, (expr));                 \
-                if (_r < 0)                                          \
-                        return _r;                                   \
-        } while (0)
-
 /* The units a size may carry, exactly as written (case matters: 'b' would be bits, 'k' a
  * thousand). All are powers of 1024; see docs/layout.md. */
 static const char * const size_units[] = {

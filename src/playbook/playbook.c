@@ -16,16 +16,6 @@
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
-/* A bad value of one key: with every error collected (YamlCtx.all_errors, validate) it is
- * recorded and the walk goes on with the next key, as the layout's walk does; otherwise the
- * walk stops at it. */
-#define TRY(expr)                                                    \
-        do {                                                         \
-                int _r = yaml_keep_going(c, (expr));                 \
-                if (_r < 0)                                          \
-                        return _r;                                   \
-        } while (0)
-
 static const char * const section_keys[_PLAYBOOK_SECTION_MAX] = {
         [PLAYBOOK_BEFORE] = "before",
         [PLAYBOOK_PER_HOST] = "per_host",

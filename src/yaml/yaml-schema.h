@@ -36,6 +36,15 @@ int yaml_oom(const YamlCtx *c);
  * with the next key, else r. Out of memory always stops. */
 int yaml_keep_going(const YamlCtx *c, int r);
 
+/* The walks' check of one key: a bad value returns from the walk unless yaml_keep_going()
+ * says to go on. Expects the walk's YamlCtx as `c`. */
+#define TRY(expr)                                                    \
+        do {                                                         \
+                int _r = yaml_keep_going(c, (expr));                 \
+                if (_r < 0)                                          \
+                        return _r;                                   \
+        } while (0)
+
 /* A warning at n: recorded in ctx->diags (dropped without one). 0 or -ENOMEM. */
 int yaml_warn(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) _printf_(3, 4);
 int yaml_warn_at(const YamlCtx *c, YamlMark m, const char *fmt, ...) _printf_(3, 4);
