@@ -13,3 +13,27 @@ sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)' && retu
         done
         return 1
 }
+
+# put_objects COUNT BYTES DIR: COUNT random objects of BYTES each into the pool 'data' through
+# the admin host ($lab, $dir of the test); the files stay in DIR (under the lab directory
+# when the admin host runs chrooted in a release root), their checksums in DIR.sums
+put_objects() {
+        local n=$1 size=$2 d=$3 i
+        mkdir -p "$d"
+        for i in $(seq 1 "$n"); do
+                head -c "$size" /dev/urandom > "$d/obj$i"
+                "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$d/obj$i" || echo "FAIL rados put obj$i"
+        done
+        (cd "$d" && sha256sum obj*) > "$d.sums"
+}
+
+# objects_identical COUNT DIR BACK: every object, read back into BACK, has DIR's checksum
+objects_identical() {
+        local n=$1 d=$2 b=$3 i
+        rm -rf "$b"
+        mkdir -p "$b"
+        for i in $(seq 1 "$n"); do
+                "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$b/obj$i" || echo "FAIL rados get obj$i"
+        done
+        [ "$(cd "$b" && sha256sum obj*)" = "$(cat "$d.sums")" ]
+}

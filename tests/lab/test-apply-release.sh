@@ -213,12 +213,7 @@ fi
 sed -i 's/^profiles:$/throttle:\n  preset: fast\nprofiles:/' "$layout"
 check_contains "the layout asks for the fast throttle" "$(cat "$layout")" "preset: fast"
 ceph_ osd pool set data size 2 >/dev/null 2>&1
-mkdir -p "$dir/lab/xfer-data" "$dir/lab/xfer-back"
-for i in $(seq 1 40); do
-        head -c 1048576 /dev/urandom > "$dir/lab/xfer-data/obj$i"
-        "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$dir/lab/xfer-data/obj$i" || echo "FAIL rados put obj$i"
-done
-(cd "$dir/lab/xfer-data" && sha256sum obj*) > "$dir/sums"
+put_objects 40 1048576 "$dir/lab/xfer-data"
 check "clean with the data on $release" wait_clean 300
 queue=$(ceph_ config get osd osd_op_queue 2>/dev/null)
 echo "osd_op_queue on $release: $queue"
@@ -242,10 +237,7 @@ check "every PG active+clean after the drain on $release" wait_clean 120
 check_eq "HEALTH_OK after the drain on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
 check_eq "the throttle is as it was before the drain" "$(throttle_settings)" "$before"
 check_eq "no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
-for i in $(seq 1 40); do
-        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/lab/xfer-back/obj$i" || echo "FAIL rados get obj$i"
-done
-check_eq "every object reads back identical after the drain" "$(cd "$dir/lab/xfer-back" && sha256sum obj*)" "$(cat "$dir/sums")"
+check "every object reads back identical after the drain" objects_identical 40 "$dir/lab/xfer-data" "$dir/lab/xfer-back"
 out=$("$cephprov" drain "$layout" node3 --cancel --yes 2>&1)
 check "drain --cancel on $release succeeds" test $? -eq 0 || echo "$out" | tail -15
 check_eq "node3's OSDs are up and in again" "$(node3_state)" "1 1"
@@ -267,11 +259,7 @@ done
 check "every PG active+clean after destroy on $release" wait_clean 300
 check_eq "HEALTH_OK after destroy on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
 check_eq "the throttle is as it was before destroy" "$(throttle_settings)" "$before"
-rm -f "$dir"/lab/xfer-back/obj*
-for i in $(seq 1 40); do
-        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/lab/xfer-back/obj$i" || echo "FAIL rados get obj$i"
-done
-check_eq "every object reads back identical after destroy" "$(cd "$dir/lab/xfer-back" && sha256sum obj*)" "$(cat "$dir/sums")"
+check "every object reads back identical after destroy" objects_identical 40 "$dir/lab/xfer-data" "$dir/lab/xfer-back"
 
 
 finish

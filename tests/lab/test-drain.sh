@@ -61,12 +61,7 @@ check "apply makes the 8 OSDs" test $? -eq 0
 ceph_ osd pool set data size 2 >/dev/null 2>&1
 
 # ~200 MB of objects, checksums recorded
-mkdir -p "$dir/data" "$dir/back"
-for i in $(seq 1 50); do
-        head -c 4194304 /dev/urandom > "$dir/data/obj$i"
-        "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$dir/data/obj$i" || echo "FAIL rados put obj$i"
-done
-(cd "$dir/data" && sha256sum obj*) > "$dir/sums"
+put_objects 50 4194304 "$dir/data"
 check "the cluster is clean with the data" wait_clean 300
 
 osds_of() { ceph_ osd tree -f json 2>/dev/null | py '
@@ -232,10 +227,7 @@ done
 ideal=$(py "print(round($moved / $thr, 1))")
 echo "drain of node4: $drain_s s (killed once, resumed) for $moved B; at the fast preset's idle rate: $ideal s; ratio $(py "print(round($drain_s / $ideal, 2))")"
 
-for i in $(seq 1 50); do
-        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/back/obj$i" || echo "FAIL rados get obj$i"
-done
-check_eq "every object reads back identical" "$(cd "$dir/back" && sha256sum obj*)" "$(cat "$dir/sums")"
+check "every object reads back identical" objects_identical 50 "$dir/data" "$dir/back"
 
 # apply leaves the drained host alone
 out=$("$cephprov" apply "$layout" --yes 2>&1)
@@ -327,11 +319,7 @@ check "every PG active+clean after destroy" wait_clean 300
 check_eq "HEALTH_OK after destroy" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
 check_eq "no saved record is left after destroy" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
 check_contains "node4 is recorded as destroyed" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"destroyed"'
-rm -f "$dir"/back/obj*
-for i in $(seq 1 50); do
-        "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$dir/back/obj$i" || echo "FAIL rados get obj$i"
-done
-check_eq "every object reads back identical after destroy" "$(cd "$dir/back" && sha256sum obj*)" "$(cat "$dir/sums")"
+check "every object reads back identical after destroy" objects_identical 50 "$dir/data" "$dir/back"
 out=$("$cephprov" destroy "$layout" node4 --yes 2>&1)
 check "destroy again succeeds (nothing left to do)" test $? -eq 0 || echo "$out" | tail -15
 check_eq "destroy again left the foreign partition" "$(sha256sum < "$keep")" "$keep_sum"
