@@ -399,9 +399,12 @@ static void test_ceph_osd(void) {
 
         /* the same OSD once it holds its device the way BlueStore does, O_EXCL (a re-run
          * whose inventory saw it stopped, the daemon started by a killed run a moment
-         * later, seen in the long kill sweep): still its own; another id still refused */
+         * later, seen in the long kill sweep): still its own; another id still refused.
+         * "held" goes out in one write: print() under PYTHONUNBUFFERED=1 (set on these
+         * machines) writes "held" and "\n" apart, the second after we closed the pipe, and
+         * the stand-in died of EPIPE while the check ran (a CI run failed so) */
         CHECK(sh("printf '#!/usr/bin/python3\nimport os, sys, time\nfd = os.open(\"%s\", os.O_RDWR | os.O_EXCL)\n"
-                 "print(\"held\", flush=True)\nos.close(1)\ntime.sleep(600)\n' >%s && chmod +x %s", L, script, script) == 0);
+                 "os.write(1, b\"held\")\nos.close(1)\ntime.sleep(600)\n' >%s && chmod +x %s", L, script, script) == 0);
         CHECK(pipe(p) == 0);
         pid = fork();
         if (pid == 0) {
