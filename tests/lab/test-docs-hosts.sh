@@ -4,8 +4,9 @@
 # The documentation's command lines that need hosts (issue 14): the cli tier's doc test
 # lists them (`test-cli-docs.py --host-commands`: FILE:LINE and the command) and skips them;
 # here each one that only reads or only plans (plan, inventory, status, and any verb with
-# --dry-run) runs against real hosts: a lab of one host, the example's layout replaced by the
-# lab's and its host names by the lab's node1, every other word as the docs write it. It
+# --dry-run) runs against real hosts: a lab of one host and a Ceph cluster (apply's preflight
+# wants what a host of a cluster has), the example's layout replaced by the lab's and its host
+# names by the lab's node1, every other word as the docs write it. It
 # must exit 0 (plan: 0 or 10 with --detailed-exitcode) and print no error. A command that
 # would change something is listed as not run, with the reason. Fails when the docs have no
 # such command at all (the listing broke) or one no longer works.
@@ -15,15 +16,18 @@ set -u
 cephprov=${1:?usage: test-docs-hosts.sh CEPHPROV SRCDIR}
 src=${2:?usage: test-docs-hosts.sh CEPHPROV SRCDIR}
 lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
 command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+command -v ceph-mon >/dev/null || skip "no ceph-mon (Debian's ceph packages)"
 
 dir=$(mktemp -d /tmp/cephprov-docs-hosts.XXXXXX)
 export LAB_PREFIX=${LAB_PREFIX:-cpdh} LAB_SUBNET=${LAB_SUBNET:-10.99.25} CEPHPROV_STATE_DIR=$dir/state
-cleanup() { "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
+cleanup() { "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
 trap cleanup EXIT
 
 "$lab" up --dir "$dir/lab" --hosts 1 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
 layout=$dir/lab/layout.yaml
 
 list=$(python3 "$src/tests/cli/test-cli-docs.py" "$cephprov" "$src" --host-commands)
