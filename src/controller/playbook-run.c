@@ -48,6 +48,7 @@ typedef struct RunHost {
         ClusterSteps *cs;
         const int *osds;          /* the host's OSDs (its CRUSH bucket's, and its record's) */
         size_t n_osds;
+        const char *fsid;         /* the cluster's: only its OSDs' labels are ours to wipe */
 } RunHost;
 
 /* What the plan saw of a device, for the agent to refuse a wipe when it changed since
@@ -109,7 +110,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
         int r = host_session_inventory(h->session, &inv, err);
         if (r < 0)
                 return r;
-        if ((r = plan_destroy(inv, h->osds, h->n_osds, true, &p, err)) < 0)
+        if ((r = plan_destroy(inv, h->fsid, h->osds, h->n_osds, true, &p, err)) < 0)
                 return r;
         _cleanup_json_ json_object *res = json_object_new_object(), *pj = NULL;
         json_object *done = json_object_new_array();
@@ -291,6 +292,7 @@ typedef struct Run {
         PlaybookWaves *pw;
         unsigned *wave_of;
         char *id;
+        char *fsid;
         char **done;
 } Run;
 
@@ -312,6 +314,7 @@ static void run_done(Run *r) {
         playbook_waves_free(r->pw);
         free(r->wave_of);
         free(r->id);
+        free(r->fsid);
         strv_free(r->done);
         fleet_close(r->fleet);
         ceph_cluster_unlock(r->lock);
@@ -413,6 +416,13 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         }
         /* what cephprov owns on each host and would take off it: from the hosts' agents */
         if (playbook_has_owned_step(pb)) {
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+                if ((r = ceph_admin_osd_dump(R.admin, &dump, err)) < 0)
+                        return r;
+                if (!dump->fsid || !(R.fsid = strdup(dump->fsid)))
+                        return error_set(err, dump->fsid ? ENOMEM : EBADMSG,
+                                         "'ceph osd dump' gave no cluster fsid: '%s' wipes only this cluster's OSDs "
+                                         "and cannot tell them", pb->name);
                 if ((r = fleet_open(l, R.hosts, n, o->dry_run, o->progress != NULL, &R.fleet, err)) < 0)
                         return r;
                 for (size_t i = 0; i < n; i++)
@@ -428,7 +438,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                         _cleanup_(destroy_plan_freep) DestroyPlan *dp = NULL;
                         json_object *pj = NULL;
                         if ((r = host_session_inventory(&R.fleet->sessions[i], &inv, err)) < 0 ||
-                            (r = plan_destroy(inv, R.hs[i].ids, R.hs[i].n_osds, true, &dp, err)) < 0)
+                            (r = plan_destroy(inv, R.fsid, R.hs[i].ids, R.hs[i].n_osds, true, &dp, err)) < 0)
                                 return r;
                         if (destroy_plan_to_json(dp, &pj) < 0 || json_object_array_add(plans, pj) < 0)
                                 return error_set(err, ENOMEM, "out of memory");
@@ -476,7 +486,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
                 R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs, .osds = R.hs[i].ids,
-                                      .n_osds = R.hs[i].n_osds };
+                                      .n_osds = R.hs[i].n_osds, .fsid = R.fsid };
                 R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_call, .userdata = &R.rh[i] };
         }
 

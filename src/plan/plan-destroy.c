@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "basic/json-util.h"
 #include "basic/size.h"
@@ -47,19 +48,35 @@ static bool osd_data(const InvOsd *o) {
         return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
 }
 
-/* The OSD id on data device d (on it, a partition of it, or the bcache device it backs). */
-static int data_osd(const Inventory *inv, const InvDevice *d) {
+/* The OSD label on data device d (on it, a partition of it, or the bcache device it backs). */
+static const InvOsd *data_label(const Inventory *inv, const InvDevice *d) {
         if (osd_data(&d->content.osd))
-                return d->content.osd.id;
+                return &d->content.osd;
         for (size_t i = 0; i < d->n_partitions; i++)
                 if (osd_data(&d->partitions[i].content.osd))
-                        return d->partitions[i].content.osd.id;
+                        return &d->partitions[i].content.osd;
         if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
                 const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
                 if (b && osd_data(&b->content.osd))
-                        return b->content.osd.id;
+                        return &b->content.osd;
         }
-        return -1;
+        return NULL;
+}
+
+/* Its OSD id when the label is this cluster's (an OSD of another cluster with the same id is
+ * not ours to wipe), else -1; *ret_foreign says a label of another cluster was there. */
+static int data_osd(const Inventory *inv, const InvDevice *d, const char *cluster_fsid, bool *ret_foreign) {
+        const InvOsd *o = data_label(inv, d);
+        if (ret_foreign)
+                *ret_foreign = false;
+        if (!o)
+                return -1;
+        if (cluster_fsid && (!o->cluster_fsid || strcasecmp(o->cluster_fsid, cluster_fsid) != 0)) {
+                if (ret_foreign)
+                        *ret_foreign = true;
+                return -1;
+        }
+        return o->id;
 }
 
 static int add(DestroyPlan *p, DestroyActionKind kind, const char *device, unsigned partnum, const char *partname,
@@ -83,12 +100,16 @@ static int add(DestroyPlan *p, DestroyActionKind kind, const char *device, unsig
         return 0;
 }
 
-/* Is this partition cephprov's, of this host, and does it go with what is destroyed? */
-static bool owned_partition(const InvPartition *pt, const char *host, const int *osds, size_t n, char **sets,
-                            bool whole_host) {
+/* Is this partition cephprov's, of this host, and does it go with what is destroyed? One
+ * that carries an OSD label of another cluster never is (whole host or not). */
+static bool owned_partition(const InvPartition *pt, const char *host, const char *cluster_fsid, const int *osds,
+                            size_t n, char **sets, bool whole_host) {
         PartRole role;
         unsigned slot;
         if (!pt->name || !plan_partition_name_parse(pt->name, &role, &slot))
+                return false;
+        if (cluster_fsid && pt->content.osd.id >= 0 &&
+            (!pt->content.osd.cluster_fsid || strcasecmp(pt->content.osd.cluster_fsid, cluster_fsid) != 0))
                 return false;
         /* the host is the name's last field (cut to GPT's 36 units: compare as a prefix) */
         const char *h = strrchr(pt->name, ':');
@@ -101,8 +122,8 @@ static bool owned_partition(const InvPartition *pt, const char *host, const int 
         return role == PART_ROLE_CACHE && pt->content.bcache.set_uuid && strv_contains(sets, pt->content.bcache.set_uuid);
 }
 
-int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whole_host, DestroyPlan **ret,
-                 Error *err) {
+int plan_destroy(const Inventory *inv, const char *cluster_fsid, const int *osds, size_t n_osds, bool whole_host,
+                 DestroyPlan **ret, Error *err) {
         _cleanup_(destroy_plan_freep) DestroyPlan *p = calloc(1, sizeof(DestroyPlan));
         if (!p || !(p->host = strdup(inv->host)) || !(p->kept = calloc(1, sizeof(char *))))
                 return error_set(err, ENOMEM, "out of memory");
@@ -119,7 +140,16 @@ int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whol
                         const InvDevice *d = &inv->devices[i];
                         if (!d->allowed)
                                 continue;
-                        int id = data_osd(inv, d);
+                        bool foreign = false;
+                        int id = data_osd(inv, d, cluster_fsid, &foreign);
+                        if (foreign && pass == 0) {
+                                const InvOsd *o = data_label(inv, d);
+                                if (in_set(osds, n_osds, o->id) &&
+                                    (r = strv_consume(&p->kept, strprintf("%s: osd.%d of another cluster (%s), not this "
+                                                                          "one's: not touched", d->path, o->id,
+                                                                          o->cluster_fsid ? o->cluster_fsid : "no fsid"))) < 0)
+                                        break;
+                        }
                         if (!in_set(osds, n_osds, id))
                                 continue;
                         for (size_t k = 0; k < n_osds; k++)
@@ -141,11 +171,11 @@ int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whol
         /* 2. fast devices: their owned partitions, or the whole device when nothing else is on it */
         for (size_t i = 0; i < inv->n_devices && r >= 0; i++) {
                 const InvDevice *d = &inv->devices[i];
-                if (!d->allowed || d->n_partitions == 0 || in_set(osds, n_osds, data_osd(inv, d)))
+                if (!d->allowed || d->n_partitions == 0 || in_set(osds, n_osds, data_osd(inv, d, cluster_fsid, NULL)))
                         continue;
                 size_t n_owned = 0;
                 for (size_t k = 0; k < d->n_partitions; k++)
-                        n_owned += owned_partition(&d->partitions[k], inv->host, osds, n_osds, sets, whole_host);
+                        n_owned += owned_partition(&d->partitions[k], inv->host, cluster_fsid, osds, n_osds, sets, whole_host);
                 if (n_owned == 0)
                         continue;
                 if (n_owned == d->n_partitions && !d->content.fstype) {
@@ -155,7 +185,7 @@ int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whol
                 }
                 for (size_t k = 0; k < d->n_partitions && r >= 0; k++) {
                         const InvPartition *pt = &d->partitions[k];
-                        if (owned_partition(pt, inv->host, osds, n_osds, sets, whole_host))
+                        if (owned_partition(pt, inv->host, cluster_fsid, osds, n_osds, sets, whole_host))
                                 r = add(p, DESTROY_DELETE_PARTITION, d->path, pt->number, pt->name, pt->size,
                                         pt->content.osd.id,
                                         strprintf("delete partition %u '%s' of %s (%s)", pt->number, pt->name, d->path,

@@ -3,9 +3,10 @@
 
 /* What destroying a host's OSDs takes off its disks: only what cephprov owns there, from
  * the host's inventory (pure, no I/O). Owned means
- *   - a data device (in the allow-list) whose BlueStore label names one of the OSDs, itself or
- *     through the bcache device it backs: the bcache is torn down first (flushing its dirty
- *     data), then the device is wiped;
+ *   - a data device (in the allow-list) whose BlueStore label names one of the OSDs and this
+ *     cluster (`cluster_fsid`; NULL: any), itself or through the bcache device it backs: the
+ *     bcache is torn down first (flushing its dirty data), then the device is wiped; a label
+ *     of another cluster with one of the ids is listed as kept, untouched;
  *   - a cephprov partition (GPT name cp:ROLE:SLOT:HOST of this host, plan_partition_name())
  *     on an allowed fast device that holds the DB, WAL or journal of one of the OSDs, or the
  *     bcache cache of a backing device torn down above; with `whole_host`, every cephprov
@@ -44,14 +45,15 @@ typedef struct DestroyPlan {
         DestroyAction *actions;   /* in the order to run them: teardowns, wipes of data
                                    * devices, partition deletions, wipes of fast devices */
         size_t n_actions;
-        char **kept;              /* partitions left as they are: "/dev/sda1 'bios' 1.0 MiB" */
+        char **kept;              /* left as they are: "/dev/sda partition 1 'bios' 1.0 MiB", another
+                                   * cluster's OSD with one of the ids */
         int *missing;             /* OSDs of the request whose data device is not in the inventory */
         size_t n_missing;
         uint64_t bytes_freed;
 } DestroyPlan;
 
-int plan_destroy(const Inventory *inv, const int *osds, size_t n_osds, bool whole_host, DestroyPlan **ret,
-                 Error *err);
+int plan_destroy(const Inventory *inv, const char *cluster_fsid, const int *osds, size_t n_osds, bool whole_host,
+                 DestroyPlan **ret, Error *err);
 DestroyPlan *destroy_plan_free(DestroyPlan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(DestroyPlan *, destroy_plan_free);
 

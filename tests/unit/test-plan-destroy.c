@@ -11,6 +11,9 @@
 #include "plan/plan-destroy.h"
 #include "test.h"
 
+/* the cluster of the shipped inventories (their BlueStore labels' ceph_fsid) */
+#define FSID "5d1e4f0a-8b2c-4e6d-9f3a-7c1b2d3e4f50"
+
 static InventorySet *load(const char *name) {
         const char *dir = getenv("TEST_DATA");
         _cleanup_(freep) char *p = strprintf("%s/inventory-%s-converged.json", dir ? dir : "tests/data", name);
@@ -47,7 +50,7 @@ static void test_hyperconverged_whole_host(void) {
         int osds[] = { 0, 1, 2, 3 };
         _cleanup_(destroy_plan_freep) DestroyPlan *p = NULL;
         Error e = {};
-        CHECK_INTEQ(plan_destroy(inv, osds, 4, true, &p, &e), 0);
+        CHECK_INTEQ(plan_destroy(inv, FSID, osds, 4, true, &p, &e), 0);
         /* 4 bcache teardowns first, then the 4 HDDs wiped, then 4 partitions per SSD deleted */
         CHECK_INTEQ(count(p, DESTROY_BCACHE_TEARDOWN), 4);
         CHECK_INTEQ(count(p, DESTROY_WIPE_DEVICE), 4);
@@ -81,7 +84,7 @@ static void test_hyperconverged_one_osd(void) {
         int osds[] = { 2, 99 };
         _cleanup_(destroy_plan_freep) DestroyPlan *p = NULL;
         Error e = {};
-        CHECK_INTEQ(plan_destroy(s->hosts[0], osds, 2, false, &p, &e), 0);
+        CHECK_INTEQ(plan_destroy(s->hosts[0], FSID, osds, 2, false, &p, &e), 0);
         CHECK_INTEQ(count(p, DESTROY_BCACHE_TEARDOWN), 1);
         CHECK_INTEQ(count(p, DESTROY_WIPE_DEVICE), 1);
         CHECK_INTEQ(count(p, DESTROY_DELETE_PARTITION), 2);
@@ -104,15 +107,45 @@ static void test_all_flash(void) {
         CHECK(n > 0);
         _cleanup_(destroy_plan_freep) DestroyPlan *p = NULL;
         Error e = {};
-        CHECK_INTEQ(plan_destroy(inv, ids, n, true, &p, &e), 0);
+        CHECK_INTEQ(plan_destroy(inv, NULL, ids, n, true, &p, &e), 0);
         CHECK_INTEQ(count(p, DESTROY_WIPE_DEVICE), n);
         CHECK_INTEQ(count(p, DESTROY_BCACHE_TEARDOWN) + count(p, DESTROY_DELETE_PARTITION), 0);
         CHECK_INTEQ(strv_length(p->kept), 0);
+}
+
+/* the same ids, but the labels are another cluster's: nothing of theirs is wiped, each is
+ * named as kept; the host's cephprov partitions of those OSDs are not theirs either */
+static void test_other_cluster(void) {
+        _cleanup_(inventory_set_freep) InventorySet *s = load("scenario-1-hyperconverged");
+        int osds[] = { 0, 1, 2, 3 };
+        _cleanup_(destroy_plan_freep) DestroyPlan *p = NULL;
+        Error e = {};
+        CHECK_INTEQ(plan_destroy(s->hosts[0], "00000000-1111-2222-3333-444444444444", osds, 4, false, &p, &e), 0);
+        CHECK_INTEQ(count(p, DESTROY_WIPE_DEVICE), 0);
+        CHECK_INTEQ(count(p, DESTROY_BCACHE_TEARDOWN), 0);
+        CHECK_INTEQ(count(p, DESTROY_DELETE_PARTITION), 0);
+        CHECK_INTEQ(p->n_missing, 4);
+        /* whole host: the labelled DB partitions stay too (the unlabelled cache ones are
+         * cephprov's of this host by their names) */
+        _cleanup_(destroy_plan_freep) DestroyPlan *w = NULL;
+        CHECK_INTEQ(plan_destroy(s->hosts[0], "00000000-1111-2222-3333-444444444444", osds, 4, true, &w, &e), 0);
+        CHECK_INTEQ(count(w, DESTROY_WIPE_DEVICE), 0);
+        for (size_t i = 0; i < w->n_actions; i++)
+                CHECK(!w->actions[i].partname || !startswith(w->actions[i].partname, "cp:db:"));
+        size_t foreign = 0;
+        for (char **k = p->kept; k && *k; k++)
+                foreign += strstr(*k, "of another cluster (" FSID ")") != NULL;
+        CHECK_INTEQ(foreign, 4);
+        /* upper case is the same uuid */
+        _cleanup_(destroy_plan_freep) DestroyPlan *q = NULL;
+        CHECK_INTEQ(plan_destroy(s->hosts[0], "5D1E4F0A-8B2C-4E6D-9F3A-7C1B2D3E4F50", osds, 4, true, &q, &e), 0);
+        CHECK_INTEQ(count(q, DESTROY_WIPE_DEVICE), 4);
 }
 
 int main(void) {
         TEST_RUN(test_hyperconverged_whole_host);
         TEST_RUN(test_hyperconverged_one_osd);
         TEST_RUN(test_all_flash);
+        TEST_RUN(test_other_cluster);
         return test_result();
 }
