@@ -636,6 +636,9 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
                 return r;
         json_object *done = json_object_new_array();
         json_add(res, purge ? "purged" : "destroyed", done);
+        /* those still to do; Ceph's own purge and destroy refuse only an OSD that is up: one
+         * that still holds the only copy of a PG is refused here, as safe-to-destroy says */
+        size_t k = 0;
         for (size_t i = 0; i < n; i++) {
                 const CephDumpOsd *o = ceph_osd_dump_find_osd(d, ids[i]);
                 if (!o || (!purge && o->destroyed))
@@ -643,6 +646,29 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
                 if (o->up)
                         return error_set(err, EBUSY, "osd.%d is up: refusing to %s it (stop it first)", ids[i],
                                          purge ? "purge" : "destroy");
+                ids[k++] = ids[i];
+        }
+        n = k;
+        if (n > 0) {
+                _cleanup_(freep) char *out = NULL;
+                _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *sd = NULL;
+                Error e = {};
+                r = ceph_admin_run(cs->admin, ceph_argv_safe_to_destroy(cli(cs), ids, n, &e), NULL, &out, &e);
+                if (r == -EBUSY || r == -EAGAIN)
+                        return error_set(err, EBUSY, "refusing to %s: not safe to destroy yet (%s)",
+                                         purge ? "purge" : "destroy", e.message);
+                if (r < 0)
+                        return error_set(err, -r, "%s", e.message);
+                if ((r = ceph_safe_to_destroy_parse(0, out, "", ids, n, &sd, &e)) < 0)
+                        return error_set(err, -r, "'ceph osd safe-to-destroy' on '%s': %s", cs->admin->host->name,
+                                         e.message);
+                for (size_t i = 0; i < n; i++)
+                        if (!ceph_safe_to_destroy_is_safe(sd, ids[i]))
+                                return error_set(err, EBUSY, "osd.%d is not safe to destroy (its PGs have no other "
+                                                             "copy yet): refusing to %s it", ids[i],
+                                                 purge ? "purge" : "destroy");
+        }
+        for (size_t i = 0; i < n; i++) {
                 r = ceph_admin_run(cs->admin, purge ? ceph_argv_osd_purge(cli(cs), ids[i], err)
                                                     : ceph_argv_osd_destroy(cli(cs), ids[i], err),
                                    NULL, NULL, err);
