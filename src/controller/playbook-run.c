@@ -93,6 +93,58 @@ static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a,
         return host_session_call(h->session, op, args, timeout + 60, &res, err);
 }
 
+static bool planned(const DestroyPlan *p, DestroyActionKind kind, const char *device, unsigned partnum) {
+        for (size_t i = 0; i < p->n_actions; i++)
+                if (p->actions[i].kind == kind && streq(p->actions[i].device, device) &&
+                    (kind != DESTROY_DELETE_PARTITION || p->actions[i].partnum == partnum))
+                        return true;
+        return false;
+}
+
+/* After an owned wipe: a fresh inventory must show every wiped device blank, every deleted
+ * partition gone, and every other partition of the host as it was (number, start, size, GPT
+ * name, filesystem and its uuid). The registry's `verify` of wipe says so. */
+static int verify_owned_wipe(RunHost *h, const Inventory *before, const DestroyPlan *p, Error *err) {
+        _cleanup_(inventory_freep) Inventory *now = NULL;
+        int r = host_session_inventory(h->session, &now, err);
+        if (r < 0)
+                return r;
+        const char *host = h->session->host->name;
+        for (size_t i = 0; i < before->n_devices; i++) {
+                const InvDevice *b = &before->devices[i];
+                const InvDevice *n = inventory_find_device(now, b->path);
+                bool wiped = planned(p, DESTROY_WIPE_DEVICE, b->path, 0);
+                if (!n)
+                        return error_set(err, EIO, "after the wipe on '%s': '%s' is gone from the inventory", host,
+                                         b->path);
+                if (wiped) {
+                        if (n->content.fstype || n->n_partitions > 0)
+                                return error_set(err, EIO, "after the wipe on '%s': '%s' still carries %s", host,
+                                                 b->path, n->content.fstype ? n->content.fstype : "partitions");
+                        continue;
+                }
+                for (size_t k = 0; k < b->n_partitions; k++) {
+                        const InvPartition *bp = &b->partitions[k], *np = NULL;
+                        for (size_t m = 0; m < n->n_partitions; m++)
+                                if (n->partitions[m].number == bp->number)
+                                        np = &n->partitions[m];
+                        if (planned(p, DESTROY_DELETE_PARTITION, b->path, bp->number)) {
+                                if (np)
+                                        return error_set(err, EIO, "after the wipe on '%s': partition %u of '%s' is "
+                                                                   "still there", host, bp->number, b->path);
+                                continue;
+                        }
+                        if (!np || np->start != bp->start || np->size != bp->size || !streq_ptr(np->name, bp->name) ||
+                            !streq_ptr(np->content.fstype, bp->content.fstype) ||
+                            !streq_ptr(np->content.uuid, bp->content.uuid))
+                                return error_set(err, EIO, "after the wipe on '%s': partition %u ('%s') of '%s', which "
+                                                           "destroy keeps, is not as it was", host, bp->number,
+                                                 bp->name ? bp->name : "", b->path);
+                }
+        }
+        return 0;
+}
+
 /* `bcache-teardown` and `wipe` with `owned: true` (destroy): what cephprov owns on the host,
  * from its inventory now (plan_destroy(), src/plan/plan-destroy.h), so that a re-run after a
  * kill finds what is left. bcache-teardown tears down the bcache of the host's OSDs and wipes
@@ -140,6 +192,8 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                         freed += a->size;
                 }
         }
+        if (!teardown && (r = verify_owned_wipe(h, inv, p, err)) < 0)
+                return r;
         json_add(res, "plan", TAKE_PTR(pj));
         json_add_u64(res, "bytes_freed", freed);
         *ret_result = TAKE_PTR(res);

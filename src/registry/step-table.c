@@ -35,8 +35,9 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "erase every signature (partition tables, filesystems, bcache, BlueStore labels) of a device",
-                .verify = "a fresh probe finds no signature and no partition on the device; with owned, the kept "
-                          "partitions and foreign disks of the host are byte-identical (checksums before and after)",
+                .verify = "a fresh probe finds no signature and no partition on the device; with owned, a fresh "
+                          "inventory shows each wiped device blank, each deleted partition gone and every other "
+                          "partition of the host as it was (number, start, size, name, filesystem and its uuid)",
                 .check = step_check_wipe,
         },
         {
