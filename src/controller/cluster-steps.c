@@ -335,6 +335,16 @@ static int step_out_in(ClusterSteps *cs, json_object *args, bool out, json_objec
                                                         : ceph_argv_osd_in(cli(cs), ids, n, err),
                                          NULL, NULL, err)) < 0)
                 return r;
+        /* checked: the OSD map says so */
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        if (n > 0 && (r = osd_dump(cs, &d, err)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(d, ids[i]);
+                if (o && o->in == out)
+                        return error_set(err, EIO, "after 'osd %s': the OSD map still has osd.%d %s", out ? "out" : "in",
+                                         ids[i], out ? "in" : "out");
+        }
         return result_new(ret, err);
 }
 
@@ -676,6 +686,32 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
                         return r;
                 json_object_array_add(done, json_object_new_int(ids[i]));
         }
+        /* checked: purged, gone from the OSD map, CRUSH and auth; destroyed, marked so */
+        if (n > 0) {
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *after = NULL;
+                _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
+                if ((r = osd_dump(cs, &after, err)) < 0 || (purge && (r = ceph_admin_osd_tree(cs->admin, &t, err)) < 0))
+                        return r;
+                for (size_t i = 0; i < n; i++) {
+                        const CephDumpOsd *o = ceph_osd_dump_find_osd(after, ids[i]);
+                        if (!purge) {
+                                if (!o || !o->destroyed)
+                                        return error_set(err, EIO, "after 'osd destroy': osd.%d is not marked destroyed",
+                                                         ids[i]);
+                                continue;
+                        }
+                        if (o || ceph_osd_tree_find_osd(t, ids[i]))
+                                return error_set(err, EIO, "after 'osd purge': osd.%d is still in the %s", ids[i],
+                                                 o ? "OSD map" : "CRUSH map");
+                        char entity[32];
+                        snprintf(entity, sizeof entity, "osd.%d", ids[i]);
+                        Error e = {};
+                        r = ceph_admin_run(cs->admin, ceph_argv_auth_get(cli(cs), entity, &e), NULL, NULL, &e);
+                        if (r != -ENOENT)
+                                return error_set(err, EIO, "after 'osd purge': %s %s", entity,
+                                                 r >= 0 ? "still has a key" : e.message);
+                }
+        }
         *ret = TAKE_PTR(res);
         return 0;
 }
@@ -702,9 +738,18 @@ static int step_crush_remove_host(ClusterSteps *cs, json_object *args, WaveCall 
                                  h->n_osds, h->n_osds == 1 ? "" : "s");
         if (h && (r = ceph_admin_run(cs->admin, ceph_argv_osd_crush_rm(cli(cs), host, err), NULL, NULL, err)) < 0)
                 return r;
+        bool removed = h != NULL;
+        if (removed) {
+                /* checked: no bucket of that name is left */
+                t = ceph_osd_tree_free(t);
+                if ((r = ceph_admin_osd_tree(cs->admin, &t, err)) < 0)
+                        return r;
+                if (ceph_osd_tree_find_host(t, host))
+                        return error_set(err, EIO, "after 'osd crush rm %s': the host bucket is still there", host);
+        }
         if ((r = result_new(ret, err)) < 0)
                 return r;
-        json_add_bool(*ret, "removed", h != NULL);
+        json_add_bool(*ret, "removed", removed);
         return 0;
 }
 
@@ -749,6 +794,15 @@ static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object 
                                       : (set ? ceph_argv_osd_set(cli(cs), flag, err) : ceph_argv_osd_unset(cli(cs), flag, err));
                 if ((r = ceph_admin_run(cs->admin, argv, NULL, NULL, err)) < 0)
                         return r;
+                if (!grouped) {
+                        /* checked: the OSD map's flags say so */
+                        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+                        if ((r = osd_dump(cs, &d, err)) < 0)
+                                return r;
+                        if (ceph_osd_dump_has_flag(d, flag) != set)
+                                return error_set(err, EIO, "after 'osd %s %s': the OSD map says otherwise",
+                                                 set ? "set" : "unset", flag);
+                }
         }
         if (!set && rec && (r = record_rm(cs->admin, name, err)) < 0)
                 return r;
