@@ -201,7 +201,8 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "set an OSD map flag, recording whether it was set before",
-                .verify = "osd dump shows the flag (cluster) or the host in crush_node_flags (host)",
+                .verify = "osd dump shows the flag (cluster scope); host scope: the exit status of osd set-group "
+                          "(its crush_node_flags are not read yet)",
                 .check = step_check_flag,
         },
         {
