@@ -412,6 +412,32 @@ static CephScheduler scheduler(ClusterSteps *cs) {
         return ceph_scheduler_for(cs->release, v);
 }
 
+/* The config database after `config set`/`config rm` ops: each op's value there (no mask),
+ * or, for an rm, no entry. What `throttle` and `restore-throttle` check they did. */
+static int config_ops_check(ClusterSteps *cs, const CephConfigOp *ops, size_t n, const char *what, Error *err) {
+        if (n == 0)
+                return 0;
+        _cleanup_(freep) char *cd = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *d = NULL;
+        Error e = {};
+        if ((r = ceph_config_dump_parse(cd, &d, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+        for (size_t k = 0; k < n; k++) {
+                const char *have = NULL;
+                for (size_t i = 0; i < d->n_entries; i++)
+                        if (!d->entries[i].mask && streq(d->entries[i].section, ops[k].who) &&
+                            streq(d->entries[i].name, ops[k].key))
+                                have = d->entries[i].value;
+                if (!streq_ptr(have, ops[k].value))
+                        return error_set(err, EIO, "after %s: config %s %s is %s, not %s", what, ops[k].who, ops[k].key,
+                                         have ? have : "unset", ops[k].value ? ops[k].value : "unset");
+        }
+        return 0;
+}
+
 static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
         const char *name = "layout";
         (void) json_get_string(args, "preset", false, &name, "throttle", NULL);
@@ -490,6 +516,8 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
                         return r;
                 json_object_array_add(set, json_object_new_string(plan->apply[k].key));
         }
+        if ((r = config_ops_check(cs, plan->apply, plan->n_apply, "throttle", err)) < 0)
+                return r;
         *ret = TAKE_PTR(res);
         return 0;
 }
@@ -511,6 +539,8 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
                         return error_set(err, EBADMSG, "the throttle record in the cluster: %s", e.message);
                 for (size_t k = 0; r >= 0 && k < n; k++)
                         r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &ops[k], err), NULL, NULL, err);
+                if (r >= 0)
+                        r = config_ops_check(cs, ops, n, "restore-throttle", err);
                 ceph_config_ops_free(ops, n);
                 if (r < 0)
                         return r;

@@ -146,7 +146,7 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "stop and disable ceph-osd@ID for each OSD (systemctl), leaving its data in place",
-                .verify = "systemctl is-active says inactive and the OSD map marks each OSD down",
+                .verify = "systemctl stop and disable exit 0 for each OSD and the OSD map marks each OSD down",
                 .progress = "OSDs still up",
         },
         {
