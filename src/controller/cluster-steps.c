@@ -551,6 +551,22 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
         return 0;
 }
 
+/* `balancer status` says active as wanted: what pause- and restore-balancer check they did. */
+static int balancer_check(ClusterSteps *cs, bool active, const char *what, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_balancer_status(cli(cs), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        CephBalancerStatus st;
+        Error e = {};
+        if ((r = ceph_balancer_status_parse(out, &st, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph balancer status': %s", e.message);
+        if (st.active != active)
+                return error_set(err, EIO, "after %s: the balancer is %s", what,
+                                 st.active ? "still active" : "not active");
+        return 0;
+}
+
 static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
         _cleanup_json_ json_object *rec = NULL;
         int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &rec, err);
@@ -570,7 +586,8 @@ static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c,
                 if ((r = record_set(cs->admin, SAVED_PREFIX "balancer", rec, err)) < 0)
                         return r;
         }
-        if ((r = ceph_admin_run(cs->admin, ceph_argv_balancer_off(cli(cs), err), NULL, NULL, err)) < 0)
+        if ((r = ceph_admin_run(cs->admin, ceph_argv_balancer_off(cli(cs), err), NULL, NULL, err)) < 0 ||
+            (r = balancer_check(cs, false, "pause-balancer", err)) < 0)
                 return r;
         return result_new(ret, err);
 }
@@ -584,6 +601,8 @@ static int step_restore_balancer(ClusterSteps *cs, json_object *args, WaveCall *
         if (rec)
                 (void) json_get_bool(rec, "active", false, &active, "balancer record", NULL);
         if (active && (r = ceph_admin_run(cs->admin, ceph_argv_balancer_on(cli(cs), err), NULL, NULL, err)) < 0)
+                return r;
+        if (rec && (r = balancer_check(cs, active, "restore-balancer", err)) < 0)
                 return r;
         if (rec && (r = record_rm(cs->admin, SAVED_PREFIX "balancer", err)) < 0)
                 return r;
