@@ -625,6 +625,27 @@ static int pools(ClusterSteps *cs, CephPoolList **ret, Error *err) {
         return 0;
 }
 
+/* `osd pool ls detail` shows each pool's autoscale mode as wanted (`rec`: pool → mode; NULL:
+ * every pool off): what pause- and restore-autoscaler check they did. Pools gone since are
+ * not asked about. */
+static int autoscaler_check(ClusterSteps *cs, json_object *rec, const char *what, Error *err) {
+        _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
+        int r = pools(cs, &pl, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < pl->n_pools; i++) {
+                json_object *m = NULL;
+                if (rec && !json_object_object_get_ex(rec, pl->pools[i].name, &m))
+                        continue; /* made since the record */
+                const char *want = rec ? json_object_get_string(m) : "off";
+                const char *have = pl->pools[i].pg_autoscale_mode ? pl->pools[i].pg_autoscale_mode : "on";
+                if (!streq_ptr(have, want))
+                        return error_set(err, EIO, "after %s: pool '%s' autoscales '%s', not '%s'", what,
+                                         pl->pools[i].name, have, want);
+        }
+        return 0;
+}
+
 static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
         _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
         int r = pools(cs, &pl, err);
@@ -647,6 +668,8 @@ static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *
                                         ceph_argv_osd_pool_set_autoscale_mode(cli(cs), pl->pools[i].name, "off", err),
                                         NULL, NULL, err)) < 0)
                         return r;
+        if ((r = autoscaler_check(cs, NULL, "pause-autoscaler", err)) < 0)
+                return r;
         return result_new(ret, err);
 }
 
@@ -668,7 +691,8 @@ static int step_restore_autoscaler(ClusterSteps *cs, json_object *args, WaveCall
                                                 NULL, NULL, err)) < 0)
                                 return r;
                 }
-                if ((r = record_rm(cs->admin, SAVED_PREFIX "autoscaler", err)) < 0)
+                if ((r = autoscaler_check(cs, rec, "restore-autoscaler", err)) < 0 ||
+                    (r = record_rm(cs->admin, SAVED_PREFIX "autoscaler", err)) < 0)
                         return r;
         }
         if ((r = result_new(ret, err)) < 0)
