@@ -13,7 +13,7 @@
 #   - a drain of node3 that would leave a size-3 pool on two hosts is refused before
 #     anything changes
 #   - `drain --cancel` brings node4 back: OSDs in and up, HEALTH_OK, record gone
-#   - a purge of node4's OSDs while one of them is stopped but still holds data is refused
+#   - a purge of one of node4's OSDs, stopped but still holding data, is refused
 #     (Ceph's own purge refuses only an OSD that is up), nothing changed
 #   - `destroy` of node4 (drained again first), killed (SIGKILL) once in each phase (the
 #     drain, purge, wipe, CRUSH host removal), each re-run killed at the next phase, the
@@ -261,7 +261,9 @@ check_eq "the drained record is gone" "$(ceph_ config-key ls 2>/dev/null | grep 
 # (Ceph's own `osd purge` refuses only an OSD that is up: a stopped one still holding the
 # only up-to-date copy of its PGs would be purged)
 id1=$(osds_of node4 | cut -d' ' -f1)
-printf 'playbook: purge-only\ndescription: purge the host OSDs (lab test)\ndestructive: true\nhosts:\n  strategy: serial\nper_host:\n  - step: purge-osd\n' > "$dir/purge.yaml"
+# only the stopped one: another that is up is refused for that first ("is up")
+printf 'playbook: purge-only\ndescription: purge one OSD (lab test)\ndestructive: true\nhosts:\n  strategy: serial\nper_host:\n  - step: purge-osd\n    args: {osds: [%s]}\n' \
+        "$id1" > "$dir/purge.yaml"
 "$lab" exec --dir "$dir/lab" node4 systemctl stop "ceph-osd@$id1" >/dev/null 2>&1
 for _ in $(seq 1 60); do
         [ "$(state_of node4 | awk -v id="$id1" '$1 == id {print $2}')" = 0 ] && break
@@ -269,8 +271,8 @@ for _ in $(seq 1 60); do
 done
 check_eq "osd.$id1 is down (stopped), still in" "$(state_of node4 | awk -v id="$id1" '$1 == id {print $2, $3}')" "0 1"
 out=$("$cephprov" run "$dir/purge.yaml" "$layout" --hosts node4 --yes 2>&1)
-check "a purge of node4's OSDs while osd.$id1 holds data is refused" test $? -ne 0
-check_contains "the refusal says why" "$out" "not safe to destroy"
+check "a purge of osd.$id1 while it holds data is refused" test $? -ne 0
+check_contains "the refusal says why (not safe to destroy)" "$out" "not safe to destroy"
 check "osd.$id1 is still in the OSD map" test -n "$(ceph_ osd ls 2>/dev/null | grep -x "$id1")"
 "$lab" exec --dir "$dir/lab" node4 systemctl start "ceph-osd@$id1" >/dev/null 2>&1
 for _ in $(seq 1 60); do
