@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The adaptive throttle's decision rule: probe windows in, rung and brake out (ceph-adapt.h). */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "ceph-adapt.h"
+#include "ceph-internal.h"
+
+/* ---- one probe window ------------------------------------------------------------- */
+
+static int double_cmp(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
+/* nearest rank: the smallest value with at least p % of the values at or below it */
+static double rank(const double *sorted, size_t n, double p) {
+        size_t k = (size_t) ceil(p / 100.0 * (double) n);
+        return sorted[k == 0 ? 0 : k - 1];
+}
+
+int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatencyWindow *ret, Error *err) {
+        CephLatencyWindow w = { .n = n, .n_errors = n_errors };
+        if (n == 0) {
+                *ret = w;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (!isfinite(ms[i]) || ms[i] < 0)
+                        return error_set(err, EINVAL, "probe latency %zu of %zu is %g ms: not a duration", i + 1, n,
+                                         ms[i]);
+        _cleanup_(freep) double *s = malloc(n * sizeof(double));
+        if (!s)
+                return -ENOMEM;
+        memcpy(s, ms, n * sizeof(double));
+        qsort(s, n, sizeof(double), double_cmp);
+        w.p50_ms = rank(s, n, 50);
+        w.p95_ms = rank(s, n, 95);
+        w.p99_ms = rank(s, n, 99);
+        w.max_ms = s[n - 1];
+        *ret = w;
+        return 0;
+}
+
+char *ceph_latency_window_format(const CephLatencyWindow *w) {
+        char errs[48] = "";
+        if (w->n_errors)
+                snprintf(errs, sizeof errs, ", %zu error%s", w->n_errors, w->n_errors == 1 ? "" : "s");
+        if (w->n == 0)
+                return strprintf("no op completed%s", errs);
+        return strprintf("p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms over %zu op%s%s", w->p50_ms, w->p95_ms,
+                         w->p99_ms, w->max_ms, w->n, w->n == 1 ? "" : "s", errs);
+}
+
+/* ---- the ladder ------------------------------------------------------------------- */
+
+#define K_BACKFILLS "osd_max_backfills"
+#define K_ACTIVE "osd_recovery_max_active"
+#define K_SINGLE "osd_recovery_max_single_start"
+#define K_SLEEP "osd_recovery_sleep"
+#define K_PROFILE "osd_mclock_profile"
+
+static const char *const wpq_keys[] = { K_BACKFILLS, K_ACTIVE, K_SINGLE, K_SLEEP, NULL };
+static const char *const mclock_keys[] = { K_PROFILE, NULL };
+
+/* values of wpq_keys per rung */
+static const char *const wpq_rungs[][4] = {
+        { "1", "1", "1", "0.2" },
+        { "1", "1", "1", "0" },
+        { "2", "2", "2", "0" },
+        { "3", "3", "3", "0" },
+        { "4", "4", "4", "0" },
+        { "6", "6", "4", "0" },
+        { "8", "8", "4", "0" },
+};
+static const char *const mclock_rungs[][1] = {
+        { "high_client_ops" },
+        { "balanced" },
+        { "high_recovery_ops" },
+};
+
+int ceph_adapt_n_rungs(CephScheduler scheduler) {
+        return scheduler == CEPH_SCHEDULER_WPQ ? (int) ELEMENTSOF(wpq_rungs) : (int) ELEMENTSOF(mclock_rungs);
+}
+
+const char *const *ceph_adapt_keys(CephScheduler scheduler) {
+        return scheduler == CEPH_SCHEDULER_WPQ ? wpq_keys : mclock_keys;
+}
+
+static const char *rung_value(CephScheduler scheduler, int rung, size_t key) {
+        return scheduler == CEPH_SCHEDULER_WPQ ? wpq_rungs[rung][key] : mclock_rungs[rung][key];
+}
+
+static bool rung_valid(CephScheduler scheduler, int rung) {
+        return rung >= 0 && rung < ceph_adapt_n_rungs(scheduler);
+}
+
+int ceph_adapt_rung_settings(CephScheduler scheduler, int rung, CephConfigOp **ret, size_t *ret_n, Error *err) {
+        if (!rung_valid(scheduler, rung))
+                return error_set(err, EINVAL, "throttle rung %d is not on the %s ladder (0..%d)", rung,
+                                 scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mClock",
+                                 ceph_adapt_n_rungs(scheduler) - 1);
+        const char *const *keys = ceph_adapt_keys(scheduler);
+        size_t n = strv_length((char *const *) keys);
+        CephConfigOp *ops = calloc(n, sizeof(CephConfigOp));
+        if (!ops)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                ops[i].who = strdup("osd");
+                ops[i].key = strdup(keys[i]);
+                ops[i].value = strdup(rung_value(scheduler, rung, i));
+                if (!ops[i].who || !ops[i].key || !ops[i].value) {
+                        ceph_config_ops_free(ops, n);
+                        return -ENOMEM;
+                }
+        }
+        *ret = ops;
+        *ret_n = n;
+        return 0;
+}
+
+char *ceph_adapt_rung_change_format(CephScheduler scheduler, int from, int to) {
+        if (!rung_valid(scheduler, from) || !rung_valid(scheduler, to))
+                return NULL;
+        const char *const *keys = ceph_adapt_keys(scheduler);
+        if (from == to)
+                return strprintf("%s %s", keys[0], rung_value(scheduler, to, 0));
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        bool first = true;
+        for (size_t i = 0; keys[i]; i++) {
+                const char *a = rung_value(scheduler, from, i), *b = rung_value(scheduler, to, i);
+                if (streq(a, b))
+                        continue;
+                fprintf(f, "%s%s %s → %s", first ? "" : ", ", keys[i], a, b);
+                first = false;
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* ---- the controller --------------------------------------------------------------- */
+
+struct CephAdapt {
+        CephAdaptConfig cfg;   /* resolved: no zero defaults left */
+        CephLatencyWindow baseline;
+        double target_ms, ceiling_ms, raise_below_ms;
+        int rung;
+        bool brake;
+        unsigned calm;         /* windows in a row at or below raise_below_ms */
+        unsigned since_change; /* windows since the last change of rung or brake */
+        size_t n_windows;
+        bool have_last;
+        CephLatencyWindow last;
+        CephAdaptAction last_action; /* of the last change (not hold) */
+        char *last_reason;           /* of the last change, NULL before one */
+};
+
+static const char *const action_names[] = {
+        [CEPH_ADAPT_HOLD] = "hold",
+        [CEPH_ADAPT_RAISE] = "raise",
+        [CEPH_ADAPT_LOWER] = "lower",
+        [CEPH_ADAPT_BRAKE] = "brake",
+        [CEPH_ADAPT_RELEASE] = "release",
+};
+
+const char *ceph_adapt_action_to_string(CephAdaptAction a) {
+        return (size_t) a < ELEMENTSOF(action_names) ? action_names[a] : NULL;
+}
+
+void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret) {
+        *ret = (CephAdaptConfig) {
+                .scheduler = scheduler,
+                .target_factor = 1.5,
+                .target_floor_ms = 2,
+                .hysteresis = 0.2,
+                .decrease = 0.5,
+                .dwell = 3,
+                .window_sec = 5,
+                .effect_lag_sec = 10,
+                .min_ops = 20,
+                .rung_min = 0,
+                .rung_max = scheduler == CEPH_SCHEDULER_WPQ ? 4 : 2,
+                .rung_start = scheduler == CEPH_SCHEDULER_WPQ ? 1 : 0,
+        };
+}
+
+static void resolve(const CephAdaptConfig *in, CephAdaptConfig *out) {
+        CephAdaptConfig d;
+        ceph_adapt_config_default(in->scheduler, &d);
+        *out = *in;
+#define DEF(field) \
+        if (out->field == 0) \
+                out->field = d.field
+        DEF(target_factor);
+        DEF(target_floor_ms);
+        DEF(hysteresis);
+        DEF(decrease);
+        DEF(dwell);
+        DEF(window_sec);
+        DEF(effect_lag_sec);
+        DEF(min_ops);
+#undef DEF
+        if (out->rung_min < 0)
+                out->rung_min = d.rung_min;
+        if (out->rung_max < 0)
+                out->rung_max = d.rung_max;
+        if (out->rung_start < 0)
+                out->rung_start = MAX(d.rung_start, out->rung_min);
+}
+
+CephAdapt *ceph_adapt_free(CephAdapt *a) {
+        if (!a)
+                return NULL;
+        free(a->last_reason);
+        free(a);
+        return NULL;
+}
+
+int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline, CephAdapt **ret, Error *err) {
+        CephAdaptConfig c;
+        resolve(cfg, &c);
+        int top = ceph_adapt_n_rungs(c.scheduler) - 1;
+        if (c.rung_min > top || c.rung_max > top)
+                return error_set(err, EINVAL, "throttle: rung_min %d / rung_max %d: the %s ladder has rungs 0..%d",
+                                 c.rung_min, c.rung_max, c.scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mClock", top);
+        if (c.rung_min > c.rung_max)
+                return error_set(err, EINVAL, "throttle: rung_min %d is above rung_max %d", c.rung_min, c.rung_max);
+        if (c.rung_start < c.rung_min || c.rung_start > c.rung_max)
+                return error_set(err, EINVAL, "throttle: rung_start %d is outside rung_min..rung_max (%d..%d)",
+                                 c.rung_start, c.rung_min, c.rung_max);
+        if (!(c.hysteresis > 0 && c.hysteresis < 1))
+                return error_set(err, EINVAL, "throttle: hysteresis %g is not between 0 and 1", c.hysteresis);
+        if (!(c.decrease > 0 && c.decrease < 1))
+                return error_set(err, EINVAL, "throttle: decrease %g is not between 0 and 1", c.decrease);
+        if (!(c.window_sec > 0) || !(c.effect_lag_sec > 0) || !(c.target_factor >= 1) || c.target_floor_ms < 0 ||
+            c.target_ms < 0 || c.ceiling_ms < 0)
+                return error_set(err, EINVAL,
+                                 "throttle: window %g s, effect lag %g s, target factor %g, target floor %g ms, "
+                                 "target %g ms, ceiling %g ms: each must be positive (the factor at least 1)",
+                                 c.window_sec, c.effect_lag_sec, c.target_factor, c.target_floor_ms, c.target_ms,
+                                 c.ceiling_ms);
+        if (!((double) c.dwell * c.window_sec > c.effect_lag_sec))
+                return error_set(err, EINVAL,
+                                 "throttle: a dwell of %u windows of %g s (%g s) is not longer than the knobs' "
+                                 "effect lag of %g s: a change would be judged before it acts",
+                                 c.dwell, c.window_sec, (double) c.dwell * c.window_sec, c.effect_lag_sec);
+
+        double target = c.target_ms;
+        if (target == 0) {
+                if (!baseline || baseline->n < c.min_ops)
+                        return error_set(err, EINVAL,
+                                         "throttle: no p99 target given and the baseline has %zu probe ops "
+                                         "(at least %zu needed to set one)",
+                                         baseline ? baseline->n : 0, c.min_ops);
+                target = MAX(baseline->p99_ms * c.target_factor, baseline->p99_ms + c.target_floor_ms);
+        }
+        double ceiling = c.ceiling_ms > 0 ? c.ceiling_ms : target * 3;
+        if (!(ceiling > target))
+                return error_set(err, EINVAL, "throttle: the ceiling %.1f ms is not above the target %.1f ms", ceiling,
+                                 target);
+
+        CephAdapt *a = calloc(1, sizeof(CephAdapt));
+        if (!a)
+                return -ENOMEM;
+        a->cfg = c;
+        if (baseline)
+                a->baseline = *baseline;
+        a->target_ms = target;
+        a->ceiling_ms = ceiling;
+        a->raise_below_ms = target * (1 - c.hysteresis);
+        a->rung = c.rung_start;
+        a->since_change = c.dwell; /* the start rung has been in force since before the baseline */
+        *ret = a;
+        return 0;
+}
+
+int ceph_adapt_rung(const CephAdapt *a) {
+        return a->rung;
+}
+
+bool ceph_adapt_brake(const CephAdapt *a) {
+        return a->brake;
+}
+
+double ceph_adapt_target_ms(const CephAdapt *a) {
+        return a->target_ms;
+}
+
+double ceph_adapt_ceiling_ms(const CephAdapt *a) {
+        return a->ceiling_ms;
+}
+
+void ceph_adapt_decision_done(CephAdaptDecision *d) {
+        if (!d)
+                return;
+        free(d->reason);
+        d->reason = NULL;
+}
+
+/* "osd_max_backfills 3 → 1", or "osd_max_backfills 1" when the rung does not move */
+static char *change(const CephAdapt *a, int to) {
+        return ceph_adapt_rung_change_format(a->cfg.scheduler, a->rung, to);
+}
+
+static int lowered(const CephAdapt *a) {
+        int r = (int) floor((double) a->rung * a->cfg.decrease);
+        return MAX(a->cfg.rung_min, MIN(r, a->rung - 1));
+}
+
+int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops, CephAdaptDecision *ret,
+                    Error *err) {
+        (void) err;
+        CephAdaptDecision d = {
+                .action = CEPH_ADAPT_HOLD,
+                .rung_before = a->rung,
+                .rung_after = a->rung,
+                .brake_before = a->brake,
+                .brake_after = a->brake,
+        };
+        _cleanup_(freep) char *why = NULL, *what = NULL, *now = change(a, a->rung), *to = NULL;
+        if (!now)
+                return -ENOMEM;
+        unsigned calm = 0;
+        const double p99 = w->p99_ms;
+
+        if (slow_ops > 0 || w->n_errors > 0 || (w->n > 0 && p99 > a->ceiling_ms)) {
+                if (slow_ops > 0)
+                        why = strprintf("%u slow op%s", slow_ops, slow_ops == 1 ? "" : "s");
+                else if (w->n_errors > 0)
+                        why = strprintf("%zu probe op%s failed or timed out", w->n_errors,
+                                        w->n_errors == 1 ? "" : "s");
+                else
+                        why = strprintf("p99 %.1f ms > %.1f ms ceiling", p99, a->ceiling_ms);
+                if (!a->brake) {
+                        d.action = CEPH_ADAPT_BRAKE;
+                        d.brake_after = true;
+                        d.rung_after = a->cfg.rung_min;
+                        if (d.rung_after != a->rung) {
+                                if (!(to = change(a, d.rung_after)))
+                                        return -ENOMEM;
+                                what = strprintf("brake on (%s), %s", CEPH_ADAPT_BRAKE_FLAG, to);
+                        } else
+                                what = strprintf("brake on (%s)", CEPH_ADAPT_BRAKE_FLAG);
+                } else
+                        what = strprintf("the brake stays on");
+        } else if (w->n < a->cfg.min_ops) {
+                why = strprintf("%zu probe op%s in the window (fewer than %zu)", w->n, w->n == 1 ? "" : "s",
+                                a->cfg.min_ops);
+                what = strprintf("not judged (%s)", now);
+        } else if (p99 > a->target_ms) {
+                why = strprintf("p99 %.1f ms > %.1f ms target", p99, a->target_ms);
+                if (a->brake)
+                        what = strprintf("the brake stays on");
+                else if (a->rung > a->cfg.rung_min) {
+                        d.action = CEPH_ADAPT_LOWER;
+                        d.rung_after = lowered(a);
+                        what = change(a, d.rung_after);
+                } else
+                        what = strprintf("already at the lowest rung (%s)", now);
+        } else if (p99 > a->raise_below_ms) {
+                why = strprintf("p99 %.1f ms within %.1f..%.1f ms", p99, a->raise_below_ms, a->target_ms);
+                what = strprintf("holding (%s)", now);
+        } else {
+                calm = a->calm + 1;
+                why = strprintf("p99 %.1f ms ≤ %.1f ms for %u window%s", p99, a->raise_below_ms, calm,
+                                calm == 1 ? "" : "s");
+                bool settled = calm >= a->cfg.dwell && a->since_change + 1 >= a->cfg.dwell;
+                if (a->brake && settled) {
+                        d.action = CEPH_ADAPT_RELEASE;
+                        d.brake_after = false;
+                        what = strprintf("brake off (%s unset), %s", CEPH_ADAPT_BRAKE_FLAG, now);
+                } else if (!a->brake && settled && a->rung < a->cfg.rung_max) {
+                        d.action = CEPH_ADAPT_RAISE;
+                        d.rung_after = a->rung + 1;
+                        what = change(a, d.rung_after);
+                } else if (!a->brake && a->rung >= a->cfg.rung_max)
+                        what = strprintf("at the highest rung allowed (%s)", now);
+                else
+                        what = strprintf("waiting for %u calm window%s in a row", a->cfg.dwell,
+                                         a->cfg.dwell == 1 ? "" : "s");
+        }
+        if (!why || !what)
+                return -ENOMEM;
+        d.reason = strprintf("%s: %s", why, what);
+        if (!d.reason)
+                return -ENOMEM;
+
+        bool changed = d.action != CEPH_ADAPT_HOLD;
+        if (changed) {
+                char *r = strdup(d.reason);
+                if (!r) {
+                        free(d.reason);
+                        return -ENOMEM;
+                }
+                free(a->last_reason);
+                a->last_reason = r;
+                a->last_action = d.action;
+        }
+        a->rung = d.rung_after;
+        a->brake = d.brake_after;
+        a->calm = changed ? 0 : calm;
+        a->since_change = changed ? 0 : a->since_change + 1;
+        a->n_windows++;
+        a->last = *w;
+        a->have_last = true;
+        *ret = d;
+        return 0;
+}
+
+static json_object *window_to_json(const CephLatencyWindow *w) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        if (json_add_u64(o, "ops", w->n) < 0 || json_add_u64(o, "errors", w->n_errors) < 0 ||
+            json_add(o, "p50_ms", json_object_new_double(w->p50_ms)) < 0 ||
+            json_add(o, "p95_ms", json_object_new_double(w->p95_ms)) < 0 ||
+            json_add(o, "p99_ms", json_object_new_double(w->p99_ms)) < 0 ||
+            json_add(o, "max_ms", json_object_new_double(w->max_ms)) < 0) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* json_add, or a JSON null when `value` is NULL because there is nothing to say */
+static int add_or_null(json_object *o, const char *key, bool present, json_object *value) {
+        if (!present)
+                return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
+        return json_add(o, key, value);
+}
+
+json_object *ceph_adapt_to_json(const CephAdapt *a) {
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_(freep) char *setting = change(a, a->rung);
+        if (!o || !setting)
+                return NULL;
+        json_object *settings = json_object_new_object();
+        if (json_add(o, "settings", settings) < 0)
+                return NULL;
+        const char *const *keys = ceph_adapt_keys(a->cfg.scheduler);
+        for (size_t i = 0; keys[i]; i++)
+                if (json_add_string(settings, keys[i], rung_value(a->cfg.scheduler, a->rung, i)) < 0)
+                        return NULL;
+        if (json_add_string(o, "scheduler", a->cfg.scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mclock") < 0 ||
+            json_add_int(o, "rung", a->rung) < 0 || json_add_int(o, "rung_min", a->cfg.rung_min) < 0 ||
+            json_add_int(o, "rung_max", a->cfg.rung_max) < 0 || json_add_string(o, "setting", setting) < 0 ||
+            json_add_bool(o, "brake", a->brake) < 0 ||
+            json_add(o, "target_p99_ms", json_object_new_double(a->target_ms)) < 0 ||
+            json_add(o, "raise_below_p99_ms", json_object_new_double(a->raise_below_ms)) < 0 ||
+            json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||
+            json_add(o, "baseline", window_to_json(&a->baseline)) < 0 ||
+            add_or_null(o, "last_window", a->have_last, a->have_last ? window_to_json(&a->last) : NULL) < 0 ||
+            json_add_u64(o, "windows", a->n_windows) < 0 ||
+            add_or_null(o, "last_change", a->last_reason,
+                        a->last_reason ? json_object_new_string(ceph_adapt_action_to_string(a->last_action))
+                                       : NULL) < 0 ||
+            add_or_null(o, "last_change_reason", a->last_reason,
+                        a->last_reason ? json_object_new_string(a->last_reason) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}

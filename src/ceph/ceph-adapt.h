@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The adaptive backfill throttle's decision rule (issue 12): from one probe window of client
+ * latency at a time (4 KiB ops at queue depth 1 on objects that cover the moving OSDs) and
+ * the SLOW_OPS tripwire, decide whether to raise the backfill knobs a rung, lower them, put
+ * the brake on or take it off. Pure: no I/O and no clock — the caller samples, applies the
+ * rung's `config set` operations and the brake flag, and logs the reason.
+ *
+ * The rule (docs/ceph.md "The adaptive throttle"):
+ *   - a window with an op error or timeout, slow ops, or p99 above the ceiling puts the
+ *     brake on (`osd set nobackfill`: lowering a limit does not pre-empt reservations
+ *     already granted) and drops to the lowest rung;
+ *   - p99 above the target lowers the rung multiplicatively (rung × decrease, at least one
+ *     rung down), every window it stays above: backing off is fast;
+ *   - p99 at or below target × (1 − hysteresis) for `dwell` windows in a row, and `dwell`
+ *     windows since the last change, takes the brake off or raises one rung: additive,
+ *     and slower than the knob's effect lag, so a change is judged only once it acts;
+ *   - between the two (the hysteresis band) nothing changes; neither does a window with too
+ *     few ops to judge, unless one of them is over the ceiling (at queue depth 1 a thin
+ *     window is itself a sign of slow ops: the probe counts an op still outstanding past the
+ *     ceiling at the end of a window as an error);
+ *   - the rung never leaves [rung_min, rung_max].
+ *
+ * Rungs: wpq   0: osd_max_backfills 1, osd_recovery_max_active 1, osd_recovery_max_single_start
+ *                 1, osd_recovery_sleep 0.2 (gentler than the slow preset)
+ *              1: 1/1/1, osd_recovery_sleep 0 (the slow preset; the per-class sleeps apply)
+ *              2: 2/2/2   3: 3/3/3   4: 4/4/4 (the fast preset)   5: 6/6/4   6: 8/8/4
+ *        mClock 0: osd_mclock_profile high_client_ops  1: balanced  2: high_recovery_ops
+ * The mClock ladder moves the profile only: the limits under mClock need the override flag
+ * and belong to an operator's explicit throttle (ceph-cluster.h). */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/error.h"
+#include "ceph/ceph-cluster.h"
+
+/* ---- one probe window ------------------------------------------------------------- */
+
+typedef struct CephLatencyWindow {
+        size_t n;         /* ops that completed in the window */
+        size_t n_errors;  /* ops that failed or timed out (counted apart, not in the percentiles) */
+        double p50_ms, p95_ms, p99_ms, max_ms; /* nearest-rank percentiles of the n; 0 when n is 0 */
+} CephLatencyWindow;
+
+/* The percentiles of `n` latencies in milliseconds (not modified; order does not matter).
+ * EINVAL for a negative or non-finite latency, ENOMEM. */
+int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatencyWindow *ret, Error *err);
+
+/* "p50 2.1 ms, p95 4.0 ms, p99 6.3 ms, max 9.0 ms over 512 ops" (", 3 errors" when any) */
+char *ceph_latency_window_format(const CephLatencyWindow *w);
+
+/* ---- the controller --------------------------------------------------------------- */
+
+typedef struct CephAdaptConfig {
+        CephScheduler scheduler;
+        double target_ms;      /* p99 target; 0: the baseline's p99 × target_factor, and at
+                                * least the baseline's p99 + target_floor_ms */
+        double target_factor;  /* 0: 1.5 */
+        double target_floor_ms; /* 0: 2 */
+        double ceiling_ms;     /* p99 that puts the brake on; 0: target × 3 */
+        double hysteresis;     /* 0: 0.2; raise only at or below target × (1 − hysteresis) */
+        double decrease;       /* 0: 0.5; a lowered rung is rung × decrease (at least one down) */
+        unsigned dwell;        /* 0: 3; windows calm in a row before a raise or a release */
+        double window_sec;     /* the probe window (for the dwell check); 0: 5 */
+        double effect_lag_sec; /* how long a knob takes to act; dwell × window must exceed it; 0: 10 */
+        size_t min_ops;        /* 0: 20; fewer ops in a window (and no error): not judged */
+        int rung_min;          /* < 0: 0 */
+        int rung_max;          /* < 0: the fast preset's rung (wpq 4, mClock 2) */
+        int rung_start;        /* < 0: the slow preset's rung (wpq 1, mClock 0) */
+} CephAdaptConfig;
+
+/* A CephAdaptConfig with every field at its default for `scheduler` */
+void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret);
+
+typedef enum CephAdaptAction {
+        CEPH_ADAPT_HOLD,
+        CEPH_ADAPT_RAISE,
+        CEPH_ADAPT_LOWER,
+        CEPH_ADAPT_BRAKE,   /* brake on; rung to rung_min */
+        CEPH_ADAPT_RELEASE, /* brake off; rung stays */
+} CephAdaptAction;
+
+const char *ceph_adapt_action_to_string(CephAdaptAction a); /* "hold", "raise", "lower", "brake", "release" */
+
+typedef struct CephAdaptDecision {
+        CephAdaptAction action;
+        int rung_before, rung_after;
+        bool brake_before, brake_after;
+        char *reason; /* "p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ..." (always set) */
+} CephAdaptDecision;
+
+void ceph_adapt_decision_done(CephAdaptDecision *d);
+
+typedef struct CephAdapt CephAdapt;
+
+/* A controller at cfg's start rung, brake off, judging against `baseline` (the window
+ * measured before data moved; its p99 sets the target when cfg has none). EINVAL names the
+ * field: a rung outside the ladder, min > max, start outside [min, max], dwell × window not
+ * above the effect lag, a hysteresis or decrease outside (0, 1), a ceiling not above the
+ * target, no target and a baseline without ops. */
+int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline, CephAdapt **ret, Error *err);
+CephAdapt *ceph_adapt_free(CephAdapt *a);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdapt *, ceph_adapt_free);
+
+/* Judge one window (`slow_ops`: SLOW_OPS is raised now, with that many ops; 0: not). The
+ * controller moves to decision.rung_after / brake_after; the caller applies
+ * ceph_adapt_rung_settings() of the new rung when it changed and the brake flag when that
+ * changed. ENOMEM only (the controller is then unchanged). */
+int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops, CephAdaptDecision *ret,
+                    Error *err);
+
+int ceph_adapt_rung(const CephAdapt *a);
+bool ceph_adapt_brake(const CephAdapt *a);
+double ceph_adapt_target_ms(const CephAdapt *a);
+double ceph_adapt_ceiling_ms(const CephAdapt *a);
+
+/* The controller's state for `status --json`: scheduler, rung, its settings, brake, target,
+ * ceiling, baseline, last window, windows judged, last change and its reason. */
+json_object *ceph_adapt_to_json(const CephAdapt *a);
+
+/* ---- the ladder ------------------------------------------------------------------- */
+
+/* Rungs of a scheduler's ladder (wpq 7, mClock 3) */
+int ceph_adapt_n_rungs(CephScheduler scheduler);
+
+/* The `config set` operations (who "osd") of one rung, in order. EINVAL: no such rung. */
+int ceph_adapt_rung_settings(CephScheduler scheduler, int rung, CephConfigOp **ret, size_t *ret_n, Error *err);
+
+/* Every key any rung sets (record their values before the first change, to restore them
+ * after), NULL-terminated, static. */
+const char *const *ceph_adapt_keys(CephScheduler scheduler);
+
+/* "osd_max_backfills 3 → 1, osd_recovery_max_active 3 → 1, osd_recovery_max_single_start 3 → 1"
+ * (the keys that differ between the two rungs); "osd_max_backfills 2" when from == to */
+char *ceph_adapt_rung_change_format(CephScheduler scheduler, int from, int to);
+
+/* ---- the brake -------------------------------------------------------------------- */
+
+/* The flag the brake sets while on: "nobackfill" (recovery of degraded objects goes on) */
+#define CEPH_ADAPT_BRAKE_FLAG "nobackfill"

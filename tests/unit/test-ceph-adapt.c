@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The adaptive throttle's decision rule (src/ceph/ceph-adapt.h): percentiles of a probe
+ * window, the ladders, the configuration checks, the traces of tests/data/throttle-traces
+ * replayed window by window (synthetic, see its README), and properties over many random
+ * traces: the rung never leaves its bounds, a spike is answered in the window that shows it,
+ * a raise never follows a window that was not calm. */
+
+#include <errno.h>
+#include <math.h>
+
+#include "basic/json-util.h"
+#include "basic/macro.h"
+#include "basic/strv.h"
+#include "ceph/ceph-adapt.h"
+#include "test.h"
+
+static CephLatencyWindow win(size_t n, size_t errors, double p99) {
+        return (CephLatencyWindow) { .n = n, .n_errors = errors, .p50_ms = p99 / 2, .p95_ms = p99 * 0.9,
+                                     .p99_ms = p99, .max_ms = p99 * 1.2 };
+}
+
+static void test_percentiles(void) {
+        double v[100];
+        for (int i = 0; i < 100; i++)
+                v[i] = 100 - i; /* 100 .. 1, unsorted on purpose */
+        CephLatencyWindow w;
+        Error err = {};
+        CHECK_INTEQ(ceph_latency_window(v, 100, 2, &w, &err), 0);
+        CHECK(w.n == 100 && w.n_errors == 2);
+        CHECK(w.p50_ms == 50 && w.p95_ms == 95 && w.p99_ms == 99 && w.max_ms == 100);
+        CHECK(v[0] == 100); /* the input is not sorted in place */
+        _cleanup_(freep) char *s = ceph_latency_window_format(&w);
+        CHECK_STREQ(s, "p50 50.0 ms, p95 95.0 ms, p99 99.0 ms, max 100.0 ms over 100 ops, 2 errors");
+
+        double one = 7.5;
+        CHECK_INTEQ(ceph_latency_window(&one, 1, 0, &w, &err), 0);
+        CHECK(w.p50_ms == 7.5 && w.p99_ms == 7.5 && w.max_ms == 7.5);
+
+        /* 10 values: p99 is the largest (nearest rank 10), p50 the 5th */
+        double ten[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+        CHECK_INTEQ(ceph_latency_window(ten, 10, 0, &w, &err), 0);
+        CHECK(w.p50_ms == 5 && w.p95_ms == 10 && w.p99_ms == 10);
+
+        CHECK_INTEQ(ceph_latency_window(NULL, 0, 3, &w, &err), 0);
+        CHECK(w.n == 0 && w.p99_ms == 0 && w.n_errors == 3);
+        _cleanup_(freep) char *z = ceph_latency_window_format(&w);
+        CHECK_STREQ(z, "no op completed, 3 errors");
+
+        double bad[] = { 1, -2 };
+        CephLatencyWindow keep = { .n = 42 };
+        CHECK_INTEQ(ceph_latency_window(bad, 2, 0, &keep, &err), -EINVAL);
+        CHECK(keep.n == 42);
+        CHECK(strstr(err.message, "probe latency 2 of 2") != NULL);
+        error_reset(&err);
+        double nan_[] = { NAN };
+        CHECK_INTEQ(ceph_latency_window(nan_, 1, 0, &keep, &err), -EINVAL);
+}
+
+static void test_ladders(void) {
+        CHECK_INTEQ(ceph_adapt_n_rungs(CEPH_SCHEDULER_WPQ), 7);
+        CHECK_INTEQ(ceph_adapt_n_rungs(CEPH_SCHEDULER_MCLOCK), 3);
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        Error err = {};
+        CHECK_INTEQ(ceph_adapt_rung_settings(CEPH_SCHEDULER_WPQ, 0, &ops, &n, &err), 0);
+        CHECK_INTEQ(n, 4);
+        CHECK_STREQ(ops[0].key, "osd_max_backfills");
+        CHECK_STREQ(ops[0].value, "1");
+        CHECK_STREQ(ops[3].key, "osd_recovery_sleep");
+        CHECK_STREQ(ops[3].value, "0.2");
+        CHECK_STREQ(ops[2].who, "osd");
+        ceph_config_ops_free(ops, n);
+        /* the fast preset's rung is the fast preset's limits */
+        CHECK_INTEQ(ceph_adapt_rung_settings(CEPH_SCHEDULER_WPQ, 4, &ops, &n, &err), 0);
+        CHECK_STREQ(ops[0].value, "4");
+        CHECK_STREQ(ops[1].value, "4");
+        CHECK_STREQ(ops[2].value, "4");
+        CHECK_STREQ(ops[3].value, "0");
+        ceph_config_ops_free(ops, n);
+        CHECK_INTEQ(ceph_adapt_rung_settings(CEPH_SCHEDULER_MCLOCK, 2, &ops, &n, &err), 0);
+        CHECK_INTEQ(n, 1);
+        CHECK_STREQ(ops[0].key, "osd_mclock_profile");
+        CHECK_STREQ(ops[0].value, "high_recovery_ops");
+        ceph_config_ops_free(ops, n);
+
+        ops = NULL;
+        CHECK_INTEQ(ceph_adapt_rung_settings(CEPH_SCHEDULER_MCLOCK, 3, &ops, &n, &err), -EINVAL);
+        CHECK(ops == NULL);
+        CHECK_STREQ(err.message, "throttle rung 3 is not on the mClock ladder (0..2)");
+        error_reset(&err);
+        CHECK_INTEQ(ceph_adapt_rung_settings(CEPH_SCHEDULER_WPQ, -1, &ops, &n, &err), -EINVAL);
+
+        const char *const *keys = ceph_adapt_keys(CEPH_SCHEDULER_WPQ);
+        CHECK_INTEQ(strv_length((char *const *) keys), 4);
+        CHECK(strv_contains((char *const *) keys, "osd_recovery_sleep"));
+        CHECK_INTEQ(strv_length((char *const *) ceph_adapt_keys(CEPH_SCHEDULER_MCLOCK)), 1);
+
+        _cleanup_(freep) char *c = ceph_adapt_rung_change_format(CEPH_SCHEDULER_WPQ, 5, 6);
+        CHECK_STREQ(c, "osd_max_backfills 6 → 8, osd_recovery_max_active 6 → 8");
+        _cleanup_(freep) char *same = ceph_adapt_rung_change_format(CEPH_SCHEDULER_MCLOCK, 1, 1);
+        CHECK_STREQ(same, "osd_mclock_profile balanced");
+        CHECK(ceph_adapt_rung_change_format(CEPH_SCHEDULER_WPQ, 0, 7) == NULL);
+}
+
+static void test_config(void) {
+        CephLatencyWindow base = win(200, 0, 4);
+        CephAdaptConfig c;
+        Error err = {};
+        CephAdapt *a = NULL;
+
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        CHECK(ceph_adapt_target_ms(a) == 6 && ceph_adapt_ceiling_ms(a) == 18);
+        CHECK_INTEQ(ceph_adapt_rung(a), 1);
+        CHECK(!ceph_adapt_brake(a));
+        a = ceph_adapt_free(a);
+
+        /* a small baseline: the floor (p99 + 2 ms) sets the target, not the factor */
+        CephLatencyWindow fast = win(200, 0, 1);
+        CHECK_INTEQ(ceph_adapt_new(&c, &fast, &a, &err), 0);
+        CHECK(ceph_adapt_target_ms(a) == 3);
+        a = ceph_adapt_free(a);
+
+        /* an explicit target and ceiling win; no baseline needed then */
+        c.target_ms = 30;
+        c.ceiling_ms = 100;
+        CHECK_INTEQ(ceph_adapt_new(&c, NULL, &a, &err), 0);
+        CHECK(ceph_adapt_target_ms(a) == 30 && ceph_adapt_ceiling_ms(a) == 100);
+        a = ceph_adapt_free(a);
+
+        /* zeros and negatives mean "the default" */
+        CephAdaptConfig z = { .scheduler = CEPH_SCHEDULER_MCLOCK, .rung_min = -1, .rung_max = -1, .rung_start = -1 };
+        CHECK_INTEQ(ceph_adapt_new(&z, &base, &a, &err), 0);
+        CHECK_INTEQ(ceph_adapt_rung(a), 0);
+        a = ceph_adapt_free(a);
+
+        /* each refusal names what is wrong */
+#define REFUSED(field, value, text)                                                          \
+        do {                                                                                 \
+                CephAdaptConfig cfg_;                                                          \
+                ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &cfg_);                          \
+                cfg_.field = (value);                                                          \
+                Error e_ = {};                                                               \
+                CephAdapt *ad_ = NULL;                                                        \
+                CHECK_INTEQ(ceph_adapt_new(&cfg_, &base, &ad_, &e_), -EINVAL);                  \
+                CHECK(ad_ == NULL);                                                          \
+                if (!strstr(e_.message, (text)))                                             \
+                        fprintf(stderr, "message: %s\n", e_.message);                        \
+                CHECK(strstr(e_.message, (text)) != NULL);                                   \
+        } while (0)
+        REFUSED(rung_max, 7, "the wpq ladder has rungs 0..6");
+        REFUSED(rung_min, 3, "rung_start 1 is outside rung_min..rung_max (3..4)");
+        REFUSED(rung_start, 5, "rung_start 5 is outside rung_min..rung_max (0..4)");
+        REFUSED(hysteresis, 1.5, "hysteresis 1.5 is not between 0 and 1");
+        REFUSED(decrease, 1, "decrease 1 is not between 0 and 1");
+        REFUSED(dwell, 2, "a dwell of 2 windows of 5 s (10 s) is not longer than the knobs' effect lag of 10 s");
+        REFUSED(effect_lag_sec, 30, "is not longer than the knobs' effect lag of 30 s");
+        REFUSED(target_ms, -1, "each must be positive");
+        REFUSED(ceiling_ms, 5, "the ceiling 5.0 ms is not above the target 6.0 ms");
+#undef REFUSED
+        CephAdaptConfig mm;
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &mm);
+        mm.rung_min = 3;
+        mm.rung_max = 2;
+        CHECK_INTEQ(ceph_adapt_new(&mm, &base, &a, &err), -EINVAL);
+        CHECK_STREQ(err.message, "throttle: rung_min 3 is above rung_max 2");
+        error_reset(&err);
+        CephLatencyWindow thin = win(5, 0, 4);
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &mm);
+        CHECK_INTEQ(ceph_adapt_new(&mm, &thin, &a, &err), -EINVAL);
+        CHECK_STREQ(err.message,
+                    "throttle: no p99 target given and the baseline has 5 probe ops (at least 20 needed to set one)");
+        CHECK(a == NULL);
+}
+
+static bool action_from(const char *s, CephAdaptAction *ret) {
+        for (int a = CEPH_ADAPT_HOLD; a <= CEPH_ADAPT_RELEASE; a++)
+                if (streq(s, ceph_adapt_action_to_string((CephAdaptAction) a))) {
+                        *ret = (CephAdaptAction) a;
+                        return true;
+                }
+        return false;
+}
+
+/* Replays one trace file; returns the number of windows replayed (0 on a format error). */
+static size_t replay(const char *name) {
+        const char *dir = getenv("TEST_DATA");
+        _cleanup_(freep) char *path = strprintf("%s/throttle-traces/%s", dir ? dir : "tests/data", name);
+        _cleanup_(fclosep) FILE *f = path ? fopen(path, "re") : NULL;
+        if (!f) {
+                fprintf(stderr, "cannot open '%s'\n", path ? path : name);
+                CHECK(f != NULL);
+                return 0;
+        }
+        CephAdaptConfig c;
+        CephLatencyWindow base = {};
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+        char line[1024];
+        size_t lineno = 0, windows = 0;
+        while (fgets(line, sizeof line, f)) {
+                lineno++;
+                line[strcspn(line, "\n")] = 0;
+                if (line[0] == '#' || line[0] == 0)
+                        continue;
+                if (strncmp(line, "config ", 7) == 0) {
+                        char sched[16] = "";
+                        if (sscanf(line, "config scheduler=%15s", sched) != 1) {
+                                fprintf(stderr, "%s:%zu: config needs scheduler= first\n", name, lineno);
+                                CHECK(false);
+                                return 0;
+                        }
+                        ceph_adapt_config_default(streq(sched, "wpq") ? CEPH_SCHEDULER_WPQ : CEPH_SCHEDULER_MCLOCK, &c);
+                        base = win(0, 0, 0);
+                        for (char *tok = strtok(line + 7, " "); tok; tok = strtok(NULL, " ")) {
+                                double v;
+                                char key[32];
+                                if (sscanf(tok, "%31[^=]=%lf", key, &v) != 2)
+                                        continue;
+                                if (streq(key, "baseline_p99"))
+                                        base.p99_ms = v;
+                                else if (streq(key, "baseline_ops"))
+                                        base.n = (size_t) v;
+                                else if (streq(key, "target"))
+                                        c.target_ms = v;
+                                else if (streq(key, "ceiling"))
+                                        c.ceiling_ms = v;
+                                else if (streq(key, "dwell"))
+                                        c.dwell = (unsigned) v;
+                                else if (streq(key, "rung_start"))
+                                        c.rung_start = (int) v;
+                                else if (streq(key, "rung_min"))
+                                        c.rung_min = (int) v;
+                                else if (streq(key, "rung_max"))
+                                        c.rung_max = (int) v;
+                                else {
+                                        fprintf(stderr, "%s:%zu: unknown config key '%s'\n", name, lineno, key);
+                                        CHECK(false);
+                                }
+                        }
+                        a = ceph_adapt_free(a);
+                        Error err = {};
+                        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+                        if (!a)
+                                return 0;
+                        continue;
+                }
+                unsigned long ops, errors;
+                unsigned slow;
+                double p99;
+                char act[16], brake[8];
+                int rung, used = 0;
+                if (!a || sscanf(line, "%lu %lu %lf %u -> %15s %d %7s %n", &ops, &errors, &p99, &slow, act, &rung,
+                                 brake, &used) < 7) {
+                        fprintf(stderr, "%s:%zu: not a window line: %s\n", name, lineno, line);
+                        CHECK(false);
+                        return 0;
+                }
+                CephAdaptAction want = CEPH_ADAPT_HOLD;
+                CHECK(action_from(act, &want));
+                const char *reason = used > 0 && line[used] ? line + used : NULL;
+                CephLatencyWindow w = win(ops, errors, p99);
+                CephAdaptDecision d = {};
+                Error err = {};
+                CHECK_INTEQ(ceph_adapt_step(a, &w, slow, &d, &err), 0);
+                windows++;
+                bool ok = d.action == want && d.rung_after == rung && d.brake_after == streq(brake, "on") &&
+                          d.rung_after == ceph_adapt_rung(a) && d.brake_after == ceph_adapt_brake(a) &&
+                          (!reason || streq(reason, d.reason));
+                if (!ok)
+                        fprintf(stderr, "%s:%zu: got %s %d %s \"%s\", expected %s %d %s%s%s%s\n", name, lineno,
+                                ceph_adapt_action_to_string(d.action), d.rung_after, d.brake_after ? "on" : "off",
+                                d.reason, act, rung, brake, reason ? " \"" : "", reason ? reason : "",
+                                reason ? "\"" : "");
+                CHECK(ok);
+                ceph_adapt_decision_done(&d);
+        }
+        return windows;
+}
+
+static void test_traces(void) {
+        CHECK_INTEQ(replay("calm-rise.trace"), 14);
+        CHECK_INTEQ(replay("spike-lower.trace"), 17);
+        CHECK_INTEQ(replay("spike-brake.trace"), 16);
+        CHECK_INTEQ(replay("mclock-ladder.trace"), 11);
+}
+
+/* xorshift: the same traces every run */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd(void) {
+        rnd_state ^= rnd_state << 13;
+        rnd_state ^= rnd_state >> 7;
+        rnd_state ^= rnd_state << 17;
+        return rnd_state;
+}
+
+/* Over 2,000 random traces of 200 windows each, on both ladders and random bounds:
+ *   - the rung stays within [rung_min, rung_max] and the brake is on only after a trip;
+ *   - a window over the ceiling, with slow ops or an error, when the brake is off, brakes
+ *     in that window; one over the target, brake off and above the bottom rung, lowers;
+ *   - a raise is one rung, only after `dwell` calm windows and `dwell` windows since the
+ *     last change, never with the brake on. */
+static void test_properties(void) {
+        size_t violations = 0, raises = 0, lowers = 0, brakes = 0, releases = 0;
+        for (int t = 0; t < 2000; t++) {
+                CephScheduler s = t % 2 ? CEPH_SCHEDULER_WPQ : CEPH_SCHEDULER_MCLOCK;
+                CephAdaptConfig c;
+                ceph_adapt_config_default(s, &c);
+                int top = ceph_adapt_n_rungs(s) - 1;
+                c.rung_min = (int) (rnd() % (uint64_t) (top + 1));
+                c.rung_max = c.rung_min + (int) (rnd() % (uint64_t) (top - c.rung_min + 1));
+                c.rung_start = c.rung_min + (int) (rnd() % (uint64_t) (c.rung_max - c.rung_min + 1));
+                c.dwell = 3 + (unsigned) (rnd() % 3);
+                CephLatencyWindow base = win(100, 0, 2 + (double) (rnd() % 20));
+                _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+                Error err = {};
+                if (ceph_adapt_new(&c, &base, &a, &err) < 0) {
+                        fprintf(stderr, "config refused: %s\n", err.message);
+                        violations++;
+                        continue;
+                }
+                double target = ceph_adapt_target_ms(a), ceiling = ceph_adapt_ceiling_ms(a);
+                double raise_below = target * (1 - c.hysteresis);
+                unsigned calm = 0, since = c.dwell;
+                for (int i = 0; i < 200; i++) {
+                        /* mostly calm, with bursts around the target and rare spikes */
+                        uint64_t k = rnd() % 100;
+                        double p99 = k < 60   ? raise_below * (double) (rnd() % 1000) / 1000.0
+                                     : k < 85 ? raise_below + (ceiling - raise_below) * (double) (rnd() % 1000) / 1000.0
+                                     : k < 95 ? target * (double) (rnd() % 2000) / 1000.0
+                                              : ceiling * (1 + (double) (rnd() % 1000) / 1000.0);
+                        size_t n = rnd() % 10 == 0 ? rnd() % 30 : 50 + rnd() % 200;
+                        size_t errors = rnd() % 50 == 0 ? 1 : 0;
+                        unsigned slow = rnd() % 60 == 0 ? 2 : 0;
+                        CephLatencyWindow w = win(n, errors, n ? p99 : 0);
+                        CephAdaptDecision d = {};
+                        if (ceph_adapt_step(a, &w, slow, &d, &err) < 0) {
+                                violations++;
+                                break;
+                        }
+                        bool trip = slow || errors || (n > 0 && w.p99_ms > ceiling);
+                        bool judged = trip || n >= c.min_ops;
+                        bool bad = d.rung_after < c.rung_min || d.rung_after > c.rung_max || !d.reason;
+                        if (trip && !d.brake_before)
+                                bad |= d.action != CEPH_ADAPT_BRAKE || d.rung_after != c.rung_min;
+                        if (!trip && judged && w.p99_ms > target && !d.brake_before && d.rung_before > c.rung_min)
+                                bad |= d.action != CEPH_ADAPT_LOWER || d.rung_after >= d.rung_before;
+                        bool calm_now = !trip && judged && w.p99_ms <= raise_below;
+                        calm = calm_now ? calm + 1 : 0;
+                        if (d.action == CEPH_ADAPT_RAISE)
+                                bad |= d.rung_after != d.rung_before + 1 || d.brake_before || calm < c.dwell ||
+                                       since + 1 < c.dwell;
+                        if (d.action == CEPH_ADAPT_RELEASE)
+                                bad |= !d.brake_before || d.brake_after || calm < c.dwell;
+                        if (d.brake_after && !d.brake_before)
+                                bad |= !trip;
+                        if (d.action == CEPH_ADAPT_HOLD)
+                                bad |= d.rung_after != d.rung_before || d.brake_after != d.brake_before;
+                        if (bad) {
+                                if (violations < 5)
+                                        fprintf(stderr, "trace %d window %d: p99 %.1f n %zu err %zu slow %u → %s %d→%d %s: %s\n",
+                                                t, i, w.p99_ms, n, errors, slow, ceph_adapt_action_to_string(d.action),
+                                                d.rung_before, d.rung_after, d.brake_after ? "brake" : "", d.reason);
+                                violations++;
+                        }
+                        if (d.action != CEPH_ADAPT_HOLD) {
+                                calm = 0;
+                                since = 0;
+                        } else
+                                since++;
+                        raises += d.action == CEPH_ADAPT_RAISE;
+                        lowers += d.action == CEPH_ADAPT_LOWER;
+                        brakes += d.action == CEPH_ADAPT_BRAKE;
+                        releases += d.action == CEPH_ADAPT_RELEASE;
+                        ceph_adapt_decision_done(&d);
+                }
+        }
+        CHECK_INTEQ(violations, 0);
+        /* the traces exercised every kind of change, or the properties prove nothing */
+        CHECK(raises > 100 && lowers > 100 && brakes > 100 && releases > 100);
+        fprintf(stderr, "properties: %zu raises, %zu lowers, %zu brakes, %zu releases\n", raises, lowers, brakes,
+                releases);
+}
+
+static void test_json(void) {
+        CephAdaptConfig c;
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        CephLatencyWindow base = win(200, 0, 4);
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        _cleanup_json_ json_object *o0 = ceph_adapt_to_json(a);
+        CHECK(o0 != NULL);
+        json_object *v = NULL;
+        CHECK(json_object_object_get_ex(o0, "last_window", &v) && v == NULL);
+        CHECK(json_object_object_get_ex(o0, "last_change_reason", &v) && v == NULL);
+
+        CephLatencyWindow spike = win(200, 0, 30);
+        CephAdaptDecision d = {};
+        CHECK_INTEQ(ceph_adapt_step(a, &spike, 0, &d, &err), 0);
+        CHECK(d.action == CEPH_ADAPT_BRAKE);
+        _cleanup_json_ json_object *o = ceph_adapt_to_json(a);
+        const char *s = NULL;
+        int64_t i = -1;
+        bool b = false;
+        CHECK(json_get_string(o, "scheduler", true, &s, "adapt", &err) == 0 && streq(s, "wpq"));
+        CHECK(json_get_int(o, "rung", true, &i, "adapt", &err) == 0 && i == 0);
+        CHECK(json_get_bool(o, "brake", true, &b, "adapt", &err) == 0 && b);
+        CHECK(json_get_string(o, "setting", true, &s, "adapt", &err) == 0 && streq(s, "osd_max_backfills 1"));
+        CHECK(json_get_string(o, "last_change", true, &s, "adapt", &err) == 0 && streq(s, "brake"));
+        CHECK(json_get_string(o, "last_change_reason", true, &s, "adapt", &err) == 0 && streq(s, d.reason));
+        json_object *settings = NULL;
+        CHECK(json_get_object(o, "settings", true, &settings, "adapt", &err) == 0);
+        CHECK(json_get_string(settings, "osd_recovery_sleep", true, &s, "settings", &err) == 0 && streq(s, "0.2"));
+        json_object *last = NULL;
+        CHECK(json_get_object(o, "last_window", true, &last, "adapt", &err) == 0);
+        CHECK(fabs(json_object_get_double(json_object_object_get(last, "p99_ms")) - 30) < 1e-9);
+        CHECK(fabs(json_object_get_double(json_object_object_get(o, "target_p99_ms")) - 6) < 1e-9);
+        ceph_adapt_decision_done(&d);
+        CHECK(d.reason == NULL);
+}
+
+int main(void) {
+        TEST_RUN(test_percentiles);
+        TEST_RUN(test_ladders);
+        TEST_RUN(test_config);
+        TEST_RUN(test_traces);
+        TEST_RUN(test_properties);
+        TEST_RUN(test_json);
+        return test_result();
+}
