@@ -6,9 +6,11 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt_get() { apt-get -q -y -o DPkg::Lock::Timeout=900 "$@"; }
 
-# Build
+# Build (librados-dev: the header of Ceph's client library, which the agent dlopen()s for
+# its client-latency probe, rados-probe; the library itself comes with ceph-common)
 build_pkgs=(gcc clang meson ninja-build pkg-config
-            libyaml-dev libjson-c-dev libssh2-1-dev libblkid-dev libudev-dev libparted-dev)
+            libyaml-dev libjson-c-dev libssh2-1-dev libblkid-dev libudev-dev libparted-dev
+            librados-dev)
 # cli tier: the doc-example test parses YAML fragments (python3-yaml), renders the man
 # pages (groff-base: groff -man; man-db: man -l), calls the bash completion and runs the
 # zsh one under zsh's completion system (zsh, with its zpty module)

@@ -36,6 +36,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
 int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_preflight(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 
 /* Loads libparted (once per process, see agent-partition.c); errors name the host. */
 int agent_libparted_load(AgentState *s, Error *err);

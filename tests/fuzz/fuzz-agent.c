@@ -32,6 +32,7 @@ static char *safe_allow[] = {
 static const char *const destructive_ops[] = {
         "create-gpt", "create-partition", "wipe", "make-bcache", "bcache-register",
         "bcache-attach", "bcache-tune", "bcache-teardown", "osd-create", "delete-partition",
+        "rados-probe", /* writes objects in a pool */
 };
 
 static void on_progress(json_object *progress, void *userdata) {

@@ -57,8 +57,55 @@ static void test_run_timeout_range(void) {
         CHECK_STREQ(errno_of(r), "EPERM");
 }
 
+static const char *message_of(json_object *resp) {
+        json_object *e, *v;
+        if (!json_object_object_get_ex(resp, "error", &e) || !json_object_object_get_ex(e, "message", &v))
+                return "";
+        return json_object_get_string(v);
+}
+
+/* rados-probe checks every argument before anything (and a dry-run agent then refuses it:
+ * it writes objects); nothing here loads librados or reaches a cluster */
+static void test_rados_probe_args(void) {
+        _cleanup_(agent_state_freep) AgentState *s = agent_state_new();
+        _cleanup_json_ json_object *c = line(s, "{\"id\":1,\"op\":\"configure\",\"args\":{\"allow\":[],\"dry_run\":true}}");
+        CHECK_STREQ(json_object_to_json_string_ext(json_object_object_get(c, "ok"), 0), "true");
+        static const struct {
+                const char *args, *errno_name, *message;
+        } cases[] = {
+                { "{\"objects\":[\"a\"]}", "EINVAL", "rados-probe: missing key 'pool'" },
+                { "{\"pool\":\"p\"}", "EINVAL", "rados-probe: missing key 'objects'" },
+                { "{\"pool\":\"p\",\"objects\":[]}", "EINVAL", "rados-probe: 0 objects (1..4096 wanted)" },
+                { "{\"pool\":\"p\",\"objects\":[\"a b\"]}", "EINVAL", "rados-probe: objects[0] is not an object name" },
+                { "{\"pool\":\"p\",\"objects\":[7]}", "EINVAL", "rados-probe: objects[0] is not an object name" },
+                { "{\"pool\":\"\",\"objects\":[\"a\"]}", "EINVAL", "rados-probe: pool '' is not a pool name" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"mode\":\"fast\"}", "EINVAL",
+                  "rados-probe: mode 'fast' is not mixed, write or read" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"seconds\":0}", "EINVAL", "rados-probe: seconds 0 is not in 1..600" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"op_timeout\":601}", "EINVAL",
+                  "rados-probe: op_timeout 601 is not in 1..600 seconds" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"size\":4194305}", "EINVAL",
+                  "rados-probe: size 4194305 is not in 1..4194304 bytes" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"client\":\"admin\"}", "EINVAL", "the client 'client.ID'" },
+                { "{\"pool\":\"p\",\"objects\":[\"a\"],\"conf\":\"ceph.conf\"}", "EINVAL",
+                  "rados-probe: conf and keyring must be absolute paths" },
+                { "{\"pool\":\"rbd\",\"objects\":[\"a\",\"b\"],\"mode\":\"read\",\"seconds\":600}", "EPERM",
+                  "not probing pool 'rbd' (the probe writes objects)" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char req[512];
+                snprintf(req, sizeof(req), "{\"id\":%zu,\"op\":\"rados-probe\",\"args\":%s}", i + 2, cases[i].args);
+                _cleanup_json_ json_object *r = line(s, req);
+                CHECK_STREQ(errno_of(r), cases[i].errno_name);
+                if (!strstr(message_of(r), cases[i].message))
+                        fprintf(stderr, "case %zu: message '%s'\n", i, message_of(r));
+                CHECK(strstr(message_of(r), cases[i].message) != NULL);
+        }
+}
+
 int main(void) {
         TEST_RUN(test_not_json_has_null_id);
         TEST_RUN(test_run_timeout_range);
+        TEST_RUN(test_rados_probe_args);
         return test_result();
 }

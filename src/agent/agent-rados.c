@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "rados-probe": client latency as a VM sees it — small ops at queue depth 1 through
+ * librados, Ceph's own client library, for a fixed time — for the adaptive throttle and the
+ * conversion's canary (docs/agent.md). librados is dlopen()ed as libparted is: headers at
+ * build time, the library only on the host that probes (the admin host), and whichever
+ * release that host has (its C API has been stable since Firefly).
+ *
+ * One request is one window: connect, then for `seconds` one op after the other — a 4 KiB
+ * write_full, then a read of it, object after object round-robin — each timed with the
+ * monotonic clock; an op that fails or exceeds `op_timeout` (librados' rados_osd_op_timeout)
+ * is counted as an error, not timed. The answer carries every latency, so the controller
+ * computes the percentiles it wants. */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <rados/librados.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent-internal.h"
+
+#ifndef LIBRADOS_SONAME
+#define LIBRADOS_SONAME "librados.so.2"
+#endif
+
+static struct {
+        bool loaded;
+        int (*create2)(rados_t *, const char *, const char *, uint64_t);
+        int (*conf_read_file)(rados_t, const char *);
+        int (*conf_set)(rados_t, const char *, const char *);
+        int (*connect)(rados_t);
+        void (*shutdown)(rados_t);
+        int (*ioctx_create)(rados_t, const char *, rados_ioctx_t *);
+        void (*ioctx_destroy)(rados_ioctx_t);
+        int (*write_full)(rados_ioctx_t, const char *, const char *, size_t);
+        int (*read)(rados_ioctx_t, const char *, char *, size_t, uint64_t);
+} R;
+
+static int rados_load(AgentState *s, Error *err) {
+        if (R.loaded)
+                return 0;
+        void *h = dlopen(LIBRADOS_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return error_set(err, ENOENT, "cannot load librados on '%s': %s (package librados2)", agent_host(s),
+                                 dlerror());
+#define LOAD(field, sym)                                                                                  \
+        do {                                                                                              \
+                *(void **) &R.field = dlsym(h, sym);                                                      \
+                if (!R.field)                                                                             \
+                        return error_set(err, ENOENT, "librados on '%s' lacks %s", agent_host(s), sym);   \
+        } while (0)
+        LOAD(create2, "rados_create2");
+        LOAD(conf_read_file, "rados_conf_read_file");
+        LOAD(conf_set, "rados_conf_set");
+        LOAD(connect, "rados_connect");
+        LOAD(shutdown, "rados_shutdown");
+        LOAD(ioctx_create, "rados_ioctx_create");
+        LOAD(ioctx_destroy, "rados_ioctx_destroy");
+        LOAD(write_full, "rados_write_full");
+        LOAD(read, "rados_read");
+#undef LOAD
+        R.loaded = true; /* the handle stays open for the life of the process */
+        return 0;
+}
+
+static double now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+/* A name librados takes (pool, object, client): printable, no blanks, not empty. */
+static bool plain_name(const char *s, size_t max) {
+        size_t n = strlen(s);
+        if (n == 0 || n > max)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) s[i] <= ' ' || (unsigned char) s[i] >= 0x7f)
+                        return false;
+        return true;
+}
+
+typedef struct Probe {
+        const char *cluster, *client, *conf, *keyring, *pool;
+        char **objects;
+        int64_t seconds, op_timeout, size;
+        bool reads, writes;
+} Probe;
+
+static int probe_args(AgentState *s, json_object *args, Probe *p, Error *err) {
+        json_object *objs = NULL;
+        const char *mode = "mixed";
+        int r;
+        *p = (Probe) { .cluster = "ceph", .client = "client.admin", .seconds = 5, .op_timeout = 10, .size = 4096 };
+#define OPT_STR(key, field)                                                                         \
+        if ((r = json_get_string(args, key, false, &p->field, "rados-probe", err)) < 0 && r != -ENOENT) \
+                return r
+#define OPT_INT(key, field)                                                                       \
+        if ((r = json_get_int(args, key, false, &p->field, "rados-probe", err)) < 0 && r != -ENOENT) \
+                return r
+        OPT_STR("cluster", cluster);
+        OPT_STR("client", client);
+        OPT_STR("conf", conf);
+        OPT_STR("keyring", keyring);
+        OPT_INT("seconds", seconds);
+        OPT_INT("op_timeout", op_timeout);
+        OPT_INT("size", size);
+#undef OPT_STR
+#undef OPT_INT
+        if ((r = json_get_string(args, "pool", true, &p->pool, "rados-probe", err)) < 0)
+                return r;
+        if ((r = json_get_string(args, "mode", false, &mode, "rados-probe", err)) < 0 && r != -ENOENT)
+                return r;
+        if ((r = json_get_array(args, "objects", true, &objs, "rados-probe", err)) < 0)
+                return r;
+
+        if (!plain_name(p->cluster, 64) || !plain_name(p->client, 128) || !startswith(p->client, "client."))
+                return error_set(err, EINVAL, "rados-probe: cluster '%s' / client '%s': a name, and the client "
+                                              "'client.ID'", p->cluster, p->client);
+        if (!plain_name(p->pool, 256))
+                return error_set(err, EINVAL, "rados-probe: pool '%s' is not a pool name", p->pool);
+        if ((p->conf && p->conf[0] != '/') || (p->keyring && p->keyring[0] != '/'))
+                return error_set(err, EINVAL, "rados-probe: conf and keyring must be absolute paths");
+        if (p->seconds < 1 || p->seconds > 600)
+                return error_set(err, EINVAL, "rados-probe: seconds %" PRId64 " is not in 1..600", p->seconds);
+        if (p->op_timeout < 1 || p->op_timeout > 600)
+                return error_set(err, EINVAL, "rados-probe: op_timeout %" PRId64 " is not in 1..600 seconds",
+                                 p->op_timeout);
+        if (p->size < 1 || p->size > 4 << 20)
+                return error_set(err, EINVAL, "rados-probe: size %" PRId64 " is not in 1..4194304 bytes", p->size);
+        if (streq(mode, "mixed"))
+                p->reads = p->writes = true;
+        else if (streq(mode, "write"))
+                p->writes = true;
+        else if (streq(mode, "read"))
+                p->reads = true;
+        else
+                return error_set(err, EINVAL, "rados-probe: mode '%s' is not mixed, write or read", mode);
+
+        size_t n = json_object_array_length(objs);
+        if (n == 0 || n > 4096)
+                return error_set(err, EINVAL, "rados-probe: %zu objects (1..4096 wanted)", n);
+        if (!(p->objects = calloc(n + 1, sizeof(char *))))
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(objs, i);
+                if (!json_object_is_type(e, json_type_string) || !plain_name(json_object_get_string(e), 512))
+                        return error_set(err, EINVAL, "rados-probe: objects[%zu] is not an object name", i);
+                if (!(p->objects[i] = strdup(json_object_get_string(e))))
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        (void) s;
+        return 0;
+}
+
+/* Latencies as a JSON array of milliseconds, to the microsecond. */
+static json_object *latencies_json(const double *ms, size_t n) {
+        json_object *a = json_object_new_array_ext((int) n);
+        for (size_t i = 0; a && i < n; i++)
+                if (json_object_array_add(a, json_object_new_double(round(ms[i] * 1000.0) / 1000.0)) < 0) {
+                        json_object_put(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static int push(double **v, size_t *n, size_t *cap, double x) {
+        if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 1024;
+                double *nv = realloc(*v, c * sizeof(double));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *cap = c;
+        }
+        (*v)[(*n)++] = x;
+        return 0;
+}
+
+static void rados_shutdownp(rados_t *c) {
+        if (*c)
+                R.shutdown(*c);
+}
+
+static void rados_ioctx_destroyp(rados_ioctx_t *io) {
+        if (*io)
+                R.ioctx_destroy(*io);
+}
+
+int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, AgentProgress *prog, Error *err) {
+        _cleanup_(strv_freep) char **objects = NULL;
+        Probe p;
+        int r = probe_args(s, args, &p, err);
+        objects = p.objects;
+        if (r < 0)
+                return r;
+        if (s->dry_run)
+                return error_set(err, EPERM, "dry run on '%s': not probing pool '%s' (the probe writes objects)",
+                                 agent_host(s), p.pool);
+        if ((r = rados_load(s, err)) < 0)
+                return r;
+
+        _cleanup_(rados_shutdownp) rados_t c = NULL;
+        if ((r = R.create2(&c, p.cluster, p.client, 0)) < 0) {
+                c = NULL;
+                return error_set(err, -r, "rados-probe on '%s': cannot create a client '%s': %s", agent_host(s),
+                                 p.client, strerror(-r));
+        }
+        if ((r = R.conf_read_file(c, p.conf)) < 0)
+                return error_set(err, -r, "rados-probe on '%s': cannot read %s: %s", agent_host(s),
+                                 p.conf ? p.conf : "the default ceph.conf", strerror(-r));
+        char t[32];
+        snprintf(t, sizeof t, "%" PRId64, p.op_timeout);
+        /* bounded everywhere: connecting, and every op (ETIMEDOUT after op_timeout) */
+        if ((p.keyring && (r = R.conf_set(c, "keyring", p.keyring)) < 0) ||
+            (r = R.conf_set(c, "client_mount_timeout", t)) < 0 || (r = R.conf_set(c, "rados_osd_op_timeout", t)) < 0 ||
+            (r = R.conf_set(c, "rados_mon_op_timeout", t)) < 0)
+                return error_set(err, -r, "rados-probe on '%s': cannot configure the client: %s", agent_host(s),
+                                 strerror(-r));
+        double t0 = now_ms();
+        if ((r = R.connect(c)) < 0)
+                return error_set(err, -r, "rados-probe on '%s': cannot connect to cluster '%s' as %s: %s",
+                                 agent_host(s), p.cluster, p.client, strerror(-r));
+        double connect_ms = now_ms() - t0;
+        _cleanup_(rados_ioctx_destroyp) rados_ioctx_t io = NULL;
+        if ((r = R.ioctx_create(c, p.pool, &io)) < 0) {
+                io = NULL;
+                return error_set(err, -r, "rados-probe on '%s': pool '%s': %s", agent_host(s), p.pool,
+                                 r == -ENOENT ? "no such pool" : strerror(-r));
+        }
+
+        _cleanup_(freep) char *buf = malloc((size_t) p.size);
+        _cleanup_(freep) double *w = NULL, *rd = NULL;
+        size_t nw = 0, cw = 0, nr = 0, cr = 0, errors = 0, n_obj = strv_length(p.objects), k = 0;
+        int first_errno = 0;
+        char first_error[256] = "";
+        if (!buf)
+                return error_set(err, ENOMEM, "out of memory");
+        memset(buf, 'c', (size_t) p.size);
+        double start = now_ms(), end = start + (double) p.seconds * 1000.0, last_progress = start;
+        while (now_ms() < end) {
+                /* mixed: write an object, then read it back, then the next object */
+                size_t i = k++;
+                bool is_write = p.writes && (!p.reads || i % 2 == 0);
+                const char *oid = p.objects[(p.writes && p.reads ? i / 2 : i) % n_obj];
+                double a = now_ms();
+                int e;
+                if (is_write)
+                        e = R.write_full(io, oid, buf, (size_t) p.size);
+                else {
+                        e = R.read(io, oid, buf, (size_t) p.size, 0);
+                        if (e == -ENOENT && !p.writes)
+                                e = 0; /* a read probe of objects not written yet still goes to the OSD */
+                        else if (e > 0)
+                                e = 0;
+                }
+                double lat = now_ms() - a;
+                if (e < 0) {
+                        if (errors++ == 0) {
+                                first_errno = -e;
+                                snprintf(first_error, sizeof first_error, "%s of '%s': %s",
+                                         is_write ? "write" : "read", oid, strerror(-e));
+                        }
+                } else if ((is_write ? push(&w, &nw, &cw, lat) : push(&rd, &nr, &cr, lat)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if (now_ms() - last_progress >= 1000) {
+                        last_progress = now_ms();
+                        agent_progress(prog, (uint64_t) (last_progress - start), (uint64_t) (end - start),
+                                       "%zu ops, %zu errors", nw + nr, errors);
+                }
+        }
+        double elapsed = now_ms() - start;
+
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || json_add_string(o, "pool", p.pool) < 0 || json_add_u64(o, "ops", nw + nr) < 0 ||
+            json_add_u64(o, "errors", errors) < 0 ||
+            json_add(o, "elapsed_ms", json_object_new_double(round(elapsed * 1000.0) / 1000.0)) < 0 ||
+            json_add(o, "connect_ms", json_object_new_double(round(connect_ms * 1000.0) / 1000.0)) < 0 ||
+            json_add(o, "write_ms", latencies_json(w, nw)) < 0 || json_add(o, "read_ms", latencies_json(rd, nr)) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if (errors && (json_add_string(o, "first_error", first_error) < 0 ||
+                       json_add_string(o, "first_errno", errno_name(first_errno)) < 0))
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(o);
+        return 0;
+}

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The agent's `rados-probe` (issue 12's latency sensor, issue 11's canary) on a real cluster:
+# 2 fake hosts, 4 BlueStore OSDs made by `cephprov apply`, the agent started on the admin host
+# as the controller starts it (`cephprov agent`, the JSON-lines protocol on stdin/stdout).
+#   - a 3 s mixed probe of 8 objects: hundreds of ops at queue depth 1, writes and reads each
+#     timed, no error, the window as long as asked, the objects in the pool afterwards
+#   - a pool that does not exist: ENOENT naming it
+#   - a paused cluster (`osd pause`): every op times out after op_timeout, counted as errors
+#     (ETIMEDOUT named), and the probe still ends in time
+#   - node2's disks throttled to a few IOPS (blkio cgroup): the probe's write p99 rises well
+#     above the quiet one (every write waits for node2's replica)
+# Prints the quiet and the slow percentiles.
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ceph-lib.sh"
+
+cephprov=${1:?usage: test-rados-probe.sh CEPHPROV}
+lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+
+dir=$(mktemp -d /tmp/cephprov-probe.XXXXXX)
+export LAB_PREFIX=${LAB_PREFIX:-cppr} LAB_SUBNET=${LAB_SUBNET:-10.99.26} CEPHPROV_STATE_DIR=$dir/state
+cg=/sys/fs/cgroup/blkio/cephprov-probe-$$
+cleanup() {
+        if [ -d "$cg" ]; then
+                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > /sys/fs/cgroup/blkio/cgroup.procs; done
+                rmdir "$cg"
+        fi
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
+}
+trap cleanup EXIT
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+
+"$lab" up --dir "$dir/lab" --hosts 2 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+"$cephprov" apply "$dir/lab/layout.yaml" --yes >"$dir/apply.out" 2>&1
+check "apply makes the 4 OSDs" test $? -eq 0
+ceph_ osd pool create cephprov-probe 8 8 >/dev/null 2>&1
+ceph_ osd pool set cephprov-probe size 2 >/dev/null 2>&1
+ceph_ osd pool application enable cephprov-probe cephprov >/dev/null 2>&1
+check "the cluster is clean" wait_clean 300
+
+# probe ARGS_JSON: the agent on the admin host answers one rados-probe request; prints the
+# result (or the error) object as one line of JSON
+probe() {
+        "$lab" exec --dir "$dir/lab" admin "$cephprov" agent 2>>"$dir/agent.err" <<EOF | py '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("id") == 2 and "ok" in m:
+        print(json.dumps(m.get("result") if m.get("ok") else {"error": m.get("error")}))
+        break'
+{"id":1,"op":"configure","args":{"host":"admin","allow":[]}}
+{"id":2,"op":"rados-probe","args":$1}
+{"id":3,"op":"exit"}
+EOF
+}
+# pct JSON KEY P: the P-th percentile (nearest rank) of the latencies under KEY
+pct() { py '
+import json, math, sys
+v = sorted(json.loads(sys.argv[1])[sys.argv[2]])
+print(v[max(0, math.ceil(float(sys.argv[3]) / 100 * len(v)) - 1)] if v else -1)' "$1" "$2" "$3"; }
+field() { py 'import json, sys; print(json.loads(sys.argv[1]).get(sys.argv[2]))' "$1" "$2"; }
+
+objs='["probe-0","probe-1","probe-2","probe-3","probe-4","probe-5","probe-6","probe-7"]'
+
+# 1. a quiet cluster
+t0=$SECONDS
+quiet=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":$objs,\"seconds\":3}")
+ops=$(field "$quiet" ops)
+check "the probe answered (${quiet:0:200})" test -n "$ops" -a "$ops" != None
+check "the probe made more than 100 ops in 3 s ($ops)" test "${ops:-0}" -gt 100
+check_eq "no errors" "$(field "$quiet" errors)" 0
+nw=$(py 'import json, sys; r = json.loads(sys.argv[1]); print(len(r["write_ms"]), len(r["read_ms"]))' "$quiet")
+check "writes and reads both timed ($nw)" py 'import sys; w, r = map(int, sys.argv[1].split()); sys.exit(0 if w > 50 and r > 50 and abs(w - r) <= 1 else 1)' "$nw"
+el=$(field "$quiet" elapsed_ms)
+check "the window lasted the 3 s asked ($el ms)" py 'import sys; sys.exit(0 if 3000 <= float(sys.argv[1]) < 3500 else 1)' "$el"
+check "every latency is positive" py 'import json, sys; r = json.loads(sys.argv[1]); sys.exit(0 if all(x > 0 for x in r["write_ms"] + r["read_ms"]) else 1)' "$quiet"
+listed=$("$lab" exec --dir "$dir/lab" admin rados -p cephprov-probe ls 2>/dev/null | sort | tr '\n' ' ')
+check_eq "the 8 objects are in the pool" "$listed" "probe-0 probe-1 probe-2 probe-3 probe-4 probe-5 probe-6 probe-7 "
+qw99=$(pct "$quiet" write_ms 99) qr99=$(pct "$quiet" read_ms 99) qw50=$(pct "$quiet" write_ms 50)
+echo "quiet: $ops ops in $el ms; write p50 $qw50 ms p99 $qw99 ms; read p99 $qr99 ms"
+
+# 2. no such pool
+nopool=$(probe "{\"pool\":\"no-such-pool\",\"objects\":[\"a\"],\"seconds\":1}")
+check_contains "a missing pool is named ($nopool)" "$nopool" "pool 'no-such-pool': no such pool"
+check_contains "... with ENOENT" "$nopool" '"errno": "ENOENT"'
+
+# 3. a paused cluster: ops time out, counted, and the probe ends in time
+ceph_ osd pause >/dev/null 2>&1
+t0=$SECONDS
+paused=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":$objs,\"seconds\":3,\"op_timeout\":2}")
+took=$((SECONDS - t0))
+ceph_ osd unpause >/dev/null 2>&1
+check "paused: ops failed ($(field "$paused" errors) errors)" test "$(field "$paused" errors)" -ge 1
+check_eq "paused: the failure is a timeout" "$(field "$paused" first_errno)" ETIMEDOUT
+check_eq "paused: no op completed" "$(field "$paused" ops)" 0
+check "paused: the probe ended within its window plus one op timeout and start-up ($took s)" test "$took" -le 12
+echo "paused: $(field "$paused" errors) errors ($(field "$paused" first_error)) in $took s"
+check "clean again after unpause" wait_clean 120
+
+# 4. node2's disks slow: the probe sees it
+osds_node2=$(ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)["nodes"]
+h = [n for n in t if n["type"] == "host" and n["name"] == "node2"]
+print(" ".join(str(c) for c in h[0]["children"]) if h else "")')
+blk=/sys/fs/cgroup/blkio
+if [ -w "$blk" ]; then
+        mkdir "$cg"
+        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node2/loops"); do
+                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
+                echo "$mm 20" > "$cg/blkio.throttle.write_iops_device"
+                echo "$mm 20" > "$cg/blkio.throttle.read_iops_device"
+        done
+        for id in $osds_node2; do
+                p=$(cat "$dir/lab/hosts/node2/run/ceph-osd.$id.pid" 2>/dev/null)
+                [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
+        done
+        check "node2's OSDs ($osds_node2) are in the slow cgroup" test -n "$(cat "$cg/cgroup.procs")"
+        slow=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":$objs,\"seconds\":3}")
+        sw99=$(pct "$slow" write_ms 99) sw50=$(pct "$slow" write_ms 50)
+        echo "slow:  $(field "$slow" ops) ops; write p50 $sw50 ms p99 $sw99 ms (quiet p50 $qw50 ms p99 $qw99 ms)"
+        check "the probe's write p50 rises at least 3 times with node2 slow ($sw50 vs $qw50 ms)" \
+                py 'import sys; sys.exit(0 if float(sys.argv[1]) >= 3 * float(sys.argv[2]) else 1)' "$sw50" "$qw50"
+        for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
+        rmdir "$cg"
+else
+        check "a writable blkio cgroup ($blk) to make node2's disks slow" false
+fi
+
+finish
