@@ -281,7 +281,8 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
         a->target_ms = target;
         a->ceiling_ms = ceiling;
         a->raise_below_ms = target * (1 - c.hysteresis);
-        a->rung = c.rung_start;
+        a->rung = c.start_braked ? c.rung_min : c.rung_start;
+        a->brake = c.start_braked;
         a->since_change = c.dwell; /* the start rung has been in force since before the baseline */
         *ret = a;
         return 0;
@@ -471,4 +472,49 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
                         a->last_reason ? json_object_new_string(a->last_reason) : NULL) < 0)
                 return NULL;
         return TAKE_PTR(o);
+}
+
+/* ---- the restore record ----------------------------------------------------------- */
+
+static int op_dup(CephConfigOp *op, const char *key, const char *value) {
+        op->who = strdup("osd");
+        op->key = strdup(key);
+        op->value = value ? strdup(value) : NULL;
+        return op->who && op->key && (!value || op->value) ? 0 : -ENOMEM;
+}
+
+int ceph_adapt_plan(CephScheduler scheduler, int rung, const CephConfigDump *before, CephThrottlePlan **ret,
+                    Error *err) {
+        if (!before)
+                return error_set(err, EINVAL, "throttle: the config dump taken before is needed to restore");
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *p = calloc(1, sizeof(CephThrottlePlan));
+        if (!p || !(p->warnings = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        p->preset = CEPH_THROTTLE_SLOW; /* the nearest fixed preset: the rungs start there */
+        p->scheduler = scheduler;
+        int r = ceph_adapt_rung_settings(scheduler, rung, &p->apply, &p->n_apply, err);
+        if (r < 0)
+                return r;
+        const char *const *keys = ceph_adapt_keys(scheduler);
+        size_t n = strv_length((char *const *) keys);
+        if (!(p->restore = calloc(n, sizeof(CephConfigOp))))
+                return -ENOMEM;
+        for (size_t i = n; i-- > 0;) {
+                const CephConfigEntry *e = ceph_config_dump_find(before, "osd", keys[i]);
+                if (op_dup(&p->restore[p->n_restore++], keys[i], e ? e->value : NULL) < 0)
+                        return -ENOMEM;
+        }
+        /* entries more specific than "osd" win over every rung */
+        for (size_t i = 0; i < before->n_entries; i++) {
+                const CephConfigEntry *e = &before->entries[i];
+                if (!strv_contains((char *const *) keys, e->name) || (streq(e->section, "osd") && !e->mask))
+                        continue;
+                if (strv_consume(&p->warnings, strprintf("%s%s%s has its own %s = %s, which the adaptive throttle "
+                                                         "does not change",
+                                                         e->section, e->mask ? "/" : "", e->mask ? e->mask : "",
+                                                         e->name, e->value)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
 }

@@ -70,6 +70,7 @@ typedef struct CephAdaptConfig {
         int rung_min;          /* < 0: 0 */
         int rung_max;          /* < 0: the fast preset's rung (wpq 4, mClock 2) */
         int rung_start;        /* < 0: the slow preset's rung (wpq 1, mClock 0) */
+        bool start_braked;     /* start with the brake on, at rung_min (a resume finds it on) */
 } CephAdaptConfig;
 
 /* A CephAdaptConfig with every field at its default for `scheduler` */
@@ -136,6 +137,13 @@ const char *const *ceph_adapt_keys(CephScheduler scheduler);
 /* "osd_max_backfills 3 → 1, osd_recovery_max_active 3 → 1, osd_recovery_max_single_start 3 → 1"
  * (the keys that differ between the two rungs); "osd_max_backfills 2" when from == to */
 char *ceph_adapt_rung_change_format(CephScheduler scheduler, int from, int to);
+
+/* The throttle plan of the adaptive mode: `apply` is `rung`'s settings, `restore` puts back
+ * what `before` (`config dump`, taken before any change) had for every key of the ladder (or
+ * removes it), in reverse; warnings name entries more specific than "osd" (a per-daemon or
+ * masked value) that win over the rungs. ceph_throttle_restore_format() records it. */
+int ceph_adapt_plan(CephScheduler scheduler, int rung, const CephConfigDump *before, CephThrottlePlan **ret,
+                    Error *err);
 
 /* ---- the brake -------------------------------------------------------------------- */
 

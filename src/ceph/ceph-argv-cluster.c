@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,25 @@ char **ceph_argv_osd_pool_get(const CephCli *cli, const char *pool, const char *
                 return NULL;
         }
         return ARGV(cli, err, "osd", "pool", "get", pool, var, "-f", "json");
+}
+
+char **ceph_argv_osd_pool_create(const CephCli *cli, const char *pool, unsigned pg_num, Error *err) {
+        if (!ceph_name_is_valid(pool) || pg_num < 1 || pg_num > 65536) {
+                error_set(err, EINVAL, "osd pool create: invalid pool '%s' or pg_num %u", strnull(pool), pg_num);
+                return NULL;
+        }
+        char n[16];
+        snprintf(n, sizeof n, "%u", pg_num);
+        return ARGV(cli, err, "osd", "pool", "create", pool, n, n);
+}
+
+char **ceph_argv_osd_pool_application_enable(const CephCli *cli, const char *pool, const char *app, Error *err) {
+        if (!ceph_name_is_valid(pool) || !ceph_name_is_valid(app)) {
+                error_set(err, EINVAL, "osd pool application enable: invalid pool '%s' or application '%s'",
+                          strnull(pool), strnull(app));
+                return NULL;
+        }
+        return ARGV(cli, err, "osd", "pool", "application", "enable", pool, app);
 }
 
 char **ceph_argv_osd_pool_set_autoscale_mode(const CephCli *cli, const char *pool, const char *mode, Error *err) {

@@ -45,6 +45,11 @@ char **ceph_argv_balancer_mode(const CephCli *cli, const char *mode, Error *err)
  * `osd pool set POOL pg_autoscale_mode on|off|warn`. Pausing the autoscaler pool by pool and
  * restoring each pool's own mode works on every release. */
 char **ceph_argv_osd_pool_get(const CephCli *cli, const char *pool, const char *var, Error *err);
+/* `osd pool create POOL N N` (replicated, the cluster's default size): an existing pool is
+ * not an error to the mon (it answers "already exists", exit 0) */
+char **ceph_argv_osd_pool_create(const CephCli *cli, const char *pool, unsigned pg_num, Error *err);
+/* `osd pool application enable POOL APP` (a pool without one raises POOL_APP_NOT_ENABLED) */
+char **ceph_argv_osd_pool_application_enable(const CephCli *cli, const char *pool, const char *app, Error *err);
 char **ceph_argv_osd_pool_set_autoscale_mode(const CephCli *cli, const char *pool, const char *mode, Error *err);
 
 /* `osd pool set noautoscale` / `osd pool unset noautoscale` / `osd pool get noautoscale`: the

@@ -3,8 +3,10 @@
  * device → OSDs blast radius, bcache state, cluster health and PG states. One result
  * object, printed as text or JSON. */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "basic/json-util.h"
@@ -12,6 +14,7 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "controller/ceph-admin.h"
+#include "controller/cluster-steps.h"
 #include "ceph/ceph-cluster.h"
 #include "cli.h"
 #include "controller/hosts.h"
@@ -155,6 +158,16 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                 json_add(st, "slow", sj);
         }
 
+        /* the adaptive throttle's state while a drain runs under it (its last publication) */
+        {
+                json_object *ts = NULL;
+                Error te = {};
+                if (cluster_throttle_state(admin, &ts, &te) < 0)
+                        log_debug("no throttle state: %s", te.message);
+                else if (ts)
+                        json_add(st, "throttle", ts);
+        }
+
         json_add_string(st, "health", ceph_health_status_to_string(health->status));
         json_object *checks = json_object_new_array();
         for (size_t i = 0; i < health->n_checks; i++) {
@@ -255,6 +268,23 @@ static void status_print(json_object *st, FILE *out) {
                                 fprintf(out, ", hit ratio %.0f %%", 100 * json_object_get_double(jget(b, "hit_ratio")));
                         fprintf(out, "\n");
                 }
+        }
+
+        json_object *th = jget(st, "throttle");
+        if (th) {
+                json_object *lw = jget(th, "last_window");
+                int64_t age = (int64_t) time(NULL) - json_object_get_int64(jget(th, "updated"));
+                fprintf(out, "\nTHROTTLE\n  adaptive (%s): rung %d of %d..%d (%s), brake %s; target p99 %.1f ms, ceiling %.1f ms\n",
+                        jstr(th, "scheduler") ?: "?", json_object_get_int(jget(th, "rung")),
+                        json_object_get_int(jget(th, "rung_min")), json_object_get_int(jget(th, "rung_max")),
+                        jstr(th, "setting") ?: "-", json_object_get_boolean(jget(th, "brake")) ? "on (nobackfill)" : "off",
+                        json_object_get_double(jget(th, "target_p99_ms")), json_object_get_double(jget(th, "ceiling_p99_ms")));
+                if (lw)
+                        fprintf(out, "  last window: p99 %.1f ms over %d ops, %d errors (%" PRId64 " s ago)\n",
+                                json_object_get_double(jget(lw, "p99_ms")), json_object_get_int(jget(lw, "ops")),
+                                json_object_get_int(jget(lw, "errors")), age);
+                if (jstr(th, "last_change_reason"))
+                        fprintf(out, "  last change: %s\n", jstr(th, "last_change_reason"));
         }
 
         fprintf(out, "\nCLUSTER\n  health %s\n", jstr(st, "health") ?: "?");

@@ -11,6 +11,7 @@
 #include "basic/strv.h"
 #include "ceph/ceph-cluster.h"
 #include "controller/hosts.h"
+#include "controller/throttle-adapt.h"
 
 #define SAVED_PREFIX "saved/"
 
@@ -438,10 +439,215 @@ static int config_ops_check(ClusterSteps *cs, const CephConfigOp *ops, size_t n,
         return 0;
 }
 
+static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object **ret, Error *err);
+
+/* the adaptive throttle's brake: nobackfill, recorded as set-flag records it */
+static int adapt_brake(void *userdata, bool on, Error *err) {
+        ClusterSteps *cs = userdata;
+        _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
+        if (!args || json_add_string(args, "flag", CEPH_ADAPT_BRAKE_FLAG) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        return flag_step(cs, args, on, &res, err);
+}
+
+static int adapt_publish(void *userdata, json_object *state, Error *err) {
+        ClusterSteps *cs = userdata;
+        return record_set(cs->admin, "throttle-state", state, err);
+}
+
+int cluster_throttle_state(CephAdmin *a, json_object **ret, Error *err) {
+        return record_get_json(a, "throttle-state", ret, err);
+}
+
+static void adapt_config(ClusterSteps *cs, CephScheduler scheduler, CephAdaptConfig *ret) {
+        ceph_adapt_config_default(scheduler, ret);
+        ret->target_ms = cs->layout->throttle.target_p99_ms;
+        ret->ceiling_ms = cs->layout->throttle.ceiling_p99_ms;
+        if (cs->adapt_window_sec)
+                ret->window_sec = cs->adapt_window_sec;
+        /* the knobs act within a few seconds; the dwell must stay longer than that lag */
+        ret->effect_lag_sec = MIN(10.0, ret->window_sec * ret->dwell * 0.9);
+}
+
+static int window_from_json(json_object *o, CephLatencyWindow *w) {
+        uint64_t n = 0, errors = 0;
+        if (!o || json_get_u64(o, "ops", true, &n, "baseline", NULL) < 0)
+                return -EINVAL;
+        (void) json_get_u64(o, "errors", false, &errors, "baseline", NULL);
+        *w = (CephLatencyWindow) {
+                .n = n,
+                .n_errors = errors,
+                .p50_ms = json_object_get_double(json_object_object_get(o, "p50_ms")),
+                .p95_ms = json_object_get_double(json_object_object_get(o, "p95_ms")),
+                .p99_ms = json_object_get_double(json_object_object_get(o, "p99_ms")),
+                .max_ms = json_object_get_double(json_object_object_get(o, "max_ms")),
+        };
+        return 0;
+}
+
+/* Starts the controller unless it runs or restore-throttle ran. */
+static int adapt_launch(ClusterSteps *cs, CephScheduler scheduler, const CephLatencyWindow *baseline, bool braked,
+                        Error *err) {
+        pthread_mutex_lock(&cs->adapt_mu);
+        int r = 0;
+        if (!cs->adapt && !cs->adapt_finished) {
+                ThrottleAdaptOptions o = {
+                        .baseline = *baseline,
+                        .log = cs->log,
+                        .brake = adapt_brake,
+                        .brake_userdata = cs,
+                        .publish = adapt_publish,
+                        .publish_userdata = cs,
+                };
+                adapt_config(cs, scheduler, &o.config);
+                o.config.start_braked = braked;
+                r = throttle_adapt_start(cs->admin, &o, &cs->adapt, err);
+                if (r >= 0 && cs->log) {
+                        _cleanup_(freep) char *b = ceph_latency_window_format(baseline);
+                        fprintf(cs->log, "throttle: adaptive, baseline %s; target p99 %.1f ms, ceiling %.1f ms%s\n",
+                                b ? b : "?", throttle_adapt_target_ms(cs->adapt), throttle_adapt_ceiling_ms(cs->adapt),
+                                braked ? "; the brake is on (nobackfill, from the run before)" : "");
+                        fflush(cs->log);
+                }
+        }
+        pthread_mutex_unlock(&cs->adapt_mu);
+        return r;
+}
+
+/* 1 when the brake's record is in the cluster (it went on and did not come off) */
+static int adapt_brake_recorded(ClusterSteps *cs, Error *err) {
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "flag-" CEPH_ADAPT_BRAKE_FLAG, &rec, err);
+        return r < 0 ? r : rec != NULL;
+}
+
+/* throttle with preset adaptive: record every key of the ladder (and the baseline, measured
+ * now, before data moves), apply the start rung, start the controller */
+static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **ret, Error *err) {
+        CephScheduler sched = scheduler(cs);
+        CephAdaptConfig cfg;
+        adapt_config(cs, sched, &cfg);
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "throttle", &rec, err);
+        if (r < 0)
+                return r;
+        CephLatencyWindow base = {};
+        const char *preset = NULL;
+        if (rec && json_get_string(rec, "preset", false, &preset, "throttle record", NULL) >= 0 && preset &&
+            streq(preset, "adaptive") && window_from_json(json_object_object_get(rec, "baseline"), &base) >= 0) {
+                /* a re-run: the baseline of the first one (data may be moving now) */
+        } else if (rec) {
+                return error_set(err, EEXIST,
+                                 "throttle: the cluster holds the record of another throttle (preset '%s'): "
+                                 "restore it first (restore-throttle, or `cephprov drain --cancel`)",
+                                 preset ? preset : "?");
+        } else {
+                _cleanup_(freep) char *cd = NULL;
+                if ((r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err)) < 0)
+                        return r;
+                _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
+                Error e = {};
+                if ((r = ceph_config_dump_parse(cd, &before, &e)) < 0)
+                        return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+                _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
+                if ((r = ceph_adapt_plan(sched, cfg.rung_start, before, &plan, err)) < 0)
+                        return r;
+                if ((r = throttle_adapt_pool_ensure(cs->admin, err)) < 0)
+                        return error_prefix(err, -r, "throttle: the probe pool '%s'", THROTTLE_ADAPT_POOL);
+                if (c) {
+                        _cleanup_(freep) char *what = strprintf("measuring the baseline client latency (2 × %g s)",
+                                                                cfg.window_sec);
+                        wave_call_progress(c, -1, -1, what);
+                }
+                /* two windows: the first also warms the pool's PGs up */
+                if ((r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0 ||
+                    (r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0)
+                        return error_prefix(err, -r, "throttle: the baseline probe");
+                if (base.n_errors > 0 || base.n < cfg.min_ops)
+                        return error_set(err, EIO,
+                                         "throttle: the baseline probe had %zu ops and %zu errors: the cluster "
+                                         "does not answer small I/O well enough to steer by it",
+                                         base.n, base.n_errors);
+                _cleanup_(freep) char *s = ceph_throttle_restore_format(plan);
+                rec = s ? json_tokener_parse(s) : NULL;
+                json_object *b = json_object_new_object();
+                if (!rec || json_add(rec, "baseline", b) < 0 || json_add_u64(b, "ops", base.n) < 0 ||
+                    json_add_u64(b, "errors", base.n_errors) < 0 ||
+                    json_add(b, "p50_ms", json_object_new_double(base.p50_ms)) < 0 ||
+                    json_add(b, "p95_ms", json_object_new_double(base.p95_ms)) < 0 ||
+                    json_add(b, "p99_ms", json_object_new_double(base.p99_ms)) < 0 ||
+                    json_add(b, "max_ms", json_object_new_double(base.max_ms)) < 0 ||
+                    json_add_string(rec, "preset", "adaptive") < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = record_set(cs->admin, SAVED_PREFIX "throttle", rec, err)) < 0)
+                        return r;
+                for (size_t i = 0; plan->warnings[i]; i++)
+                        if (cs->log)
+                                fprintf(cs->log, "throttle: warning: %s\n", plan->warnings[i]);
+        }
+        /* a re-run that finds the brake on starts braked, at the bottom rung */
+        int braked = adapt_brake_recorded(cs, err);
+        if (braked < 0)
+                return braked;
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        if ((r = ceph_adapt_rung_settings(sched, braked ? cfg.rung_min : cfg.rung_start, &ops, &n, err)) < 0)
+                return r;
+        for (size_t k = 0; r >= 0 && k < n; k++)
+                r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &ops[k], err), NULL, NULL, err);
+        if (r >= 0)
+                r = config_ops_check(cs, ops, n, "throttle", err);
+        ceph_config_ops_free(ops, n);
+        if (r < 0 || (r = adapt_launch(cs, sched, &base, braked, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        json_object *set = json_array_new_strv((char **) ceph_adapt_keys(sched));
+        if (json_add(res, "set", set) < 0 || json_add_string(res, "preset", "adaptive") < 0 ||
+            json_add(res, "baseline_p99_ms", json_object_new_double(base.p99_ms)) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+int cluster_steps_resume_adaptive(ClusterSteps *cs, Error *err) {
+        if (cs->layout->throttle.preset != THROTTLE_ADAPTIVE)
+                return 0;
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "throttle", &rec, err);
+        if (r <= 0)
+                return r;
+        const char *preset = NULL;
+        CephLatencyWindow base;
+        if (json_get_string(rec, "preset", false, &preset, "throttle record", NULL) < 0 || !preset ||
+            !streq(preset, "adaptive") || window_from_json(json_object_object_get(rec, "baseline"), &base) < 0)
+                return 0;
+        int braked = adapt_brake_recorded(cs, err);
+        if (braked < 0)
+                return braked;
+        if ((r = adapt_launch(cs, scheduler(cs), &base, braked, err)) < 0)
+                return r;
+        return 1;
+}
+
+void cluster_steps_done(ClusterSteps *cs) {
+        pthread_mutex_lock(&cs->adapt_mu);
+        cs->adapt = throttle_adapt_stop(cs->adapt);
+        pthread_mutex_unlock(&cs->adapt_mu);
+        pthread_mutex_destroy(&cs->adapt_mu);
+}
+
 static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
         const char *name = "layout";
         (void) json_get_string(args, "preset", false, &name, "throttle", NULL);
         Throttle lt = cs->layout->throttle;
+        if ((streq(name, "layout") && lt.preset == THROTTLE_ADAPTIVE) || streq(name, "adaptive")) {
+                if (lt.preset != THROTTLE_ADAPTIVE)
+                        return error_set(err, EINVAL, "throttle: preset 'adaptive' is set in the layout "
+                                                      "(throttle: {preset: adaptive}), not in a playbook");
+                return step_throttle_adaptive(cs, c, ret, err);
+        }
         unsigned over[3] = { 0, 0, 0 };
         static const char *const keys[3] = { "osd_max_backfills", "osd_recovery_max_active",
                                              "osd_recovery_max_single_start" };
@@ -523,8 +729,19 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
 }
 
 static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        /* the adaptive throttle stops for good before its knobs go back */
+        pthread_mutex_lock(&cs->adapt_mu);
+        cs->adapt = throttle_adapt_stop(cs->adapt);
+        cs->adapt_finished = true;
+        pthread_mutex_unlock(&cs->adapt_mu);
+        /* its brake, if it was on when it stopped (or when a run was killed) */
+        _cleanup_json_ json_object *brake = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "flag-" CEPH_ADAPT_BRAKE_FLAG, &brake, err);
+        if (r < 0 || (brake && (r = adapt_brake(cs, false, err)) < 0) ||
+            (r = record_rm(cs->admin, "throttle-state", err)) < 0)
+                return r;
         _cleanup_(freep) char *rec = NULL;
-        int r = record_get(cs->admin, SAVED_PREFIX "throttle", &rec, err);
+        r = record_get(cs->admin, SAVED_PREFIX "throttle", &rec, err);
         if (r < 0)
                 return r;
         _cleanup_json_ json_object *res = NULL;
@@ -998,6 +1215,7 @@ int cluster_steps_call(void *userdata, const char *step, json_object *args, Wave
 
 int cluster_steps_init(ClusterSteps *cs, CephAdmin *admin, const Layout *layout, Error *err) {
         *cs = (ClusterSteps) { .admin = admin, .layout = layout };
+        pthread_mutex_init(&cs->adapt_mu, NULL);
         _cleanup_(freep) char *out = NULL;
         int r = ceph_admin_run(admin, ceph_argv_versions(ceph_admin_cli(admin), err), NULL, &out, err);
         if (r < 0)

@@ -10,6 +10,7 @@
  * (a re-run does not record the values it set itself as the ones to go back to). */
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "basic/error.h"
@@ -19,15 +20,31 @@
 #include "exec/waves.h"
 #include "layout/layout.h"
 
+struct ThrottleAdapt;
+
 typedef struct ClusterSteps {
         CephAdmin *admin;
         const Layout *layout;
         CephRelease release;       /* of the OSDs (`ceph versions`), for the scheduler */
         unsigned poll_ms;          /* between polls of a wait; 0: 2000 */
+        FILE *log;                 /* the adaptive throttle's lines; may be NULL */
+        unsigned adapt_window_sec; /* the adaptive throttle's probe window; 0: 5 */
+        pthread_mutex_t adapt_mu;
+        struct ThrottleAdapt *adapt; /* the adaptive throttle, while it runs */
+        bool adapt_finished;       /* restore-throttle ran: nothing starts it again */
 } ClusterSteps;
 
 /* Reads the cluster's release. */
 int cluster_steps_init(ClusterSteps *cs, CephAdmin *admin, const Layout *layout, Error *err);
+/* Stops the adaptive throttle if it runs (its settings stay until restore-throttle). */
+void cluster_steps_done(ClusterSteps *cs);
+/* The adaptive throttle's last published state (cephprov/CLUSTER/throttle-state), NULL when
+ * none runs (its restore removes it). */
+int cluster_throttle_state(CephAdmin *a, json_object **ret, Error *err);
+/* A run that resumes one whose `throttle` step set the adaptive throttle (its record is in
+ * the cluster): starts the controller again from the recorded baseline. 0 when there is
+ * nothing to resume, 1 when started. */
+int cluster_steps_resume_adaptive(ClusterSteps *cs, Error *err);
 
 /* ClusterLink.call: runs cluster step `step` with its validated, resolved arguments. */
 int cluster_steps_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,

@@ -405,9 +405,11 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
 
         if ((r = ceph_admin_open(l, &R.admin, err)) < 0)
                 return r;
-        ClusterSteps cs;
+        /* declared after R: its controller thread stops before R closes the admin client */
+        _cleanup_(cluster_steps_done) ClusterSteps cs = {};
         if ((r = cluster_steps_init(&cs, R.admin, l, err)) < 0)
                 return r;
+        cs.log = o->out;
 
         /* each host's OSDs: those under its CRUSH host bucket */
         if ((r = ceph_admin_osd_tree(R.admin, &R.tree, err)) < 0)
@@ -588,6 +590,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 .waves = R.wave_of,
                 .done_keys = R.done,
         };
+        /* a run killed while the adaptive throttle steered: it steers again from the start */
+        if (playbook_has_step(pb, "throttle") && (r = cluster_steps_resume_adaptive(&cs, err)) < 0)
+                return r;
         ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
         WaveOptions wo = {
                 .parallel_hosts = l->concurrency ? l->concurrency : 1,

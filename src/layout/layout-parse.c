@@ -222,7 +222,9 @@ static const char * const host_key_names[] = { "strict", "accept-new" };
 static const char * const transport_names[] = { "ssh", "local" };
 static const char * const cache_mode_names[] = { "writeback", "writethrough", "writearound", "none" };
 static const char * const spread_names[] = { "balanced", "fill" };
-static const char * const preset_names[] = { "default", "slow", "fast" };
+/* "custom" is not written (it is what three values make) */
+static const char * const preset_names[] = { "default", "slow", "fast", "adaptive" };
+static const ThrottlePreset preset_values[] = { THROTTLE_DEFAULT, THROTTLE_SLOW, THROTTLE_FAST, THROTTLE_ADAPTIVE };
 
 /* The SSH keys shared by the `ssh` section and host entries, applied onto `o`. */
 static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
@@ -285,7 +287,7 @@ static int parse_ssh(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
 static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle *t) {
         static const char * const keys[] = {
                 "preset", "osd_max_backfills", "osd_recovery_max_active", "osd_recovery_max_single_start",
-                "osd_recovery_sleep",
+                "osd_recovery_sleep", "target_p99_ms", "ceiling_p99_ms",
         };
         YamlFields f;
         int r = yaml_expect_mapping(c, k, v);
@@ -295,10 +297,10 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
         if (r < 0)
                 return r;
 
-        int preset = THROTTLE_DEFAULT;
+        int pi = 0;
         if (FV(&f, "preset"))
-                TRY(yaml_get_enum(c, FK(&f, "preset"), FV(&f, "preset"), preset_names, ELEMENTSOF(preset_names), &preset));
-        throttle_preset_values((ThrottlePreset) preset, t);
+                TRY(yaml_get_enum(c, FK(&f, "preset"), FV(&f, "preset"), preset_names, ELEMENTSOF(preset_names), &pi));
+        throttle_preset_values(preset_values[pi], t);
 
         unsigned *dst[] = { &t->osd_max_backfills, &t->osd_recovery_max_active, &t->osd_recovery_max_single_start };
         unsigned n_explicit = 0;
@@ -314,6 +316,27 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
 
         if (FV(&f, "osd_recovery_sleep"))
                 TRY(yaml_get_float(c, FK(&f, "osd_recovery_sleep"), FV(&f, "osd_recovery_sleep"), 0, 60, &t->osd_recovery_sleep));
+
+        /* the adaptive controller's band: it moves the knobs itself, so fixed values make no sense */
+        static const char *const adaptive_only[] = { "target_p99_ms", "ceiling_p99_ms" };
+        for (size_t i = 0; i < ELEMENTSOF(adaptive_only); i++)
+                if (f.value[5 + i] && t->preset != THROTTLE_ADAPTIVE)
+                        return yaml_fail(c, f.key[5 + i], "'%s' needs 'preset: adaptive'", adaptive_only[i]);
+        if (t->preset == THROTTLE_ADAPTIVE)
+                for (size_t i = 1; i <= 4; i++)
+                        if (f.value[i])
+                                return yaml_fail(c, f.key[i],
+                                                     "'%s' cannot be fixed with 'preset: adaptive': the controller "
+                                                     "moves it (set target_p99_ms and ceiling_p99_ms instead)",
+                                                     keys[i]);
+        if (FV(&f, "target_p99_ms"))
+                TRY(yaml_get_float(c, FK(&f, "target_p99_ms"), FV(&f, "target_p99_ms"), 0.1, 60000, &t->target_p99_ms));
+        if (FV(&f, "ceiling_p99_ms"))
+                TRY(yaml_get_float(c, FK(&f, "ceiling_p99_ms"), FV(&f, "ceiling_p99_ms"), 0.1, 600000, &t->ceiling_p99_ms));
+        if (t->target_p99_ms > 0 && t->ceiling_p99_ms > 0 && t->ceiling_p99_ms <= t->target_p99_ms)
+                return yaml_fail(c, FK(&f, "ceiling_p99_ms"),
+                                     "ceiling_p99_ms %g must be above target_p99_ms %g", t->ceiling_p99_ms,
+                                     t->target_p99_ms);
         return 0;
 }
 

@@ -153,6 +153,9 @@ void throttle_preset_values(ThrottlePreset p, Throttle *ret) {
         case THROTTLE_FAST:
                 *ret = (Throttle) { p, 4, 4, 4, -1 };
                 break;
+        case THROTTLE_ADAPTIVE: /* the controller starts from the slow preset's values */
+                *ret = (Throttle) { p, 1, 1, 1, -1 };
+                break;
         case THROTTLE_DEFAULT:
         case THROTTLE_CUSTOM:
         default:
@@ -167,6 +170,7 @@ const char *throttle_preset_to_string(ThrottlePreset p) {
         case THROTTLE_SLOW: return "slow";
         case THROTTLE_FAST: return "fast";
         case THROTTLE_CUSTOM: return "custom";
+        case THROTTLE_ADAPTIVE: return "adaptive";
         }
         return "unknown";
 }
@@ -369,7 +373,14 @@ int layout_to_json(const Layout *l, json_object **ret) {
             json_add_u64(t, "osd_recovery_max_single_start", l->throttle.osd_recovery_max_single_start) < 0 ||
             (l->throttle.osd_recovery_sleep < 0
                      ? add_null(t, "osd_recovery_sleep")
-                     : json_add(t, "osd_recovery_sleep", json_object_new_double(l->throttle.osd_recovery_sleep))) < 0)
+                     : json_add(t, "osd_recovery_sleep", json_object_new_double(l->throttle.osd_recovery_sleep))) < 0 ||
+            /* the adaptive band only where it applies (0: from the baseline, null) */
+            (l->throttle.preset == THROTTLE_ADAPTIVE &&
+             ((l->throttle.target_p99_ms > 0 ? json_add(t, "target_p99_ms", json_object_new_double(l->throttle.target_p99_ms))
+                                             : add_null(t, "target_p99_ms")) < 0 ||
+              (l->throttle.ceiling_p99_ms > 0
+                       ? json_add(t, "ceiling_p99_ms", json_object_new_double(l->throttle.ceiling_p99_ms))
+                       : add_null(t, "ceiling_p99_ms")) < 0)))
                 return -ENOMEM;
 
         json_object *profiles = json_object_new_array();

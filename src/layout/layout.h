@@ -66,6 +66,7 @@ typedef enum ThrottlePreset {
         THROTTLE_SLOW,    /* 1/1/1 */
         THROTTLE_FAST,    /* 4/4/4 */
         THROTTLE_CUSTOM,  /* explicit values only */
+        THROTTLE_ADAPTIVE, /* the adaptive controller (src/ceph/ceph-adapt.h) moves the knobs */
 } ThrottlePreset;
 
 typedef struct SshOptions {
@@ -147,6 +148,8 @@ typedef struct Throttle {
         unsigned osd_recovery_max_active;
         unsigned osd_recovery_max_single_start;
         double osd_recovery_sleep;   /* seconds; < 0 = leave as is */
+        double target_p99_ms;        /* adaptive: the probe's p99 to stay under; 0 = from the baseline */
+        double ceiling_p99_ms;       /* adaptive: the p99 that brakes; 0 = 3 × the target */
 } Throttle;
 
 typedef struct Layout {

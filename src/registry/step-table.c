@@ -348,7 +348,8 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) {
                         { "preset", STEP_ARG_ENUM, false, "layout", throttle_presets, 0, 0,
-                          "layout: the layout's throttle section; slow 1/1/1, default 1/3/1, fast 4/4/4, custom: the values below" },
+                          "layout: the layout's throttle section (adaptive there: a controller steers by client latency while "
+                          "data moves); slow 1/1/1, default 1/3/1, fast 4/4/4, custom: the values below" },
                         { "osd_max_backfills", STEP_ARG_UINT, false, NULL, NULL, 1, 1000, "overrides the preset's" },
                         { "osd_recovery_max_active", STEP_ARG_UINT, false, NULL, NULL, 1, 1000, "overrides the preset's" },
                         { "osd_recovery_max_single_start", STEP_ARG_UINT, false, NULL, NULL, 1, 1000, "overrides the preset's" },
@@ -363,7 +364,8 @@ const StepEntry step_table[] = {
                 .name = "restore-throttle", .target = STEP_TARGET_CLUSTER, .restore = true,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) { ARG_END },
-                .doc = "put back the settings throttle recorded (also those a killed run recorded)",
+                .doc = "stop the adaptive throttle and take its brake off, if any; put back the settings throttle "
+                       "recorded (also those a killed run recorded)",
                 .verify = "config get osd shows the recorded values; the record is removed",
         },
         {

@@ -128,6 +128,21 @@ static void test_config(void) {
         CHECK(ceph_adapt_target_ms(a) == 30 && ceph_adapt_ceiling_ms(a) == 100);
         a = ceph_adapt_free(a);
 
+        /* a resume that finds the brake on starts braked at the bottom, and releases when calm */
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        c.start_braked = true;
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        CHECK(ceph_adapt_brake(a) && ceph_adapt_rung(a) == 0);
+        for (int i = 0; i < 3; i++) {
+                CephLatencyWindow calm = win(200, 0, 2);
+                CephAdaptDecision d = {};
+                CHECK_INTEQ(ceph_adapt_step(a, &calm, 0, &d, &err), 0);
+                CHECK(d.action == (i == 2 ? CEPH_ADAPT_RELEASE : CEPH_ADAPT_HOLD));
+                ceph_adapt_decision_done(&d);
+        }
+        CHECK(!ceph_adapt_brake(a) && ceph_adapt_rung(a) == 0);
+        a = ceph_adapt_free(a);
+
         /* zeros and negatives mean "the default" */
         CephAdaptConfig z = { .scheduler = CEPH_SCHEDULER_MCLOCK, .rung_min = -1, .rung_max = -1, .rung_start = -1 };
         CHECK_INTEQ(ceph_adapt_new(&z, &base, &a, &err), 0);
@@ -419,6 +434,78 @@ static void test_json(void) {
         CHECK(d.reason == NULL);
 }
 
+static char *slurp_ceph(const char *name) {
+        const char *dir = getenv("TEST_DATA");
+        _cleanup_(freep) char *p = strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
+        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
+        CHECK(f != NULL);
+        if (!f)
+                return NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(m);
+        return buf;
+}
+
+static char *ops_string(const CephConfigOp *ops, size_t n) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%s%s %s %s", i ? "; " : "", ops[i].who, ops[i].key, ops[i].value ? ops[i].value : "(rm)");
+        fclose(f);
+        return buf;
+}
+
+/* the restore record covers every key of the ladder, from the captured config dump */
+static void test_plan(void) {
+        _cleanup_(freep) char *cd = slurp_ceph("config-dump.json");
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_config_dump_parse(cd, &before, &err), 0);
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *p = NULL;
+        CHECK_INTEQ(ceph_adapt_plan(CEPH_SCHEDULER_WPQ, 1, before, &p, &err), 0);
+        if (!p)
+                return;
+        _cleanup_(freep) char *apply = ops_string(p->apply, p->n_apply);
+        CHECK_STREQ(apply, "osd osd_max_backfills 1; osd osd_recovery_max_active 1; osd osd_recovery_max_single_start 1; "
+                           "osd osd_recovery_sleep 0");
+        _cleanup_(freep) char *restore = ops_string(p->restore, p->n_restore);
+        CHECK_STREQ(restore, "osd osd_recovery_sleep (rm); osd osd_recovery_max_single_start (rm); "
+                             "osd osd_recovery_max_active (rm); osd osd_max_backfills 1");
+        CHECK_INTEQ(strv_length(p->warnings), 0);
+        _cleanup_(freep) char *rec = ceph_throttle_restore_format(p);
+        CephConfigOp *back = NULL;
+        size_t n_back = 0;
+        CHECK_INTEQ(ceph_throttle_restore_parse(rec, &back, &n_back, &err), 0);
+        _cleanup_(freep) char *back_s = ops_string(back, n_back);
+        CHECK_STREQ(back_s, restore);
+        ceph_config_ops_free(back, n_back);
+
+        _cleanup_(freep) char *ov = slurp_ceph("synthetic-config-dump-overrides.json");
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *before2 = NULL;
+        CHECK_INTEQ(ceph_config_dump_parse(ov, &before2, &err), 0);
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *m = NULL;
+        CHECK_INTEQ(ceph_adapt_plan(CEPH_SCHEDULER_MCLOCK, 0, before2, &m, &err), 0);
+        if (!m)
+                return;
+        _cleanup_(freep) char *mapply = ops_string(m->apply, m->n_apply);
+        CHECK_STREQ(mapply, "osd osd_mclock_profile high_client_ops");
+        CHECK_INTEQ(m->n_restore, 1);
+        CHECK_STREQ(m->restore[0].value, "high_client_ops"); /* what the dump had */
+        CHECK_INTEQ(strv_length(m->warnings), 0);           /* its overrides are of limits, not the profile */
+
+        CephThrottlePlan *none = NULL;
+        CHECK_INTEQ(ceph_adapt_plan(CEPH_SCHEDULER_WPQ, 9, before, &none, &err), -EINVAL);
+        CHECK(none == NULL);
+        CHECK_INTEQ(ceph_adapt_plan(CEPH_SCHEDULER_WPQ, 1, NULL, &none, &err), -EINVAL);
+}
+
 int main(void) {
         TEST_RUN(test_percentiles);
         TEST_RUN(test_ladders);
@@ -426,5 +513,6 @@ int main(void) {
         TEST_RUN(test_traces);
         TEST_RUN(test_properties);
         TEST_RUN(test_json);
+        TEST_RUN(test_plan);
         return test_result();
 }

@@ -284,6 +284,23 @@ static void test_local_filters(void) {
         CHECK(l->hosts[0].profile == p);
 }
 
+static void test_throttle_adaptive(void) {
+        _cleanup_(layout_freep) Layout *l = load("adaptive.yaml", "cluster:\n  admin_host: a\nthrottle:\n  preset: adaptive\n"
+                                                                   "  target_p99_ms: 25\n  ceiling_p99_ms: 80.5\nhosts:\n  - name: a\n");
+        CHECK(l != NULL);
+        if (!l)
+                return;
+        CHECK_INTEQ(l->throttle.preset, THROTTLE_ADAPTIVE);
+        CHECK(l->throttle.target_p99_ms == 25 && l->throttle.ceiling_p99_ms == 80.5);
+        CHECK_STREQ(throttle_preset_to_string(l->throttle.preset), "adaptive");
+        /* it starts from the slow preset's values */
+        CHECK_INTEQ(l->throttle.osd_max_backfills, 1);
+        CHECK_INTEQ(l->throttle.osd_recovery_max_active, 1);
+        _cleanup_(layout_freep) Layout *d = load("adaptive2.yaml", "cluster:\n  admin_host: a\nthrottle:\n  preset: adaptive\n"
+                                                                    "hosts:\n  - name: a\n");
+        CHECK(d && d->throttle.target_p99_ms == 0 && d->throttle.ceiling_p99_ms == 0);
+}
+
 static void test_filestore(void) {
         _cleanup_(layout_freep) Layout *l = load_valid_file("filestore-journal.yaml");
         if (!l)
@@ -680,6 +697,7 @@ int main(void) {
         TEST_RUN(test_full);
         TEST_RUN(test_host_resolution);
         TEST_RUN(test_local_filters);
+        TEST_RUN(test_throttle_adaptive);
         TEST_RUN(test_filestore);
         TEST_RUN(test_bulk_share);
         TEST_RUN(test_small_forms);

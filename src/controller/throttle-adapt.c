@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The adaptive throttle's thread: probe, judge, act (throttle-adapt.h). */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "basic/json-util.h"
+#include "basic/strv.h"
+#include "controller/hosts.h"
+#include "controller/throttle-adapt.h"
+
+struct ThrottleAdapt {
+        CephAdmin *admin;
+        HostChannel ch;
+        CephAdapt *ctl;
+        ThrottleAdaptOptions o;
+        pthread_t thread;
+        bool started;
+        pthread_mutex_t mu; /* ctl, stop, counters, last_error */
+        pthread_cond_t cv;
+        bool stop;
+        size_t n_probes, n_probe_failures;
+        char *last_error;
+};
+
+int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
+        const CephCli *cli = ceph_admin_cli(admin);
+        int r = ceph_admin_run(admin, ceph_argv_osd_pool_create(cli, THROTTLE_ADAPT_POOL, 8, err), NULL, NULL, err);
+        if (r < 0)
+                return r;
+        return ceph_admin_run(admin, ceph_argv_osd_pool_application_enable(cli, THROTTLE_ADAPT_POOL, "cephprov", err),
+                              NULL, NULL, err);
+}
+
+static json_object *probe_args(CephAdmin *admin, unsigned seconds) {
+        _cleanup_json_ json_object *a = json_object_new_object();
+        json_object *objs = json_object_new_array();
+        if (!a || json_add(a, "objects", objs) < 0)
+                return NULL;
+        for (unsigned i = 0; i < THROTTLE_ADAPT_N_OBJECTS; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s-%u", THROTTLE_ADAPT_POOL, i);
+                if (json_object_array_add(objs, json_object_new_string(name)) < 0)
+                        return NULL;
+        }
+        if (json_add_string(a, "pool", THROTTLE_ADAPT_POOL) < 0 || json_add_string(a, "mode", "mixed") < 0 ||
+            json_add_int(a, "seconds", seconds) < 0 || json_add_int(a, "op_timeout", 10) < 0 ||
+            json_add_string(a, "cluster", admin->cluster ? admin->cluster : "ceph") < 0)
+                return NULL;
+        return TAKE_PTR(a);
+}
+
+/* the probe's answer → one window (writes and reads together: a VM does both) */
+static int window_from(json_object *res, CephLatencyWindow *ret, Error *err) {
+        uint64_t errors = 0;
+        json_object *w = NULL, *rd = NULL;
+        int r;
+        if ((r = json_get_u64(res, "errors", true, &errors, "rados-probe answer", err)) < 0 ||
+            (r = json_get_array(res, "write_ms", true, &w, "rados-probe answer", err)) < 0 ||
+            (r = json_get_array(res, "read_ms", true, &rd, "rados-probe answer", err)) < 0)
+                return r;
+        size_t nw = json_object_array_length(w), nr = json_object_array_length(rd);
+        _cleanup_(freep) double *v = malloc((nw + nr + 1) * sizeof(double));
+        if (!v)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < nw; i++)
+                v[i] = json_object_get_double(json_object_array_get_idx(w, i));
+        for (size_t i = 0; i < nr; i++)
+                v[nw + i] = json_object_get_double(json_object_array_get_idx(rd, i));
+        return ceph_latency_window(v, nw + nr, (size_t) errors, ret, err);
+}
+
+static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, CephLatencyWindow *ret, Error *err) {
+        _cleanup_json_ json_object *args = probe_args(admin, seconds), *res = NULL;
+        if (!args)
+                return error_set(err, ENOMEM, "out of memory");
+        if (!ch->channel)
+                return error_set(err, ENOTCONN, "no probe channel to the admin host '%s'", admin->host->name);
+        /* the window, plus one op that may take its whole timeout, plus connecting */
+        int r = agent_channel_call(ch->channel, "rados-probe", args, seconds + 40, NULL, NULL, &res, err);
+        if (r < 0)
+                return r;
+        return window_from(res, ret, err);
+}
+
+int throttle_adapt_probe(CephAdmin *admin, unsigned seconds, CephLatencyWindow *ret, Error *err) {
+        HostChannel ch = {};
+        int r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &ch, NULL, err);
+        if (r < 0)
+                return r;
+        r = probe_on(admin, &ch, seconds, ret, err);
+        host_channel_close(&ch);
+        return r;
+}
+
+/* `config set` of a rung's settings, then `config dump` says each holds (no mask) */
+static int apply_rung(CephAdmin *admin, CephScheduler scheduler, int rung, Error *err) {
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        int r = ceph_adapt_rung_settings(scheduler, rung, &ops, &n, err);
+        for (size_t k = 0; r >= 0 && k < n; k++)
+                r = ceph_admin_run(admin, ceph_argv_config_op(ceph_admin_cli(admin), &ops[k], err), NULL, NULL, err);
+        _cleanup_(freep) char *cd = NULL;
+        if (r >= 0)
+                r = ceph_admin_run(admin, ceph_argv_config_dump(ceph_admin_cli(admin), err), NULL, &cd, err);
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *d = NULL;
+        if (r >= 0) {
+                Error e = {};
+                if (ceph_config_dump_parse(cd, &d, &e) < 0)
+                        r = error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+        }
+        for (size_t k = 0; r >= 0 && k < n; k++) {
+                const CephConfigEntry *e = ceph_config_dump_find(d, "osd", ops[k].key);
+                if (!e || !streq(e->value, ops[k].value))
+                        r = error_set(err, EIO, "throttle: after config set osd %s %s, the config database has %s",
+                                      ops[k].key, ops[k].value, e ? e->value : "nothing");
+        }
+        ceph_config_ops_free(ops, n);
+        return r;
+}
+
+static unsigned slow_ops_now(CephAdmin *admin) {
+        _cleanup_(ceph_health_freep) CephHealth *h = NULL;
+        Error e = {};
+        if (ceph_admin_status(admin, &h, NULL, &e) < 0)
+                return 0; /* the probe is the sensor; a missed tripwire reading is not a spike */
+        const CephHealthCheck *c = ceph_health_find(h, "SLOW_OPS");
+        return c ? (unsigned) (c->count ? c->count : 1) : 0;
+}
+
+/* "throttle: PREFIX TEXT" as one write */
+static void log_line(ThrottleAdapt *t, const char *prefix, const char *text) {
+        if (t->o.log) {
+                fprintf(t->o.log, "throttle: %s%s\n", prefix, text);
+                fflush(t->o.log);
+        }
+}
+
+static void set_error(ThrottleAdapt *t, const char *msg) {
+        pthread_mutex_lock(&t->mu);
+        free(t->last_error);
+        t->last_error = strdup(msg);
+        pthread_mutex_unlock(&t->mu);
+}
+
+static bool stopping(ThrottleAdapt *t) {
+        pthread_mutex_lock(&t->mu);
+        bool s = t->stop;
+        pthread_mutex_unlock(&t->mu);
+        return s;
+}
+
+/* Waits up to `seconds` or until stopped; true when stopped. */
+static bool wait_or_stop(ThrottleAdapt *t, unsigned seconds) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += seconds;
+        pthread_mutex_lock(&t->mu);
+        while (!t->stop && pthread_cond_timedwait(&t->cv, &t->mu, &until) == 0)
+                ;
+        bool s = t->stop;
+        pthread_mutex_unlock(&t->mu);
+        return s;
+}
+
+static void *adapt_thread(void *userdata) {
+        ThrottleAdapt *t = userdata;
+        unsigned seconds = (unsigned) (t->o.config.window_sec > 0 ? t->o.config.window_sec : 5);
+        while (!stopping(t)) {
+                CephLatencyWindow w;
+                Error err = {};
+                int r = probe_on(t->admin, &t->ch, seconds, &w, &err);
+                if (r < 0) {
+                        /* no reading is a reading: the probe's own ops failed or hung. A new
+                         * channel for the next window, after a window's pause (a broken
+                         * channel fails at once: no spinning) */
+                        w = (CephLatencyWindow) { .n_errors = 1 };
+                        set_error(t, err.message);
+                        log_line(t, "probe failed: ", err.message);
+                        host_channel_close(&t->ch);
+                        if (wait_or_stop(t, seconds))
+                                break;
+                        Error oe = {};
+                        if (host_channel_open(t->admin->host, HOST_CHANNEL_ADMIN, &t->ch, NULL, &oe) < 0)
+                                log_line(t, "probe channel: ", oe.message);
+                }
+                if (stopping(t))
+                        break;
+                unsigned slow = slow_ops_now(t->admin);
+                CephAdaptDecision d = {};
+                pthread_mutex_lock(&t->mu);
+                t->n_probes++;
+                if (r < 0)
+                        t->n_probe_failures++;
+                int s = ceph_adapt_step(t->ctl, &w, slow, &d, &err);
+                pthread_mutex_unlock(&t->mu);
+                if (s < 0)
+                        continue;
+                if (d.action != CEPH_ADAPT_HOLD) {
+                        Error e = {};
+                        int a = 0;
+                        /* brake first when it goes on, last when it comes off */
+                        if (d.brake_after && !d.brake_before && t->o.brake)
+                                a = t->o.brake(t->o.brake_userdata, true, &e);
+                        if (a >= 0 && d.rung_after != d.rung_before)
+                                a = apply_rung(t->admin, t->o.config.scheduler, d.rung_after, &e);
+                        if (a >= 0 && !d.brake_after && d.brake_before && t->o.brake)
+                                a = t->o.brake(t->o.brake_userdata, false, &e);
+                        log_line(t, "", d.reason);
+                        if (a < 0) {
+                                set_error(t, e.message);
+                                log_line(t, "could not carry it out: ", e.message);
+                        }
+                }
+                if (t->o.publish && (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1)) {
+                        _cleanup_json_ json_object *st = throttle_adapt_state(t);
+                        Error e = {};
+                        if (st && json_add_int(st, "updated", (int64_t) time(NULL)) >= 0 &&
+                            t->o.publish(t->o.publish_userdata, st, &e) < 0)
+                                set_error(t, e.message);
+                }
+                ceph_adapt_decision_done(&d);
+        }
+        return NULL;
+}
+
+ThrottleAdapt *throttle_adapt_stop(ThrottleAdapt *t) {
+        if (!t)
+                return NULL;
+        if (t->started) {
+                pthread_mutex_lock(&t->mu);
+                t->stop = true;
+                pthread_cond_broadcast(&t->cv);
+                pthread_mutex_unlock(&t->mu);
+                pthread_join(t->thread, NULL);
+        }
+        host_channel_close(&t->ch);
+        ceph_adapt_free(t->ctl);
+        free(t->last_error);
+        pthread_mutex_destroy(&t->mu);
+        pthread_cond_destroy(&t->cv);
+        free(t);
+        return NULL;
+}
+
+int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, ThrottleAdapt **ret, Error *err) {
+        ThrottleAdapt *t = calloc(1, sizeof(ThrottleAdapt));
+        if (!t)
+                return error_set(err, ENOMEM, "out of memory");
+        pthread_mutex_init(&t->mu, NULL);
+        pthread_cond_init(&t->cv, NULL);
+        t->admin = admin;
+        t->o = *o;
+        int r = ceph_adapt_new(&o->config, &o->baseline, &t->ctl, err);
+        if (r >= 0)
+                r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &t->ch, NULL, err);
+        if (r >= 0 && (r = -pthread_create(&t->thread, NULL, adapt_thread, t)) < 0)
+                error_set(err, -r, "cannot start the throttle controller: %s", strerror(-r));
+        if (r < 0) {
+                throttle_adapt_stop(t);
+                return r;
+        }
+        t->started = true;
+        *ret = t;
+        return 0;
+}
+
+json_object *throttle_adapt_state(ThrottleAdapt *t) {
+        pthread_mutex_lock(&t->mu);
+        json_object *o = ceph_adapt_to_json(t->ctl);
+        if (o && (json_add_u64(o, "probes", t->n_probes) < 0 || json_add_u64(o, "probe_failures", t->n_probe_failures) < 0 ||
+                  (t->last_error && json_add_string(o, "last_error", t->last_error) < 0))) {
+                json_object_put(o);
+                o = NULL;
+        }
+        pthread_mutex_unlock(&t->mu);
+        return o;
+}
+
+double throttle_adapt_target_ms(ThrottleAdapt *t) {
+        return ceph_adapt_target_ms(t->ctl);
+}
+
+double throttle_adapt_ceiling_ms(ThrottleAdapt *t) {
+        return ceph_adapt_ceiling_ms(t->ctl);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The adaptive throttle at work (issue 12): a thread beside the playbook's steps that probes
+ * client latency window after window through the admin host's agent (`rados-probe`, on a
+ * channel of its own so the cluster steps never wait behind a probe), reads SLOW_OPS, asks
+ * the decision rule (src/ceph/ceph-adapt.h) and carries out what it decides: the rung's
+ * `config set`s (checked in `config dump`) and the brake flag (through the caller's
+ * callback, which records it so a restore after a kill takes it off). Every change is one
+ * line on `log`: "throttle: p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ...". */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+#include "ceph/ceph-adapt.h"
+#include "controller/ceph-admin.h"
+
+#define THROTTLE_ADAPT_POOL "cephprov-probe"
+#define THROTTLE_ADAPT_N_OBJECTS 32
+
+typedef int (*ThrottleAdaptBrakeFn)(void *userdata, bool on, Error *err);
+/* Publishes the controller's state (throttle_adapt_state plus "updated", seconds since the
+ * epoch) where `status` reads it; called at each change and every 6 windows. */
+typedef int (*ThrottleAdaptPublishFn)(void *userdata, json_object *state, Error *err);
+
+typedef struct ThrottleAdaptOptions {
+        CephAdaptConfig config;          /* scheduler, target, ceiling, bounds, dwell, window */
+        CephLatencyWindow baseline;      /* measured before data moved (throttle_adapt_probe) */
+        FILE *log;                       /* a line per change; may be NULL */
+        ThrottleAdaptBrakeFn brake;      /* sets / clears the brake flag (recorded) */
+        void *brake_userdata;
+        ThrottleAdaptPublishFn publish;  /* may be NULL */
+        void *publish_userdata;
+} ThrottleAdaptOptions;
+
+typedef struct ThrottleAdapt ThrottleAdapt;
+
+/* The probe pool (THROTTLE_ADAPT_POOL, 8 PGs, application "cephprov") made if missing, and
+ * its objects named so they spread over its PGs. Kept afterwards: nothing here deletes a
+ * pool (production clusters forbid it). */
+int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err);
+
+/* One probe window of `seconds` on the admin host (a channel opened for it and closed). */
+int throttle_adapt_probe(CephAdmin *admin, unsigned seconds, CephLatencyWindow *ret, Error *err);
+
+/* Starts the controller at the config's start rung (its settings already applied by the
+ * caller) with its own channel to the admin host. */
+int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, ThrottleAdapt **ret, Error *err);
+
+/* Stops the thread (waits for the window in progress) and closes the channel; the brake is
+ * left to the caller's restore (its record says whether it is on). NULL-safe. */
+ThrottleAdapt *throttle_adapt_stop(ThrottleAdapt *t);
+
+double throttle_adapt_target_ms(ThrottleAdapt *t);
+double throttle_adapt_ceiling_ms(ThrottleAdapt *t);
+
+/* The controller's state (ceph_adapt_to_json) plus windows probed, probe failures and the
+ * last error; NULL when out of memory. */
+json_object *throttle_adapt_state(ThrottleAdapt *t);

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The backfill throttle benchmark (issue 12): one lab (3 fake hosts, 6 BlueStore OSDs, ~200 MB
+# in the pool 'data'), every storage host's disks made slow with the blkio cgroup (IOPS and
+# bandwidth per device: BENCH_IOPS, default 150; BENCH_BPS, default 20 MB/s), a steady client
+# workload running (4 KiB write + read at queue depth 1, every op's latency recorded:
+# tests/bench/probe-load.py). Then, from the same starting state each time, `cephprov drain`
+# of node3 under the slow preset, the fast preset and the adaptive throttle (BENCH_MODES), each
+# followed by `drain --cancel` and a wait for active+clean. Prints per mode the time to
+# active+clean and the client p50/p99/max during the drain, and the ratios, from this run:
+#   adaptive time / fast time (target ≤ 1.2), adaptive p99 / slow p99 (target ≤ 1.1), and
+#   fast vs slow in time and p99 (the lab must make them differ at least 2× for the targets
+#   to mean anything).
+# Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lab/ceph-lib.sh"
+
+cephprov=${1:?usage: bench-throttle.sh CEPHPROV}
+lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+here=$(cd "$(dirname "$0")" && pwd)
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+blk=/sys/fs/cgroup/blkio
+[ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make the disks slow"
+iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} modes=${BENCH_MODES:-slow fast adaptive}
+
+dir=$(mktemp -d /tmp/cephprov-bench-throttle.XXXXXX)
+export LAB_PREFIX=${LAB_PREFIX:-cpbt} LAB_SUBNET=${LAB_SUBNET:-10.99.28} CEPHPROV_STATE_DIR=$dir/state
+cg=$blk/cephprov-bench-$$
+LOAD_PID=
+cleanup() {
+        [ -n "$LOAD_PID" ] && { touch "$dir/stop"; wait "$LOAD_PID" 2>/dev/null; }
+        if [ -d "$cg" ]; then
+                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
+                rmdir "$cg"
+        fi
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
+}
+trap cleanup EXIT
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+
+"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+layout=$dir/lab/layout.yaml
+sed -i 's/^profiles:$/throttle:\n  preset: slow\nprofiles:/' "$layout"
+"$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
+ceph_ osd pool set data size 2 >/dev/null 2>&1
+put_objects 50 4194304 "$dir/data"
+wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
+
+# every storage host's loop devices slow, for every OSD process (new ones after each cancel)
+mkdir "$cg"
+for h in node1 node2 node3; do
+        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/$h/loops"); do
+                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
+                for k in write_iops read_iops; do echo "$mm $iops" > "$cg/blkio.throttle.${k}_device"; done
+                for k in write_bps read_bps; do echo "$mm $bps" > "$cg/blkio.throttle.${k}_device"; done
+        done
+done
+slow_osds() {
+        local f p
+        for f in "$dir"/lab/hosts/node*/run/ceph-osd.*.pid; do
+                p=$(cat "$f" 2>/dev/null)
+                [ -n "$p" ] && [ -d "/proc/$p" ] && echo "$p" > "$cg/cgroup.procs"
+        done
+}
+echo "disks: $iops IOPS and $((bps / 1048576)) MiB/s per device, reads and writes"
+
+stats() { python3 - "$1" <<'PY'
+import math, sys
+v = sorted(float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith(("write", "read")))
+e = sum(int(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("error"))
+p = lambda q: v[max(0, math.ceil(q / 100 * len(v)) - 1)] if v else float("nan")
+print("%d %.2f %.2f %.2f %d" % (len(v), p(50), p(99), v[-1] if v else float("nan"), e))
+PY
+}
+
+declare -A T P50 P99 MAX
+for mode in $modes; do
+        sed -i "s/^  preset: .*/  preset: $mode/" "$layout"
+        slow_osds
+        wait_clean 600 || { echo "FAIL: not clean before $mode"; exit 1; }
+        rm -f "$dir/stop" "$dir/load-$mode"
+        python3 "$here/probe-load.py" "$lab" "$dir/lab" "$cephprov" "$dir/load-$mode" "$dir/stop" &
+        LOAD_PID=$!
+        sleep 6
+        t0=$(date +%s.%N)
+        "$cephprov" drain "$layout" node3 --yes >"$dir/drain-$mode.log" 2>&1 || { echo "FAIL drain under $mode"; tail -5 "$dir/drain-$mode.log"; exit 1; }
+        t1=$(date +%s.%N)
+        touch "$dir/stop"
+        wait "$LOAD_PID"
+        LOAD_PID=
+        read -r n p50 p99 mx errs < <(stats "$dir/load-$mode")
+        T[$mode]=$(python3 -c "print('%.1f' % ($t1 - $t0))")
+        P50[$mode]=$p50 P99[$mode]=$p99 MAX[$mode]=$mx
+        echo "$mode: drain ${T[$mode]} s; client p50 $p50 ms, p99 $p99 ms, max $mx ms over $n ops, $errs errors"
+        [ "$mode" = adaptive ] && grep "throttle:" "$dir/drain-$mode.log" | head -20
+        "$cephprov" drain "$layout" node3 --cancel --yes >"$dir/cancel-$mode.log" 2>&1 || { echo "FAIL cancel after $mode"; exit 1; }
+done
+
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.2f' % (a / b) if b else 'n/a')" "$1" "$2"; }
+echo
+printf '%-9s %10s %10s %10s %10s\n' mode "time (s)" "p50 (ms)" "p99 (ms)" "max (ms)"
+for mode in $modes; do printf '%-9s %10s %10s %10s %10s\n' "$mode" "${T[$mode]}" "${P50[$mode]}" "${P99[$mode]}" "${MAX[$mode]}"; done
+if [ -n "${T[slow]:-}" ] && [ -n "${T[fast]:-}" ]; then
+        echo "slow / fast: time $(ratio "${T[slow]}" "${T[fast]}"), fast / slow p99 $(ratio "${P99[fast]}" "${P99[slow]}") (the lab must make both ≥ 2)"
+fi
+if [ -n "${T[adaptive]:-}" ] && [ -n "${T[fast]:-}" ] && [ -n "${T[slow]:-}" ]; then
+        echo "adaptive / fast time: $(ratio "${T[adaptive]}" "${T[fast]}") (target ≤ 1.2)"
+        echo "adaptive / slow p99:  $(ratio "${P99[adaptive]}" "${P99[slow]}") (target ≤ 1.1)"
+fi
+echo "ok: $(echo $modes | wc -w) drains and cancels"

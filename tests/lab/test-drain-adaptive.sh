@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# `cephprov drain` under the adaptive throttle (issue 12) on a real cluster holding data:
+# 3 fake hosts, 6 BlueStore OSDs made by `cephprov apply`, ~120 MB of objects, the layout's
+# `throttle: {preset: adaptive}`.
+#   - the drain measures a baseline with the probe before data moves and says so; its
+#     record in the cluster carries the baseline and every key of the ladder
+#   - a latency spike forced while data moves (node1's disks throttled to a few IOPS with
+#     the blkio cgroup): the brake goes on (`nobackfill` in the OSD map) within two probe
+#     windows of the spike, and the reason names the reading
+#   - the drain is killed (SIGKILL) with the brake on; the same command again resumes the
+#     controller from the recorded baseline, the spike removed, the brake comes off, the
+#     drain finishes: node3's OSDs down and out, every PG active+clean, every object read
+#     back identical
+#   - afterwards the throttle's keys, the flags, the balancer and the autoscaler are as they
+#     were before, and no record is left
+# Prints the decisions it saw and the drain's time.
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ceph-lib.sh"
+
+cephprov=${1:?usage: test-drain-adaptive.sh CEPHPROV}
+lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+blk=/sys/fs/cgroup/blkio
+[ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make a host's disks slow"
+
+dir=$(mktemp -d /tmp/cephprov-drain-adaptive.XXXXXX)
+export LAB_PREFIX=${LAB_PREFIX:-cpda} LAB_SUBNET=${LAB_SUBNET:-10.99.27} CEPHPROV_STATE_DIR=$dir/state
+cg=$blk/cephprov-adaptive-$$
+DRAIN_PID=
+unslow() {
+        if [ -d "$cg" ]; then
+                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
+                rmdir "$cg"
+        fi
+}
+cleanup() {
+        [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
+        unslow
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
+}
+trap cleanup EXIT
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+
+"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+layout=$dir/lab/layout.yaml
+sed -i 's/^profiles:$/throttle:\n  preset: adaptive\nprofiles:/' "$layout"
+check_contains "the layout asks for the adaptive throttle" "$(cat "$layout")" "preset: adaptive"
+"$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1
+check "apply makes the 6 OSDs" test $? -eq 0
+ceph_ osd pool set data size 2 >/dev/null 2>&1
+put_objects 30 4194304 "$dir/data"
+check "the cluster is clean with the data" wait_clean 300
+
+osds_of() { ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    if n["type"] == "host" and n["name"] == sys.argv[1]:
+        print(" ".join(str(c) for c in sorted(n["children"])))' "$1"; }
+settings() {
+        ceph_ config dump -f json 2>/dev/null | py '
+import json, sys
+print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin)
+             if e["name"].startswith(("osd_max_backfills", "osd_recovery_max", "osd_recovery_sleep", "osd_mclock"))))'
+        ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print(json.load(sys.stdin)["flags"])'
+        ceph_ balancer status -f json 2>/dev/null | py 'import json,sys; d=json.load(sys.stdin); print(d["active"], d["mode"])'
+        ceph_ osd pool ls detail -f json 2>/dev/null | py 'import json,sys; print(sorted((p["pool_name"], p.get("pg_autoscale_mode")) for p in json.load(sys.stdin) if p["pool_name"] != "cephprov-probe"))'
+}
+has_flag() { ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; sys.exit(0 if sys.argv[1] in json.load(sys.stdin)["flags"].split(",") else 1)' "$1"; }
+before=$(settings)
+n3=$(osds_of node3)
+check_eq "node3 has 2 OSDs" "$(echo "$n3" | wc -w)" 2
+
+slow_node1() {
+        mkdir "$cg"
+        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node1/loops"); do
+                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
+                echo "$mm 6" > "$cg/blkio.throttle.write_iops_device"
+                echo "$mm 6" > "$cg/blkio.throttle.read_iops_device"
+        done
+        for id in $(osds_of node1); do
+                p=$(cat "$dir/lab/hosts/node1/run/ceph-osd.$id.pid" 2>/dev/null)
+                [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
+        done
+        test -n "$(cat "$cg/cgroup.procs")"
+}
+
+# 1. the drain starts: baseline, then data moves; the spike brakes it; killed with the brake on
+t0=$SECONDS
+"$cephprov" drain "$layout" node3 --yes >"$dir/drain1.log" 2>&1 &
+DRAIN_PID=$!
+moving=
+for _ in $(seq 1 90); do
+        sleep 1
+        grep -q "throttle: adaptive, baseline" "$dir/drain1.log" && \
+                ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; sys.exit(0 if any(not o["in"] for o in json.load(sys.stdin)["osds"]) else 1)' \
+                && { moving=1; break; }
+done
+check "the drain measured a baseline and marked node3's OSDs out" test -n "$moving"
+grep "throttle:" "$dir/drain1.log" | head -3
+rec=$(ceph_ config-key get cephprov/ceph/saved/throttle 2>/dev/null)
+check_contains "the throttle record is adaptive" "$rec" '"preset":"adaptive"'
+check_contains "the record carries the baseline" "$rec" '"baseline":{"ops":'
+check_contains "the record restores osd_recovery_sleep too" "$rec" '"key":"osd_recovery_sleep"'
+check "the probe pool exists" ceph_ osd pool get cephprov-probe size
+check "node1's OSDs are made slow" slow_node1
+t_spike=$SECONDS
+braked=
+for _ in $(seq 1 40); do
+        sleep 1
+        if has_flag nobackfill; then braked=$((SECONDS - t_spike)); break; fi
+done
+check "the brake went on (nobackfill) after the spike (${braked:-never} s)" test -n "$braked"
+check "... within two probe windows and their ops (≤ 25 s)" test "${braked:-99}" -le 25
+st=$("$cephprov" status "$layout" --json 2>/dev/null)
+check_eq "status shows the controller with the brake on" \
+        "$(py 'import json,sys; t=json.loads(sys.argv[1]).get("throttle") or {}; print(t.get("brake"), t.get("scheduler"))' "$st")" "True wpq"
+check_contains "status says so in text" "$("$cephprov" status "$layout" 2>/dev/null)" "brake on (nobackfill)"
+reason=$(grep "brake on" "$dir/drain1.log" | head -1)
+echo "decision: $reason"
+check_contains "the brake's reason names a reading" "$reason" "ms"
+kill -KILL "$DRAIN_PID"
+wait "$DRAIN_PID" 2>/dev/null
+DRAIN_PID=
+check "killed with the brake on: nobackfill still set" has_flag nobackfill
+
+# 2. the same command again: the controller resumes, the brake comes off once calm, it finishes
+unslow
+out=$("$cephprov" drain "$layout" node3 --yes 2>&1)
+rc=$?
+t_drain=$((SECONDS - t0))
+echo "$out" | grep "throttle:" | head -12
+check "the re-run finishes the drain" test $rc -eq 0
+check_contains "the re-run resumed the controller from the recorded baseline" "$out" "throttle: adaptive, baseline"
+no_flag() { ! has_flag "$1"; }
+check "the brake is off" no_flag nobackfill
+check_contains "the re-run started with the brake on, and took it off" "$out" "brake off (nobackfill unset)"
+check "every PG active+clean" wait_clean 120
+state=$(ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+ids = [int(x) for x in sys.argv[1].split()]
+print(" ".join("%d:%d:%d" % (o["osd"], o["up"], o["in"]) for o in json.load(sys.stdin)["osds"] if o["osd"] in ids))' "$n3")
+check_eq "node3's OSDs are down and out" "$state" "$(for i in $n3; do printf '%s:0:0 ' "$i"; done | sed 's/ $//')"
+check "every object reads back identical" objects_identical 30 "$dir/data" "$dir/back"
+check_eq "the throttle's keys, flags, balancer and autoscaler are as before" "$(settings)" "$before"
+check "no throttle record is left" bash -c "! '$ceph_lab' cli --dir '$dir/lab' config-key get cephprov/ceph/saved/throttle >/dev/null 2>&1"
+check "status shows no throttle once restored" bash -c "! '$cephprov' status '$layout' --json 2>/dev/null | grep -q '\"throttle\"'"
+check "no brake record is left" bash -c "! '$ceph_lab' cli --dir '$dir/lab' config-key get cephprov/ceph/saved/flag-nobackfill >/dev/null 2>&1"
+echo "drain under the adaptive throttle, with a forced spike and a kill: $t_drain s"
+
+finish
