@@ -78,6 +78,17 @@ const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler s
         return preset == CEPH_THROTTLE_DEFAULT ? keys_mclock_profile : keys_mclock_limits;
 }
 
+bool ceph_config_value_eq(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        if (streq(a, b))
+                return true;
+        char *ea, *eb;
+        errno = 0;
+        double x = strtod(a, &ea), y = strtod(b, &eb);
+        return errno == 0 && ea != a && eb != b && !*ea && !*eb && x == y;
+}
+
 void ceph_config_ops_free(CephConfigOp *ops, size_t n) {
         for (size_t i = 0; ops && i < n; i++) {
                 free(ops[i].who);

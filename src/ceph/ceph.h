@@ -338,6 +338,9 @@ int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err);
 CephConfigDump *ceph_config_dump_free(CephConfigDump *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigDump *, ceph_config_dump_free);
 /* the entry for exactly this section and name without a mask, NULL when unset */
+/* The config database keeps a float option as the mon prints it ("0" is stored as
+ * "0.000000"): equal when the strings are, or when both are whole numbers that compare equal. */
+bool ceph_config_value_eq(const char *a, const char *b);
 const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name);
 
 /* ---- the cluster lock (docs/ceph.md "The lock") ------------------------------------- */

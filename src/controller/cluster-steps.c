@@ -432,7 +432,7 @@ static int config_ops_check(ClusterSteps *cs, const CephConfigOp *ops, size_t n,
                         if (!d->entries[i].mask && streq(d->entries[i].section, ops[k].who) &&
                             streq(d->entries[i].name, ops[k].key))
                                 have = d->entries[i].value;
-                if (!streq_ptr(have, ops[k].value))
+                if (!ceph_config_value_eq(have, ops[k].value))
                         return error_set(err, EIO, "after %s: config %s %s is %s, not %s", what, ops[k].who, ops[k].key,
                                          have ? have : "unset", ops[k].value ? ops[k].value : "unset");
         }

@@ -114,7 +114,7 @@ static int apply_rung(CephAdmin *admin, CephScheduler scheduler, int rung, Error
         }
         for (size_t k = 0; r >= 0 && k < n; k++) {
                 const CephConfigEntry *e = ceph_config_dump_find(d, "osd", ops[k].key);
-                if (!e || !streq(e->value, ops[k].value))
+                if (!e || !ceph_config_value_eq(e->value, ops[k].value))
                         r = error_set(err, EIO, "throttle: after config set osd %s %s, the config database has %s",
                                       ops[k].key, ops[k].value, e ? e->value : "nothing");
         }

@@ -396,6 +396,16 @@ static void test_properties(void) {
                 releases);
 }
 
+static void test_value_eq(void) {
+        CHECK(ceph_config_value_eq("0", "0.000000"));
+        CHECK(ceph_config_value_eq("0.2", "0.200000"));
+        CHECK(ceph_config_value_eq("balanced", "balanced"));
+        CHECK(!ceph_config_value_eq("0.2", "0.3"));
+        CHECK(!ceph_config_value_eq("1", "1x"));
+        CHECK(!ceph_config_value_eq(NULL, "1"));
+        CHECK(ceph_config_value_eq(NULL, NULL));
+}
+
 static void test_json(void) {
         CephAdaptConfig c;
         ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
@@ -514,5 +524,6 @@ int main(void) {
         TEST_RUN(test_properties);
         TEST_RUN(test_json);
         TEST_RUN(test_plan);
+        TEST_RUN(test_value_eq);
         return test_result();
 }
