@@ -156,6 +156,39 @@ int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err) {
         return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
 }
 
+int ceph_admin_config_dump(CephAdmin *a, CephConfigDump **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL, *cmd = NULL;
+        int r = query(a, ceph_argv_config_dump(&a->cli, err), &out, &cmd, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        r = ceph_config_dump_parse(out, ret, &e);
+        return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
+}
+
+int ceph_admin_config_apply(CephAdmin *a, const CephConfigOp *ops, size_t n, const char *what, Error *err) {
+        int r;
+        for (size_t k = 0; k < n; k++)
+                if ((r = ceph_admin_run(a, ceph_argv_config_op(&a->cli, &ops[k], err), NULL, NULL, err)) < 0)
+                        return r;
+        if (n == 0)
+                return 0;
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *d = NULL;
+        if ((r = ceph_admin_config_dump(a, &d, err)) < 0)
+                return r;
+        for (size_t k = 0; k < n; k++) {
+                const char *have = NULL;
+                for (size_t i = 0; i < d->n_entries; i++)
+                        if (!d->entries[i].mask && streq(d->entries[i].section, ops[k].who) &&
+                            streq(d->entries[i].name, ops[k].key))
+                                have = d->entries[i].value;
+                if (!ceph_config_value_eq(have, ops[k].value))
+                        return error_set(err, EIO, "after %s: config %s %s is %s, not %s", what, ops[k].who, ops[k].key,
+                                         have ? have : "unset", ops[k].value ? ops[k].value : "unset");
+        }
+        return 0;
+}
+
 int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err) {
         _cleanup_(freep) char *out = NULL, *cmd = NULL;
         int r = query(a, ceph_argv_osd_tree(&a->cli, err), &out, &cmd, err);

@@ -10,6 +10,7 @@
 
 #include "basic/error.h"
 #include "ceph/ceph.h"
+#include "ceph/ceph-cluster.h"
 #include "controller/hosts.h"
 #include "layout/layout.h"
 #include "transport/transport.h"
@@ -53,6 +54,11 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
 /* The cluster's answers, read by the src/ceph parsers (no other code reads them). An empty
  * answer, or one the parser refuses, is EBADMSG naming the command and the admin host. */
 int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err);
+int ceph_admin_config_dump(CephAdmin *a, CephConfigDump **ret, Error *err);
+/* `config set`/`config rm` of each op in order, then `config dump` checked: each op's value
+ * there (section WHO, no mask; numbers as the database keeps them), or no entry for an rm.
+ * A mismatch is EIO: "after WHAT: config WHO KEY is HAVE, not WANT". */
+int ceph_admin_config_apply(CephAdmin *a, const CephConfigOp *ops, size_t n, const char *what, Error *err);
 int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err);
 int ceph_admin_osd_metadata(CephAdmin *a, CephOsdMetadataList **ret, Error *err);
 /* `ceph status`: its health and its PG states */

@@ -413,32 +413,6 @@ static CephScheduler scheduler(ClusterSteps *cs) {
         return ceph_scheduler_for(cs->release, v);
 }
 
-/* The config database after `config set`/`config rm` ops: each op's value there (no mask),
- * or, for an rm, no entry. What `throttle` and `restore-throttle` check they did. */
-static int config_ops_check(ClusterSteps *cs, const CephConfigOp *ops, size_t n, const char *what, Error *err) {
-        if (n == 0)
-                return 0;
-        _cleanup_(freep) char *cd = NULL;
-        int r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err);
-        if (r < 0)
-                return r;
-        _cleanup_(ceph_config_dump_freep) CephConfigDump *d = NULL;
-        Error e = {};
-        if ((r = ceph_config_dump_parse(cd, &d, &e)) < 0)
-                return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
-        for (size_t k = 0; k < n; k++) {
-                const char *have = NULL;
-                for (size_t i = 0; i < d->n_entries; i++)
-                        if (!d->entries[i].mask && streq(d->entries[i].section, ops[k].who) &&
-                            streq(d->entries[i].name, ops[k].key))
-                                have = d->entries[i].value;
-                if (!ceph_config_value_eq(have, ops[k].value))
-                        return error_set(err, EIO, "after %s: config %s %s is %s, not %s", what, ops[k].who, ops[k].key,
-                                         have ? have : "unset", ops[k].value ? ops[k].value : "unset");
-        }
-        return 0;
-}
-
 static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object **ret, Error *err);
 
 /* the adaptive throttle's brake: nobackfill, recorded as set-flag records it */
@@ -542,13 +516,9 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
                                  "restore it first (restore-throttle, or `cephprov drain --cancel`)",
                                  preset ? preset : "?");
         } else {
-                _cleanup_(freep) char *cd = NULL;
-                if ((r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err)) < 0)
-                        return r;
                 _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
-                Error e = {};
-                if ((r = ceph_config_dump_parse(cd, &before, &e)) < 0)
-                        return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+                if ((r = ceph_admin_config_dump(cs->admin, &before, err)) < 0)
+                        return r;
                 _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
                 if ((r = ceph_adapt_plan(sched, cfg.rung_start, before, &plan, err)) < 0)
                         return r;
@@ -593,10 +563,7 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
         size_t n = 0;
         if ((r = ceph_adapt_rung_settings(sched, braked ? cfg.rung_min : cfg.rung_start, &ops, &n, err)) < 0)
                 return r;
-        for (size_t k = 0; r >= 0 && k < n; k++)
-                r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &ops[k], err), NULL, NULL, err);
-        if (r >= 0)
-                r = config_ops_check(cs, ops, n, "throttle", err);
+        r = ceph_admin_config_apply(cs->admin, ops, n, "throttle", err);
         ceph_config_ops_free(ops, n);
         if (r < 0 || (r = adapt_launch(cs, sched, &base, braked, err)) < 0)
                 return r;
@@ -672,13 +639,9 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
                         over[i] = (unsigned) v;
         }
 
-        _cleanup_(freep) char *cd = NULL;
-        if ((r = ceph_admin_run(cs->admin, ceph_argv_config_dump(cli(cs), err), NULL, &cd, err)) < 0)
-                return r;
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
-        Error e = {};
-        if ((r = ceph_config_dump_parse(cd, &before, &e)) < 0)
-                return error_set(err, EBADMSG, "'ceph config dump': %s", e.message);
+        if ((r = ceph_admin_config_dump(cs->admin, &before, err)) < 0)
+                return r;
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
         if ((r = ceph_throttle_plan(preset, scheduler(cs), before, &plan, err)) < 0)
                 return r;
@@ -717,12 +680,9 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
         json_object *set = json_object_new_array();
         json_add(res, "set", set);
         json_add_string(res, "preset", ceph_throttle_preset_to_string(preset));
-        for (size_t k = 0; k < plan->n_apply; k++) {
-                if ((r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &plan->apply[k], err), NULL, NULL, err)) < 0)
-                        return r;
+        for (size_t k = 0; k < plan->n_apply; k++)
                 json_object_array_add(set, json_object_new_string(plan->apply[k].key));
-        }
-        if ((r = config_ops_check(cs, plan->apply, plan->n_apply, "throttle", err)) < 0)
+        if ((r = ceph_admin_config_apply(cs->admin, plan->apply, plan->n_apply, "throttle", err)) < 0)
                 return r;
         *ret = TAKE_PTR(res);
         return 0;
@@ -754,10 +714,7 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
                 Error e = {};
                 if ((r = ceph_throttle_restore_parse(rec, &ops, &n, &e)) < 0)
                         return error_set(err, EBADMSG, "the throttle record in the cluster: %s", e.message);
-                for (size_t k = 0; r >= 0 && k < n; k++)
-                        r = ceph_admin_run(cs->admin, ceph_argv_config_op(cli(cs), &ops[k], err), NULL, NULL, err);
-                if (r >= 0)
-                        r = config_ops_check(cs, ops, n, "restore-throttle", err);
+                r = ceph_admin_config_apply(cs->admin, ops, n, "restore-throttle", err);
                 ceph_config_ops_free(ops, n);
                 if (r < 0)
                         return r;
