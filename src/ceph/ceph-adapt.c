@@ -159,6 +159,7 @@ struct CephAdapt {
         double target_ms, ceiling_ms, raise_below_ms;
         int rung;
         bool brake;
+        bool paused;           /* the operator's pause: the brake on, no release while it lasts */
         unsigned calm;         /* windows in a row at or below raise_below_ms */
         unsigned since_change; /* windows since the last change of rung or brake */
         size_t n_windows;
@@ -296,6 +297,10 @@ bool ceph_adapt_brake(const CephAdapt *a) {
         return a->brake;
 }
 
+void ceph_adapt_set_paused(CephAdapt *a, bool paused) {
+        a->paused = paused;
+}
+
 double ceph_adapt_target_ms(const CephAdapt *a) {
         return a->target_ms;
 }
@@ -337,12 +342,16 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         unsigned calm = 0;
         const double p99 = w->p99_ms;
 
-        if (slow_ops > 0 || w->n_errors > 0 || (w->n > 0 && p99 > a->ceiling_ms)) {
-                if (slow_ops > 0)
+        if (a->paused || slow_ops > 0 || w->n_errors > 0 || (w->n > 0 && p99 > a->ceiling_ms)) {
+                if (a->paused)
+                        why = strprintf("paused by the operator (cephprov pause)");
+                else if (slow_ops > 0)
                         why = strprintf("%u slow op%s", slow_ops, slow_ops == 1 ? "" : "s");
                 else if (w->n_errors > 0)
-                        why = strprintf("%zu probe op%s failed or timed out", w->n_errors,
-                                        w->n_errors == 1 ? "" : "s");
+                        why = w->n > 0 ? strprintf("%zu probe op%s failed or timed out (p99 %.1f ms over %zu ops)", w->n_errors,
+                                                   w->n_errors == 1 ? "" : "s", p99, w->n)
+                                       : strprintf("%zu probe op%s failed or timed out", w->n_errors,
+                                                   w->n_errors == 1 ? "" : "s");
                 else
                         why = strprintf("p99 %.1f ms > %.1f ms ceiling", p99, a->ceiling_ms);
                 if (!a->brake) {
@@ -458,7 +467,7 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
         if (json_add_string(o, "scheduler", a->cfg.scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mclock") < 0 ||
             json_add_int(o, "rung", a->rung) < 0 || json_add_int(o, "rung_min", a->cfg.rung_min) < 0 ||
             json_add_int(o, "rung_max", a->cfg.rung_max) < 0 || json_add_string(o, "setting", setting) < 0 ||
-            json_add_bool(o, "brake", a->brake) < 0 ||
+            json_add_bool(o, "brake", a->brake) < 0 || json_add_bool(o, "paused", a->paused) < 0 ||
             json_add(o, "target_p99_ms", json_object_new_double(a->target_ms)) < 0 ||
             json_add(o, "raise_below_p99_ms", json_object_new_double(a->raise_below_ms)) < 0 ||
             json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||

@@ -115,6 +115,10 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
 
 int ceph_adapt_rung(const CephAdapt *a);
 bool ceph_adapt_brake(const CephAdapt *a);
+/* The operator's pause (`cephprov pause`): while set, every window puts the brake on (or
+ * keeps it on) and counts as not calm, so the release after it waits for `dwell` calm
+ * windows like any other. */
+void ceph_adapt_set_paused(CephAdapt *a, bool paused);
 double ceph_adapt_target_ms(const CephAdapt *a);
 double ceph_adapt_ceiling_ms(const CephAdapt *a);
 

@@ -361,17 +361,20 @@ char **ceph_argv_config_key_exists(const CephCli *cli, const char *key, Error *e
         return argv_config_key(cli, "exists", key, err);
 }
 
-char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char *value, Error *err) {
+char **ceph_argv_config_key_set(const CephCli *cli, const char *key, Error *err) {
         if (!key_is_valid(key)) {
                 error_set(err, EINVAL, "config-key set: invalid key '%s'", strnull(key));
                 return NULL;
         }
-        if (!value_is_valid(value)) {
-                error_set(err, EINVAL, "config-key set %s: invalid value (empty, leading '-' or control characters)",
-                          key);
+        _cleanup_strv_free_ char **a = argv_start(cli, err);
+        if (!a)
+                return NULL;
+        if (strv_extend(&a, "-i") < 0 || strv_extend(&a, "-") < 0 || strv_extend(&a, "config-key") < 0 ||
+            strv_extend(&a, "set") < 0 || strv_extend(&a, key) < 0) {
+                error_set(err, ENOMEM, "out of memory");
                 return NULL;
         }
-        return argv_build(cli, err, "config-key", "set", key, value, NULL);
+        return TAKE_PTR(a);
 }
 
 char **ceph_argv_config_key_ls(const CephCli *cli, Error *err) {

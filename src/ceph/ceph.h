@@ -443,7 +443,9 @@ char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key
 char **ceph_argv_config_dump(const CephCli *cli, Error *err);
 char **ceph_argv_config_rm(const CephCli *cli, const char *who, const char *key, Error *err);
 char **ceph_argv_config_key_get(const CephCli *cli, const char *key, Error *err);
-char **ceph_argv_config_key_set(const CephCli *cli, const char *key, const char *value, Error *err);
+/* `-i - config-key set KEY`: the value goes on stdin, as it is (the CLI refuses an argument
+ * with characters outside ASCII, "invalid chars", and one that starts with '-') */
+char **ceph_argv_config_key_set(const CephCli *cli, const char *key, Error *err);
 char **ceph_argv_config_key_rm(const CephCli *cli, const char *key, Error *err);
 char **ceph_argv_config_key_exists(const CephCli *cli, const char *key, Error *err);
 char **ceph_argv_config_key_ls(const CephCli *cli, Error *err);

@@ -65,6 +65,8 @@ int verb_inventory(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_lock(int argc, char *argv[]);
+int verb_pause(int argc, char *argv[]);
+int verb_resume(int argc, char *argv[]);
 int verb_run(int argc, char *argv[]);
 int verb_drain(int argc, char *argv[]);
 int verb_destroy(int argc, char *argv[]);

@@ -69,6 +69,17 @@ const Verb verbs[] = {
           "only what cephprov made on the host is wiped (its OSDs' data devices, its named\n"
           "partitions); other partitions and disks are left as they are; the same command again\n"
           "resumes after a kill; apply then leaves the host out until it is taken back (apply --help)\n" },
+        { "pause", "LAYOUT [--json]",
+          "the emergency brake: no new backfill starts (nobackfill), also while a drain runs",
+          verb_pause, VERB_LAYOUT | VERB_HOSTS,
+          "  --json            machine-readable result\n"
+          "records the pause in the cluster, then sets nobackfill (what was set before comes back);\n"
+          "takes no cluster lock; an adaptive throttle keeps its brake on while paused, and a\n"
+          "drain's restore leaves the flag set until `cephprov resume`\n" },
+        { "resume", "LAYOUT [--json]",
+          "end a pause: the adaptive throttle releases its brake once client latency is calm, or nobackfill is unset now",
+          verb_resume, VERB_LAYOUT | VERB_HOSTS,
+          "  --json            machine-readable result\n" },
         { "run", "PLAYBOOK LAYOUT --hosts H1,H2 [--dry-run] [--yes] [--json]",
           "run a playbook (docs/playbooks.md) on hosts of the layout: its plan per host first",
           verb_run, VERB_HOSTS | VERB_DESTRUCTIVE,

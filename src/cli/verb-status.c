@@ -166,6 +166,12 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                         log_debug("no throttle state: %s", te.message);
                 else if (ts)
                         json_add(st, "throttle", ts);
+                /* the operator's pause (`cephprov pause`) */
+                json_object *ps = NULL;
+                if (cluster_pause_get(admin, &ps, &te) < 0)
+                        log_debug("no pause record: %s", te.message);
+                else if (ps)
+                        json_add(st, "pause", ps);
         }
 
         json_add_string(st, "health", ceph_health_status_to_string(health->status));
@@ -288,6 +294,16 @@ static void status_print(json_object *st, FILE *out) {
         }
 
         fprintf(out, "\nCLUSTER\n  health %s\n", jstr(st, "health") ?: "?");
+        json_object *ps = jget(st, "pause");
+        if (ps) {
+                char when[32] = "?";
+                time_t since = (time_t) json_object_get_int64(jget(ps, "since"));
+                struct tm tm;
+                if (gmtime_r(&since, &tm))
+                        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+                fprintf(out, "  paused by cephprov pause on %s since %s: no new backfill (nobackfill) until cephprov resume\n",
+                        jstr(ps, "by") ?: "?", when);
+        }
         json_object *checks = jget(st, "checks");
         for (size_t i = 0; i < json_object_array_length(checks); i++) {
                 json_object *c = json_object_array_get_idx(checks, i);

@@ -219,7 +219,9 @@ int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pg
         Error e = {};
         if ((r = ceph_health_parse(out, &h, &e)) < 0 || (r = ceph_pg_stat_parse(out, &pgs, &e)) < 0)
                 return bad_answer(a, cmd, r, &e, err);
-        *ret_health = TAKE_PTR(h);
-        *ret_pgs = TAKE_PTR(pgs);
+        if (ret_health)
+                *ret_health = TAKE_PTR(h);
+        if (ret_pgs)
+                *ret_pgs = TAKE_PTR(pgs);
         return 0;
 }

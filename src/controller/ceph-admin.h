@@ -61,5 +61,5 @@ int ceph_admin_config_dump(CephAdmin *a, CephConfigDump **ret, Error *err);
 int ceph_admin_config_apply(CephAdmin *a, const CephConfigOp *ops, size_t n, const char *what, Error *err);
 int ceph_admin_osd_tree(CephAdmin *a, CephOsdTree **ret, Error *err);
 int ceph_admin_osd_metadata(CephAdmin *a, CephOsdMetadataList **ret, Error *err);
-/* `ceph status`: its health and its PG states */
+/* `ceph status`: its health and its PG states (either pointer may be NULL: not wanted) */
 int ceph_admin_status(CephAdmin *a, CephHealth **ret_health, CephPgStat **ret_pgs, Error *err);

@@ -111,7 +111,7 @@ static int write_record(CephClusterLock *l, time_t now, Error *err) {
         _cleanup_(freep) char *v = ceph_lock_format(&rec);
         if (!v)
                 return error_set(err, ENOMEM, "out of memory");
-        return run(l->admin, ceph_argv_config_key_set(ceph_admin_cli(l->admin), l->record, v, err), NULL, NULL, err);
+        return run(l->admin, ceph_argv_config_key_set(ceph_admin_cli(l->admin), l->record, err), v, NULL, err);
 }
 
 static void remove_record(CephAdmin *a, const char *record) {

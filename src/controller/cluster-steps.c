@@ -53,7 +53,7 @@ static int record_set(CephAdmin *a, const char *name, json_object *value, Error 
         if (!key)
                 return error_set(err, ENOMEM, "out of memory");
         const char *v = json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN);
-        return ceph_admin_run(a, ceph_argv_config_key_set(ceph_admin_cli(a), key, v, err), NULL, NULL, err);
+        return ceph_admin_run(a, ceph_argv_config_key_set(ceph_admin_cli(a), key, err), v, NULL, err);
 }
 
 static int record_rm(CephAdmin *a, const char *name, Error *err) {
@@ -424,6 +424,12 @@ static int adapt_brake(void *userdata, bool on, Error *err) {
         return flag_step(cs, args, on, &res, err);
 }
 
+static int adapt_paused(void *userdata, Error *err) {
+        ClusterSteps *cs = userdata;
+        _cleanup_(freep) char *v = NULL;
+        return record_get(cs->admin, CLUSTER_PAUSE_RECORD, &v, err);
+}
+
 static int adapt_publish(void *userdata, json_object *state, Error *err) {
         ClusterSteps *cs = userdata;
         return record_set(cs->admin, "throttle-state", state, err);
@@ -472,6 +478,8 @@ static int adapt_launch(ClusterSteps *cs, CephScheduler scheduler, const CephLat
                         .brake_userdata = cs,
                         .publish = adapt_publish,
                         .publish_userdata = cs,
+                        .paused = adapt_paused,
+                        .paused_userdata = cs,
                 };
                 adapt_config(cs, scheduler, &o.config);
                 o.config.start_braked = braked;
@@ -697,7 +705,18 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
         /* its brake, if it was on when it stopped (or when a run was killed) */
         _cleanup_json_ json_object *brake = NULL;
         int r = record_get_json(cs->admin, SAVED_PREFIX "flag-" CEPH_ADAPT_BRAKE_FLAG, &brake, err);
-        if (r < 0 || (brake && (r = adapt_brake(cs, false, err)) < 0) ||
+        if (r < 0)
+                return r;
+        /* ... unless the operator paused: then it stays on until `cephprov resume` */
+        _cleanup_(freep) char *paused = NULL;
+        if (brake && (r = record_get(cs->admin, CLUSTER_PAUSE_RECORD, &paused, err)) < 0)
+                return r;
+        if (brake && paused && cs->log) {
+                fprintf(cs->log, "throttle: the brake (%s) stays on: paused by the operator; "
+                                 "`cephprov resume` takes it off\n", CEPH_ADAPT_BRAKE_FLAG);
+                fflush(cs->log);
+        }
+        if ((brake && !paused && (r = adapt_brake(cs, false, err)) < 0) ||
             (r = record_rm(cs->admin, "throttle-state", err)) < 0)
                 return r;
         _cleanup_(freep) char *rec = NULL;
@@ -1330,4 +1349,76 @@ int cluster_steps_osd_service(ClusterSteps *cs, HostSession *s, bool start, cons
         if ((r = wait_for(cs, c, what ? what : "osd state", timeout_sec, probe_up_down, &p, err)) < 0)
                 return r;
         return result_new(ret_result, err);
+}
+
+/* ---- the operator's pause ---------------------------------------------------------- */
+
+int cluster_pause_get(CephAdmin *a, json_object **ret, Error *err) {
+        return record_get_json(a, CLUSTER_PAUSE_RECORD, ret, err);
+}
+
+int cluster_pause(ClusterSteps *cs, const char *by, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *rec = NULL, *res = NULL, *brake = NULL;
+        int r = record_get_json(cs->admin, CLUSTER_PAUSE_RECORD, &rec, err);
+        if (r < 0)
+                return r;
+        bool already = rec != NULL;
+        if (!rec) {
+                if (!(rec = json_object_new_object()) || json_add_string(rec, "by", by ? by : "?") < 0 ||
+                    json_add_int(rec, "since", (int64_t) time(NULL)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                /* the record first: an adaptive throttle that reads it keeps the brake on */
+                if ((r = record_set(cs->admin, CLUSTER_PAUSE_RECORD, rec, err)) < 0)
+                        return r;
+        }
+        /* the brake now, through its record (what was set before is what comes back) */
+        if ((r = adapt_brake(cs, true, err)) < 0 ||
+            (r = record_get_json(cs->admin, SAVED_PREFIX "flag-" CEPH_ADAPT_BRAKE_FLAG, &brake, err)) < 0)
+                return r;
+        bool was_set = false;
+        if (brake)
+                (void) json_get_bool(brake, "was_set", false, &was_set, "flag record", NULL);
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        if (json_add_bool(res, "paused", true) < 0 || json_add_bool(res, "already", already) < 0 ||
+            json_add_string(res, "flag", CEPH_ADAPT_BRAKE_FLAG) < 0 ||
+            json_add_bool(res, "flag_was_set_before", was_set) < 0 ||
+            json_add(res, "record", json_object_get(rec)) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+/* an adaptive throttle publishes at least every 6 windows (30 s): older than this, none runs */
+#define THROTTLE_STATE_STALE_SEC 120
+
+int cluster_resume(ClusterSteps *cs, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *rec = NULL, *state = NULL, *res = NULL, *brake = NULL;
+        int r;
+        if ((r = record_get_json(cs->admin, CLUSTER_PAUSE_RECORD, &rec, err)) < 0 ||
+            (r = record_get_json(cs->admin, "throttle-state", &state, err)) < 0 ||
+            (r = record_get_json(cs->admin, SAVED_PREFIX "flag-" CEPH_ADAPT_BRAKE_FLAG, &brake, err)) < 0)
+                return r;
+        int64_t updated = 0;
+        if (state)
+                (void) json_get_int(state, "updated", false, &updated, "throttle state", NULL);
+        bool controller = state && (int64_t) time(NULL) - updated <= THROTTLE_STATE_STALE_SEC;
+        if (rec && (r = record_rm(cs->admin, CLUSTER_PAUSE_RECORD, err)) < 0)
+                return r;
+        /* no controller to release it when calm: the brake comes off now (an operator's own
+         * nobackfill, set before the pause, stays: the flag record says so) */
+        const char *brake_now = "none";
+        if (brake && !controller) {
+                if ((r = adapt_brake(cs, false, err)) < 0)
+                        return r;
+                brake_now = "released";
+        } else if (brake)
+                brake_now = "left to the adaptive throttle";
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        if (json_add_bool(res, "was_paused", rec != NULL) < 0 || json_add_bool(res, "adaptive_running", controller) < 0 ||
+            json_add_string(res, "brake", brake_now) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(res);
+        return 0;
 }

@@ -46,6 +46,22 @@ int cluster_throttle_state(CephAdmin *a, json_object **ret, Error *err);
  * nothing to resume, 1 when started. */
 int cluster_steps_resume_adaptive(ClusterSteps *cs, Error *err);
 
+/* The operator's pause, config-key cephprov/CLUSTER/pause = {"by": HOST, "since": EPOCH}.
+ * cluster_pause records it, then puts the brake on (nobackfill, through the brake's record,
+ * so what was set before is what comes back): no new backfill starts, and an adaptive
+ * throttle that runs keeps the brake on while the record is there; restore-throttle leaves
+ * the brake on then. Needs no cluster lock (it must work while a drain holds it).
+ * ret: {"paused", "already", "flag", "flag_was_set_before", "record"}.
+ * cluster_resume removes the record; when no adaptive throttle runs (its state is older
+ * than 2 minutes or absent) it takes the brake off at once, otherwise the controller does,
+ * after calm windows. ret: {"was_paused", "adaptive_running", "brake": "released" | "left
+ * to the adaptive throttle" | "none"}. */
+#define CLUSTER_PAUSE_RECORD "pause"
+int cluster_pause(ClusterSteps *cs, const char *by, json_object **ret, Error *err);
+int cluster_resume(ClusterSteps *cs, json_object **ret, Error *err);
+/* the pause record, NULL when not paused */
+int cluster_pause_get(CephAdmin *a, json_object **ret, Error *err);
+
 /* ClusterLink.call: runs cluster step `step` with its validated, resolved arguments. */
 int cluster_steps_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,
                        Error *err);

@@ -24,6 +24,7 @@ struct ThrottleAdapt {
         bool stop;
         size_t n_probes, n_probe_failures;
         char *last_error;
+        bool publish_failed; /* said once on the log, until a publication works again */
 };
 
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
@@ -175,8 +176,16 @@ static void *adapt_thread(void *userdata) {
                 if (stopping(t))
                         break;
                 unsigned slow = slow_ops_now(t->admin);
+                int paused = -1;
+                if (t->o.paused) {
+                        Error pe = {};
+                        if ((paused = t->o.paused(t->o.paused_userdata, &pe)) < 0)
+                                log_line(t, "cannot read the pause record: ", pe.message);
+                }
                 CephAdaptDecision d = {};
                 pthread_mutex_lock(&t->mu);
+                if (paused >= 0)
+                        ceph_adapt_set_paused(t->ctl, paused > 0);
                 t->n_probes++;
                 if (r < 0)
                         t->n_probe_failures++;
@@ -203,9 +212,16 @@ static void *adapt_thread(void *userdata) {
                 if (t->o.publish && (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1)) {
                         _cleanup_json_ json_object *st = throttle_adapt_state(t);
                         Error e = {};
-                        if (st && json_add_int(st, "updated", (int64_t) time(NULL)) >= 0 &&
-                            t->o.publish(t->o.publish_userdata, st, &e) < 0)
+                        if (!st || json_add_int(st, "updated", (int64_t) time(NULL)) < 0)
+                                error_set(&e, ENOMEM, "out of memory");
+                        else
+                                (void) t->o.publish(t->o.publish_userdata, st, &e);
+                        if (e.code) {
                                 set_error(t, e.message);
+                                if (!t->publish_failed)
+                                        log_line(t, "cannot publish the state for status: ", e.message);
+                        }
+                        t->publish_failed = e.code != 0;
                 }
                 ceph_adapt_decision_done(&d);
         }

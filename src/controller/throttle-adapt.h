@@ -24,6 +24,9 @@ typedef int (*ThrottleAdaptBrakeFn)(void *userdata, bool on, Error *err);
 /* Publishes the controller's state (throttle_adapt_state plus "updated", seconds since the
  * epoch) where `status` reads it; called at each change and every 6 windows. */
 typedef int (*ThrottleAdaptPublishFn)(void *userdata, json_object *state, Error *err);
+/* 1 while the operator's pause is in effect (`cephprov pause`), 0 when not, < 0 on error (the
+ * last answer then stands). Asked once a window. */
+typedef int (*ThrottleAdaptPausedFn)(void *userdata, Error *err);
 
 typedef struct ThrottleAdaptOptions {
         CephAdaptConfig config;          /* scheduler, target, ceiling, bounds, dwell, window */
@@ -33,6 +36,8 @@ typedef struct ThrottleAdaptOptions {
         void *brake_userdata;
         ThrottleAdaptPublishFn publish;  /* may be NULL */
         void *publish_userdata;
+        ThrottleAdaptPausedFn paused;    /* may be NULL: never paused */
+        void *paused_userdata;
 } ThrottleAdaptOptions;
 
 typedef struct ThrottleAdapt ThrottleAdapt;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The backfill throttle benchmark (issue 12): one lab (3 fake hosts, 6 BlueStore OSDs, ~200 MB
-# in the pool 'data'), every storage host's disks made slow with the blkio cgroup (IOPS and
-# bandwidth per device: BENCH_IOPS, default 150; BENCH_BPS, default 20 MB/s), a steady client
+# in the pool 'data'), every storage host's disks made slow (`lab slow`: IOPS and bandwidth
+# per device: BENCH_IOPS, default 150; BENCH_BPS, default 20 MB/s), a steady client
 # workload running (4 KiB write + read at queue depth 1, every op's latency recorded:
 # tests/bench/probe-load.py). Then, from the same starting state each time, `cephprov drain`
 # of node3 under the slow preset, the fast preset and the adaptive throttle (BENCH_MODES), each
@@ -12,6 +12,8 @@
 #   adaptive time / fast time (target ≤ 1.2), adaptive p99 / slow p99 (target ≤ 1.1), and
 #   fast vs slow in time and p99 (the lab must make them differ at least 2× for the targets
 #   to mean anything).
+# BENCH_CEPH=reef|tentacle runs the lab on that release (mClock: the presets and the adaptive
+# ladder are osd_mclock_profile there), pacific (wpq) by default.
 # Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -26,24 +28,24 @@ command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
 blk=/sys/fs/cgroup/blkio
 [ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make the disks slow"
 iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} modes=${BENCH_MODES:-slow fast adaptive}
+release=${BENCH_CEPH:-pacific}
+if [ "$release" != pacific ]; then
+        "$(dirname "$lab")/ceph-root" path "$release" >/dev/null || { echo "FAIL: no $release root (contrib/lab/ceph-root)"; exit 1; }
+fi
+echo "Ceph: $release"
 
 dir=$(mktemp -d /tmp/cephprov-bench-throttle.XXXXXX)
 export LAB_PREFIX=${LAB_PREFIX:-cpbt} LAB_SUBNET=${LAB_SUBNET:-10.99.28} CEPHPROV_STATE_DIR=$dir/state
-cg=$blk/cephprov-bench-$$
 LOAD_PID=
 cleanup() {
         [ -n "$LOAD_PID" ] && { touch "$dir/stop"; wait "$LOAD_PID" 2>/dev/null; }
-        if [ -d "$cg" ]; then
-                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
-                rmdir "$cg"
-        fi
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
 trap cleanup EXIT
 ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 
-"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
+"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
 layout=$dir/lab/layout.yaml
 sed -i 's/^profiles:$/throttle:\n  preset: slow\nprofiles:/' "$layout"
@@ -52,22 +54,10 @@ ceph_ osd pool set data size 2 >/dev/null 2>&1
 put_objects 50 4194304 "$dir/data"
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
 
-# every storage host's loop devices slow, for every OSD process (new ones after each cancel)
-mkdir "$cg"
+# every storage host's disks slow: its sshd and so every OSD it starts (after each cancel too)
 for h in node1 node2 node3; do
-        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/$h/loops"); do
-                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
-                for k in write_iops read_iops; do echo "$mm $iops" > "$cg/blkio.throttle.${k}_device"; done
-                for k in write_bps read_bps; do echo "$mm $bps" > "$cg/blkio.throttle.${k}_device"; done
-        done
+        "$lab" slow --dir "$dir/lab" "$h" --iops "$iops" --bps "$bps" >/dev/null || { echo "FAIL lab slow $h"; exit 1; }
 done
-slow_osds() {
-        local f p
-        for f in "$dir"/lab/hosts/node*/run/ceph-osd.*.pid; do
-                p=$(cat "$f" 2>/dev/null)
-                [ -n "$p" ] && [ -d "/proc/$p" ] && echo "$p" > "$cg/cgroup.procs"
-        done
-}
 echo "disks: $iops IOPS and $((bps / 1048576)) MiB/s per device, reads and writes"
 
 stats() { python3 - "$1" <<'PY'
@@ -82,10 +72,9 @@ PY
 declare -A T P50 P99 MAX
 for mode in $modes; do
         sed -i "s/^  preset: .*/  preset: $mode/" "$layout"
-        slow_osds
         wait_clean 600 || { echo "FAIL: not clean before $mode"; exit 1; }
         rm -f "$dir/stop" "$dir/load-$mode"
-        python3 "$here/probe-load.py" "$lab" "$dir/lab" "$cephprov" "$dir/load-$mode" "$dir/stop" &
+        python3 "$here/probe-load.py" "$lab" "$dir/lab" /root/.cephprov/cephprov "$dir/load-$mode" "$dir/stop" &
         LOAD_PID=$!
         sleep 6
         t0=$(date +%s.%N)

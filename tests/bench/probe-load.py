@@ -5,7 +5,7 @@ runs rados-probe windows back to back (4 KiB write then read, queue depth 1, on 
 its own in the pool 'data'), and every op's latency is appended to OUT as "write MS" or
 "read MS" lines, "error N" for failed ops, until the file STOP exists.
 
-usage: probe-load.py LAB LABDIR CEPHPROV OUT STOP"""
+usage: probe-load.py LAB LABDIR AGENT OUT STOP (AGENT: the cephprov binary on the admin host)"""
 
 import json
 import os
@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 lab, labdir, cephprov, out, stop = sys.argv[1:6]
+# the agent apply pushed to the admin host (its path is there also in a release root)
 agent = subprocess.Popen([lab, "exec", "--dir", labdir, "admin", cephprov, "agent"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 

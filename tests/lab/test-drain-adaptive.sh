@@ -6,15 +6,22 @@
 # `throttle: {preset: adaptive}`.
 #   - the drain measures a baseline with the probe before data moves and says so; its
 #     record in the cluster carries the baseline and every key of the ladder
-#   - a latency spike forced while data moves (node1's disks throttled to a few IOPS with
-#     the blkio cgroup): the brake goes on (`nobackfill` in the OSD map) within two probe
+#   - every host's disks slow (`lab slow`: 10 MiB/s per device), so that data moves for a
+#     while, before the baseline is measured; the layout's target 200 ms and ceiling 1000 ms,
+#     above what backfill alone does to the probe here, so the brake is off before the spike
+#   - a latency spike forced while data moves (node1's disks down to 6 IOPS): the brake goes on (`nobackfill` in the OSD map) within two probe
 #     windows of the spike, and the reason names the reading
 #   - the drain is killed (SIGKILL) with the brake on; the same command again resumes the
-#     controller from the recorded baseline, the spike removed, the brake comes off, the
-#     drain finishes: node3's OSDs down and out, every PG active+clean, every object read
+#     controller from the recorded baseline braked, the spike removed, the controller takes the
+#     brake off once the latency is calm, the drain finishes: node3's OSDs down and out, every PG active+clean, every object read
 #     back identical
 #   - afterwards the throttle's keys, the flags, the balancer and the autoscaler are as they
 #     were before, and no record is left
+#   - `drain --cancel`; one OSD out by hand on slower disks; `cephprov pause` while PGs
+#     backfill: nobackfill at
+#     once, no PG backfilling within 10 s, nothing moves while paused, status shows it; a
+#     cancel's restore leaves the brake on while paused; `cephprov resume` takes it off (no
+#     controller runs then), the cluster gets clean, everything as before
 # Prints the decisions it saw and the drain's time.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -26,22 +33,13 @@ ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
 command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
 command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-blk=/sys/fs/cgroup/blkio
-[ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make a host's disks slow"
+[ -w /sys/fs/cgroup/blkio ] || skip "no writable blkio cgroup (/sys/fs/cgroup/blkio) to make a host's disks slow"
 
 dir=$(mktemp -d /tmp/cephprov-drain-adaptive.XXXXXX)
 export LAB_PREFIX=${LAB_PREFIX:-cpda} LAB_SUBNET=${LAB_SUBNET:-10.99.27} CEPHPROV_STATE_DIR=$dir/state
-cg=$blk/cephprov-adaptive-$$
 DRAIN_PID=
-unslow() {
-        if [ -d "$cg" ]; then
-                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
-                rmdir "$cg"
-        fi
-}
 cleanup() {
         [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
-        unslow
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
@@ -51,7 +49,7 @@ ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 "$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
 layout=$dir/lab/layout.yaml
-sed -i 's/^profiles:$/throttle:\n  preset: adaptive\nprofiles:/' "$layout"
+sed -i 's/^profiles:$/throttle:\n  preset: adaptive\n  target_p99_ms: 200\n  ceiling_p99_ms: 1000\nprofiles:/' "$layout"
 check_contains "the layout asks for the adaptive throttle" "$(cat "$layout")" "preset: adaptive"
 "$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1
 check "apply makes the 6 OSDs" test $? -eq 0
@@ -74,23 +72,14 @@ print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin)
         ceph_ osd pool ls detail -f json 2>/dev/null | py 'import json,sys; print(sorted((p["pool_name"], p.get("pg_autoscale_mode")) for p in json.load(sys.stdin) if p["pool_name"] != "cephprov-probe"))'
 }
 has_flag() { ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; sys.exit(0 if sys.argv[1] in json.load(sys.stdin)["flags"].split(",") else 1)' "$1"; }
+no_flag() { ! has_flag "$1"; }
 before=$(settings)
 n3=$(osds_of node3)
 check_eq "node3 has 2 OSDs" "$(echo "$n3" | wc -w)" 2
 
-slow_node1() {
-        mkdir "$cg"
-        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node1/loops"); do
-                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
-                echo "$mm 6" > "$cg/blkio.throttle.write_iops_device"
-                echo "$mm 6" > "$cg/blkio.throttle.read_iops_device"
-        done
-        for id in $(osds_of node1); do
-                p=$(cat "$dir/lab/hosts/node1/run/ceph-osd.$id.pid" 2>/dev/null)
-                [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
-        done
-        test -n "$(cat "$cg/cgroup.procs")"
-}
+slow() { "$lab" slow --dir "$dir/lab" "$@" >/dev/null; }
+slow_all() { slow node1 "$@" && slow node2 "$@" && slow node3 "$@"; }
+check "every host's disks are made slow (10 MiB/s)" slow_all --iops 0 --bps 10485760
 
 # 1. the drain starts: baseline, then data moves; the spike brakes it; killed with the brake on
 t0=$SECONDS
@@ -109,8 +98,9 @@ rec=$(ceph_ config-key get cephprov/ceph/saved/throttle 2>/dev/null)
 check_contains "the throttle record is adaptive" "$rec" '"preset":"adaptive"'
 check_contains "the record carries the baseline" "$rec" '"baseline":{"ops":'
 check_contains "the record restores osd_recovery_sleep too" "$rec" '"key":"osd_recovery_sleep"'
-check "the probe pool exists" ceph_ osd pool get cephprov-probe size
-check "node1's OSDs are made slow" slow_node1
+check "the probe pool exists" ceph_ osd pool get cephprov-probe size >/dev/null
+check "the brake is off before the spike" no_flag nobackfill
+check "node1's disks are made slower (6 IOPS)" slow node1 --iops 6 --bps 10485760
 t_spike=$SECONDS
 braked=
 for _ in $(seq 1 40); do
@@ -125,21 +115,20 @@ check_eq "status shows the controller with the brake on" \
 check_contains "status says so in text" "$("$cephprov" status "$layout" 2>/dev/null)" "brake on (nobackfill)"
 reason=$(grep "brake on" "$dir/drain1.log" | head -1)
 echo "decision: $reason"
-check_contains "the brake's reason names a reading" "$reason" "ms"
+check "the brake's reason names a reading (a p99, or ops that timed out)" grep -qE "ms|timed out" <<< "$reason"
 kill -KILL "$DRAIN_PID"
 wait "$DRAIN_PID" 2>/dev/null
 DRAIN_PID=
 check "killed with the brake on: nobackfill still set" has_flag nobackfill
 
 # 2. the same command again: the controller resumes, the brake comes off once calm, it finishes
-unslow
-out=$("$cephprov" drain "$layout" node3 --yes 2>&1)
+check "node1's disks are back to 10 MiB/s, no IOPS limit" slow node1 --iops 0 --bps 10485760
+out=$(timeout 600 "$cephprov" drain "$layout" node3 --yes 2>&1)
 rc=$?
 t_drain=$((SECONDS - t0))
 echo "$out" | grep "throttle:" | head -12
 check "the re-run finishes the drain" test $rc -eq 0
 check_contains "the re-run resumed the controller from the recorded baseline" "$out" "throttle: adaptive, baseline"
-no_flag() { ! has_flag "$1"; }
 check "the brake is off" no_flag nobackfill
 check_contains "the re-run started with the brake on, and took it off" "$out" "brake off (nobackfill unset)"
 check "every PG active+clean" wait_clean 120
@@ -154,5 +143,63 @@ check "no throttle record is left" bash -c "! '$ceph_lab' cli --dir '$dir/lab' c
 check "status shows no throttle once restored" bash -c "! '$cephprov' status '$layout' --json 2>/dev/null | grep -q '\"throttle\"'"
 check "no brake record is left" bash -c "! '$ceph_lab' cli --dir '$dir/lab' config-key get cephprov/ceph/saved/flag-nobackfill >/dev/null 2>&1"
 echo "drain under the adaptive throttle, with a forced spike and a kill: $t_drain s"
+
+# 3. `cephprov pause` stops backfill that is under way; restore leaves the brake on while
+#    paused; `cephprov resume` takes it off (no controller runs then) and the data moves again
+backfilling() { ceph_ pg ls backfilling -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d.get("pg_stats", []) if isinstance(d, dict) else d))'; }
+misplaced() { ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+d = d.get("pg_summary", d)
+print(d.get("num_misplaced_objects", 0))'; }
+"$cephprov" drain "$layout" node3 --cancel --yes >"$dir/cancel.log" 2>&1
+check "drain --cancel: node3's OSDs in again" test $? -eq 0
+check "clean after the cancel (node3's OSDs kept their data)" wait_clean 300
+# backfill to pause: one of node2's OSDs out by hand, every disk at 2 MiB/s so it lasts
+check "every host's disks at 2 MiB/s" slow_all --iops 0 --bps 2097152
+o2=$(osds_of node2 | cut -d' ' -f1)
+check "osd.$o2 out by hand: its PGs backfill elsewhere" ceph_ osd out "$o2"
+moving=
+for _ in $(seq 1 60); do
+        [ "$(backfilling)" -gt 0 ] && { moving=1; break; }
+        sleep 1
+done
+check "backfill is under way (PGs backfilling)" test -n "$moving"
+t_pause=$SECONDS
+pout=$("$cephprov" pause "$layout" 2>&1)
+check "cephprov pause" test $? -eq 0
+echo "$pout"
+check "pause sets nobackfill at once" has_flag nobackfill
+stopped=
+for _ in $(seq 1 30); do
+        [ "$(backfilling)" -eq 0 ] && { stopped=$((SECONDS - t_pause)); break; }
+        sleep 1
+done
+check "no PG is backfilling within a probe window of the pause (${stopped:-never} s ≤ 10 s)" test "${stopped:-99}" -le 10
+m1=$(misplaced)
+sleep 10
+m2=$(misplaced)
+check "nothing moves while paused (misplaced objects $m1 → $m2)" test "$m2" -ge "$m1"
+check "status --json shows the pause" bash -c "'$cephprov' status '$layout' --json 2>/dev/null | python3 -c 'import json,sys; sys.exit(0 if \"by\" in json.load(sys.stdin).get(\"pause\", {}) else 1)'"
+check_contains "status says so in text" "$("$cephprov" status "$layout" 2>/dev/null)" "paused by cephprov pause"
+again=$("$cephprov" drain "$layout" node3 --cancel --yes 2>&1)
+check "a cancel's restore while paused" test $? -eq 0
+check_contains "... says the brake stays on" "$again" "stays on: paused by the operator"
+check "... and leaves nobackfill set" has_flag nobackfill
+rout=$("$cephprov" resume "$layout" --json 2>&1)
+check "cephprov resume" test $? -eq 0
+check_eq "resume released the brake itself (no adaptive throttle runs)" \
+        "$(py 'import json,sys; d=json.loads(sys.argv[1]); print(d["was_paused"], d["adaptive_running"], d["brake"])' "$rout")" \
+        "True False released"
+check "the brake is off after resume" no_flag nobackfill
+check "every PG active+clean after resume" wait_clean 600
+check_eq "flags, throttle keys, balancer and autoscaler as before" "$(settings)" "$before"
+check "osd.$o2 in again" ceph_ osd in "$o2"
+check "clean with osd.$o2 in" wait_clean 600
+check "no pause or brake record is left" bash -c "! '$ceph_lab' cli --dir '$dir/lab' config-key get cephprov/ceph/pause >/dev/null 2>&1 && ! '$ceph_lab' cli --dir '$dir/lab' config-key get cephprov/ceph/saved/flag-nobackfill >/dev/null 2>&1"
+echo "pause: backfill stopped in ${stopped:-?} s"
 
 finish

@@ -42,6 +42,7 @@ leftovers() {
         ps -eo pid=,args= | grep -F "$DIR/" | grep -v grep | sed 's/^/process /'
         [ -e "$DIR" ] && echo "dir $DIR"
         ip route show | grep "^$LAB_SUBNET\.0/24" | sed 's/^/route /'
+        ls -d /sys/fs/cgroup/blkio/cephprov-lab-"$LAB_PREFIX"-* 2>/dev/null | sed 's/^/cgroup /'
         true
 }
 
@@ -63,9 +64,30 @@ check "exec: own /root" [ "$("$LAB" exec --dir "$DIR" node1 findmnt -n -o SOURCE
 check "exec: own address" grep -q "$LAB_SUBNET.12/24" <<< "$("$LAB" exec --dir "$DIR" node2 ip -o addr show eth0)"
 check "status: all up" "$LAB" status --dir "$DIR"
 check "up refuses a second lab in the same dir" not "$LAB" up --dir "$DIR"
+# slow: the host's processes in a blkio cgroup limiting each of its loops; --off undoes it
+if [ -w /sys/fs/cgroup/blkio ]; then
+        cg=/sys/fs/cgroup/blkio/cephprov-lab-$LAB_PREFIX-node1
+        sshd1=$(cat "$DIR/hosts/node1/sshd.pid")
+        loop1=$(lsblk -dno MAJ:MIN "$(head -1 "$DIR/hosts/node1/loops" | cut -d' ' -f1)" | tr -d ' ')
+        check "slow: node1 slow" "$LAB" slow --dir "$DIR" node1 --iops 40 --bps 1048576
+        check "slow: node1's sshd in the cgroup" grep -qx "$sshd1" "$cg/cgroup.procs"
+        check "slow: a process node1's sshd starts later is in it too" \
+                grep -q ":blkio:/cephprov-lab-$LAB_PREFIX-node1\$" <<< "$(ssh -i "$DIR/id_ed25519" -o UserKnownHostsFile="$DIR/known_hosts" \
+                        -o BatchMode=yes root@"$LAB_SUBNET.11" cat /proc/self/cgroup)"
+        check "slow: the limits on node1's loop" grep -qx "$loop1 40" "$cg/blkio.throttle.write_iops_device"
+        check "slow: bytes per second too" grep -qx "$loop1 1048576" "$cg/blkio.throttle.read_bps_device"
+        check "slow: refuses a bad number" not "$LAB" slow --dir "$DIR" node1 --iops fast
+        check "slow: refuses an unknown host" not "$LAB" slow --dir "$DIR" node9
+        check "slow --off: gone" "$LAB" slow --dir "$DIR" node1 --off
+        check "slow --off: the cgroup is removed" test ! -d "$cg"
+        check "slow --off: sshd back in the root group" grep -qx "$sshd1" /sys/fs/cgroup/blkio/cgroup.procs
+        "$LAB" slow --dir "$DIR" node2 >/dev/null
+else
+        echo "no writable blkio cgroup: lab slow not checked"
+fi
 "$LAB" exec --dir "$DIR" node1 sh -c 'sleep 300 </dev/null >/dev/null 2>&1 &'
 "$LAB" down --dir "$DIR" >/dev/null
-check "down after a full up: nothing left (also a process started in a host)" [ -z "$(leftovers)" ]
+check "down after a full up: nothing left (also a process started in a host, a slow cgroup)" [ -z "$(leftovers)" ]
 
 # Half-built labs.
 for step in bridge setup-admin setup-node2 start-node1; do

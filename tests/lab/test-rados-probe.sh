@@ -9,7 +9,7 @@
 #   - a pool that does not exist: ENOENT naming it
 #   - a paused cluster (`osd pause`): every op times out after op_timeout, counted as errors
 #     (ETIMEDOUT named), and the probe still ends in time
-#   - node2's disks throttled to a few IOPS (blkio cgroup): the probe's write p99 rises well
+#   - node2's disks throttled to a few IOPS (`lab slow`, a blkio cgroup): the probe's write p99 rises well
 #     above the quiet one (every write waits for node2's replica)
 # Prints the quiet and the slow percentiles.
 set -u
@@ -25,12 +25,7 @@ command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
 
 dir=$(mktemp -d /tmp/cephprov-probe.XXXXXX)
 export LAB_PREFIX=${LAB_PREFIX:-cppr} LAB_SUBNET=${LAB_SUBNET:-10.99.26} CEPHPROV_STATE_DIR=$dir/state
-cg=/sys/fs/cgroup/blkio/cephprov-probe-$$
 cleanup() {
-        if [ -d "$cg" ]; then
-                for p in $(cat "$cg/cgroup.procs"); do echo "$p" > /sys/fs/cgroup/blkio/cgroup.procs; done
-                rmdir "$cg"
-        fi
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
@@ -106,31 +101,15 @@ echo "paused: $(field "$paused" errors) errors ($(field "$paused" first_error)) 
 check "clean again after unpause" wait_clean 120
 
 # 4. node2's disks slow: the probe sees it
-osds_node2=$(ceph_ osd tree -f json 2>/dev/null | py '
-import json, sys
-t = json.load(sys.stdin)["nodes"]
-h = [n for n in t if n["type"] == "host" and n["name"] == "node2"]
-print(" ".join(str(c) for c in h[0]["children"]) if h else "")')
 blk=/sys/fs/cgroup/blkio
 if [ -w "$blk" ]; then
-        mkdir "$cg"
-        for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node2/loops"); do
-                mm=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')
-                echo "$mm 20" > "$cg/blkio.throttle.write_iops_device"
-                echo "$mm 20" > "$cg/blkio.throttle.read_iops_device"
-        done
-        for id in $osds_node2; do
-                p=$(cat "$dir/lab/hosts/node2/run/ceph-osd.$id.pid" 2>/dev/null)
-                [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
-        done
-        check "node2's OSDs ($osds_node2) are in the slow cgroup" test -n "$(cat "$cg/cgroup.procs")"
+        check "node2's disks are made slow (lab slow: 20 IOPS)" "$lab" slow --dir "$dir/lab" node2 --iops 20
         slow=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":$objs,\"seconds\":3}")
         sw99=$(pct "$slow" write_ms 99) sw50=$(pct "$slow" write_ms 50)
         echo "slow:  $(field "$slow" ops) ops; write p50 $sw50 ms p99 $sw99 ms (quiet p50 $qw50 ms p99 $qw99 ms)"
         check "the probe's write p50 rises at least 3 times with node2 slow ($sw50 vs $qw50 ms)" \
                 py 'import sys; sys.exit(0 if float(sys.argv[1]) >= 3 * float(sys.argv[2]) else 1)' "$sw50" "$qw50"
-        for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
-        rmdir "$cg"
+        check "node2's disks are fast again" "$lab" slow --dir "$dir/lab" node2 --off
 else
         check "a writable blkio cgroup ($blk) to make node2's disks slow" false
 fi

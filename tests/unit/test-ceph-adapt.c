@@ -516,8 +516,41 @@ static void test_plan(void) {
         CHECK_INTEQ(ceph_adapt_plan(CEPH_SCHEDULER_WPQ, 1, NULL, &none, &err), -EINVAL);
 }
 
+/* `cephprov pause`: the brake goes on in the window the pause is seen, stays on through calm
+ * windows while paused, and comes off only after `dwell` calm windows once resumed */
+static void test_pause(void) {
+        CephLatencyWindow base = win(200, 0, 4), calm = win(200, 0, 2);
+        CephAdaptConfig c;
+        Error err = {};
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        CephAdaptDecision d = {};
+        ceph_adapt_set_paused(a, true);
+        CHECK_INTEQ(ceph_adapt_step(a, &calm, 0, &d, &err), 0);
+        CHECK(d.action == CEPH_ADAPT_BRAKE && d.brake_after && d.rung_after == 0);
+        CHECK(strstr(d.reason, "paused by the operator (cephprov pause): brake on (nobackfill)") == d.reason);
+        ceph_adapt_decision_done(&d);
+        for (int i = 0; i < 6; i++) {
+                CHECK_INTEQ(ceph_adapt_step(a, &calm, 0, &d, &err), 0);
+                CHECK(d.action == CEPH_ADAPT_HOLD && d.brake_after);
+                CHECK(strstr(d.reason, "the brake stays on") != NULL);
+                ceph_adapt_decision_done(&d);
+        }
+        _cleanup_json_ json_object *o = ceph_adapt_to_json(a);
+        CHECK(o && json_object_get_boolean(json_object_object_get(o, "paused")));
+        ceph_adapt_set_paused(a, false);
+        for (int i = 0; i < 3; i++) {
+                CHECK_INTEQ(ceph_adapt_step(a, &calm, 0, &d, &err), 0);
+                CHECK(d.action == (i == 2 ? CEPH_ADAPT_RELEASE : CEPH_ADAPT_HOLD));
+                CHECK(d.brake_after == (i < 2));
+                ceph_adapt_decision_done(&d);
+        }
+}
+
 int main(void) {
         TEST_RUN(test_percentiles);
+        TEST_RUN(test_pause);
         TEST_RUN(test_ladders);
         TEST_RUN(test_config);
         TEST_RUN(test_traces);
