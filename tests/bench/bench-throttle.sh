@@ -51,7 +51,11 @@ layout=$dir/lab/layout.yaml
 sed -i 's/^profiles:$/throttle:\n  preset: slow\nprofiles:/' "$layout"
 "$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
 ceph_ osd pool set data size 2 >/dev/null 2>&1
+# short PG logs, as production PGs have next to their objects: data moves by backfill
+for k in osd_min_pg_log_entries osd_max_pg_log_entries; do ceph_ config set osd "$k" 10; done
+ceph_ config set osd osd_pg_log_trim_min 1
 put_objects 50 4194304 "$dir/data"
+"$lab" exec --dir "$dir/lab" admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
 
 # every storage host's disks slow: its sshd and so every OSD it starts (after each cancel too)
