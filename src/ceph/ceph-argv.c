@@ -329,6 +329,14 @@ char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key
         return argv_build(cli, err, "config", "set", who, key, value, NULL);
 }
 
+char **ceph_argv_config_show(const CephCli *cli, const char *who, Error *err) {
+        if (!who_is_valid(who) || !strchr(who, '.')) {
+                error_set(err, EINVAL, "config show: invalid daemon '%s' (like osd.3)", strnull(who));
+                return NULL;
+        }
+        return argv_build(cli, err, "config", "show", who, "-f", "json", NULL);
+}
+
 char **ceph_argv_config_dump(const CephCli *cli, Error *err) {
         return argv_build(cli, err, "config", "dump", "-f", "json", NULL);
 }

@@ -377,6 +377,53 @@ const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char
         return NULL;
 }
 
+CephConfigShow *ceph_config_show_free(CephConfigShow *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_entries; i++) {
+                free(s->entries[i].name);
+                free(s->entries[i].value);
+                free(s->entries[i].source);
+        }
+        free(s->entries);
+        free(s);
+        return NULL;
+}
+
+int ceph_config_show_parse(const char *json, CephConfigShow **ret, Error *err) {
+        const char *what = "ceph config show";
+        _cleanup_json_ json_object *root = NULL;
+        int r = ceph_json_parse(json, what, &root, err);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(root, json_type_array))
+                return error_set(err, EINVAL, "%s: expected an array", what);
+        size_t n = json_object_array_length(root);
+        _cleanup_(ceph_config_show_freep) CephConfigShow *s = calloc(1, sizeof(CephConfigShow));
+        if (!s || !(s->entries = calloc(n ? n : 1, sizeof(CephConfigShowEntry))))
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(root, i);
+                CephConfigShowEntry *c = &s->entries[s->n_entries++];
+                const char *name, *value, *source;
+                if ((r = json_get_string(e, "name", true, &name, what, err)) < 0 ||
+                    (r = json_get_string(e, "value", true, &value, what, err)) < 0 ||
+                    (r = json_get_string(e, "source", true, &source, what, err)) < 0)
+                        return r;
+                if (!(c->name = strdup(name)) || !(c->value = strdup(value)) || !(c->source = strdup(source)))
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+const CephConfigShowEntry *ceph_config_show_find(const CephConfigShow *s, const char *name) {
+        for (size_t i = 0; s && name && i < s->n_entries; i++)
+                if (strcmp(s->entries[i].name, name) == 0)
+                        return &s->entries[i];
+        return NULL;
+}
+
 /* ---- osd new ----------------------------------------------------------------------- */
 
 int ceph_osd_new_parse(const char *out, int *ret_id, Error *err) {

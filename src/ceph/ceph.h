@@ -343,6 +343,26 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigDump *, ceph_config_dump_free);
 bool ceph_config_value_eq(const char *a, const char *b);
 const CephConfigEntry *ceph_config_dump_find(const CephConfigDump *d, const char *section, const char *name);
 
+/* `ceph config show WHO -f json`: the options a running daemon has away from their
+ * defaults, each with where its value comes from: "file", "mon" (the config database),
+ * "override" (injectargs, or `ceph tell WHO config set`: it masks the config database until
+ * the daemon restarts or `ceph tell WHO config unset NAME`), ... */
+typedef struct CephConfigShowEntry {
+        char *name;
+        char *value;
+        char *source;
+} CephConfigShowEntry;
+
+typedef struct CephConfigShow {
+        CephConfigShowEntry *entries;
+        size_t n_entries;
+} CephConfigShow;
+
+int ceph_config_show_parse(const char *json, CephConfigShow **ret, Error *err);
+CephConfigShow *ceph_config_show_free(CephConfigShow *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephConfigShow *, ceph_config_show_free);
+const CephConfigShowEntry *ceph_config_show_find(const CephConfigShow *s, const char *name);
+
 /* ---- the cluster lock (docs/ceph.md "The lock") ------------------------------------- */
 
 /* The lock itself is the cephx entity "client.cephprov-lock.<cluster>" (no caps: it can do
@@ -441,6 +461,8 @@ char **ceph_argv_config_get(const CephCli *cli, const char *who, const char *key
 char **ceph_argv_config_set(const CephCli *cli, const char *who, const char *key, const char *value,
                             Error *err);
 char **ceph_argv_config_dump(const CephCli *cli, Error *err);
+/* `config show WHO -f json` (WHO a daemon: "osd.3") */
+char **ceph_argv_config_show(const CephCli *cli, const char *who, Error *err);
 char **ceph_argv_config_rm(const CephCli *cli, const char *who, const char *key, Error *err);
 char **ceph_argv_config_key_get(const CephCli *cli, const char *key, Error *err);
 /* `-i - config-key set KEY`: the value goes on stdin, as it is (the CLI refuses an argument

@@ -503,6 +503,49 @@ static int adapt_brake_recorded(ClusterSteps *cs, Error *err) {
         return r < 0 ? r : rec != NULL;
 }
 
+/* The OSDs that mask the throttle: a runtime override (injectargs, `ceph tell osd.N config
+ * set`) of one of `keys` wins over the config database until the OSD restarts, so what the
+ * throttle set does not act there. Each is one line on the log and an entry of the result's
+ * "overridden" (osd, key, value); not a failure: data still moves, only not at the pace
+ * asked on those OSDs. An OSD that does not answer is left out. */
+static void throttle_overrides(ClusterSteps *cs, const char *const *keys, size_t n_keys, json_object *res) {
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        Error e = {};
+        json_object *list = json_object_new_array();
+        if (!list || json_add(res, "overridden", list) < 0 || n_keys == 0 || osd_dump(cs, &d, &e) < 0)
+                return;
+        for (size_t i = 0; i < d->n_osds; i++) {
+                if (!d->osds[i].up)
+                        continue;
+                char who[32];
+                snprintf(who, sizeof who, "osd.%d", d->osds[i].id);
+                _cleanup_(freep) char *out = NULL;
+                _cleanup_(ceph_config_show_freep) CephConfigShow *s = NULL;
+                Error qe = {};
+                if (ceph_admin_run(cs->admin, ceph_argv_config_show(cli(cs), who, &qe), NULL, &out, &qe) < 0 ||
+                    ceph_config_show_parse(out, &s, &qe) < 0)
+                        continue;
+                for (size_t k = 0; k < n_keys; k++) {
+                        const CephConfigShowEntry *en = ceph_config_show_find(s, keys[k]);
+                        if (!en || !streq(en->source, "override"))
+                                continue;
+                        json_object *o = json_object_new_object();
+                        json_add_int(o, "osd", d->osds[i].id);
+                        json_add_string(o, "key", keys[k]);
+                        json_add_string(o, "value", en->value);
+                        json_object_array_add(list, o);
+                        if (cs->log) {
+                                fprintf(cs->log,
+                                        "throttle: %s: %s is %s from a runtime override (injectargs or `ceph tell %s "
+                                        "config set`), which masks the config database until the OSD restarts: "
+                                        "`ceph tell %s config unset %s` removes it\n",
+                                        who, keys[k], en->value, who, who, keys[k]);
+                                fflush(cs->log);
+                        }
+                }
+        }
+}
+
 /* throttle with preset adaptive: record every key of the ladder (and the baseline, measured
  * now, before data moves), apply the start rung, start the controller */
 static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **ret, Error *err) {
@@ -582,6 +625,8 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
         if (json_add(res, "set", set) < 0 || json_add_string(res, "preset", "adaptive") < 0 ||
             json_add(res, "baseline_p99_ms", json_object_new_double(base.p99_ms)) < 0)
                 return error_set(err, ENOMEM, "out of memory");
+        const char *const *akeys = ceph_adapt_keys(sched);
+        throttle_overrides(cs, akeys, strv_length((char **) akeys), res);
         *ret = TAKE_PTR(res);
         return 0;
 }
@@ -692,6 +737,14 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
                 json_object_array_add(set, json_object_new_string(plan->apply[k].key));
         if ((r = ceph_admin_config_apply(cs->admin, plan->apply, plan->n_apply, "throttle", err)) < 0)
                 return r;
+        _cleanup_(freep) const char **applied = calloc(plan->n_apply + 1, sizeof(char *));
+        if (!applied)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n_applied = 0;
+        for (size_t k = 0; k < plan->n_apply; k++)
+                if (plan->apply[k].value) /* a key the preset sets (not one it removes) */
+                        applied[n_applied++] = plan->apply[k].key;
+        throttle_overrides(cs, applied, n_applied, res);
         *ret = TAKE_PTR(res);
         return 0;
 }

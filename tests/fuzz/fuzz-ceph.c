@@ -49,6 +49,7 @@ enum {
         P_RECOVERY,
         P_THROTTLE_RESTORE,
         P_SLOW,
+        P_CONFIG_SHOW,
         _P_MAX,
 };
 
@@ -224,6 +225,14 @@ static void fuzz_small(unsigned which, const char *text) {
                         for (size_t i = 0; i < d->n_entries; i++)
                                 if (d->entries[i].section && d->entries[i].name)
                                         (void) ceph_config_dump_find(d, d->entries[i].section, d->entries[i].name);
+        } else if (which == P_CONFIG_SHOW) {
+                _cleanup_(ceph_config_show_freep) CephConfigShow *s = NULL;
+                r = ceph_config_show_parse(text, &s, &err);
+                check(r, &err);
+                if (r >= 0)
+                        for (size_t i = 0; i < s->n_entries; i++)
+                                if (ceph_config_show_find(s, s->entries[i].name) == NULL)
+                                        __builtin_trap();
         } else if (which == P_LOCK) {
                 _cleanup_(ceph_lock_freep) CephLock *l = NULL;
                 r = ceph_lock_parse(text, &l, &err);

@@ -62,6 +62,7 @@ ceph_seeds() {
                 osd-new*.out) seed 10 "$b" "$f" ;;
                 config-get*.json|config-get*.out) seed 11 "$b" "$f" ;;
                 config-dump.json) seed 12 "$b" "$f" ;;
+                config-show*.json) seed 27 "$b" "$f" ;;
                 config-key-get-lock.out) seed 13 "$b" "$f" ;;
                 ceph-volume-raw-list*.json) seed 14 "$b" "$f" ;;
                 ceph-volume-lvm-list.out|lvm-list-constructed.json) seed 15 "$b" "$f" ;;

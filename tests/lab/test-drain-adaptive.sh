@@ -87,6 +87,10 @@ slow() { "$lab" slow --dir "$dir/lab" "$@" >/dev/null; }
 slow_all() { slow node1 "$@" && slow node2 "$@" && slow node3 "$@"; }
 check "every host's disks are made slow (10 MiB/s)" slow_all --iops 0 --bps 10485760
 
+# a runtime override the throttle cannot beat: the drain must name it
+o1=$(osds_of node1 | cut -d' ' -f1)
+check "osd.$o1: osd_max_backfills 7 by injectargs" ceph_ tell "osd.$o1" injectargs --osd_max_backfills 7
+
 # 1. the drain starts: baseline, then data moves; the spike brakes it; killed with the brake on
 t0=$SECONDS
 "$cephprov" drain "$layout" node3 --yes >"$dir/drain1.log" 2>&1 &
@@ -105,6 +109,9 @@ check_contains "the throttle record is adaptive" "$rec" '"preset":"adaptive"'
 check_contains "the record carries the baseline" "$rec" '"baseline":{"ops":'
 check_contains "the record restores osd_recovery_sleep too" "$rec" '"key":"osd_recovery_sleep"'
 check "the probe pool exists" ceph_ osd pool get cephprov-probe size >/dev/null
+check_contains "the drain names the runtime override on osd.$o1" "$(cat "$dir/drain1.log")" \
+        "throttle: osd.$o1: osd_max_backfills is 7 from a runtime override"
+check "ceph tell osd.$o1 config unset removes it" ceph_ tell "osd.$o1" config unset osd_max_backfills
 check "the brake is off before the spike" no_flag nobackfill
 check "node1's disks are made slower (6 IOPS)" slow node1 --iops 6 --bps 10485760
 t_spike=$SECONDS
@@ -115,10 +122,10 @@ for _ in $(seq 1 40); do
 done
 check "the brake went on (nobackfill) after the spike (${braked:-never} s)" test -n "$braked"
 check "... within two probe windows and their ops (≤ 25 s)" test "${braked:-99}" -le 25
-st=$("$cephprov" status "$layout" --json 2>/dev/null)
+st=$("$cephprov" status "$layout" --hosts node2 --json 2>/dev/null)
 check_eq "status shows the controller with the brake on" \
         "$(py 'import json,sys; t=json.loads(sys.argv[1]).get("throttle") or {}; print(t.get("brake"), t.get("scheduler"))' "$st")" "True wpq"
-check_contains "status says so in text" "$("$cephprov" status "$layout" 2>/dev/null)" "brake on (nobackfill)"
+check_contains "status says so in text" "$("$cephprov" status "$layout" --hosts node2 2>/dev/null)" "brake on (nobackfill)"
 reason=$(grep "brake on" "$dir/drain1.log" | head -1)
 echo "decision: $reason"
 check "the brake's reason names a reading (a p99, or ops that timed out)" grep -qE "ms|timed out" <<< "$reason"

@@ -660,6 +660,26 @@ static void test_small_answers(void) {
         CHECK(ceph_config_dump_find(cd, "osd", "osd_recovery_max_active") == NULL);
         CHECK(ceph_config_dump_find(cd, "osd.0", "osd_max_backfills") == NULL);
 
+        /* a running OSD's config: debug_osd injected (source "override") */
+        _cleanup_(ceph_config_show_freep) CephConfigShow *cs = NULL;
+        _cleanup_(freep) char *show = slurp("config-show-osd0-override.json");
+        CHECK_INTEQ(ceph_config_show_parse(show, &cs, &err), 0);
+        CHECK(cs && cs->n_entries == 32);
+        const CephConfigShowEntry *se = ceph_config_show_find(cs, "debug_osd");
+        CHECK(se && str_eq(se->value, "1/5") && str_eq(se->source, "override"));
+        se = ceph_config_show_find(cs, "auth_client_required");
+        CHECK(se && str_eq(se->source, "file"));
+        /* the slow preset, set in the config database by the benchmark's drain */
+        se = ceph_config_show_find(cs, "osd_max_backfills");
+        CHECK(se && str_eq(se->value, "1") && str_eq(se->source, "mon"));
+        CHECK(ceph_config_show_find(cs, "osd_recovery_sleep") == NULL);
+        CephConfigShow *bad = NULL;
+        CHECK_INTEQ(ceph_config_show_parse("[{\"name\": \"x\", \"value\": \"1\"}]", &bad, &err), -EINVAL);
+        CHECK(bad == NULL && strstr(err.message, "source") != NULL);
+        error_reset(&err);
+        CHECK_INTEQ(ceph_config_show_parse("{}", &bad, &err), -EINVAL);
+        error_reset(&err);
+
         r = run_load("config-get-unknown");
         CHECK_INTEQ(r.rc, CEPH_EXIT_ENOENT);
         CHECK(r.err && strstr(r.err, "unrecognized key 'no_such_option'"));
@@ -777,6 +797,7 @@ static void test_argv(void) {
         /* the value on stdin: the CLI refuses non-ASCII arguments ("invalid chars") */
         check_argv(ceph_argv_config_key_set(NULL, "cephprov/ceph/throttle-state", &err),
                    "ceph -i - config-key set cephprov/ceph/throttle-state");
+        check_argv(ceph_argv_config_show(NULL, "osd.3", &err), "ceph config show osd.3 -f json");
         CHECK_INTEQ(err.code, 0);
 
         CephCli cli = { .binary = "/usr/bin/ceph", .conf = "/etc/ceph/lab.conf", .name = "client.admin",
@@ -810,6 +831,8 @@ static void test_argv(void) {
         CHECK(ceph_argv_config_set(NULL, "osd", "osd_max_backfills", "-1", &e) == NULL);
         error_reset(&e);
         CHECK(ceph_argv_config_key_set(NULL, "/abs", &e) == NULL);
+        error_reset(&e);
+        CHECK(ceph_argv_config_show(NULL, "osd", &e) == NULL);
         error_reset(&e);
         CHECK(ceph_lock_entity("my cluster", &e) == NULL);
         error_reset(&e);
