@@ -374,15 +374,7 @@ char **ceph_argv_config_key_set(const CephCli *cli, const char *key, Error *err)
                 error_set(err, EINVAL, "config-key set: invalid key '%s'", strnull(key));
                 return NULL;
         }
-        _cleanup_strv_free_ char **a = argv_start(cli, err);
-        if (!a)
-                return NULL;
-        if (strv_extend(&a, "-i") < 0 || strv_extend(&a, "-") < 0 || strv_extend(&a, "config-key") < 0 ||
-            strv_extend(&a, "set") < 0 || strv_extend(&a, key) < 0) {
-                error_set(err, ENOMEM, "out of memory");
-                return NULL;
-        }
-        return TAKE_PTR(a);
+        return argv_build(cli, err, "-i", "-", "config-key", "set", key, NULL);
 }
 
 char **ceph_argv_config_key_ls(const CephCli *cli, Error *err) {
@@ -399,15 +391,7 @@ char **ceph_argv_auth_add(const CephCli *cli, const char *entity, Error *err) {
                 error_set(err, EINVAL, "auth add: invalid entity '%s'", strnull(entity));
                 return NULL;
         }
-        _cleanup_strv_free_ char **a = argv_start(cli, err);
-        if (!a)
-                return NULL;
-        if (strv_extend(&a, "-i") < 0 || strv_extend(&a, "-") < 0 || strv_extend(&a, "auth") < 0 ||
-            strv_extend(&a, "add") < 0 || strv_extend(&a, entity) < 0) {
-                error_set(err, ENOMEM, "out of memory");
-                return NULL;
-        }
-        return TAKE_PTR(a);
+        return argv_build(cli, err, "-i", "-", "auth", "add", entity, NULL);
 }
 
 char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err) {
