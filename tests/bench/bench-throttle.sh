@@ -12,6 +12,9 @@
 #   adaptive time / fast time (target ≤ 1.2), adaptive p99 / slow p99 (target ≤ 1.1), and
 #   fast vs slow in time and p99 (the lab must make them differ at least 2× for the targets
 #   to mean anything).
+# BENCH_MODES may hold rungN too (osd_max_backfills etc. N/N/N under wpq): the points between
+# slow (rung1) and fast (rung4), to see what the lab allows. Between modes the data comes back
+# on unlimited disks with backfill wide open, and the start state is set again.
 # BENCH_CEPH=reef|tentacle runs the lab on that release (mClock: the presets and the adaptive
 # ladder are osd_mclock_profile there), pacific (wpq) by default.
 # Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
@@ -59,9 +62,8 @@ put_objects 50 4194304 "$dir/data"
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
 
 # every storage host's disks slow: its sshd and so every OSD it starts (after each cancel too)
-for h in node1 node2 node3; do
-        "$lab" slow --dir "$dir/lab" "$h" --iops "$iops" --bps "$bps" >/dev/null || { echo "FAIL lab slow $h"; exit 1; }
-done
+set_disks() { for h in node1 node2 node3; do "$lab" slow --dir "$dir/lab" "$h" "$@" >/dev/null || return 1; done; }
+set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }
 echo "disks: $iops IOPS and $((bps / 1048576)) MiB/s per device, reads and writes"
 
 stats() { python3 - "$1" <<'PY'
@@ -73,9 +75,34 @@ print("%d %.2f %.2f %.2f %d" % (len(v), p(50), p(99), v[-1] if v else float("nan
 PY
 }
 
+# the layout's throttle for a mode: a preset, or rungN = N/N/N (the points between slow and fast)
+set_throttle() {
+        local block
+        case $1 in
+        rung[0-9]*) local n=${1#rung}
+                block="throttle:\n  preset: slow\n  osd_max_backfills: $n\n  osd_recovery_max_active: $n\n  osd_recovery_max_single_start: $n" ;;
+        *) block="throttle:\n  preset: $1" ;;
+        esac
+        sed -i '/^throttle:$/,/^profiles:$/{/^profiles:$/!d}' "$layout"
+        sed -i "s/^profiles:$/$block\nprofiles:/" "$layout"
+}
+# the way back after a mode's cancel, fast: every disk unlimited and backfill wide open, then
+# the same starting state again (the keys removed, the disks slow)
+back_fast() {
+        set_disks --off || return 1
+        local k
+        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start; do ceph_ config set osd "$k" 8; done
+        [ "$release" = pacific ] || ceph_ config set osd osd_mclock_profile high_recovery_ops
+        wait_clean 600 || return 1
+        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start osd_mclock_profile; do
+                ceph_ config rm osd "$k"
+        done
+        set_disks --iops "$iops" --bps "$bps"
+}
+
 declare -A T P50 P99 MAX
 for mode in $modes; do
-        sed -i "s/^  preset: .*/  preset: $mode/" "$layout"
+        set_throttle "$mode"
         wait_clean 600 || { echo "FAIL: not clean before $mode"; exit 1; }
         rm -f "$dir/stop" "$dir/load-$mode"
         python3 "$here/probe-load.py" "$lab" "$dir/lab" /root/.cephprov/cephprov "$dir/load-$mode" "$dir/stop" &
@@ -91,8 +118,11 @@ for mode in $modes; do
         T[$mode]=$(python3 -c "print('%.1f' % ($t1 - $t0))")
         P50[$mode]=$p50 P99[$mode]=$p99 MAX[$mode]=$mx
         echo "$mode: drain ${T[$mode]} s; client p50 $p50 ms, p99 $p99 ms, max $mx ms over $n ops, $errs errors"
-        [ "$mode" = adaptive ] && grep "throttle:" "$dir/drain-$mode.log" | head -20
+        [ "$mode" = adaptive ] && grep "throttle:" "$dir/drain-$mode.log" | head -40
         "$cephprov" drain "$layout" node3 --cancel --yes >"$dir/cancel-$mode.log" 2>&1 || { echo "FAIL cancel after $mode"; exit 1; }
+        tb=$SECONDS
+        back_fast || { echo "FAIL: back to the starting state after $mode"; exit 1; }
+        echo "  (back to the start in $((SECONDS - tb)) s)"
 done
 
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.2f' % (a / b) if b else 'n/a')" "$1" "$2"; }
