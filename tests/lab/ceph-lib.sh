@@ -14,6 +14,20 @@ sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)' && retu
         return 1
 }
 
+# health_of SECONDS: prints the cluster's health status word, HEALTH_OK as soon as it is (a
+# warning that is still there after SECONDS is printed with `ceph health detail` on stderr,
+# so that a failed check names the warning)
+health_of() {
+        local t0=$SECONDS h
+        while :; do
+                h=$(ceph_ health 2>/dev/null | cut -d' ' -f1)
+                [ "$h" = HEALTH_OK ] && break
+                [ $((SECONDS - t0)) -lt "$1" ] || { ceph_ health detail >&2 2>/dev/null; break; }
+                sleep 2
+        done
+        echo "$h"
+}
+
 # put_objects COUNT BYTES DIR: COUNT random objects of BYTES each into the pool 'data' through
 # the admin host ($lab, $dir of the test); the files stay in DIR (under the lab directory
 # when the admin host runs chrooted in a release root), their checksums in DIR.sums

@@ -234,7 +234,7 @@ check "drain of node3 on $release succeeds" test $rc -eq 0 || tail -20 "$dir/dra
 check "while draining, $key was $want on $release (before: $before_value)" test -n "$seen"
 check_eq "node3's OSDs are down and out" "$(node3_state)" "0 0"
 check "every PG active+clean after the drain on $release" wait_clean 120
-check_eq "HEALTH_OK after the drain on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "HEALTH_OK after the drain on $release" "$(health_of 60)" HEALTH_OK
 check_eq "the throttle is as it was before the drain" "$(throttle_settings)" "$before"
 check_eq "no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
 check "every object reads back identical after the drain" objects_identical 40 "$dir/lab/xfer-data" "$dir/lab/xfer-back"
@@ -257,7 +257,7 @@ for dev in $(cut -d' ' -f1 "$dir/lab/hosts/node3/loops"); do
         check_eq "$dev (node3) is blank after destroy on $release" "$(wipefs -n "$dev" 2>/dev/null; blkid -p "$dev" 2>/dev/null)" ""
 done
 check "every PG active+clean after destroy on $release" wait_clean 300
-check_eq "HEALTH_OK after destroy on $release" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "HEALTH_OK after destroy on $release" "$(health_of 60)" HEALTH_OK
 check_eq "the throttle is as it was before destroy" "$(throttle_settings)" "$before"
 check "every object reads back identical after destroy" objects_identical 40 "$dir/lab/xfer-data" "$dir/lab/xfer-back"
 

@@ -190,7 +190,7 @@ drained_ok() { # the checks of a converged drain of node4
         local what=$1
         check_eq "$what: node4's OSDs are down and out" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "0 0"
         check "$what: every PG active+clean" wait_clean 60
-        check_eq "$what: HEALTH_OK" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+        check_eq "$what: HEALTH_OK" "$(health_of 60)" HEALTH_OK
         mapped=$(ceph_ pg dump pgs_brief -f json 2>/dev/null | py '
 import json, sys
 d = json.load(sys.stdin)
@@ -343,7 +343,7 @@ check_eq "node4's SSD holds only the foreign partition" "$(sgdisk -p "$ssd4" | g
 check_eq "the foreign partition is byte-identical" "$(sha256sum < "$keep")" "$keep_sum"
 check_eq "the other hosts' disks and OSDs are as they were" "$(others)" "$others0"
 check "every PG active+clean after destroy" wait_clean 300
-check_eq "HEALTH_OK after destroy" "$(ceph_ health 2>/dev/null | cut -d' ' -f1)" HEALTH_OK
+check_eq "HEALTH_OK after destroy" "$(health_of 60)" HEALTH_OK
 check_eq "no saved record is left after destroy" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
 check_contains "node4 is recorded as destroyed" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"destroyed"'
 check "every object reads back identical after destroy" objects_identical 50 "$dir/data" "$dir/back"
