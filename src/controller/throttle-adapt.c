@@ -152,6 +152,24 @@ static bool wait_or_stop(ThrottleAdapt *t, unsigned seconds) {
         return s;
 }
 
+/* the controller's state to status (t->o.publish), said once on the log when it fails */
+static void publish_state(ThrottleAdapt *t) {
+        if (!t->o.publish)
+                return;
+        _cleanup_json_ json_object *st = throttle_adapt_state(t);
+        Error e = {};
+        if (!st || json_add_int(st, "updated", (int64_t) time(NULL)) < 0)
+                error_set(&e, ENOMEM, "out of memory");
+        else
+                (void) t->o.publish(t->o.publish_userdata, st, &e);
+        if (e.code) {
+                set_error(t, e.message);
+                if (!t->publish_failed)
+                        log_line(t, "cannot publish the state for status: ", e.message);
+        }
+        t->publish_failed = e.code != 0;
+}
+
 static void *adapt_thread(void *userdata) {
         ThrottleAdapt *t = userdata;
         unsigned seconds = (unsigned) (t->o.config.window_sec > 0 ? t->o.config.window_sec : 5);
@@ -199,6 +217,10 @@ static void *adapt_thread(void *userdata) {
                         /* brake first when it goes on, last when it comes off */
                         if (d.brake_after && !d.brake_before && t->o.brake)
                                 a = t->o.brake(t->o.brake_userdata, true, &e);
+                        /* status shows a brake the moment it holds: the rung's `config set`
+                         * and their check in `config dump` take seconds more */
+                        if (d.action == CEPH_ADAPT_BRAKE)
+                                publish_state(t);
                         if (a >= 0 && d.rung_after != d.rung_before)
                                 a = apply_rung(t->admin, t->o.config.scheduler, d.rung_after, &e);
                         if (a >= 0 && !d.brake_after && d.brake_before && t->o.brake)
@@ -209,20 +231,9 @@ static void *adapt_thread(void *userdata) {
                                 log_line(t, "could not carry it out: ", e.message);
                         }
                 }
-                if (t->o.publish && (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1)) {
-                        _cleanup_json_ json_object *st = throttle_adapt_state(t);
-                        Error e = {};
-                        if (!st || json_add_int(st, "updated", (int64_t) time(NULL)) < 0)
-                                error_set(&e, ENOMEM, "out of memory");
-                        else
-                                (void) t->o.publish(t->o.publish_userdata, st, &e);
-                        if (e.code) {
-                                set_error(t, e.message);
-                                if (!t->publish_failed)
-                                        log_line(t, "cannot publish the state for status: ", e.message);
-                        }
-                        t->publish_failed = e.code != 0;
-                }
+                /* a brake just put on was published before the rung's settings */
+                if (d.action != CEPH_ADAPT_BRAKE && (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1))
+                        publish_state(t);
                 ceph_adapt_decision_done(&d);
         }
         return NULL;

@@ -122,8 +122,8 @@ for _ in $(seq 1 40); do
 done
 check "the brake went on (nobackfill) after the spike (${braked:-never} s)" test -n "$braked"
 check "... within two probe windows and their ops (≤ 25 s)" test "${braked:-99}" -le 25
-# the controller publishes its state after it has carried the change out (the brake, then the
-# rung's keys): status may lag the flag by those few commands
+# the controller publishes its state right after the flag is set (before the rung's keys):
+# status lags the flag by that one write
 seen=
 for _ in $(seq 1 10); do
         st=$("$cephprov" status "$layout" --hosts node2 --json 2>/dev/null)
