@@ -48,6 +48,13 @@ int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatency
         return 0;
 }
 
+size_t ceph_latency_count_above(const double *ms, size_t n, double limit_ms) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                k += ms[i] > limit_ms;
+        return k;
+}
+
 char *ceph_latency_window_format(const CephLatencyWindow *w) {
         char errs[48] = "";
         if (w->n_errors)
@@ -156,11 +163,16 @@ char *ceph_adapt_rung_change_format(CephScheduler scheduler, int from, int to) {
 struct CephAdapt {
         CephAdaptConfig cfg;   /* resolved: no zero defaults left */
         CephLatencyWindow baseline;
-        double target_ms, ceiling_ms, raise_below_ms;
+        double target_ms, ceiling_ms;
+        /* the error budget's horizon: ops and ops over the target of the last windows (a
+         * ring of cfg.horizon) and their sums */
+        size_t *ring_n, *ring_over;
+        unsigned ring_len, ring_pos;
+        size_t h_n, h_over;
         int rung;
         bool brake;
         bool paused;           /* the operator's pause: the brake on, no release while it lasts */
-        unsigned calm;         /* windows in a row at or below raise_below_ms */
+        unsigned calm;         /* calm windows in a row (at most budget × (1 − hysteresis) over) */
         unsigned since_change; /* windows since the last change of rung or brake */
         size_t n_windows;
         bool have_last;
@@ -187,6 +199,9 @@ void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret) {
                 .target_factor = 1.5,
                 .target_floor_ms = 2,
                 .hysteresis = 0.2,
+                .budget = 0.01,
+                .horizon = 12,
+                .grace_ops = 2,
                 .decrease = 0.5,
                 .dwell = 3,
                 .window_sec = 5,
@@ -208,6 +223,9 @@ static void resolve(const CephAdaptConfig *in, CephAdaptConfig *out) {
         DEF(target_factor);
         DEF(target_floor_ms);
         DEF(hysteresis);
+        DEF(budget);
+        DEF(horizon);
+        DEF(grace_ops);
         DEF(decrease);
         DEF(dwell);
         DEF(window_sec);
@@ -226,6 +244,8 @@ CephAdapt *ceph_adapt_free(CephAdapt *a) {
         if (!a)
                 return NULL;
         free(a->last_reason);
+        free(a->ring_n);
+        free(a->ring_over);
         free(a);
         return NULL;
 }
@@ -246,6 +266,11 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                 return error_set(err, EINVAL, "throttle: hysteresis %g is not between 0 and 1", c.hysteresis);
         if (!(c.decrease > 0 && c.decrease < 1))
                 return error_set(err, EINVAL, "throttle: decrease %g is not between 0 and 1", c.decrease);
+        if (!(c.budget > 0 && c.budget <= 0.5))
+                return error_set(err, EINVAL, "throttle: budget %g is not a fraction of the ops in (0, 0.5]", c.budget);
+        if (c.horizon > 10000 || !(c.grace_ops >= 0))
+                return error_set(err, EINVAL, "throttle: a horizon of %u windows or a grace of %g ops is out of bounds "
+                                 "(1..10000 windows, grace at least 0)", c.horizon, c.grace_ops);
         if (!(c.window_sec > 0) || !(c.effect_lag_sec > 0) || !(c.target_factor >= 1) || c.target_floor_ms < 0 ||
             c.target_ms < 0 || c.ceiling_ms < 0)
                 return error_set(err, EINVAL,
@@ -273,19 +298,18 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                 return error_set(err, EINVAL, "throttle: the ceiling %.1f ms is not above the target %.1f ms", ceiling,
                                  target);
 
-        CephAdapt *a = calloc(1, sizeof(CephAdapt));
-        if (!a)
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = calloc(1, sizeof(CephAdapt));
+        if (!a || !(a->ring_n = calloc(c.horizon, sizeof(size_t))) || !(a->ring_over = calloc(c.horizon, sizeof(size_t))))
                 return -ENOMEM;
         a->cfg = c;
         if (baseline)
                 a->baseline = *baseline;
         a->target_ms = target;
         a->ceiling_ms = ceiling;
-        a->raise_below_ms = target * (1 - c.hysteresis);
         a->rung = c.start_braked ? c.rung_min : c.rung_start;
         a->brake = c.start_braked;
         a->since_change = c.dwell; /* the start rung has been in force since before the baseline */
-        *ret = a;
+        *ret = TAKE_PTR(a);
         return 0;
 }
 
@@ -341,6 +365,15 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 return -ENOMEM;
         unsigned calm = 0;
         const double p99 = w->p99_ms;
+        const size_t over = MIN(w->n_over, w->n);
+        /* this window joins the horizon (every window: the brake's and a thin one's ops are
+         * what clients saw too); the ring is updated only once the decision is made */
+        size_t h_n = a->h_n + w->n, h_over = a->h_over + over;
+        if (a->ring_len == a->cfg.horizon) {
+                h_n -= a->ring_n[a->ring_pos];
+                h_over -= a->ring_over[a->ring_pos];
+        }
+        const unsigned h_windows = MIN(a->ring_len + 1, a->cfg.horizon);
 
         if (a->paused || slow_ops > 0 || w->n_errors > 0 || (w->n > 0 && p99 > a->ceiling_ms)) {
                 if (a->paused)
@@ -370,37 +403,52 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 why = strprintf("%zu probe op%s in the window (fewer than %zu)", w->n, w->n == 1 ? "" : "s",
                                 a->cfg.min_ops);
                 what = strprintf("not judged (%s)", now);
-        } else if (p99 > a->target_ms) {
-                why = strprintf("p99 %.1f ms > %.1f ms target", p99, a->target_ms);
-                if (a->brake)
-                        what = strprintf("the brake stays on");
-                else if (a->rung > a->cfg.rung_min) {
-                        d.action = CEPH_ADAPT_LOWER;
-                        d.rung_after = lowered(a);
-                        what = change(a, d.rung_after);
-                } else
-                        what = strprintf("already at the lowest rung (%s)", now);
-        } else if (p99 > a->raise_below_ms) {
-                why = strprintf("p99 %.1f ms within %.1f..%.1f ms", p99, a->raise_below_ms, a->target_ms);
-                what = strprintf("holding (%s)", now);
         } else {
-                calm = a->calm + 1;
-                why = strprintf("p99 %.1f ms ≤ %.1f ms for %u window%s", p99, a->raise_below_ms, calm,
-                                calm == 1 ? "" : "s");
-                bool settled = calm >= a->cfg.dwell && a->since_change + 1 >= a->cfg.dwell;
-                if (a->brake && settled) {
-                        d.action = CEPH_ADAPT_RELEASE;
-                        d.brake_after = false;
-                        what = strprintf("brake off (%s unset), %s", CEPH_ADAPT_BRAKE_FLAG, now);
-                } else if (!a->brake && settled && a->rung < a->cfg.rung_max) {
-                        d.action = CEPH_ADAPT_RAISE;
-                        d.rung_after = a->rung + 1;
-                        what = change(a, d.rung_after);
-                } else if (!a->brake && a->rung >= a->cfg.rung_max)
-                        what = strprintf("at the highest rung allowed (%s)", now);
-                else
-                        what = strprintf("waiting for %u calm window%s in a row", a->cfg.dwell,
-                                         a->cfg.dwell == 1 ? "" : "s");
+                const double allowed = a->cfg.budget * (double) h_n, calm_share = a->cfg.budget * (1 - a->cfg.hysteresis);
+                const bool window_calm = (double) over <= calm_share * (double) w->n;
+                const bool horizon_calm = (double) h_over <= calm_share * (double) h_n;
+                _cleanup_(freep) char *reading = strprintf(
+                        "p99 %.1f ms, %zu of %zu op%s over the %.1f ms target; %zu of %zu (%.1f %%) in the last %u "
+                        "window%s, budget %g %%",
+                        p99, over, w->n, w->n == 1 ? "" : "s", a->target_ms, h_over, h_n,
+                        h_n ? 100.0 * (double) h_over / (double) h_n : 0.0, h_windows, h_windows == 1 ? "" : "s",
+                        100 * a->cfg.budget);
+                if (!reading)
+                        return -ENOMEM;
+                if (over > 0 && (double) h_over > allowed + a->cfg.grace_ops) {
+                        why = TAKE_PTR(reading);
+                        if (a->brake)
+                                what = strprintf("the brake stays on");
+                        else if (a->rung > a->cfg.rung_min) {
+                                d.action = CEPH_ADAPT_LOWER;
+                                d.rung_after = lowered(a);
+                                what = change(a, d.rung_after);
+                        } else
+                                what = strprintf("already at the lowest rung (%s)", now);
+                } else if (!window_calm) {
+                        why = TAKE_PTR(reading);
+                        what = strprintf("within the budget: holding (%s)", now);
+                } else {
+                        calm = a->calm + 1;
+                        why = strprintf("%s; %u calm window%s", reading, calm, calm == 1 ? "" : "s");
+                        bool settled = calm >= a->cfg.dwell && a->since_change + 1 >= a->cfg.dwell;
+                        if (a->brake && settled) {
+                                d.action = CEPH_ADAPT_RELEASE;
+                                d.brake_after = false;
+                                what = strprintf("brake off (%s unset), %s", CEPH_ADAPT_BRAKE_FLAG, now);
+                        } else if (!a->brake && a->rung >= a->cfg.rung_max)
+                                what = strprintf("at the highest rung allowed (%s)", now);
+                        else if (!a->brake && settled && horizon_calm) {
+                                d.action = CEPH_ADAPT_RAISE;
+                                d.rung_after = a->rung + 1;
+                                what = change(a, d.rung_after);
+                        } else if (!a->brake && settled)
+                                what = strprintf("holding until the last %u windows are under %g %% (%s)",
+                                                 a->cfg.horizon, 100 * calm_share, now);
+                        else
+                                what = strprintf("waiting for %u calm window%s in a row", a->cfg.dwell,
+                                                 a->cfg.dwell == 1 ? "" : "s");
+                }
         }
         if (!why || !what)
                 return -ENOMEM;
@@ -419,6 +467,12 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->last_reason = r;
                 a->last_action = d.action;
         }
+        a->ring_n[a->ring_pos] = w->n;
+        a->ring_over[a->ring_pos] = over;
+        a->ring_pos = (a->ring_pos + 1) % a->cfg.horizon;
+        a->ring_len = h_windows;
+        a->h_n = h_n;
+        a->h_over = h_over;
         a->rung = d.rung_after;
         a->brake = d.brake_after;
         a->calm = changed ? 0 : calm;
@@ -435,6 +489,7 @@ static json_object *window_to_json(const CephLatencyWindow *w) {
         if (!o)
                 return NULL;
         if (json_add_u64(o, "ops", w->n) < 0 || json_add_u64(o, "errors", w->n_errors) < 0 ||
+            json_add_u64(o, "over_target", w->n_over) < 0 ||
             json_add(o, "p50_ms", json_object_new_double(w->p50_ms)) < 0 ||
             json_add(o, "p95_ms", json_object_new_double(w->p95_ms)) < 0 ||
             json_add(o, "p99_ms", json_object_new_double(w->p99_ms)) < 0 ||
@@ -469,7 +524,9 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
             json_add_int(o, "rung_max", a->cfg.rung_max) < 0 || json_add_string(o, "setting", setting) < 0 ||
             json_add_bool(o, "brake", a->brake) < 0 || json_add_bool(o, "paused", a->paused) < 0 ||
             json_add(o, "target_p99_ms", json_object_new_double(a->target_ms)) < 0 ||
-            json_add(o, "raise_below_p99_ms", json_object_new_double(a->raise_below_ms)) < 0 ||
+            json_add(o, "budget", json_object_new_double(a->cfg.budget)) < 0 ||
+            json_add_u64(o, "horizon_windows", a->ring_len) < 0 || json_add_u64(o, "horizon_ops", a->h_n) < 0 ||
+            json_add_u64(o, "horizon_over", a->h_over) < 0 ||
             json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||
             json_add(o, "baseline", window_to_json(&a->baseline)) < 0 ||
             add_or_null(o, "last_window", a->have_last, a->have_last ? window_to_json(&a->last) : NULL) < 0 ||

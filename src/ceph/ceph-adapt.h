@@ -11,15 +11,22 @@
  *   - a window with an op error or timeout, slow ops, or p99 above the ceiling puts the
  *     brake on (`osd set nobackfill`: lowering a limit does not pre-empt reservations
  *     already granted) and drops to the lowest rung;
- *   - p99 above the target lowers the rung multiplicatively (rung × decrease, at least one
- *     rung down), every window it stays above: backing off is fast;
- *   - p99 at or below target × (1 − hysteresis) for `dwell` windows in a row, and `dwell`
- *     windows since the last change, takes the brake off or raises one rung: additive,
- *     and slower than the knob's effect lag, so a change is judged only once it acts;
- *   - between the two (the hysteresis band) nothing changes; neither does a window with too
- *     few ops to judge, unless one of them is over the ceiling (at queue depth 1 a thin
- *     window is itself a sign of slow ops: the probe counts an op still outstanding past the
- *     ceiling at the end of a window as an error);
+ *   - the rest steers by an error budget: p99 ≤ target means at most `budget` (1 %) of the
+ *     ops above the target. The ops of the last `horizon` windows (a minute) are counted
+ *     (a window of 5 s at queue depth 1 holds a few dozen ops: its own p99 is its maximum,
+ *     too noisy to steer by); `n_over` of each window is counted by the caller against
+ *     ceph_adapt_target_ms();
+ *   - a window with ops over the target while the horizon holds more than the budget
+ *     allows (plus `grace_ops`) lowers the rung multiplicatively (rung × decrease, at least
+ *     one rung down), every such window: backing off is fast;
+ *   - a window with at most budget × (1 − hysteresis) of its ops over, `dwell` such windows
+ *     in a row and `dwell` windows since the last change, takes the brake off, or raises one
+ *     rung when the horizon too is that far under its budget: additive, and slower than the
+ *     knob's effect lag, so a change is judged only once it acts;
+ *   - between the two (over ops within the budget, or a horizon still repaying) nothing
+ *     changes; neither does a window with too few ops to judge, unless one of them is over
+ *     the ceiling (at queue depth 1 a thin window is itself a sign of slow ops: the probe
+ *     counts an op still outstanding past the ceiling at the end of a window as an error);
  *   - the rung never leaves [rung_min, rung_max].
  *
  * Rungs: wpq   0: osd_max_backfills 1, osd_recovery_max_active 1, osd_recovery_max_single_start
@@ -43,11 +50,15 @@ typedef struct CephLatencyWindow {
         size_t n;         /* ops that completed in the window */
         size_t n_errors;  /* ops that failed or timed out (counted apart, not in the percentiles) */
         double p50_ms, p95_ms, p99_ms, max_ms; /* nearest-rank percentiles of the n; 0 when n is 0 */
+        size_t n_over;    /* of the n, ops above the controller's target (ceph_latency_count_above()) */
 } CephLatencyWindow;
 
 /* The percentiles of `n` latencies in milliseconds (not modified; order does not matter).
  * EINVAL for a negative or non-finite latency, ENOMEM. */
 int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatencyWindow *ret, Error *err);
+
+/* How many of `n` latencies are above `limit_ms` */
+size_t ceph_latency_count_above(const double *ms, size_t n, double limit_ms);
 
 /* "p50 2.1 ms, p95 4.0 ms, p99 6.3 ms, max 9.0 ms over 512 ops" (", 3 errors" when any) */
 char *ceph_latency_window_format(const CephLatencyWindow *w);
@@ -61,7 +72,10 @@ typedef struct CephAdaptConfig {
         double target_factor;  /* 0: 1.5 */
         double target_floor_ms; /* 0: 2 */
         double ceiling_ms;     /* p99 that puts the brake on; 0: target × 3 */
-        double hysteresis;     /* 0: 0.2; raise only at or below target × (1 − hysteresis) */
+        double hysteresis;     /* 0: 0.2; raise only with at most budget × (1 − hysteresis) over */
+        double budget;         /* 0: 0.01; the fraction of ops allowed over the target (p99) */
+        unsigned horizon;      /* 0: 12; windows the budget is counted over */
+        double grace_ops;      /* 0: 2; ops over the budget before a lower */
         double decrease;       /* 0: 0.5; a lowered rung is rung × decrease (at least one down) */
         unsigned dwell;        /* 0: 3; windows calm in a row before a raise or a release */
         double window_sec;     /* the probe window (for the dwell check); 0: 5 */

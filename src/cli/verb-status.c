@@ -289,6 +289,13 @@ static void status_print(json_object *st, FILE *out) {
                         fprintf(out, "  last window: p99 %.1f ms over %d ops, %d errors (%" PRId64 " s ago)\n",
                                 json_object_get_double(jget(lw, "p99_ms")), json_object_get_int(jget(lw, "ops")),
                                 json_object_get_int(jget(lw, "errors")), age);
+                if (jget(th, "horizon_ops")) {
+                        int64_t hn = json_object_get_int64(jget(th, "horizon_ops")),
+                                ho = json_object_get_int64(jget(th, "horizon_over"));
+                        fprintf(out, "  error budget: %" PRId64 " of %" PRId64 " ops over the target in the last %d windows (%.1f %%, budget %g %%)\n",
+                                ho, hn, json_object_get_int(jget(th, "horizon_windows")), hn ? 100.0 * (double) ho / (double) hn : 0.0,
+                                100 * json_object_get_double(jget(th, "budget")));
+                }
                 if (jstr(th, "last_change_reason"))
                         fprintf(out, "  last change: %s\n", jstr(th, "last_change_reason"));
         }

@@ -54,8 +54,9 @@ static json_object *probe_args(CephAdmin *admin, unsigned seconds) {
         return TAKE_PTR(a);
 }
 
-/* the probe's answer → one window (writes and reads together: a VM does both) */
-static int window_from(json_object *res, CephLatencyWindow *ret, Error *err) {
+/* the probe's answer → one window (writes and reads together: a VM does both), its ops over
+ * `over_ms` counted (0: not counted) */
+static int window_from(json_object *res, double over_ms, CephLatencyWindow *ret, Error *err) {
         uint64_t errors = 0;
         json_object *w = NULL, *rd = NULL;
         int r;
@@ -71,10 +72,14 @@ static int window_from(json_object *res, CephLatencyWindow *ret, Error *err) {
                 v[i] = json_object_get_double(json_object_array_get_idx(w, i));
         for (size_t i = 0; i < nr; i++)
                 v[nw + i] = json_object_get_double(json_object_array_get_idx(rd, i));
-        return ceph_latency_window(v, nw + nr, (size_t) errors, ret, err);
+        r = ceph_latency_window(v, nw + nr, (size_t) errors, ret, err);
+        if (r >= 0 && over_ms > 0)
+                ret->n_over = ceph_latency_count_above(v, nw + nr, over_ms);
+        return r;
 }
 
-static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, CephLatencyWindow *ret, Error *err) {
+static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, double over_ms, CephLatencyWindow *ret,
+                    Error *err) {
         _cleanup_json_ json_object *args = probe_args(admin, seconds), *res = NULL;
         if (!args)
                 return error_set(err, ENOMEM, "out of memory");
@@ -84,7 +89,7 @@ static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, CephLat
         int r = agent_channel_call(ch->channel, "rados-probe", args, seconds + 40, NULL, NULL, &res, err);
         if (r < 0)
                 return r;
-        return window_from(res, ret, err);
+        return window_from(res, over_ms, ret, err);
 }
 
 int throttle_adapt_probe(CephAdmin *admin, unsigned seconds, CephLatencyWindow *ret, Error *err) {
@@ -92,7 +97,7 @@ int throttle_adapt_probe(CephAdmin *admin, unsigned seconds, CephLatencyWindow *
         int r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &ch, NULL, err);
         if (r < 0)
                 return r;
-        r = probe_on(admin, &ch, seconds, ret, err);
+        r = probe_on(admin, &ch, seconds, 0, ret, err);
         host_channel_close(&ch);
         return r;
 }
@@ -176,7 +181,7 @@ static void *adapt_thread(void *userdata) {
         while (!stopping(t)) {
                 CephLatencyWindow w;
                 Error err = {};
-                int r = probe_on(t->admin, &t->ch, seconds, &w, &err);
+                int r = probe_on(t->admin, &t->ch, seconds, ceph_adapt_target_ms(t->ctl), &w, &err);
                 if (r < 0) {
                         /* no reading is a reading: the probe's own ops failed or hung. A new
                          * channel for the next window, after a window's pause (a broken

@@ -13,7 +13,8 @@
 #   fast vs slow in time and p99 (the lab must make them differ at least 2× for the targets
 #   to mean anything).
 # BENCH_MODES may hold rungN too (osd_max_backfills etc. N/N/N under wpq): the points between
-# slow (rung1) and fast (rung4), to see what the lab allows. Between modes the data comes back
+# slow (rung1) and fast (rung4), to see what the lab allows; rungNcM with recovery pushes of
+# M MiB (osd_recovery_max_chunk). Between modes the data comes back
 # on unlimited disks with backfill wide open, and the start state is set again.
 # BENCH_CEPH=reef|tentacle runs the lab on that release (mClock: the presets and the adaptive
 # ladder are osd_mclock_profile there), pacific (wpq) by default.
@@ -75,11 +76,18 @@ print("%d %.2f %.2f %.2f %d" % (len(v), p(50), p(99), v[-1] if v else float("nan
 PY
 }
 
-# the layout's throttle for a mode: a preset, or rungN = N/N/N (the points between slow and fast)
+# the layout's throttle for a mode: a preset, or rungN = N/N/N (the points between slow and
+# fast); rungNcM adds osd_recovery_max_chunk M MiB (default 8) for that drain, set here (not
+# a throttle key of cephprov's: a question to the lab, whether smaller pushes leave the
+# clients' ops fewer bytes to wait behind at the same concurrency)
 set_throttle() {
-        local block
+        local block m=${1%%c*}
+        ceph_ config rm osd osd_recovery_max_chunk
         case $1 in
-        rung[0-9]*) local n=${1#rung}
+        rung*c*) ceph_ config set osd osd_recovery_max_chunk $((${1##*c} * 1048576)) ;;
+        esac
+        case $m in
+        rung[0-9]*) local n=${m#rung}
                 block="throttle:\n  preset: slow\n  osd_max_backfills: $n\n  osd_recovery_max_active: $n\n  osd_recovery_max_single_start: $n" ;;
         *) block="throttle:\n  preset: $1" ;;
         esac

@@ -14,9 +14,14 @@
 #include "ceph/ceph-adapt.h"
 #include "test.h"
 
-static CephLatencyWindow win(size_t n, size_t errors, double p99) {
+/* a window of n ops, `over` of them over the target */
+static CephLatencyWindow winv(size_t n, size_t over, size_t errors, double p99) {
         return (CephLatencyWindow) { .n = n, .n_errors = errors, .p50_ms = p99 / 2, .p95_ms = p99 * 0.9,
-                                     .p99_ms = p99, .max_ms = p99 * 1.2 };
+                                     .p99_ms = p99, .max_ms = p99 * 1.2, .n_over = over };
+}
+
+static CephLatencyWindow win(size_t n, size_t errors, double p99) {
+        return winv(n, 0, errors, p99);
 }
 
 static void test_percentiles(void) {
@@ -45,6 +50,10 @@ static void test_percentiles(void) {
         CHECK(w.n == 0 && w.p99_ms == 0 && w.n_errors == 3);
         _cleanup_(freep) char *z = ceph_latency_window_format(&w);
         CHECK_STREQ(z, "no op completed, 3 errors");
+
+        CHECK_INTEQ(ceph_latency_count_above(v, 100, 90), 10);
+        CHECK_INTEQ(ceph_latency_count_above(v, 100, 100), 0);
+        CHECK_INTEQ(ceph_latency_count_above(NULL, 0, 1), 0);
 
         double bad[] = { 1, -2 };
         CephLatencyWindow keep = { .n = 42 };
@@ -168,6 +177,8 @@ static void test_config(void) {
         REFUSED(rung_start, 5, "rung_start 5 is outside rung_min..rung_max (0..4)");
         REFUSED(hysteresis, 1.5, "hysteresis 1.5 is not between 0 and 1");
         REFUSED(decrease, 1, "decrease 1 is not between 0 and 1");
+        REFUSED(budget, 0.6, "budget 0.6 is not a fraction of the ops in (0, 0.5]");
+        REFUSED(grace_ops, -1, "a horizon of 12 windows or a grace of -1 ops is out of bounds");
         REFUSED(dwell, 2, "a dwell of 2 windows of 5 s (10 s) is not longer than the knobs' effect lag of 10 s");
         REFUSED(effect_lag_sec, 30, "is not longer than the knobs' effect lag of 30 s");
         REFUSED(target_ms, -1, "each must be positive");
@@ -259,13 +270,13 @@ static size_t replay(const char *name) {
                                 return 0;
                         continue;
                 }
-                unsigned long ops, errors;
+                unsigned long ops, over, errors;
                 unsigned slow;
                 double p99;
                 char act[16], brake[8];
                 int rung, used = 0;
-                if (!a || sscanf(line, "%lu %lu %lf %u -> %15s %d %7s %n", &ops, &errors, &p99, &slow, act, &rung,
-                                 brake, &used) < 7) {
+                if (!a || sscanf(line, "%lu %lu %lu %lf %u -> %15s %d %7s %n", &ops, &over, &errors, &p99, &slow, act,
+                                 &rung, brake, &used) < 8) {
                         fprintf(stderr, "%s:%zu: not a window line: %s\n", name, lineno, line);
                         CHECK(false);
                         return 0;
@@ -273,7 +284,7 @@ static size_t replay(const char *name) {
                 CephAdaptAction want = CEPH_ADAPT_HOLD;
                 CHECK(action_from(act, &want));
                 const char *reason = used > 0 && line[used] ? line + used : NULL;
-                CephLatencyWindow w = win(ops, errors, p99);
+                CephLatencyWindow w = winv(ops, over, errors, p99);
                 CephAdaptDecision d = {};
                 Error err = {};
                 CHECK_INTEQ(ceph_adapt_step(a, &w, slow, &d, &err), 0);
@@ -294,8 +305,8 @@ static size_t replay(const char *name) {
 
 static void test_traces(void) {
         CHECK_INTEQ(replay("calm-rise.trace"), 14);
-        CHECK_INTEQ(replay("spike-lower.trace"), 17);
-        CHECK_INTEQ(replay("spike-brake.trace"), 16);
+        CHECK_INTEQ(replay("spike-lower.trace"), 20);
+        CHECK_INTEQ(replay("spike-brake.trace"), 21);
         CHECK_INTEQ(replay("mclock-ladder.trace"), 11);
 }
 
@@ -308,12 +319,15 @@ static uint64_t rnd(void) {
         return rnd_state;
 }
 
-/* Over 2,000 random traces of 200 windows each, on both ladders and random bounds:
+/* Over 2,000 random traces of 200 windows each, on both ladders and random bounds (the
+ * error budget counted here again, apart from the controller's own count):
  *   - the rung stays within [rung_min, rung_max] and the brake is on only after a trip;
  *   - a window over the ceiling, with slow ops or an error, when the brake is off, brakes
- *     in that window; one over the target, brake off and above the bottom rung, lowers;
+ *     in that window; one with ops over the target while the horizon is over its budget
+ *     (+ grace), brake off and above the bottom rung, lowers;
  *   - a raise is one rung, only after `dwell` calm windows and `dwell` windows since the
- *     last change, never with the brake on. */
+ *     last change, with the horizon under budget × (1 − hysteresis), never with the brake on;
+ *     a release only after `dwell` calm windows. */
 static void test_properties(void) {
         size_t violations = 0, raises = 0, lowers = 0, brakes = 0, releases = 0;
         for (int t = 0; t < 2000; t++) {
@@ -325,6 +339,7 @@ static void test_properties(void) {
                 c.rung_max = c.rung_min + (int) (rnd() % (uint64_t) (top - c.rung_min + 1));
                 c.rung_start = c.rung_min + (int) (rnd() % (uint64_t) (c.rung_max - c.rung_min + 1));
                 c.dwell = 3 + (unsigned) (rnd() % 3);
+                c.horizon = 4 + (unsigned) (rnd() % 16);
                 CephLatencyWindow base = win(100, 0, 2 + (double) (rnd() % 20));
                 _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
                 Error err = {};
@@ -334,36 +349,50 @@ static void test_properties(void) {
                         continue;
                 }
                 double target = ceph_adapt_target_ms(a), ceiling = ceph_adapt_ceiling_ms(a);
-                double raise_below = target * (1 - c.hysteresis);
+                double share = c.budget * (1 - c.hysteresis);
+                size_t hn[200] = { 0 }, ho[200] = { 0 };
                 unsigned calm = 0, since = c.dwell;
                 for (int i = 0; i < 200; i++) {
-                        /* mostly calm, with bursts around the target and rare spikes */
+                        /* mostly calm, with bursts over the target and rare spikes */
                         uint64_t k = rnd() % 100;
-                        double p99 = k < 60   ? raise_below * (double) (rnd() % 1000) / 1000.0
-                                     : k < 85 ? raise_below + (ceiling - raise_below) * (double) (rnd() % 1000) / 1000.0
-                                     : k < 95 ? target * (double) (rnd() % 2000) / 1000.0
-                                              : ceiling * (1 + (double) (rnd() % 1000) / 1000.0);
                         size_t n = rnd() % 10 == 0 ? rnd() % 30 : 50 + rnd() % 200;
+                        double p99 = k < 95 ? target * 2 * (double) (rnd() % 1000) / 1000.0
+                                            : ceiling * (1 + (double) (rnd() % 1000) / 1000.0);
+                        size_t over = 0;
+                        if (n && p99 > target)
+                                over = 1 + rnd() % (n / 10 + 1);
+                        else if (n && rnd() % 4 == 0)
+                                over = rnd() % 2; /* one op over, the p99 under */
                         size_t errors = rnd() % 50 == 0 ? 1 : 0;
                         unsigned slow = rnd() % 60 == 0 ? 2 : 0;
-                        CephLatencyWindow w = win(n, errors, n ? p99 : 0);
+                        CephLatencyWindow w = winv(n, over, errors, n ? p99 : 0);
+                        hn[i] = n;
+                        ho[i] = over;
+                        size_t sum_n = 0, sum_o = 0;
+                        for (int j = i; j >= 0 && j > i - (int) c.horizon; j--) {
+                                sum_n += hn[j];
+                                sum_o += ho[j];
+                        }
                         CephAdaptDecision d = {};
                         if (ceph_adapt_step(a, &w, slow, &d, &err) < 0) {
                                 violations++;
                                 break;
                         }
                         bool trip = slow || errors || (n > 0 && w.p99_ms > ceiling);
-                        bool judged = trip || n >= c.min_ops;
+                        bool judged = !trip && n >= c.min_ops;
+                        bool over_budget = over > 0 && (double) sum_o > c.budget * (double) sum_n + c.grace_ops;
                         bool bad = d.rung_after < c.rung_min || d.rung_after > c.rung_max || !d.reason;
                         if (trip && !d.brake_before)
                                 bad |= d.action != CEPH_ADAPT_BRAKE || d.rung_after != c.rung_min;
-                        if (!trip && judged && w.p99_ms > target && !d.brake_before && d.rung_before > c.rung_min)
+                        if (judged && over_budget && !d.brake_before && d.rung_before > c.rung_min)
                                 bad |= d.action != CEPH_ADAPT_LOWER || d.rung_after >= d.rung_before;
-                        bool calm_now = !trip && judged && w.p99_ms <= raise_below;
+                        if (d.action == CEPH_ADAPT_LOWER)
+                                bad |= !judged || !over_budget;
+                        bool calm_now = judged && !over_budget && (double) over <= share * (double) n;
                         calm = calm_now ? calm + 1 : 0;
                         if (d.action == CEPH_ADAPT_RAISE)
                                 bad |= d.rung_after != d.rung_before + 1 || d.brake_before || calm < c.dwell ||
-                                       since + 1 < c.dwell;
+                                       since + 1 < c.dwell || (double) sum_o > share * (double) sum_n;
                         if (d.action == CEPH_ADAPT_RELEASE)
                                 bad |= !d.brake_before || d.brake_after || calm < c.dwell;
                         if (d.brake_after && !d.brake_before)
@@ -372,9 +401,11 @@ static void test_properties(void) {
                                 bad |= d.rung_after != d.rung_before || d.brake_after != d.brake_before;
                         if (bad) {
                                 if (violations < 5)
-                                        fprintf(stderr, "trace %d window %d: p99 %.1f n %zu err %zu slow %u → %s %d→%d %s: %s\n",
-                                                t, i, w.p99_ms, n, errors, slow, ceph_adapt_action_to_string(d.action),
-                                                d.rung_before, d.rung_after, d.brake_after ? "brake" : "", d.reason);
+                                        fprintf(stderr,
+                                                "trace %d window %d: p99 %.1f n %zu over %zu err %zu slow %u → %s %d→%d %s: %s\n",
+                                                t, i, w.p99_ms, n, over, errors, slow,
+                                                ceph_adapt_action_to_string(d.action), d.rung_before, d.rung_after,
+                                                d.brake_after ? "brake" : "", d.reason);
                                 violations++;
                         }
                         if (d.action != CEPH_ADAPT_HOLD) {
@@ -419,7 +450,7 @@ static void test_json(void) {
         CHECK(json_object_object_get_ex(o0, "last_window", &v) && v == NULL);
         CHECK(json_object_object_get_ex(o0, "last_change_reason", &v) && v == NULL);
 
-        CephLatencyWindow spike = win(200, 0, 30);
+        CephLatencyWindow spike = winv(200, 150, 0, 30);
         CephAdaptDecision d = {};
         CHECK_INTEQ(ceph_adapt_step(a, &spike, 0, &d, &err), 0);
         CHECK(d.action == CEPH_ADAPT_BRAKE);
@@ -440,6 +471,11 @@ static void test_json(void) {
         CHECK(json_get_object(o, "last_window", true, &last, "adapt", &err) == 0);
         CHECK(fabs(json_object_get_double(json_object_object_get(last, "p99_ms")) - 30) < 1e-9);
         CHECK(fabs(json_object_get_double(json_object_object_get(o, "target_p99_ms")) - 6) < 1e-9);
+        /* the error budget's horizon holds the spike's window */
+        CHECK(fabs(json_object_get_double(json_object_object_get(o, "budget")) - 0.01) < 1e-12);
+        CHECK(json_get_int(o, "horizon_windows", true, &i, "adapt", &err) == 0 && i == 1);
+        CHECK(json_get_int(o, "horizon_ops", true, &i, "adapt", &err) == 0 && i == 200);
+        CHECK(json_get_int(o, "horizon_over", true, &i, "adapt", &err) == 0 && i == 150);
         ceph_adapt_decision_done(&d);
         CHECK(d.reason == NULL);
 }
