@@ -233,6 +233,8 @@ check_eq "resume released the brake itself (no adaptive throttle runs)" \
         "$(py 'import json,sys; d=json.loads(sys.argv[1]); print(d["was_paused"], d["adaptive_running"], d["brake"])' "$rout")" \
         "True False released"
 check "the brake is off after resume" no_flag nobackfill
+# the rest is the way back: on unlimited disks (at 2 MiB/s it took minutes)
+check "every host's disks unlimited again" slow_all --off
 check "every PG active+clean after resume" wait_clean 600
 check_eq "flags, throttle keys, balancer and autoscaler as before" "$(settings)" "$before"
 check "osd.$o2 in again" ceph_ osd in "$o2"
