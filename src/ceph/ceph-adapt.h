@@ -8,9 +8,13 @@
  * rung's `config set` operations and the brake flag, and logs the reason.
  *
  * The rule (docs/ceph.md "The adaptive throttle"):
- *   - a window with an op error or timeout, slow ops, or p99 above the ceiling puts the
- *     brake on (`osd set nobackfill`: lowering a limit does not pre-empt reservations
- *     already granted) and drops to the lowest rung;
+ *   - a window with an op error or timeout, slow ops, or over the ceiling — its p95 above
+ *     it (5 % of its ops), its p99 above it two windows in a row, or a thin window (fewer
+ *     than `min_ops`) with its p99 above it — puts the brake on (`osd set nobackfill`:
+ *     lowering a limit does not pre-empt reservations already granted) and drops to the
+ *     lowest rung. One window's p99 alone is not enough: at ~150 ops a window it is the
+ *     second-largest op, and single slow ops pass the ceiling every minute or two at any
+ *     rung (a window like that still counts against the error budget below);
  *   - the rest steers by an error budget: p99 ≤ target means at most `budget` (1 %) of the
  *     ops above the target. The ops of the last `horizon` windows (a minute) are counted
  *     (a window of 5 s at queue depth 1 holds a few dozen ops: its own p99 is its maximum,
@@ -71,7 +75,7 @@ typedef struct CephAdaptConfig {
                                 * least the baseline's p99 + target_floor_ms */
         double target_factor;  /* 0: 1.5 */
         double target_floor_ms; /* 0: 2 */
-        double ceiling_ms;     /* p99 that puts the brake on; 0: target × 3 */
+        double ceiling_ms;     /* the latency that puts the brake on (see the rule); 0: target × 3 */
         double hysteresis;     /* 0: 0.2; raise only with at most budget × (1 − hysteresis) over */
         double budget;         /* 0: 0.01; the fraction of ops allowed over the target (p99) */
         unsigned horizon;      /* 0: 12; windows the budget is counted over */
