@@ -9,6 +9,7 @@
 
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "ceph/ceph-hash.h"
 #include "controller/hosts.h"
 #include "controller/throttle-adapt.h"
 
@@ -16,6 +17,7 @@ struct ThrottleAdapt {
         CephAdmin *admin;
         HostChannel ch;
         CephAdapt *ctl;
+        char **objects; /* the probe's objects, spread over every PG of its pool */
         ThrottleAdaptOptions o;
         pthread_t thread;
         bool started;
@@ -29,24 +31,41 @@ struct ThrottleAdapt {
 
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
         const CephCli *cli = ceph_admin_cli(admin);
-        int r = ceph_admin_run(admin, ceph_argv_osd_pool_create(cli, THROTTLE_ADAPT_POOL, 8, err), NULL, NULL, err);
+        int r = ceph_admin_run(admin, ceph_argv_osd_pool_create(cli, THROTTLE_ADAPT_POOL, THROTTLE_ADAPT_PG_NUM, err),
+                               NULL, NULL, err);
         if (r < 0)
                 return r;
         return ceph_admin_run(admin, ceph_argv_osd_pool_application_enable(cli, THROTTLE_ADAPT_POOL, "cephprov", err),
                               NULL, NULL, err);
 }
 
-static json_object *probe_args(CephAdmin *admin, unsigned seconds) {
+/* The probe's objects: THROTTLE_ADAPT_N_OBJECTS or more, the same number on every PG of the
+ * probe pool (its pg_num read from the OSD map: a pool made by an older cephprov has 8), so
+ * the probe meets every OSD that is the primary of one of its PGs, the OSDs being refilled
+ * among them, and none more often than another */
+static int probe_objects(CephAdmin *admin, char ***ret, Error *err) {
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        int r = ceph_admin_osd_dump(admin, &dump, err);
+        if (r < 0)
+                return r;
+        unsigned pg_num = 0;
+        for (size_t i = 0; i < dump->n_pools; i++)
+                if (streq(dump->pools[i].name, THROTTLE_ADAPT_POOL))
+                        pg_num = dump->pools[i].pg_num;
+        if (pg_num == 0)
+                return error_set(err, ENOENT, "the probe pool '%s' is not in the OSD map", THROTTLE_ADAPT_POOL);
+        unsigned per_pg = MAX(1u, (THROTTLE_ADAPT_N_OBJECTS + pg_num - 1) / pg_num);
+        return ceph_object_names_per_pg(THROTTLE_ADAPT_POOL, pg_num, per_pg, ret, err);
+}
+
+static json_object *probe_args(CephAdmin *admin, char **objects, unsigned seconds) {
         _cleanup_json_ json_object *a = json_object_new_object();
         json_object *objs = json_object_new_array();
         if (!a || json_add(a, "objects", objs) < 0)
                 return NULL;
-        for (unsigned i = 0; i < THROTTLE_ADAPT_N_OBJECTS; i++) {
-                char name[64];
-                snprintf(name, sizeof name, "%s-%u", THROTTLE_ADAPT_POOL, i);
-                if (json_object_array_add(objs, json_object_new_string(name)) < 0)
+        STRV_FOREACH(o, objects)
+                if (json_object_array_add(objs, json_object_new_string(*o)) < 0)
                         return NULL;
-        }
         if (json_add_string(a, "pool", THROTTLE_ADAPT_POOL) < 0 || json_add_string(a, "mode", "mixed") < 0 ||
             json_add_int(a, "seconds", seconds) < 0 || json_add_int(a, "op_timeout", 10) < 0 ||
             json_add_string(a, "cluster", admin->cluster ? admin->cluster : "ceph") < 0)
@@ -78,9 +97,9 @@ static int window_from(json_object *res, double over_ms, CephLatencyWindow *ret,
         return r;
 }
 
-static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, double over_ms, CephLatencyWindow *ret,
-                    Error *err) {
-        _cleanup_json_ json_object *args = probe_args(admin, seconds), *res = NULL;
+static int probe_on(CephAdmin *admin, HostChannel *ch, char **objects, unsigned seconds, double over_ms,
+                    CephLatencyWindow *ret, Error *err) {
+        _cleanup_json_ json_object *args = probe_args(admin, objects, seconds), *res = NULL;
         if (!args)
                 return error_set(err, ENOMEM, "out of memory");
         if (!ch->channel)
@@ -93,11 +112,15 @@ static int probe_on(CephAdmin *admin, HostChannel *ch, unsigned seconds, double 
 }
 
 int throttle_adapt_probe(CephAdmin *admin, unsigned seconds, CephLatencyWindow *ret, Error *err) {
+        _cleanup_strv_free_ char **objects = NULL;
         HostChannel ch = {};
-        int r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &ch, NULL, err);
+        int r = probe_objects(admin, &objects, err);
         if (r < 0)
                 return r;
-        r = probe_on(admin, &ch, seconds, 0, ret, err);
+        r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &ch, NULL, err);
+        if (r < 0)
+                return r;
+        r = probe_on(admin, &ch, objects, seconds, 0, ret, err);
         host_channel_close(&ch);
         return r;
 }
@@ -181,7 +204,7 @@ static void *adapt_thread(void *userdata) {
         while (!stopping(t)) {
                 CephLatencyWindow w;
                 Error err = {};
-                int r = probe_on(t->admin, &t->ch, seconds, ceph_adapt_target_ms(t->ctl), &w, &err);
+                int r = probe_on(t->admin, &t->ch, t->objects, seconds, ceph_adapt_target_ms(t->ctl), &w, &err);
                 if (r < 0) {
                         /* no reading is a reading: the probe's own ops failed or hung. A new
                          * channel for the next window, after a window's pause (a broken
@@ -256,6 +279,7 @@ ThrottleAdapt *throttle_adapt_stop(ThrottleAdapt *t) {
         }
         host_channel_close(&t->ch);
         ceph_adapt_free(t->ctl);
+        strv_free(t->objects);
         free(t->last_error);
         pthread_mutex_destroy(&t->mu);
         pthread_cond_destroy(&t->cv);
@@ -272,6 +296,8 @@ int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, Thrott
         t->admin = admin;
         t->o = *o;
         int r = ceph_adapt_new(&o->config, &o->baseline, &t->ctl, err);
+        if (r >= 0)
+                r = probe_objects(admin, &t->objects, err);
         if (r >= 0)
                 r = host_channel_open(admin->host, HOST_CHANNEL_ADMIN, &t->ch, NULL, err);
         if (r >= 0 && (r = -pthread_create(&t->thread, NULL, adapt_thread, t)) < 0)

@@ -18,7 +18,8 @@
 #include "controller/ceph-admin.h"
 
 #define THROTTLE_ADAPT_POOL "cephprov-probe"
-#define THROTTLE_ADAPT_N_OBJECTS 32
+#define THROTTLE_ADAPT_PG_NUM 16    /* of a probe pool made now */
+#define THROTTLE_ADAPT_N_OBJECTS 32 /* at least, as many on each PG */
 
 typedef int (*ThrottleAdaptBrakeFn)(void *userdata, bool on, Error *err);
 /* Publishes the controller's state (throttle_adapt_state plus "updated", seconds since the
@@ -42,8 +43,9 @@ typedef struct ThrottleAdaptOptions {
 
 typedef struct ThrottleAdapt ThrottleAdapt;
 
-/* The probe pool (THROTTLE_ADAPT_POOL, 8 PGs, application "cephprov") made if missing, and
- * its objects named so they spread over its PGs. Kept afterwards: nothing here deletes a
+/* The probe pool (THROTTLE_ADAPT_POOL, THROTTLE_ADAPT_PG_NUM PGs, application "cephprov")
+ * made if missing; the probe's objects are named so that each of its PGs holds as many
+ * (ceph_object_names_per_pg, with the pool's pg_num from the OSD map). Kept afterwards: nothing here deletes a
  * pool (production clusters forbid it). */
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err);
 

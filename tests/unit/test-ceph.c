@@ -7,6 +7,7 @@
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph.h"
+#include "ceph/ceph-hash.h"
 #include "test.h"
 
 /* both set and equal (streq_ptr compares pointers first: clang warns on literals) */
@@ -927,6 +928,43 @@ static void test_lock(void) {
         CHECK(ceph_lock_lease_parse(NULL, &lease, &e) == -EINVAL);
 }
 
+/* object → PG as Ceph 16.2.15's osdmaptool computed it (names of 1..49 bytes: every tail
+ * length 0..11 after the hash's 12-byte blocks, pools of 8, 40 and 48 PGs: stable_mod's both
+ * branches), and probe names that fill every PG exactly */
+static void test_object_pg_seed(void) {
+        _cleanup_(freep) char *path = data_path("osdmaptool-map-object.txt");
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        CHECK(f != NULL);
+        if (!f)
+                return;
+        char line[256];
+        size_t n = 0, lengths = 0;
+        while (fgets(line, sizeof line, f)) {
+                unsigned pg_num, seed;
+                char name[128];
+                if (line[0] == '#')
+                        continue;
+                CHECK_INTEQ(sscanf(line, "%u %127s %x", &pg_num, name, &seed), 3);
+                if (ceph_object_pg_seed(name, pg_num) != seed)
+                        fprintf(stderr, "'%s' in %u PGs: %x, Ceph says %x\n", name, pg_num,
+                                ceph_object_pg_seed(name, pg_num), seed);
+                CHECK_INTEQ(ceph_object_pg_seed(name, pg_num), seed);
+                lengths |= (size_t) 1 << (strlen(name) % 12);
+                n++;
+        }
+        CHECK_INTEQ(n, 54);
+        CHECK_INTEQ(lengths, 0xfff); /* every tail length 0..11 seen */
+
+        _cleanup_strv_free_ char **names = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_object_names_per_pg("cephprov-probe", 32, 2, &names, &err), 0);
+        CHECK_INTEQ(strv_length(names), 64);
+        for (size_t i = 0; names && names[i]; i++)
+                CHECK_INTEQ(ceph_object_pg_seed(names[i], 32), i / 2);
+        CHECK_INTEQ(ceph_object_names_per_pg("x", 0, 1, &names, &err), -EINVAL);
+        CHECK_INTEQ(ceph_object_names_per_pg("x", 8, 0, &names, &err), -EINVAL);
+}
+
 int main(void) {
         TEST_RUN(test_lock);
         TEST_RUN(test_health);
@@ -940,5 +978,6 @@ int main(void) {
         TEST_RUN(test_versions);
         TEST_RUN(test_small_answers);
         TEST_RUN(test_argv);
+        TEST_RUN(test_object_pg_seed);
         return test_result();
 }
