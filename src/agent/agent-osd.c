@@ -223,9 +223,13 @@ static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *
         return n;
 }
 
+/* LVM needs the lvm tools and device-mapper in the kernel. /dev/mapper/control alone proves
+ * nothing: libdevmapper makes that node whenever an lvm command runs (`ceph-volume lvm list`
+ * does), also on a kernel without device-mapper, where every lvcreate then fails. The kernel's
+ * misc device is what says device-mapper is there (built in or loaded). */
 static bool have_lvm(void) {
         return (access("/sbin/lvm", X_OK) == 0 || access("/usr/sbin/lvm", X_OK) == 0) &&
-               access("/dev/mapper/control", F_OK) == 0;
+               access("/sys/class/misc/device-mapper", F_OK) == 0;
 }
 
 typedef struct LockWait {
