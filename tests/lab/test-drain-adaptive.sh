@@ -52,7 +52,7 @@ layout=$dir/lab/layout.yaml
 sed -i 's/^profiles:$/throttle:\n  preset: adaptive\n  target_p99_ms: 200\n  ceiling_p99_ms: 1000\nprofiles:/' "$layout"
 check_contains "the layout asks for the adaptive throttle" "$(cat "$layout")" "preset: adaptive"
 "$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1
-check "apply makes the 6 OSDs" test $? -eq 0
+check "apply makes the 6 OSDs" test $? -eq 0 || { tail -5 "$dir/apply.out"; finish; exit 1; }
 ceph_ osd pool set data size 2 >/dev/null 2>&1
 # PG logs short, as a production PG's are next to its objects: data moves by backfill then
 # (which nobackfill stops), not by log-based recovery (which it does not)
