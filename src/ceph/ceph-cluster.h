@@ -417,20 +417,24 @@ typedef struct CephThrottlePlan {
 /* The `config set` operations of a preset, who "osd":
  *   wpq    slow    osd_max_backfills 1, osd_recovery_max_active 1, osd_recovery_max_single_start 1
  *          default 1 / 3 / 1 (the Luminous defaults), fast 4 / 4 / 4
- *   mClock slow    osd_mclock_profile high_client_ops + the wpq slow limits
- *          default osd_mclock_profile balanced (limits left alone)
- *          fast    osd_mclock_profile high_recovery_ops + the wpq fast limits
- * Under mClock the limits are set after osd_mclock_override_recovery_settings true: without
- * it the OSDs delete them from the mon store at once (docs/ceph.md "Throttles"). Quincy
- * before 17.2.6 lacks that option: `config set` of it fails there. */
-int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, CephConfigOp **ret, size_t *ret_n,
-                           Error *err);
+ *   mClock slow    osd_mclock_profile high_client_ops
+ *          default osd_mclock_profile balanced
+ *          fast    osd_mclock_profile high_recovery_ops
+ * mClock steers recovery by its profile; the limits are mClock's own business unless the
+ * operator gives explicit values (`limits`: the layout's throttle names
+ * osd_max_backfills & co.): then osd_mclock_override_recovery_settings true and the preset's
+ * wpq limits follow the profile (the caller puts the explicit values in). Without the
+ * override the OSDs delete the limits from the mon store at once (docs/ceph.md
+ * "Throttles"); Quincy before 17.2.6 lacks that option: `config set` of it fails there.
+ * Under wpq `limits` changes nothing. */
+int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, bool limits, CephConfigOp **ret,
+                           size_t *ret_n, Error *err);
 /* The keys a preset touches (read them first: `config dump`), NULL-terminated, static. */
-const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler scheduler);
+const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler scheduler, bool limits);
 /* The settings plus how to restore what `before` (`config dump -f json`, taken before any
  * change) had: each key the preset sets goes back to its "osd"-section value, or is removed
  * when it had none. */
-int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, const CephConfigDump *before,
+int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, bool limits, const CephConfigDump *before,
                        CephThrottlePlan **ret, Error *err);
 CephThrottlePlan *ceph_throttle_plan_free(CephThrottlePlan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephThrottlePlan *, ceph_throttle_plan_free);

@@ -50,7 +50,7 @@ CephScheduler ceph_scheduler_for(CephRelease release, const char *osd_op_queue) 
 #define K_OVERRIDE "osd_mclock_override_recovery_settings"
 
 /* the wpq limits of each preset: backfills, max active, max single start */
-static const char *const limits[][3] = {
+static const char *const wpq_limits[][3] = {
         [CEPH_THROTTLE_SLOW] = { "1", "1", "1" },
         [CEPH_THROTTLE_DEFAULT] = { "1", "3", "1" },
         [CEPH_THROTTLE_FAST] = { "4", "4", "4" },
@@ -70,12 +70,12 @@ static bool preset_valid(CephThrottlePreset p) {
         return (size_t) p < ELEMENTSOF(preset_names);
 }
 
-const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler scheduler) {
+const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler scheduler, bool limits) {
         if (!preset_valid(preset))
                 return NULL;
         if (scheduler == CEPH_SCHEDULER_WPQ)
                 return keys_wpq;
-        return preset == CEPH_THROTTLE_DEFAULT ? keys_mclock_profile : keys_mclock_limits;
+        return limits ? keys_mclock_limits : keys_mclock_profile;
 }
 
 bool ceph_config_value_eq(const char *a, const char *b) {
@@ -105,9 +105,9 @@ static int op_set(CephConfigOp *op, const char *who, const char *key, const char
         return op->who && op->key && (!value || op->value) ? 0 : -ENOMEM;
 }
 
-int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, CephConfigOp **ret, size_t *ret_n,
-                           Error *err) {
-        const char *const *keys = ceph_throttle_keys(preset, scheduler);
+int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, bool limits, CephConfigOp **ret,
+                           size_t *ret_n, Error *err) {
+        const char *const *keys = ceph_throttle_keys(preset, scheduler, limits);
         if (!keys)
                 return error_set(err, EINVAL, "invalid throttle preset %d", (int) preset);
         size_t n = strv_length((char *const *) keys);
@@ -121,11 +121,11 @@ int ceph_throttle_settings(CephThrottlePreset preset, CephScheduler scheduler, C
                 else if (streq(keys[i], K_OVERRIDE))
                         v = "true";
                 else if (streq(keys[i], K_BACKFILLS))
-                        v = limits[preset][0];
+                        v = wpq_limits[preset][0];
                 else if (streq(keys[i], K_ACTIVE))
-                        v = limits[preset][1];
+                        v = wpq_limits[preset][1];
                 else
-                        v = limits[preset][2];
+                        v = wpq_limits[preset][2];
                 if (op_set(&ops[i], "osd", keys[i], v) < 0) {
                         ceph_config_ops_free(ops, n);
                         return -ENOMEM;
@@ -146,7 +146,7 @@ CephThrottlePlan *ceph_throttle_plan_free(CephThrottlePlan *p) {
         return NULL;
 }
 
-int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, const CephConfigDump *before,
+int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, bool limits, const CephConfigDump *before,
                        CephThrottlePlan **ret, Error *err) {
         if (!before)
                 return error_set(err, EINVAL, "throttle: the config dump taken before is needed to restore");
@@ -155,7 +155,7 @@ int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, const
                 return -ENOMEM;
         p->preset = preset;
         p->scheduler = scheduler;
-        int r = ceph_throttle_settings(preset, scheduler, &p->apply, &p->n_apply, err);
+        int r = ceph_throttle_settings(preset, scheduler, limits, &p->apply, &p->n_apply, err);
         if (r < 0)
                 return r;
         if (!(p->restore = calloc(p->n_apply + 1, sizeof(CephConfigOp))))

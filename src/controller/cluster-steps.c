@@ -696,7 +696,9 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
         if ((r = ceph_admin_config_dump(cs->admin, &before, err)) < 0)
                 return r;
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
-        if ((r = ceph_throttle_plan(preset, scheduler(cs), before, &plan, err)) < 0)
+        /* explicit values: under mClock the override and the limits as well as the profile */
+        const bool limits = over[0] || over[1] || over[2];
+        if ((r = ceph_throttle_plan(preset, scheduler(cs), limits, before, &plan, err)) < 0)
                 return r;
         for (int i = 0; i < 3; i++) {
                 if (!over[i])

@@ -614,29 +614,39 @@ static void test_throttle(void) {
         Error err = {};
         CephConfigOp *ops = NULL;
         size_t n = 0;
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, &ops, &n, &err), 0);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, false, &ops, &n, &err), 0);
         check_ops(ops, n, "osd osd_max_backfills 4; osd osd_recovery_max_active 4; osd osd_recovery_max_single_start 4");
         ceph_config_ops_free(ops, n);
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_WPQ, &ops, &n, &err), 0);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_WPQ, false, &ops, &n, &err), 0);
         check_ops(ops, n, "osd osd_max_backfills 1; osd osd_recovery_max_active 1; osd osd_recovery_max_single_start 1");
         ceph_config_ops_free(ops, n);
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_WPQ, &ops, &n, &err), 0);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_WPQ, false, &ops, &n, &err), 0);
         check_ops(ops, n, "osd osd_max_backfills 1; osd osd_recovery_max_active 3; osd osd_recovery_max_single_start 1");
         ceph_config_ops_free(ops, n);
-        /* mClock: the profile, and the limits only after the override */
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_MCLOCK, &ops, &n, &err), 0);
+        /* mClock: the profile alone; with explicit limits, the limits only after the override */
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_MCLOCK, false, &ops, &n, &err), 0);
+        check_ops(ops, n, "osd osd_mclock_profile high_recovery_ops");
+        ceph_config_ops_free(ops, n);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_MCLOCK, true, &ops, &n, &err), 0);
         check_ops(ops, n,
                   "osd osd_mclock_profile high_recovery_ops; osd osd_mclock_override_recovery_settings true; "
                   "osd osd_max_backfills 4; osd osd_recovery_max_active 4; osd osd_recovery_max_single_start 4");
         ceph_config_ops_free(ops, n);
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_MCLOCK, &ops, &n, &err), 0);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_MCLOCK, false, &ops, &n, &err), 0);
+        check_ops(ops, n, "osd osd_mclock_profile high_client_ops");
+        ceph_config_ops_free(ops, n);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_MCLOCK, true, &ops, &n, &err), 0);
         CHECK(n == 5 && str_eq(ops[0].value, "high_client_ops") && str_eq(ops[2].value, "1"));
         ceph_config_ops_free(ops, n);
-        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_MCLOCK, &ops, &n, &err), 0);
+        /* wpq: explicit limits change nothing of the preset's keys */
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_WPQ, true, &ops, &n, &err), 0);
+        check_ops(ops, n, "osd osd_max_backfills 1; osd osd_recovery_max_active 1; osd osd_recovery_max_single_start 1");
+        ceph_config_ops_free(ops, n);
+        CHECK_INTEQ(ceph_throttle_settings(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_MCLOCK, false, &ops, &n, &err), 0);
         check_ops(ops, n, "osd osd_mclock_profile balanced");
         ceph_config_ops_free(ops, n);
         Error e = {};
-        CHECK(ceph_throttle_settings((CephThrottlePreset) 7, CEPH_SCHEDULER_WPQ, &ops, &n, &e) == -EINVAL);
+        CHECK(ceph_throttle_settings((CephThrottlePreset) 7, CEPH_SCHEDULER_WPQ, false, &ops, &n, &e) == -EINVAL);
 
         CHECK(ceph_scheduler_for(CEPH_RELEASE_PACIFIC, NULL) == CEPH_SCHEDULER_WPQ);
         CHECK(ceph_scheduler_for(CEPH_RELEASE_REEF, NULL) == CEPH_SCHEDULER_MCLOCK);
@@ -655,7 +665,7 @@ static void test_throttle(void) {
         error_reset(&e);
         CHECK(ceph_throttle_preset_from_string("ludicrous", &pr, &e) == -EINVAL && strstr(e.message, "'ludicrous'"));
         CHECK(str_eq(ceph_throttle_preset_to_string(CEPH_THROTTLE_DEFAULT), "default"));
-        const char *const *keys = ceph_throttle_keys(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_MCLOCK);
+        const char *const *keys = ceph_throttle_keys(CEPH_THROTTLE_DEFAULT, CEPH_SCHEDULER_MCLOCK, false);
         CHECK(keys && str_eq(keys[0], "osd_mclock_profile") && !keys[1]);
 
         /* restore from the captured config dump: osd_max_backfills 1 was set, the rest absent */
@@ -663,7 +673,7 @@ static void test_throttle(void) {
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
         CHECK_INTEQ(ceph_config_dump_parse(cd, &before, &err), 0);
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
-        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, before, &plan, &err), 0);
+        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, false, before, &plan, &err), 0);
         if (!plan)
                 return;
         check_ops(plan->restore, plan->n_restore,
@@ -697,7 +707,7 @@ static void test_throttle(void) {
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before2 = NULL;
         CHECK_INTEQ(ceph_config_dump_parse(ov, &before2, &err), 0);
         plan = ceph_throttle_plan_free(plan);
-        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_MCLOCK, before2, &plan, &err), 0);
+        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_MCLOCK, true, before2, &plan, &err), 0);
         if (!plan)
                 return;
         check_ops(plan->restore, plan->n_restore,
@@ -708,7 +718,7 @@ static void test_throttle(void) {
         CHECK(strv_contains(plan->warnings,
                             "osd/class:ssd has its own osd_recovery_max_active = 8, which the preset does not change"));
         error_reset(&e);
-        CHECK(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, NULL, &plan, &e) == -EINVAL);
+        CHECK(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, false, NULL, &plan, &e) == -EINVAL);
 }
 
 typedef struct Slow {
