@@ -10,7 +10,7 @@
 # one host's OSDs in steps (`cephprov run`) and back. On Reef and Tentacle also the smoke of
 # drain and destroy (Pacific has the whole of test-drain.sh): a drain of one of the three
 # hosts with the layout's fast throttle applied as mClock takes it (the high_recovery_ops
-# profile with the recovery override), seen in the cluster while the drain runs and put back
+# profile alone, the override never set), seen in the cluster while the drain runs and put back
 # as it was afterwards, the host's OSDs down and out, every PG active+clean, every object read
 # back identical; cancel; then destroy of that host: its OSDs purged, its host bucket gone,
 # its disks blank, HEALTH_OK, the objects identical.
@@ -223,15 +223,18 @@ before=$(throttle_settings)
 before_value=$(ceph_ config get osd "$key" 2>/dev/null)
 "$cephprov" drain "$layout" node3 --yes > "$dir/drain.log" 2>&1 &
 pid=$!
-seen=
+seen= override=
 while kill -0 "$pid" 2>/dev/null; do
         [ "$(ceph_ config get osd "$key" 2>/dev/null)" = "$want" ] && seen=1
+        # a preset steers mClock by its profile alone (explicit limits would set the override)
+        [ "$(ceph_ config get osd osd_mclock_override_recovery_settings 2>/dev/null)" = true ] && override=1
         sleep 0.2
 done
 wait "$pid"
 rc=$?
 check "drain of node3 on $release succeeds" test $rc -eq 0 || tail -20 "$dir/drain.log"
 check "while draining, $key was $want on $release (before: $before_value)" test -n "$seen"
+check "the fast preset left osd_mclock_override_recovery_settings alone on $release" test -z "$override"
 check_eq "node3's OSDs are down and out" "$(node3_state)" "0 0"
 check "every PG active+clean after the drain on $release" wait_clean 120
 check_eq "HEALTH_OK after the drain on $release" "$(health_of 60)" HEALTH_OK
