@@ -123,6 +123,7 @@ check "the wrong checksum differs from the recorded one in one line" \
 check "a wrong checksum is seen (obj7)" test $? -ne 0
 
 # cephprov plan on the lab's layout: every FileStore OSD listed with its note
+check "the lab's layout validates" "$cephprov" validate "$layout"
 out=$("$cephprov" plan "$layout" 2>&1)
 rc=$?
 echo "$out" | grep -E 'note:|error|refused|^plan:' | head -20
