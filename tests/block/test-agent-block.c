@@ -1220,6 +1220,30 @@ static void test_filestore(void) {
         CHECK_OSD(r, L, 2, "7 %s %s journal filestore", U, C);
         json_object_put(r);
 
+        /* neither link nor journal_uuid: the one journal whose header is this OSD's */
+        CHECK(sh("rm %s/journal_uuid", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "7 %s %s journal filestore", U, C);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", V);
+        json_object_put(r);
+        /* ... and not when two journals carry that header (a copy left behind): neither. (The
+         * agent reads through the disk, whose page cache does not see writes through the
+         * partition's node: drop it.) */
+        CHECK(write_journal_header(p3, U));
+        CHECK(sh("blockdev --flushbufs %s", L) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", U);
+        json_object_put(r);
+        /* a journal file in the data directory: no partition is its journal */
+        CHECK(write_journal_header(p3, V));
+        CHECK(sh("blockdev --flushbufs %s", L) == 0);
+        CHECK(sh("dd if=/dev/zero of=%s/journal bs=1M count=1 status=none", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        json_object_put(r);
+        CHECK(sh("rm %s/journal", dir) == 0);
+
         /* not FileStore any more (type says bluestore): the partition is only mounted */
         CHECK(sh("echo bluestore > %s/type", dir) == 0);
         r = call(s, "inventory", "{}");
