@@ -248,6 +248,8 @@ static int add_part(ConvertPart **l, size_t *n, ConvertPart *p) {
 /* The whole device of a partition path of the metadata, NULL: not in the inventory. */
 static const InvDevice *partition_device(const ConvertCtx *c, const char *path) {
         const InvDevice *d = NULL;
+        if (!path)
+                return NULL;
         if (find_partition(c->inv, path, &d))
                 return d;
         return inventory_find_device(c->inv, path);
@@ -498,6 +500,12 @@ static int space_analyze(ConvertCtx *c, size_t j) {
         if (d->pttype && !streq(d->pttype, "gpt"))
                 return error_set(c->err, EEXIST, "host '%s': fast device '%s' has a %s partition table (cephprov needs GPT)",
                                  c->host->name, d->path, d->pttype);
+        if (!d->pttype && c->ch->n_replaced + c->ch->n_osds > 0) {
+                int r = note(c, strprintf("fast device %s has no partition table: the conversion writes a GPT on it "
+                                          "first", d->path));
+                if (r < 0)
+                        return r;
+        }
         if (!d->pttype || (d->first_usable == 0 && d->last_usable == 0)) {
                 f->first = PLAN_ALIGN;
                 f->last = d->size > 2 * PLAN_ALIGN ? d->size - PLAN_ALIGN - 1 : 0;
@@ -601,6 +609,12 @@ static int osd_cmp(const void *a, const void *b) {
         return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
+static int part_cmp(const void *a, const void *b) {
+        const ConvertPart *x = a, *y = b;
+        int r = strverscmp(x->device, y->device);
+        return r != 0 ? r : (x->partnum > y->partnum) - (x->partnum < y->partnum);
+}
+
 static int convert_host(ConvertCtx *c) {
         const Profile *p = c->profile;
         const char *hn = c->host->name;
@@ -653,6 +667,8 @@ static int convert_host(ConvertCtx *c) {
                 return r;
         if (c->ch->n_osds > 1)
                 qsort(c->ch->osds, c->ch->n_osds, sizeof(ConvertOsd), osd_cmp);
+        if (c->ch->n_replaced > 1)
+                qsort(c->ch->replaced, c->ch->n_replaced, sizeof(ConvertPart), part_cmp);
 
         for (size_t j = 0; j < c->n_fast; j++)
                 if ((r = space_analyze(c, j)) < 0 || (r = create_parts(c, j)) < 0)

@@ -77,7 +77,7 @@ typedef struct ConvertHost {
         bool in_crush;           /* the bucket exists */
         ConvertOsd *osds;        /* in slot order */
         size_t n_osds;
-        ConvertPart *replaced;   /* deleted, per fast device in partition order */
+        ConvertPart *replaced;   /* deleted, by fast device (natural path order) and partition number */
         size_t n_replaced;
         ConvertPart *created;    /* per fast device, in slot order, DB/WAL/cache */
         size_t n_created;

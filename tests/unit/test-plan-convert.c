@@ -409,6 +409,46 @@ static void test_journal_lookalike_kept(void) {
         CHECK(h && h->n_created == 6 && h->created[0].partnum == 1 && h->created[2].partnum == 3);
 }
 
+/* BlueStore without a DB where the layout wants one; a journal file (no partition) */
+static void test_db_missing_and_journal_file(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        /* osd.0 (the first entry) without its dedicated DB */
+        char *at = strstr(mj0, "\"bluefs_dedicated_db\":\"1\"");
+        CHECK(at != NULL);
+        if (at)
+                at[strlen("\"bluefs_dedicated_db\":\"")] = '0';
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj0);
+        ConvertOptions o = { .reshape = true };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 1 && h->n_unchanged == 5);
+        if (h && h->n_osds == 1) {
+                CHECK_STREQ(h->osds[0].reasons[0], "DB on the data device, the layout wants a 60 GiB DB on /dev/sda");
+                CHECK(h->osds[0].rebuilt && h->osds[0].action == CONVERT_NEEDS_RESHAPE);
+        }
+        /* cp:db:0:fs1 is there and no OSD's metadata names it: taken as it is, nothing replaced */
+        CHECK(h && h->n_replaced == 0 && h->n_created == 0);
+        CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:0:fs1'", "cephprov's"));
+
+        /* FileStore with its journal in a file: nothing to replace, said so */
+        _cleanup_(inventory_set_freep) InventorySet *b = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *fj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(freep) char *fj = replace_all(fj0, "\"backend_filestore_journal_partition_path\":\"/dev/sda1\"",
+                                                "\"backend_filestore_journal_partition_path\":\"unknown\"");
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *fm = meta_from(fj);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = convert_ok(l, b, t, fm, NULL);
+        h = host_of(q, "fs1");
+        CHECK(h && h->n_osds == 6 && h->n_replaced == 5 && h->n_created == 6);
+        CHECK(notes_have(h, "osd.0's journal is /var/lib/ceph/osd/ceph-0/journal, no partition per its metadata"));
+        /* sda1 is no journal of anyone now: kept, and the new DBs go around it */
+        CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "in keep_partitions"));
+        CHECK(h && h->n_created == 6 && h->created[0].partnum != 1 && h->created[0].offset != 1 * MiB);
+}
+
 /* The cluster and the disks disagree (device names moved since the OSD booted): refused */
 static void test_names_moved(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
@@ -435,6 +475,7 @@ int main(void) {
         TEST_RUN(test_reshape_db_size);
         TEST_RUN(test_node1_node11);
         TEST_RUN(test_journal_lookalike_kept);
+        TEST_RUN(test_db_missing_and_journal_file);
         TEST_RUN(test_names_moved);
         return test_result();
 }
