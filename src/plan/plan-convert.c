@@ -203,14 +203,14 @@ static int note(ConvertCtx *c, char *s) {
 
 /* An old partition of osd `id` the cluster names (journal, DB, WAL): to replace if the
  * OSD is rebuilt. Returns 1 when found on a fast device of the layout, 0 when not (a note
- * says why), < 0 on error. */
+ * says why: note() returns 0), < 0 on error. */
 static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path, ConvertPart *ret) {
         const InvDevice *d = NULL;
         const InvPartition *p = find_partition(c->inv, path, &d);
         char buf[SIZE_FORMAT_MAX];
         if (!p)
                 return note(c, strprintf("osd.%d's %s %s (from its metadata) is no partition of this host's inventory: "
-                                         "nothing to replace there", id, role_title(role), path)) ?: 0;
+                                         "nothing to replace there", id, role_title(role), path));
         if (p->content.osd.id >= 0 && p->content.osd.id != id)
                 return error_set(c->err, EEXIST,
                                  "host '%s': the cluster says %s is osd.%d's %s, but its label is osd.%d's: device names "
@@ -220,7 +220,7 @@ static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path,
                 return note(c, strprintf("osd.%d's %s %s (%s) is on %s, which profile '%s' does not select as fast "
                                          "device: left as it is (delete it by hand after the conversion)", id,
                                          role_title(role), path, size_format(p->size, buf, sizeof buf), d->path,
-                                         c->profile->name)) ?: 0;
+                                         c->profile->name));
         *ret = (ConvertPart) {
                 .device = strdup(d->path), .partnum = p->number, .partname = p->name ? strdup(p->name) : NULL,
                 .node = strdup(path), .offset = p->start, .size = p->size, .role = role, .osd = id,
