@@ -312,6 +312,28 @@ static void test_reshape_db_size(void) {
         h = host_of(b, "fs1");
         CHECK(h && h->n_osds > 0 && strv_length(h->osds[0].reasons) == 1 &&
               strstr(h->osds[0].reasons[0], "not on bcache, the layout wants a 4 GiB bcache cache on /dev/sda"));
+        /* with --reshape: the DB (the cluster names it) replaced, DB and cache made per slot,
+         * in the space the DBs and the free end of the SSD leave (192.6 GiB for 192 GiB) */
+        _cleanup_(convert_plan_freep) ConvertPlan *br = convert_ok(lb, s, t, m, &o);
+        h = host_of(br, "fs1");
+        CHECK(h && h->n_replaced == 6 && h->n_created == 12);
+        if (h && h->n_created == 12) {
+                CHECK(h->created[0].role == PART_ROLE_DB && h->created[1].role == PART_ROLE_CACHE);
+                CHECK(streq(h->created[1].partname, "cp:cache:0:fs1") && h->created[1].size == 4 * GiB);
+                CHECK(h->created[5].offset + h->created[5].size <= UINT64_C(400088440319) + 1);
+        }
+        /* a cache of 5G does not fit: refused, naming the SSD and what is free */
+        static const char *const big[] = {
+                "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
+        };
+        _cleanup_(layout_freep) Layout *lbig = layout(big);
+        ConvertPlan *none = NULL;
+        Error e = {};
+        CHECK_INTEQ(plan_convert(lbig, s, t, m, &o, &none, &e), -ENOSPC);
+        CHECK(none == NULL);
+        CHECK_STREQ(e.message, "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
+                               "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
+                               "extent is 2.6 GiB, 2.6 GiB is free in all");
 }
 
 /* A host is its CRUSH bucket, by exact name: converting node1 never takes node11's OSDs,
