@@ -332,6 +332,11 @@ static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
 
 static int plan_osd(ConvertCtx *c, int id) {
         const Profile *p = c->profile;
+        const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, id);
+        if (t && t->status == CEPH_OSD_TREE_DESTROYED)
+                /* its metadata is the old OSD's, its disks may be wiped already */
+                return note(c, strprintf("osd.%d is destroyed (its id kept for a new OSD): a conversion or a "
+                                         "replacement under way; not planned again here", id));
         const CephOsdMetadata *m = ceph_osd_metadata_find(c->meta, id);
         if (!m || !m->objectstore)
                 return note(c, strprintf("osd.%d has no metadata (it never booted?): not compared with the layout", id));

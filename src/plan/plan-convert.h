@@ -13,7 +13,8 @@
  * Per host, every OSD of its bucket whose data device is one of the layout's data devices
  * is compared with what the layout wants for that device (slot): objectstore; DB and WAL on
  * the slot's fast device, and their sizes; bcache or not. One that differs is listed with
- * each difference in words:
+ * each difference in words (an OSD the tree shows destroyed, its id kept, is a conversion
+ * under way: a note, not planned again):
  *   - another objectstore (FileStore → BlueStore): rebuilt;
  *   - the same objectstore in another shape (a changed db_size, a DB or WAL added or
  *     dropped, bcache added or removed): "needs --reshape", rebuilt only with

@@ -491,6 +491,28 @@ static void test_names_moved(void) {
                                  "current)");
 }
 
+/* An OSD destroyed with its id kept (a conversion under way) is not planned again */
+static void test_destroyed_osd(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj0 = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        /* the first OSD of the tree's fs1 bucket: osd.0 */
+        char *at = strstr(tj0, "\"name\":\"osd.0\"");
+        char *st = at ? strstr(at, "\"status\":\"up\"") : NULL;
+        CHECK(st != NULL);
+        _cleanup_(freep) char *tj = st ? strprintf("%.*s\"status\":\"destroyed\"%s", (int) (st - tj0), tj0,
+                                                   st + strlen("\"status\":\"up\"")) : NULL;
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj ?: tj0);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 5 && !has_osd(h, 0) && h->n_replaced == 5);
+        CHECK(notes_have(h, "osd.0 is destroyed (its id kept for a new OSD)"));
+        /* its journal is nobody's now: kept, not replaced */
+        CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "not a journal to replace"));
+}
+
 int main(void) {
         TEST_RUN(test_filestore_to_bluestore);
         TEST_RUN(test_converged_nothing_to_do);
@@ -499,5 +521,6 @@ int main(void) {
         TEST_RUN(test_journal_lookalike_kept);
         TEST_RUN(test_db_missing_and_journal_file);
         TEST_RUN(test_names_moved);
+        TEST_RUN(test_destroyed_osd);
         return test_result();
 }
