@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "basic/json-util.h"
+#include "basic/log.h"
 #include "basic/strv.h"
 #include "ondisk/ondisk.h"
 
@@ -96,6 +97,22 @@ bool usage_table_swap(const UsageTable *t, dev_t d);
 /* Names in /sys/class/block/<name>/holders (NULL-terminated, may be empty). */
 char **block_holders(const char *name);
 
+
+/* ---- FileStore OSDs in the inventory (agent-filestore.c) ---- */
+
+/* A mounted content whose directory holds a FileStore OSD's files: role data, its id and
+ * fsids (filestore_osd_dir_parse()). Anything else mounted is left as it is. */
+void filestore_probe_data(InvContent *c);
+/* A content without a signature whose first block is a FileStore journal header: role
+ * journal, the header's OSD fsid, unconfirmed (no id). */
+void filestore_probe_journal(int fd, uint64_t off, InvContent *c);
+/* An unmounted "ceph data" partition with a file system: role data, osd_fsid from its
+ * PARTUUID, unconfirmed (ceph-disk's convention, not proof). */
+void filestore_hint_data(InvPartition *p);
+/* After every device is probed: each FileStore OSD's journal partition (its data
+ * directory's `journal` link or `journal_uuid`) gets role journal with that OSD's id and
+ * fsids, unless the journal's header names another OSD or it carries a signature. */
+void filestore_link_journals(Inventory *inv);
 
 /* ---- in use and claims (agent-inuse.c) ---- */
 

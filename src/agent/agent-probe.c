@@ -3,7 +3,8 @@
  * properties and links only when udevd runs), libblkid for partition tables and
  * signatures (works without udevd and without kernel partition nodes), sysfs and /proc
  * for holders, mounts and swaps, the bcache superblock and the BlueStore label read
- * directly. No subprocesses. */
+ * directly, FileStore OSDs from their data directories and journal headers
+ * (agent-filestore.c). No subprocesses. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -134,12 +135,16 @@ static int probe_content(int fd, uint64_t off, uint64_t size, const char *name, 
                         bluestore_label_parse(buf, sizeof(buf), &c->osd);
         }
 
+        if (!c->fstype)
+                filestore_probe_journal(fd, off, c);
+
         if (name) {
                 const char *mp = usage_table_mountpoint(ut, devnum);
                 if (mp)
                         c->mountpoint = strdup(mp);
                 c->swap_active = usage_table_swap(ut, devnum);
                 c->holders = block_holders(name);
+                filestore_probe_data(c);
         }
         if (!c->holders)
                 c->holders = calloc(1, sizeof(char *));
@@ -215,6 +220,7 @@ static int probe_partitions(int fd, InvDevice *d, blkid_probe pr, const UsageTab
                                       &p->content);
                 if (r < 0)
                         return r;
+                filestore_hint_data(p);
         }
         return 0;
 }
@@ -474,6 +480,7 @@ int agent_inventory(AgentState *s, bool all, Inventory **ret, Error *err) {
 
         if (inv->n_devices > 1)
                 qsort(inv->devices, inv->n_devices, sizeof(InvDevice), device_cmp);
+        filestore_link_journals(inv);
         if (!inv->host || !inv->hostname || !inv->agent_version)
                 return error_set(err, ENOMEM, "out of memory");
         *ret = TAKE_PTR(inv);

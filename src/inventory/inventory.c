@@ -165,7 +165,8 @@ static bool inv_bcache_is_set(const InvBcache *b) {
 }
 
 static bool inv_osd_is_set(const InvOsd *o) {
-        return o->id >= 0 || o->osd_fsid || o->cluster_fsid || o->role || o->objectstore || o->incomplete;
+        return o->id >= 0 || o->osd_fsid || o->cluster_fsid || o->role || o->objectstore || o->incomplete ||
+               o->unconfirmed;
 }
 
 static int inv_bcache_to_json(const InvBcache *b, json_object **ret) {
@@ -202,6 +203,8 @@ static int inv_osd_to_json(const InvOsd *d, json_object **ret) {
             (r = json_add_string(o, "objectstore", d->objectstore)) < 0)
                 return r;
         if (d->incomplete && (r = json_add_bool(o, "incomplete", true)) < 0)
+                return r;
+        if (d->unconfirmed && (r = json_add_bool(o, "unconfirmed", true)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;
@@ -461,6 +464,9 @@ static int inv_osd_from_json(json_object *o, InvOsd *d, const char *what, Error 
             (r = get_str(o, "objectstore", &d->objectstore, what, err)) < 0)
                 return r;
         r = json_get_bool(o, "incomplete", false, &d->incomplete, what, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = json_get_bool(o, "unconfirmed", false, &d->unconfirmed, what, err);
         if (r < 0 && r != -ENOENT)
                 return r;
         return 0;

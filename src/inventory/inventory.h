@@ -42,6 +42,8 @@ typedef struct InvOsd {
         char *objectstore;       /* "bluestore", "filestore" */
         bool incomplete;         /* a BlueStore main label whose mkfs never finished (no "ready" in
                                     its meta, maybe no whoami): a half-made OSD, not an OSD */
+        bool unconfirmed;        /* FileStore seen only from outside (an unmounted "ceph data"
+                                    partition, a journal header): a hint, id -1, never proof */
 } InvOsd;
 
 /* What a device or partition holds and who uses it. */

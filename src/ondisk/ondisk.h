@@ -2,8 +2,9 @@
 #pragma once
 
 /* On-disk formats the agent reads and patches: the GPT (UEFI 2.10 §5.3), the bcache
- * superblock (include/uapi/linux/bcache.h) and the BlueStore label
- * (src/os/bluestore/bluestore_types.cc). Pure code: every decoder takes bytes the caller
+ * superblock (include/uapi/linux/bcache.h), the BlueStore label
+ * (src/os/bluestore/bluestore_types.cc), the FileStore journal header
+ * (src/os/filestore/FileJournal.h) and a FileStore OSD's data directory files. Pure code: every decoder takes bytes the caller
  * read and says whether they are valid; no I/O, no allocation, so a crafted disk can cost
  * at most the few MiB a valid table may have (the limits below). Tested on captured and
  * crafted images in the unit suite (tests/unit/test-ondisk.c) and fuzzed
@@ -135,3 +136,48 @@ typedef struct BluestoreLabel {
  * Returns 1 when the text line is there (ret->valid says whether the rest is), 0 when it
  * is not a BlueStore label. Never reads past `len`. */
 int bluestore_label_decode(const uint8_t *buf, size_t len, BluestoreLabel *ret);
+
+/* ---- FileStore (filestore.c) ---------------------------------------------------------- */
+
+/* FileJournal's header_t at byte 0 of the journal (file or partition). */
+#define FILESTORE_JOURNAL_HEADER_SIZE 4096u
+
+typedef struct FilestoreJournalHeader {
+        unsigned version;        /* struct version: 2..4 */
+        char fsid[37];           /* the OSD's fsid (FileStore's `fsid` file), lowercase */
+        uint32_t block_size;
+        uint32_t alignment;
+        uint64_t max_size;
+        uint64_t start;
+        uint64_t flags;
+} FilestoreJournalHeader;
+
+/* Decode the header as FileJournal::header_t::decode() does for version 2..4: u32 version,
+ * u32 length of the encoded part, then flags, fsid (16 raw bytes), block_size, alignment,
+ * max_size, start [, committed_up_to (v3), start_seq (v4)], all little-endian. The header
+ * has no magic and no checksum (FileJournal checks only that its fsid is the store's), so
+ * "valid" is every field in the range FileJournal writes: block size and alignment powers
+ * of two from 512 to 64 KiB, flags only FLAG_CRC, max_size above the first block, start
+ * inside the ring, a non-zero fsid. Returns 1 valid, 0 not a journal header (pre-0.40
+ * version 0/1 headers included: they kept only 64 bits of the fsid). Never reads past
+ * `len`. A valid header says "a FileStore journal of the OSD with this fsid", never which
+ * OSD id. */
+int filestore_journal_header_decode(const uint8_t *buf, size_t len, FilestoreJournalHeader *ret);
+
+typedef struct FilestoreOsdDir {
+        int id;                  /* `whoami` */
+        char osd_fsid[37];       /* `fsid`, lowercase */
+        char cluster_fsid[37];   /* `ceph_fsid`, lowercase */
+        char cluster[64];        /* CLUSTER of the directory's name CLUSTER-ID ("ceph") */
+} FilestoreOsdDir;
+
+/* Whether the files of a mounted data directory `dir` (its path: ceph-disk and the OSD
+ * mount it at /var/lib/ceph/osd/CLUSTER-ID) make it a FileStore OSD: `type` is
+ * "filestore", `whoami` a decimal id equal to the ID of the directory's name, `fsid` and
+ * `ceph_fsid` UUIDs. The contents are as read (NULL: the file is missing; a trailing
+ * newline is fine). Returns 1 a FileStore OSD, 0 not FileStore (no `type`, or another
+ * store), -EBADMSG when `type` says filestore but another file is missing or malformed or
+ * the name disagrees with `whoami` (err says which): an OSD directory this cannot vouch
+ * for. *ret is untouched unless 1 is returned. */
+int filestore_osd_dir_parse(const char *dir, const char *type, const char *whoami, const char *fsid,
+                            const char *ceph_fsid, FilestoreOsdDir *ret, Error *err);

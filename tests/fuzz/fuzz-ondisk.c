@@ -5,6 +5,9 @@
  *      sectors (little-endian), then one header sector and the entry array
  *   1  bcache superblock (4 KiB)
  *   2  BlueStore label (up to 4 KiB)
+ *   3  FileStore journal header (up to 4 KiB)
+ *   4  FileStore OSD directory: the directory's path and the files type, whoami, fsid,
+ *      ceph_fsid, separated by NUL bytes (fewer parts: the files missing)
  * Checked: whatever a decoder accepts satisfies the bounds the agent relies on when it
  * allocates, reads and wipes by it (ondisk.h), and nothing reads past the input. */
 
@@ -15,6 +18,39 @@
 #include <string.h>
 
 #include "ondisk/ondisk.h"
+
+static void fuzz_journal(const uint8_t *data, size_t size) {
+        FilestoreJournalHeader h;
+        if (filestore_journal_header_decode(data, size, &h) <= 0)
+                return;
+        if (strlen(h.fsid) != 36 || h.version < 2 || h.version > 4 || h.block_size < 512 ||
+            (h.block_size & (h.block_size - 1)) || h.start < h.block_size || h.start >= h.max_size ||
+            h.max_size > INT64_MAX)
+                __builtin_trap();
+}
+
+static void fuzz_filestore_dir(const uint8_t *data, size_t size) {
+        /* NUL-separated strings; a copy with a final NUL so the last part ends too */
+        char *text = malloc(size + 1);
+        if (!text)
+                return;
+        memcpy(text, data, size);
+        text[size] = 0;
+        const char *part[5] = {};
+        size_t n = 0;
+        for (size_t i = 0; n < 5 && i <= size; n++) {
+                part[n] = text + i;
+                i += strlen(text + i) + 1;
+        }
+        FilestoreOsdDir d = { .id = -7 };
+        Error err = {};
+        int r = filestore_osd_dir_parse(part[0], part[1], part[2], part[3], part[4], &d, &err);
+        if ((r < 0 && (r != -EBADMSG || !err.message[0])) || (r <= 0 && d.id != -7))
+                __builtin_trap();
+        if (r > 0 && (d.id < 0 || strlen(d.osd_fsid) != 36 || strlen(d.cluster_fsid) != 36 || !d.cluster[0]))
+                __builtin_trap();
+        free(text);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +115,39 @@ static void fuzz_bluestore(const uint8_t *data, size_t size) {
                 __builtin_trap(); /* nothing but the text line from a label that is not valid */
 }
 
+static void fuzz_journal(const uint8_t *data, size_t size) {
+        FilestoreJournalHeader h;
+        if (filestore_journal_header_decode(data, size, &h) <= 0)
+                return;
+        if (strlen(h.fsid) != 36 || h.version < 2 || h.version > 4 || h.block_size < 512 ||
+            (h.block_size & (h.block_size - 1)) || h.start < h.block_size || h.start >= h.max_size ||
+            h.max_size > INT64_MAX)
+                __builtin_trap();
+}
+
+static void fuzz_filestore_dir(const uint8_t *data, size_t size) {
+        /* NUL-separated strings; a copy with a final NUL so the last part ends too */
+        char *text = malloc(size + 1);
+        if (!text)
+                return;
+        memcpy(text, data, size);
+        text[size] = 0;
+        const char *part[5] = {};
+        size_t n = 0;
+        for (size_t i = 0; n < 5 && i <= size; n++) {
+                part[n] = text + i;
+                i += strlen(text + i) + 1;
+        }
+        FilestoreOsdDir d = { .id = -7 };
+        Error err = {};
+        int r = filestore_osd_dir_parse(part[0], part[1], part[2], part[3], part[4], &d, &err);
+        if ((r < 0 && (r != -EBADMSG || !err.message[0])) || (r <= 0 && d.id != -7))
+                __builtin_trap();
+        if (r > 0 && (d.id < 0 || strlen(d.osd_fsid) != 36 || strlen(d.cluster_fsid) != 36 || !d.cluster[0]))
+                __builtin_trap();
+        free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size < 1)
                 return 0;
@@ -87,10 +156,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!buf)
                 return 0;
         memcpy(buf, data + 1, size - 1);
-        switch (data[0] % 3) {
+        switch (data[0] % 5) {
         case 0: fuzz_gpt(buf, size - 1); break;
         case 1: fuzz_bcache(buf, size - 1); break;
         case 2: fuzz_bluestore(buf, size - 1); break;
+        case 3: fuzz_journal(buf, size - 1); break;
+        case 4: fuzz_filestore_dir(buf, size - 1); break;
         }
         free(buf);
         return 0;

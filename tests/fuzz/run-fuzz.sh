@@ -102,6 +102,9 @@ ondisk_seeds() {
                 { printf '\001'; cat "$f"; } >"$dir/$(basename "$f")"
         done
         { printf '\002'; cat "$data/ondisk/bluestore-label.bin"; } >"$dir/bluestore-label"
+        { printf '\003'; cat "$data/ondisk/filestore-journal-header.bin"; } >"$dir/filestore-journal-header"
+        printf '\004/var/lib/ceph/osd/ceph-0\000filestore\n\0000\n\000d701884d-32c6-51e3-99e7-68ba0e64e168\n\0005d1e4f0a-8b2c-4e6d-9f3a-7c1b2d3e4f50\n' \
+                >"$dir/filestore-dir"
         echo "$dir"
 }
 

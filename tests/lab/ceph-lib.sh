@@ -51,3 +51,35 @@ objects_identical() {
         done
         [ "$(cd "$b" && sha256sum obj*)" = "$(cat "$d.sums")" ]
 }
+
+# lab_filestore_up LABDIR [LAB-UP-OPTIONS...]: the lab of a FileStore → BlueStore conversion's
+# "before" state (`contrib/lab/ceph filestore`: FileStore OSDs with journals on SSD partitions,
+# ~200 MB in pool 'data', checksums in LABDIR/filestore/objects.sha256, the layout in
+# LABDIR/filestore.yaml) on 3 hosts of 1 SSD (3 journal partitions) + 3 HDDs unless the
+# options say otherwise ($lab and $ceph_lab of the test). Prints the seconds it took.
+lab_filestore_up() {
+        local d=$1 t0
+        shift
+        t0=$(date +%s.%N)
+        "$lab" up --dir "$d" --hosts 3 --ssd 1 --hdd 3 --ssd-size 2G --hdd-size 2G "$@" >/dev/null || return 1
+        "$ceph_lab" up --dir "$d" >/dev/null 2>&1 || { echo "contrib/lab/ceph up failed" >&2; return 1; }
+        "$ceph_lab" filestore --dir "$d" >"$d/filestore.log" 2>&1 || { tail -n 20 "$d/filestore.log" >&2; return 1; }
+        py "print(round($(date +%s.%N) - $t0, 1))"
+}
+
+# lab_filestore_objects_identical LABDIR [SUMS]: every object listed in SUMS (default
+# LABDIR/filestore/objects.sha256, `sha256sum` lines) read back from pool 'data' on the admin
+# host has its checksum; names what differs or is missing
+lab_filestore_objects_identical() {
+        local d=$1 sums=${2:-$1/filestore/objects.sha256} back=$1/filestore/readback rc
+        [ -s "$sums" ] || { echo "no checksums in '$sums'" >&2; return 1; }
+        rm -rf "$back"
+        mkdir -p "$back"
+        # shellcheck disable=SC2016 # expanded by the inner sh
+        "$lab" exec --dir "$d" admin sh -c 'cd "$1" && for o in $(cut -d" " -f3 "$2"); do
+                rados -p data get "$o" "$o" || echo "rados get $o failed" >&2; done' sh "$back" "$sums"
+        (cd "$back" && sha256sum --quiet --strict -c "$sums")
+        rc=$?
+        rm -rf "$back"
+        return $rc
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The on-disk decoders (src/ondisk) on captured images — a GPT written by sgdisk, bcache
- * superblocks written by make-bcache, a BlueStore label rewritten by ceph-bluestore-tool
+ * superblocks written by make-bcache, a BlueStore label rewritten by ceph-bluestore-tool, a
+ * FileStore journal header written by ceph-osd --mkjournal, and FileStore OSD directory files
  * (tests/data/ondisk/README.md) — and on crafted ones: every header that asks for too
  * much, lies about where it is, or has a bad checksum is refused by the decoder, before
  * the agent would allocate or wipe anything by it. */
@@ -287,11 +288,132 @@ static void test_bluestore(void) {
         CHECK_INTEQ(bluestore_label_decode(buf, sizeof(buf), &l), 0);
 }
 
+static void test_filestore_journal(void) {
+        static uint8_t buf[FILESTORE_JOURNAL_HEADER_SIZE], img[FILESTORE_JOURNAL_HEADER_SIZE];
+        FilestoreJournalHeader h;
+
+        CHECK_INTEQ(load("filestore-journal-header.bin", img, sizeof(img)), sizeof(img));
+        CHECK_INTEQ(filestore_journal_header_decode(img, sizeof(img), &h), 1);
+        CHECK_STREQ(h.fsid, "ff813a1a-045a-40e3-9567-9abba679bd1c"); /* the store's `fsid` */
+        CHECK_INTEQ(h.version, 4);
+        CHECK_INTEQ(h.block_size, 4096);
+        CHECK_INTEQ(h.alignment, 4096);
+        CHECK(h.max_size == 5ULL << 30);
+        CHECK(h.start == 4096);
+        CHECK(h.flags == 1);
+
+        /* every prefix: never read past it, valid only once the whole v4 part is there */
+        for (size_t n = 0; n < 100; n++) {
+                uint8_t *cut = malloc(n ? n : 1);
+                memcpy(cut, img, n);
+                CHECK_INTEQ(filestore_journal_header_decode(cut, n, &h), n >= 8 + 64 ? 1 : 0);
+                free(cut);
+        }
+
+        /* each field out of what FileJournal writes: not a journal header */
+        struct { size_t off; int width; uint64_t v; const char *what; } bad[] = {
+                { 0, 4, 0, "version 0 (pre-0.40: 64-bit fsid only)" },
+                { 0, 4, 1, "version 1" },
+                { 0, 4, 5, "version 5" },
+                { 4, 4, 56, "v4 with the v3 length" },
+                { 4, 4, 0xfffffff0u, "length past the block" },
+                { 8, 8, 2, "unknown flag" },
+                { 32, 4, 0, "block size 0" },
+                { 32, 4, 4097, "block size not a power of two" },
+                { 32, 4, 1u << 20, "block size 1 MiB" },
+                { 36, 4, 256, "alignment 256" },
+                { 40, 8, 4096, "max_size one block" },
+                { 40, 8, UINT64_MAX, "max_size negative" },
+                { 48, 8, 0, "start 0" },
+                { 48, 8, 5ULL << 30, "start at max_size" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                memcpy(buf, img, sizeof(buf));
+                if (bad[i].width == 4)
+                        put32(buf + bad[i].off, (uint32_t) bad[i].v);
+                else
+                        put64(buf + bad[i].off, bad[i].v);
+                if (filestore_journal_header_decode(buf, sizeof(buf), &h) != 0)
+                        fprintf(stderr, "accepted: %s\n", bad[i].what);
+                CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 0);
+        }
+        memcpy(buf, img, sizeof(buf));
+        memset(buf + 16, 0, 16);
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 0); /* no fsid */
+
+        /* version 3 (no start_seq), as Firefly-era journals were */
+        memcpy(buf, img, sizeof(buf));
+        put32(buf, 3);
+        put32(buf + 4, 56);
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 1);
+        CHECK_INTEQ(h.version, 3);
+
+        /* what other things start with: the MBR and GPT of a disk, zeros, a BlueStore label */
+        memset(buf, 0, sizeof(buf));
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 0);
+        CHECK_INTEQ(load("gpt-primary.bin", buf, sizeof(buf)), sizeof(buf));
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 0);
+        CHECK_INTEQ(load("bluestore-label.bin", buf, sizeof(buf)), sizeof(buf));
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 0);
+}
+
+static void test_filestore_dir(void) {
+        FilestoreOsdDir d = { .id = 99 };
+        Error err = {};
+        const char *U = "d701884d-32c6-51e3-99e7-68ba0e64e168\n", *C = "5D1E4F0A-8B2C-4E6D-9F3A-7C1B2D3E4F50\n";
+
+        /* as ceph-osd --mkfs and ceph-disk leave it: each file one line */
+        CHECK_INTEQ(filestore_osd_dir_parse("/var/lib/ceph/osd/ceph-0", "filestore\n", "0\n", U, C, &d, &err), 1);
+        CHECK_INTEQ(d.id, 0);
+        CHECK_STREQ(d.osd_fsid, "d701884d-32c6-51e3-99e7-68ba0e64e168");
+        CHECK_STREQ(d.cluster_fsid, "5d1e4f0a-8b2c-4e6d-9f3a-7c1b2d3e4f50"); /* lowercased */
+        CHECK_STREQ(d.cluster, "ceph");
+        CHECK_INTEQ(filestore_osd_dir_parse("/srv/osd/backup-cluster-17/", "filestore", "17", U, C, &d, &err), 1);
+        CHECK_INTEQ(d.id, 17);
+        CHECK_STREQ(d.cluster, "backup-cluster");
+
+        /* not FileStore: no type, another store (a BlueStore tmpfs directory) */
+        d = (FilestoreOsdDir) { .id = 99 };
+        CHECK_INTEQ(filestore_osd_dir_parse("/var/lib/ceph/osd/ceph-0", NULL, "0", U, C, &d, &err), 0);
+        CHECK_INTEQ(filestore_osd_dir_parse("/var/lib/ceph/osd/ceph-0", "bluestore\n", "0", U, C, &d, &err), 0);
+        CHECK_INTEQ(filestore_osd_dir_parse("/var/lib/ceph/osd/ceph-0", "filestorex", "0", U, C, &d, &err), 0);
+        CHECK_INTEQ(d.id, 99); /* untouched */
+
+        /* says filestore, but cannot be vouched for */
+        struct { const char *dir, *whoami, *fsid, *ceph_fsid, *msg; } bad[] = {
+                { "/var/lib/ceph/osd/ceph-0", NULL, U, C, "FileStore OSD directory without a 'whoami' file" },
+                { "/var/lib/ceph/osd/ceph-0", "-1", U, C, "FileStore OSD directory: 'whoami' is not an OSD id" },
+                { "/var/lib/ceph/osd/ceph-0", "0x0", U, C, "FileStore OSD directory: 'whoami' is not an OSD id" },
+                { "/var/lib/ceph/osd/ceph-0", "", U, C, "FileStore OSD directory: 'whoami' is not an OSD id" },
+                { "/var/lib/ceph/osd/ceph-1", "99999999999", U, C, "FileStore OSD directory: 'whoami' is not an OSD id" },
+                { "/var/lib/ceph/osd/ceph-0", "0", NULL, C, "FileStore OSD directory: no 'fsid' file" },
+                { "/var/lib/ceph/osd/ceph-0", "0", "d701884d-32c6-51e3-99e7-68ba0e64e16", C, "FileStore OSD directory: 'fsid' is not a UUID" },
+                { "/var/lib/ceph/osd/ceph-0", "0", "d701884d+32c6-51e3-99e7-68ba0e64e168", C, "FileStore OSD directory: 'fsid' is not a UUID" },
+                { "/var/lib/ceph/osd/ceph-0", "0", U, NULL, "FileStore OSD directory: no 'ceph_fsid' file" },
+                { "/var/lib/ceph/osd/ceph-0", "0", U, "5d1e4f0a-8b2c-4e6d-9f3a-7c1b2d3e4f5g", "FileStore OSD directory: 'ceph_fsid' is not a UUID" },
+                { "/var/lib/ceph/osd/ceph-1", "0", U, C, "FileStore OSD directory: its name says osd.1, 'whoami' says osd.0" },
+                { "/var/lib/ceph/osd/ceph-01", "1", U, C, "FileStore OSD directory: its name says osd.01, 'whoami' says osd.1" },
+                { "/mnt/backup", "0", U, C, "FileStore OSD directory: its name is not CLUSTER-ID" },
+                { "/mnt/-0", "0", U, C, "FileStore OSD directory: its name is not CLUSTER-ID" },
+                { NULL, "0", U, C, "FileStore OSD directory: its name is not CLUSTER-ID" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                err = (Error) {};
+                d = (FilestoreOsdDir) { .id = 99 };
+                CHECK_INTEQ(filestore_osd_dir_parse(bad[i].dir, "filestore\n", bad[i].whoami, bad[i].fsid,
+                                                    bad[i].ceph_fsid, &d, &err), -EBADMSG);
+                CHECK_STREQ(err.message, bad[i].msg);
+                CHECK_INTEQ(d.id, 99);
+        }
+}
+
 int main(void) {
         TEST_RUN(test_checksums);
         TEST_RUN(test_gpt_captured);
         TEST_RUN(test_gpt_crafted);
         TEST_RUN(test_bcache);
         TEST_RUN(test_bluestore);
+        TEST_RUN(test_filestore_journal);
+        TEST_RUN(test_filestore_dir);
         return test_result();
 }
