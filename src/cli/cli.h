@@ -76,3 +76,9 @@ int verb_drain(int argc, char *argv[]);
 int verb_destroy(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);
 int verb_convert(int argc, char *argv[]);
+/* Runs the shipped convert-filestore playbook on `hosts` with the convert plan (verb-run.c). */
+struct CliOptions;
+struct ConvertPlan;
+struct PlaybookRunHooks;
+int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
+                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks);

@@ -14,6 +14,8 @@
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "options.h"
+#include "controller/convert.h"
+#include "controller/playbook-run.h"
 #include "plan/plan-convert.h"
 
 /* The whole file ("-": stdin) as a string. */
@@ -38,22 +40,87 @@ static int read_text(const char *path, char **ret, Error *err) {
         return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
 }
 
+typedef struct SaveCtx {
+        const Layout *l;
+        const ConvertInputs *in;
+} SaveCtx;
+
+/* After the operator confirmed and the lock is taken, before the first change. */
+static int save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
+        SaveCtx *sc = userdata;
+        return convert_inputs_save(sc->l, sc->in, err);
+}
+
+static void print_plan(const ConvertPlan *p, bool json) {
+        if (json)
+                (void) convert_plan_print_json(p, stdout);
+        else
+                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        fflush(stdout);
+}
+
+/* The conversion on the live cluster: the plan (saved before the first change, so that a
+ * re-run after a kill finishes the same plan: controller/convert.h), then the shipped
+ * convert-filestore playbook on the hosts with OSDs to rebuild. */
+static int convert_live(const Layout *l, const CliOptions *o) {
+        int (*report)(const Error *) = o->json ? cli_report_json : cli_report;
+        Error err = {};
+        if (cli_check_hosts(l, o->hosts, &err) < 0)
+                return report(&err);
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        bool resumed = false;
+        if (convert_inputs_load(l, o->hosts, o->reshape, &in, &resumed, &err) < 0)
+                return report(&err);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if (convert_inputs_plan(l, in, &p, &err) < 0)
+                return report(&err);
+        if (resumed)
+                log_notice("resuming the conversion planned before it started (its inputs were saved); the steps "
+                           "see how far it got");
+        print_plan(p, o->json);
+        _cleanup_strv_free_ char **hosts = NULL;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                bool any = false;
+                for (size_t k = 0; k < p->hosts[i].n_osds; k++)
+                        any = any || p->hosts[i].osds[k].rebuilt;
+                if (any && strv_extend(&hosts, p->hosts[i].host) < 0)
+                        return log_error("out of memory"), 1;
+        }
+        if (!hosts) {
+                if (!o->json)
+                        printf("nothing to convert\n");
+                if (convert_inputs_remove(l, &err) < 0)
+                        return report(&err);
+                return 0;
+        }
+        if (o->dry_run)
+                return 0;
+        SaveCtx sc = { .l = l, .in = in };
+        PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
+        int r = cli_run_convert(l, hosts, o, p, hooks);
+        if (r == 0 && convert_inputs_remove(l, &err) < 0)
+                return report(&err);
+        return r;
+}
+
 int verb_convert(int argc, char *argv[]) {
         const Verb *v = verb_find("convert");
         _cleanup_(cli_options_done) CliOptions o = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
-                                         OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DRY_RUN | OPT_RESHAPE | OPT_OSD_TREE |
-                                                 OPT_OSD_METADATA,
+                                         OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_RESHAPE |
+                                                 OPT_OSD_TREE | OPT_OSD_METADATA,
                                          &o, &l);
         if (r != 0)
                 return r;
-        if (!o.dry_run)
-                return verb_usage_error(v, "this version only plans a conversion: give --dry-run (the conversion "
-                                           "itself is not built yet)");
-        if (!o.inventory || !o.osd_tree || !o.osd_metadata)
-                return verb_usage_error(v, "--dry-run plans from saved files: give --inventory, --osd-tree and "
+        bool offline = o.inventory || o.osd_tree || o.osd_metadata;
+        if (offline && !o.dry_run)
+                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
+        if (offline && (!o.inventory || !o.osd_tree || !o.osd_metadata))
+                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
                                            "--osd-metadata");
+        if (!offline)
+                return convert_live(l, &o);
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
 
         Error err = {};

@@ -103,6 +103,13 @@ ConvertPlan *convert_plan_free(ConvertPlan *p) {
         return NULL;
 }
 
+const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host) {
+        for (size_t i = 0; p && host && i < p->n_hosts; i++)
+                if (streq(p->hosts[i].host, host))
+                        return &p->hosts[i];
+        return NULL;
+}
+
 size_t convert_plan_count(const ConvertPlan *p, bool rebuilt) {
         size_t n = 0;
         for (size_t i = 0; p && i < p->n_hosts; i++)

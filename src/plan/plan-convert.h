@@ -108,6 +108,9 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
 ConvertPlan *convert_plan_free(ConvertPlan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertPlan *, convert_plan_free);
 
+/* The plan's host of that name, NULL when it has none. */
+const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host);
+
 /* OSDs the plan rebuilds, and those that need --reshape and are not rebuilt. */
 size_t convert_plan_count(const ConvertPlan *p, bool rebuilt);
 

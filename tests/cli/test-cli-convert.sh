@@ -51,11 +51,11 @@ check_eq "convert --reshape exits 0" "$rc" 0
 check_eq "convert --reshape is the golden plan" "$out" "$(cat "$data/convert-scenario-3-reshape.txt")"
 
 err=$("$cephprov" convert "$layout" --inventory "$before" --osd-tree "$tree" --osd-metadata "$fs" 2>&1 >/dev/null); rc=$?
-check_eq "convert without --dry-run is a usage error" "$rc" 2
-check_contains "convert without --dry-run says why" "$err" "this version only plans a conversion: give --dry-run"
+check_eq "convert from saved files without --dry-run is a usage error" "$rc" 2
+check_contains "convert from saved files without --dry-run says why" "$err" "plan offline: give --dry-run"
 err=$("$cephprov" convert "$layout" --dry-run --inventory "$before" --osd-metadata "$fs" 2>&1 >/dev/null); rc=$?
 check_eq "convert without --osd-tree is a usage error" "$rc" 2
-check_contains "convert names the files it needs" "$err" "give --inventory, --osd-tree and --osd-metadata"
+check_contains "convert names the files it needs" "$err" "needs all three of --inventory, --osd-tree and --osd-metadata"
 err=$("$cephprov" plan "$layout" --inventory "$before" --reshape 2>&1 >/dev/null); rc=$?
 check_eq "--reshape is convert's only" "$rc" 2
 
