@@ -81,4 +81,4 @@ struct CliOptions;
 struct ConvertPlan;
 struct PlaybookRunHooks;
 int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
-                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks);
+                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks, char * const *health_allow);

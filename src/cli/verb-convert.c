@@ -97,7 +97,11 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                 return 0;
         SaveCtx sc = { .l = l, .in = in };
         PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
-        int r = cli_run_convert(l, hosts, o, p, hooks);
+        /* a resumed conversion left its host degraded, its OSDs down and its noout flag on:
+         * only going on clears that, so the opening health gate lets those pass */
+        static char * const resumed_health[] = { "OSD_FLAGS", "OSDMAP_FLAGS", "OSD_DOWN", "OSD_HOST_DOWN",
+                                                 "PG_DEGRADED", "PG_AVAILABILITY", NULL };
+        int r = cli_run_convert(l, hosts, o, p, hooks, resumed ? resumed_health : NULL);
         if (r == 0 && convert_inputs_remove(l, &err) < 0)
                 return report(&err);
         return r;

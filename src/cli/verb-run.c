@@ -72,7 +72,7 @@ static void print_freed(const PlaybookRunResult *res) {
 
 static int run_playbook_convert(const char *path, const Layout *l, char * const *hosts, const char *command,
                                 const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks,
-                                const ConvertPlan *convert) {
+                                const ConvertPlan *convert, char * const *health_allow) {
         Error err = {};
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
@@ -96,6 +96,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
                 .recorded_osds = recorded_osds,
                 .hooks = hooks,
                 .convert = convert,
+                .health_allow = health_allow,
         };
         _cleanup_(playbook_run_result_freep) PlaybookRunResult *res = NULL;
         int r = playbook_run(&ro, &res, &err);
@@ -111,15 +112,15 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
 
 static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
                         const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks) {
-        return run_playbook_convert(path, l, hosts, command, o, recorded_osds, hooks, NULL);
+        return run_playbook_convert(path, l, hosts, command, o, recorded_osds, hooks, NULL, NULL);
 }
 
 int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, const ConvertPlan *plan,
-                    PlaybookRunHooks hooks) {
+                    PlaybookRunHooks hooks, char * const *health_allow) {
         _cleanup_(freep) char *path = playbook_path("convert-filestore");
         if (!path)
                 return log_error("out of memory"), 1;
-        return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan);
+        return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan, health_allow);
 }
 
 int verb_run(int argc, char *argv[]) {

@@ -352,7 +352,25 @@ static void built_done(Built *b) {
                 free(b->steps);
 }
 
-static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, Built *ret, Error *err) {
+/* health-gate's `allow` with the run's extra codes (PlaybookRunOptions.health_allow). */
+static int health_allow_add(json_object *args, char * const *extra) {
+        json_object *allow = NULL;
+        if (!json_object_object_get_ex(args, "allow", &allow)) {
+                if (!(allow = json_object_new_array()) || json_add(args, "allow", allow) < 0)
+                        return -ENOMEM;
+        }
+        for (char * const *c = extra; c && *c; c++) {
+                bool there = false;
+                for (size_t i = 0; i < json_object_array_length(allow); i++)
+                        there = there || streq(json_object_get_string(json_object_array_get_idx(allow, i)), *c);
+                if (!there && json_object_array_add(allow, json_object_new_string(*c)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, char * const *health_allow,
+                       Built *ret, Error *err) {
         size_t n = pb->n_steps[sec];
         WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));
         if (!s)
@@ -364,6 +382,10 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
                 int r = step_args_substitute(ps->entry, ps->args, facts, &args, err);
                 if (r < 0)
                         return r;
+                if (health_allow && streq(ps->entry->name, "health-gate") && health_allow_add(args, health_allow) < 0) {
+                        json_object_put(args);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
                 s[i] = (WaveStep) {
                         .name = ps->entry->name,
                         .target = ps->entry->target == STEP_TARGET_HOST ? WAVE_TARGET_HOST : WAVE_TARGET_CLUSTER,
@@ -699,14 +721,14 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
 
         /* the steps, their references filled in per host */
         StepFacts all = { .hosts = o->hosts };
-        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, &R.before, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_GATE, &all, &R.gate, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_AFTER, &all, &R.after, err)) < 0)
+        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, o->health_allow, &R.before, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_GATE, &all, NULL, &R.gate, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_AFTER, &all, NULL, &R.after, err)) < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
                 StepFacts f = { .host = R.hs[i].host->name, .osds = R.hs[i].osds, .n_osds = R.hs[i].n_osds,
                                 .hosts = o->hosts };
-                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, &R.hs[i].steps, err)) < 0)
+                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, NULL, &R.hs[i].steps, err)) < 0)
                         return r;
                 R.wh[i] = (WaveHost) { .name = R.hs[i].host->name, .steps = R.hs[i].steps.steps,
                                        .n_steps = R.hs[i].steps.n };

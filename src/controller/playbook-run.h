@@ -45,6 +45,10 @@ typedef struct PlaybookRunOptions {
          * host steps (unmount-filestore, wipe-replaced, rebuild-osds) act on its plan, and
          * each OSD's phase is journaled (controller/convert-steps.h). */
         const struct ConvertPlan *convert;
+        /* Health check codes the health-gates of `before` allow besides their own `allow` (a
+         * resumed conversion: the flags, down OSDs and degraded PGs the interrupted run left,
+         * which only going on clears). NULL-terminated; NULL: none. */
+        char * const *health_allow;
 } PlaybookRunOptions;
 
 typedef struct PlaybookRunResult {
