@@ -135,27 +135,50 @@ static bool node_is(const char *node, dev_t rdev) {
 }
 
 /* The journal of the FileStore OSD whose data directory is `dir`: the block device its
- * `journal` link resolves to, else the partition whose PARTUUID is its `journal_uuid`. */
-static InvContent *journal_of(const char *dir, ContentRef *refs, size_t n) {
+ * `journal` link resolves to, else the partition whose PARTUUID is its `journal_uuid`.
+ * Returns 1 with *ret set (NULL: a device that is not in the inventory), 0 when the
+ * journal is a file in the directory, -ENOENT when neither names one. */
+static int journal_of(const char *dir, ContentRef *refs, size_t n, InvContent **ret) {
+        *ret = NULL;
         _cleanup_(freep) char *link = strprintf("%s/journal", dir);
         struct stat st;
         if (link && stat(link, &st) >= 0) {
-                if (!S_ISBLK(st.st_mode))
-                        return NULL; /* a journal file in the data directory */
-                for (size_t i = 0; i < n; i++)
-                        if (node_is(refs[i].node, st.st_rdev))
-                                return refs[i].content;
+                if (S_ISREG(st.st_mode))
+                        return 0;
+                if (S_ISBLK(st.st_mode)) {
+                        for (size_t i = 0; i < n; i++)
+                                if (node_is(refs[i].node, st.st_rdev))
+                                        *ret = refs[i].content;
+                        return 1;
+                }
         }
         _cleanup_(freep) char *juuid = read_small_file(dir, "journal_uuid");
         if (!juuid)
-                return NULL;
+                return -ENOENT;
         size_t len = strlen(juuid);
         while (len > 0 && (juuid[len - 1] == '\n' || juuid[len - 1] == ' '))
                 juuid[--len] = 0;
         for (size_t i = 0; i < n; i++)
-                if (refs[i].partuuid && strcasecmp(refs[i].partuuid, juuid) == 0)
-                        return refs[i].content;
-        return NULL;
+                if (refs[i].partuuid && strcasecmp(refs[i].partuuid, juuid) == 0) {
+                        *ret = refs[i].content;
+                        return 1;
+                }
+        return -ENOENT;
+}
+
+/* A journal whose own header names the OSD fsid `fsid` (unconfirmed, no id yet), when there
+ * is exactly one. */
+static InvContent *journal_by_header(const char *fsid, ContentRef *refs, size_t n) {
+        InvContent *found = NULL;
+        for (size_t i = 0; i < n; i++) {
+                const InvOsd *o = &refs[i].content->osd;
+                if (o->unconfirmed && o->id < 0 && streq_ptr(o->role, "journal") && streq_ptr(o->osd_fsid, fsid)) {
+                        if (found)
+                                return NULL; /* two copies of one journal: neither is proven */
+                        found = refs[i].content;
+                }
+        }
+        return found;
 }
 
 void filestore_link_journals(Inventory *inv) {
@@ -167,16 +190,20 @@ void filestore_link_journals(Inventory *inv) {
                 if (o->id < 0 || o->unconfirmed || !c->mountpoint || !streq_ptr(o->role, "data") ||
                     !streq_ptr(o->objectstore, "filestore"))
                         continue;
-                InvContent *j = journal_of(c->mountpoint, refs, n);
-                if (!j || j == refs[i].content)
+                InvContent *j = NULL;
+                int r = journal_of(c->mountpoint, refs, n, &j);
+                /* the directory names no journal (no link, no journal_uuid; a by-partuuid link
+                 * that does not resolve here): the journal whose header is this OSD's, as
+                 * FileJournal itself accepts a journal by its fsid */
+                if (r == -ENOENT)
+                        j = journal_by_header(o->osd_fsid, refs, n);
+                if (!j || j == refs[i].content || j->fstype)
                         continue;
                 /* what the journal says of itself must not contradict the link: a header of
-                 * another OSD (or a BlueStore label, a file system) means the link is stale,
-                 * and the OSD would refuse that journal too */
+                 * another OSD (or a BlueStore label) means the link is stale, and the OSD
+                 * would refuse that journal too */
                 if (osd_is_set(&j->osd) && !(j->osd.unconfirmed && streq_ptr(j->osd.role, "journal") &&
                                              j->osd.osd_fsid && streq(j->osd.osd_fsid, o->osd_fsid)))
-                        continue;
-                if (j->fstype)
                         continue;
                 osd_set(&j->osd, o->id, o->osd_fsid, o->cluster_fsid, "journal", false);
         }

@@ -110,7 +110,8 @@ void filestore_probe_journal(int fd, uint64_t off, InvContent *c);
  * PARTUUID, unconfirmed (ceph-disk's convention, not proof). */
 void filestore_hint_data(InvPartition *p);
 /* After every device is probed: each FileStore OSD's journal partition (its data
- * directory's `journal` link or `journal_uuid`) gets role journal with that OSD's id and
+ * directory's `journal` link or `journal_uuid`; when the directory names none, the one
+ * journal whose header carries the OSD's fsid) gets role journal with that OSD's id and
  * fsids, unless the journal's header names another OSD or it carries a signature. */
 void filestore_link_journals(Inventory *inv);
 

@@ -13,6 +13,9 @@ static void print_content(const InvContent *c, FILE *out) {
                 fprintf(out, " %s", c->fstype);
         if (c->osd.id >= 0)
                 fprintf(out, " osd.%d(%s)", c->osd.id, c->osd.role ? c->osd.role : "?");
+        else if (c->osd.unconfirmed) /* a hint (docs/inventory.md): say so, and whose it may be */
+                fprintf(out, " %s-%s?(osd-uuid:%s)", c->osd.objectstore ? c->osd.objectstore : "?",
+                        c->osd.role ? c->osd.role : "?", c->osd.osd_fsid ? c->osd.osd_fsid : "?");
         if (c->bcache.role != BCACHE_ROLE_NONE)
                 fprintf(out, " bcache-%s", bcache_role_to_string(c->bcache.role));
         if (c->mountpoint)

@@ -568,7 +568,13 @@ static int data_analyze(Ctx *c, Slot *s) {
                                  "host '%s': data device '%s' carries osd.%d of another cluster (fsid %s, the layout says %s)",
                                  c->host->name, d->path, s->osd->id, s->osd->cluster_fsid, c->layout->fsid);
         if (s->osd) {
-                /* an OSD is ours to keep: mounts and holders are its own */
+                /* an OSD is ours to keep: mounts and holders are its own — of the partition
+                 * holding it (FileStore's data), not of another partition of the device */
+                for (size_t i = 0; i < d->n_partitions; i++)
+                        if (&d->partitions[i].content.osd != s->osd &&
+                            in_use_reason(&d->partitions[i].content, buf, sizeof(buf)))
+                                return error_set(c->err, EBUSY, "host '%s': data device '%s' partition %u is in use (%s)",
+                                                 c->host->name, d->path, d->partitions[i].number, buf);
                 if (s->osd->objectstore && !streq(s->osd->objectstore, objectstore_to_string(p->osd.objectstore))) {
                         s->convert = true;
                         /* There is no convert verb in this version: say what happens

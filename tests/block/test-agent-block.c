@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent on real loop devices: probe, GPT partitioning, wipe, refusals, crash and
- * re-run, bcache without the module, the protocol loop. Results are checked against
+ * re-run, bcache without the module, the protocol loop, FileStore OSDs. Results are checked against
  * blkid, sgdisk and sha256 of the bytes. Run as root; skipped (77) otherwise. */
 
 #include <fcntl.h>
@@ -1102,6 +1102,162 @@ static void test_delete_partition(void) {
         agent_state_free(s);
 }
 
+/* --- FileStore: a data partition is an OSD only by the files of its mounted directory; its
+ *     journal partition by that directory's journal link (or journal_uuid), never against
+ *     the journal's own header; unmounted "ceph data" and journal headers are hints --- */
+
+/* FileJournal's header_t, version 4, for the OSD fsid `uuid`, written at the start of `node` */
+static bool write_journal_header(const char *node, const char *uuid) {
+        uint8_t h[4096] = {};
+        uint64_t v[] = { 4 | (uint64_t) 64 << 32, 1 }; /* version 4, 64 bytes follow; flags FLAG_CRC */
+        for (int i = 0; i < 8; i++) {
+                h[i] = (uint8_t) (v[0] >> (8 * i));
+                h[8 + i] = (uint8_t) (v[1] >> (8 * i));
+        }
+        for (int i = 0, k = 0; uuid[k] && i < 16; k++) {
+                if (uuid[k] == '-')
+                        continue;
+                unsigned x;
+                if (sscanf(uuid + k, "%2x", &x) != 1)
+                        return false;
+                h[16 + i++] = (uint8_t) x;
+                k++;
+        }
+        uint64_t f[] = { 4096 | (uint64_t) 4096 << 32, 64 * MiB, 4096, 0, 0 }; /* block, align; max; start */
+        for (int j = 0; j < 5; j++)
+                for (int i = 0; i < 8; i++)
+                        h[32 + 8 * j + i] = (uint8_t) (f[j] >> (8 * i));
+        int fd = open(node, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        bool ok = pwrite(fd, h, sizeof(h), 0) == (ssize_t) sizeof(h) && fsync(fd) == 0;
+        close(fd);
+        return ok;
+}
+
+/* "id osd_fsid cluster_fsid role objectstore [unconfirmed]" of partition `no`, "none" */
+static char *osd_of(json_object *inv, const char *dev, unsigned no) {
+        json_object *p = inv_part(inv, dev, no), *o = jget(p, "content.osd"), *id = jget(o, "id");
+        if (!o)
+                return strdup("none");
+        return strprintf("%s %s %s %s %s%s", id ? json_object_get_string(id) : "(no id)", jstr(o, "osd_fsid"),
+                         jstr(o, "cluster_fsid"), jstr(o, "role"), jstr(o, "objectstore"),
+                         jbool(o, "unconfirmed") ? " unconfirmed" : "");
+}
+
+#define CHECK_OSD(inv, dev, no, ...)                                    \
+        do {                                                            \
+                char *g_ = osd_of(inv, dev, no), *w_ = strprintf(__VA_ARGS__); \
+                CHECK_STREQ(g_, w_);                                    \
+                free(g_);                                               \
+                free(w_);                                               \
+        } while (0)
+
+static void test_filestore(void) {
+        const char *L = bu_loop(1024, false);
+        const char *U = "d701884d-32c6-51e3-99e7-68ba0e64e168", *V = "0678ab8f-3fa8-54b8-9039-6bdfb5f1a02f",
+                   *J = "2df52aaf-08e0-5a46-8c5a-69c504932b72", *C = "5d1e4f0a-8b2c-4e6d-9f3a-7c1b2d3e4f50";
+        /* as ceph-disk made them: "ceph data" with the OSD's uuid as PARTUUID, "ceph journal"s */
+        CHECK(sh("sgdisk -n 1:2048:+320M -t 1:4fbd7e29-9d25-41b8-afd0-062c0ceff05d -c '1:ceph data' -u 1:%s "
+                 "-n 2:0:+64M -t 2:45b0969e-9b03-4f30-b4c6-b4b80ceff106 -c '2:ceph journal' -u 2:%s "
+                 "-n 3:0:+64M -t 3:45b0969e-9b03-4f30-b4c6-b4b80ceff106 -c '3:ceph journal' "
+                 "-n 4:0:+320M -t 4:8300 -c 4:other %s >/dev/null && partx -a %s",
+                 U, J, L, L) == 0);
+        char p1[64], p2[64], p3[64], p4[64];
+        snprintf(p1, sizeof p1, "%sp1", L);
+        snprintf(p2, sizeof p2, "%sp2", L);
+        snprintf(p3, sizeof p3, "%sp3", L);
+        snprintf(p4, sizeof p4, "%sp4", L);
+        CHECK(sh("mkfs.xfs -q -f %s && mkfs.xfs -q -f %s", p1, p4) == 0);
+        CHECK(write_journal_header(p2, U));
+        CHECK(write_journal_header(p3, V)); /* another OSD's journal, its data nowhere here */
+
+        char allow[128];
+        snprintf(allow, sizeof allow, "[\"%s\"]", L);
+        AgentState *s = agent_for(allow, false);
+
+        /* nothing mounted: hints only, no id */
+        json_object *r = call(s, "inventory", "{}");
+        CHECK(resp_ok(r));
+        CHECK_OSD(r, L, 1, "-1 %s  data filestore unconfirmed", U);
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", V);
+        CHECK_OSD(r, L, 4, "none"); /* plain xfs: nothing */
+        CHECK(jget(inv_part(r, L, 0), "content.osd") == NULL); /* the disk's MBR+GPT is no journal */
+        json_object_put(r);
+
+        /* mounted as ceph-osd would have it: the OSD and its journal */
+        char dir[400], dir9[400];
+        snprintf(dir, sizeof dir, "%s/osd/ceph-7", bu_dir);
+        snprintf(dir9, sizeof dir9, "%s/osd/ceph-9", bu_dir);
+        bool m1 = sh("mkdir -p %s && mount %s %s", dir, p1, dir) == 0;
+        bool m4 = sh("mkdir -p %s && mount %s %s", dir9, p4, dir9) == 0;
+        CHECK(m1 && m4);
+        CHECK(sh("cd %s && echo filestore > type && echo 7 > whoami && echo %s > fsid && echo %s > ceph_fsid && "
+                 "ln -s %s journal && echo %s > journal_uuid", dir, U, C, p2, J) == 0);
+        /* a mount whose files do not agree with its name (whoami 3 in ceph-9): not an OSD */
+        CHECK(sh("cd %s && echo filestore > type && echo 3 > whoami && echo %s > fsid && echo %s > ceph_fsid",
+                 dir9, V, C) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK(resp_ok(r));
+        CHECK_OSD(r, L, 1, "7 %s %s data filestore", U, C);
+        CHECK_OSD(r, L, 2, "7 %s %s journal filestore", U, C);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", V);
+        CHECK_OSD(r, L, 4, "none");
+        CHECK_STREQ(jstr(inv_part(r, L, 4), "content.mountpoint"), dir9);
+        json_object_put(r);
+
+        /* the link to a journal whose header names another OSD: the link is not believed */
+        CHECK(sh("ln -sfn %s %s/journal", p3, dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", V);
+        json_object_put(r);
+
+        /* no link (no /dev/disk/by-partuuid on this host, say): journal_uuid names it */
+        CHECK(sh("rm %s/journal", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "7 %s %s journal filestore", U, C);
+        json_object_put(r);
+
+        /* neither link nor journal_uuid: the one journal whose header is this OSD's */
+        CHECK(sh("rm %s/journal_uuid", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "7 %s %s journal filestore", U, C);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", V);
+        json_object_put(r);
+        /* ... and not when two journals carry that header (a copy left behind): neither. (The
+         * agent reads through the disk, whose page cache does not see writes through the
+         * partition's node: drop it.) */
+        CHECK(write_journal_header(p3, U));
+        CHECK(sh("blockdev --flushbufs %s", L) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        CHECK_OSD(r, L, 3, "-1 %s  journal filestore unconfirmed", U);
+        json_object_put(r);
+        /* a journal file in the data directory: no partition is its journal */
+        CHECK(write_journal_header(p3, V));
+        CHECK(sh("blockdev --flushbufs %s", L) == 0);
+        CHECK(sh("dd if=/dev/zero of=%s/journal bs=1M count=1 status=none", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 2, "-1 %s  journal filestore unconfirmed", U);
+        json_object_put(r);
+        CHECK(sh("rm %s/journal", dir) == 0);
+
+        /* not FileStore any more (type says bluestore): the partition is only mounted */
+        CHECK(sh("echo bluestore > %s/type", dir) == 0);
+        r = call(s, "inventory", "{}");
+        CHECK_OSD(r, L, 1, "none");
+        CHECK_STREQ(jstr(inv_part(r, L, 1), "content.mountpoint"), dir);
+        json_object_put(r);
+
+        if (m1)
+                sh("umount %s", dir);
+        if (m4)
+                sh("umount %s", dir9);
+        agent_state_free(s);
+}
+
 int main(void) {
         bu_init();
         RUN(test_sha256);
@@ -1117,5 +1273,6 @@ int main(void) {
         RUN(test_bcache_unavailable);
         RUN(test_osd_lock_bounded);
         RUN(test_delete_partition);
+        RUN(test_filestore);
         return test_result();
 }

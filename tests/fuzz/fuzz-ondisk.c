@@ -19,39 +19,6 @@
 
 #include "ondisk/ondisk.h"
 
-static void fuzz_journal(const uint8_t *data, size_t size) {
-        FilestoreJournalHeader h;
-        if (filestore_journal_header_decode(data, size, &h) <= 0)
-                return;
-        if (strlen(h.fsid) != 36 || h.version < 2 || h.version > 4 || h.block_size < 512 ||
-            (h.block_size & (h.block_size - 1)) || h.start < h.block_size || h.start >= h.max_size ||
-            h.max_size > INT64_MAX)
-                __builtin_trap();
-}
-
-static void fuzz_filestore_dir(const uint8_t *data, size_t size) {
-        /* NUL-separated strings; a copy with a final NUL so the last part ends too */
-        char *text = malloc(size + 1);
-        if (!text)
-                return;
-        memcpy(text, data, size);
-        text[size] = 0;
-        const char *part[5] = {};
-        size_t n = 0;
-        for (size_t i = 0; n < 5 && i <= size; n++) {
-                part[n] = text + i;
-                i += strlen(text + i) + 1;
-        }
-        FilestoreOsdDir d = { .id = -7 };
-        Error err = {};
-        int r = filestore_osd_dir_parse(part[0], part[1], part[2], part[3], part[4], &d, &err);
-        if ((r < 0 && (r != -EBADMSG || !err.message[0])) || (r <= 0 && d.id != -7))
-                __builtin_trap();
-        if (r > 0 && (d.id < 0 || strlen(d.osd_fsid) != 36 || strlen(d.cluster_fsid) != 36 || !d.cluster[0]))
-                __builtin_trap();
-        free(text);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fuzz_gpt(const uint8_t *data, size_t size) {

@@ -14,6 +14,8 @@
 #     the name "ceph journal" and ceph-disk's journal type
 #   - pool 'data' holds the 50 objects of 4 MiB and every one reads back identical to the
 #     checksums recorded at bring-up (and the comparison fails on a wrong checksum)
+#   - `cephprov inventory`: each OSD's data partition says role data, its journal partition
+#     role journal, both with the OSD's id, uuid and the cluster's fsid, objectstore filestore
 #   - `cephprov plan` on the lab's layout (LABDIR/filestore.yaml, scenario 3's shape) succeeds
 #     and has a note for every FileStore OSD, naming it and saying it is filestore
 #   - the teardown leaves nothing: no process of the lab, no namespace, no loop device of
@@ -133,6 +135,29 @@ while read -r id h hdd _; do
                 grep -Eq "note: .*osd\.$id([^0-9]|$).*filestore" <<< "$out"
 done < "$osds"
 
+# what the agent reports of each OSD: the data partition (mounted, its directory's files) and
+# the journal partition (the data directory's journal link), both naming the OSD, its uuid and
+# the cluster's fsid
+inv=$("$cephprov" inventory "$layout" --json 2>"$dir/inventory.err")
+check "cephprov inventory --json on the FileStore lab succeeds" test -n "$inv"
+fsid=$(echo "$dump" | py 'import json, sys; print(json.load(sys.stdin)["fsid"])')
+osd_of() { # osd_of HOST NODE: "id osd_fsid cluster_fsid role objectstore [unconfirmed]" of the partition NODE
+        echo "$inv" | py '
+import json, sys
+d = json.load(sys.stdin)
+inv = next(i for i in d["inventories"] if i["host"] == sys.argv[1])
+p = next(p for dev in inv["devices"] for p in dev.get("partitions", []) if p.get("node") == sys.argv[2])
+o = p.get("content", {}).get("osd", {})
+print(o.get("id"), o.get("osd_fsid"), o.get("cluster_fsid"), o.get("role"), o.get("objectstore"),
+      "unconfirmed" if o.get("unconfirmed") else "")' "$1" "$2" 2>&1 | sed 's/ *$//'
+}
+while read -r id h hdd data ssd pn puuid jpart uuid; do
+        check_eq "inventory: osd.$id's data partition $data on $h is its FileStore data" \
+                "$(osd_of "$h" "$data")" "$id $uuid $fsid data filestore"
+        check_eq "inventory: osd.$id's journal partition $jpart on $h is its journal" \
+                "$(osd_of "$h" "$jpart")" "$id $uuid $fsid journal filestore"
+done < "$osds"
+
 if [ -n "${CAPTURE_DIR:-}" ]; then
         mkdir -p "$CAPTURE_DIR"
         capture() { # capture NAME HOST ARGS... : ARGS on HOST (admin: the ceph CLI)
@@ -158,6 +183,8 @@ if [ -n "${CAPTURE_DIR:-}" ]; then
         capture filestore-ls-journal-node1 node1 sh -c 'ls -l /var/lib/ceph/osd/ceph-*/journal'
         capture filestore-ls-osd-dir-0 node1 ls -l /var/lib/ceph/osd/ceph-0
         capture filestore-journal-uuid-0 node1 cat /var/lib/ceph/osd/ceph-0/journal_uuid
+        # the journal header of osd.0 (FileJournal's header_t, 4 KiB at the partition's start)
+        capture filestore-journal-header-0 node1 dd if="$(awk '$1 == 0 {print $8}' "$osds")" bs=4096 count=1 status=none
         capture filestore-sgdisk-p-ssd-node1 node1 sgdisk -p "$(awk '$2 == "ssd" {print $1; exit}' "$dir/lab/hosts/node1/loops")"
         capture filestore-findmnt-osd-node1 node1 findmnt -J -o SOURCE,TARGET,FSTYPE,OPTIONS -t xfs
         echo "captured into $CAPTURE_DIR"
@@ -183,7 +210,7 @@ for p in /proc/[0-9]*; do
 done
 check_eq "no process is left in the hosts' mount namespaces (their XFS and /dev/disk mounts went with them)" "$inns" ""
 check_eq "no mount of the lab in any mount namespace" \
-        "$(cat /proc/[0-9]*/mountinfo 2>/dev/null | grep -F -e "$dir/" -e lab-dev-disk | sort -u)" ""
+        "$(cat /proc/[0-9]*/mountinfo 2>/dev/null | grep -F -e "$dir/" -e " $LAB_PREFIX-dev-disk " | sort -u)" ""
 check_eq "no namespace of the lab" "$(ip netns list | grep "^$LAB_PREFIX-")" ""
 check_eq "no loop device of the lab's images" "$(losetup -n -O NAME,BACK-FILE | grep -F "$dir/")" ""
 check "no bridge of the lab" bash -c "! ip link show ${LAB_PREFIX}br0 >/dev/null 2>&1"

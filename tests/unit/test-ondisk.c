@@ -302,6 +302,15 @@ static void test_filestore_journal(void) {
         CHECK(h.start == 4096);
         CHECK(h.flags == 1);
 
+        /* osd.0's journal partition in the FileStore lab (tests/data/ceph/README.md): a block
+         * device journal after 50 objects were written through it */
+        memset(buf, 0, sizeof(buf));
+        CHECK_INTEQ(load("../ceph/pacific/filestore-journal-header-0.out", buf, sizeof(buf)), sizeof(buf));
+        CHECK_INTEQ(filestore_journal_header_decode(buf, sizeof(buf), &h), 1);
+        CHECK_STREQ(h.fsid, "0377f0b8-d1db-45e6-948d-9f5521d6d24b"); /* osd.0's uuid in filestore-osd-dump */
+        CHECK(h.max_size == 60ULL << 20);                              /* the partition */
+        CHECK(h.start > 4096 && h.start < h.max_size);                 /* the ring has moved on */
+
         /* every prefix: never read past it, valid only once the whole v4 part is there */
         for (size_t n = 0; n < 100; n++) {
                 uint8_t *cut = malloc(n ? n : 1);

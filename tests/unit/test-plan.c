@@ -850,6 +850,68 @@ static void test_scenario3(void) {
         }
 }
 
+/* What the agent reports of a FileStore OSD (docs/inventory.md) decides between "that OSD,
+ * kept with a note" and "a mounted partition, refused": the mount alone never makes an OSD. */
+static void test_filestore_mounted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-3-filestore");
+        Error err;
+
+        /* the data partition mounted where a FileStore OSD would be, but its files did not
+         * say FileStore (the agent left osd unset): refused exactly as any mount, with or
+         * without wipe */
+        {
+                _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-3-filestore", "");
+                InvDevice *sdc = dev_mut(s, "fs1", "/dev/sdc");
+                InvContent *pc = &sdc->partitions[0].content;
+                CHECK_STREQ(pc->mountpoint, "/var/lib/ceph/osd/ceph-0");
+                inv_content_done(pc);
+                pc->fstype = strdup("xfs");
+                pc->mountpoint = strdup("/var/lib/ceph/osd/ceph-0");
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'fs1': data device '/dev/sdc' partition 1 is in use (mounted at /var/lib/ceph/osd/ceph-0)");
+                CHECK_INTEQ(err.code, EBUSY);
+                profile0(l)->wipe = true;
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'fs1': data device '/dev/sdc' partition 1 is in use (mounted at /var/lib/ceph/osd/ceph-0)");
+                profile0(l)->wipe = false;
+
+                /* what the agent says of an unmounted "ceph data" partition is a hint (no id):
+                 * not an OSD to keep, foreign data to refuse */
+                free(pc->mountpoint);
+                pc->mountpoint = NULL;
+                pc->osd.osd_fsid = strdup("d701884d-32c6-51e3-99e7-68ba0e64e168");
+                pc->osd.role = strdup("data");
+                pc->osd.objectstore = strdup("filestore");
+                pc->osd.unconfirmed = true;
+                CHECK(startswith(plan_refused(l, s, &err), "host 'fs1': data device '/dev/sdc' has a gpt partition table with 1 partition; refusing to touch it"));
+                CHECK_INTEQ(err.code, EEXIST);
+        }
+
+        /* a recognised FileStore OSD on partition 1 does not vouch for a mount on partition 2 */
+        {
+                _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-3-filestore", "");
+                InvDevice *sdd = dev_mut(s, "fs1", "/dev/sdd");
+                InvPartition *np = realloc(sdd->partitions, sizeof(InvPartition) * (sdd->n_partitions + 1));
+                CHECK(np != NULL);
+                if (!np)
+                        return;
+                sdd->partitions = np;
+                InvPartition *p2 = &sdd->partitions[sdd->n_partitions++];
+                *p2 = (InvPartition) { .number = 2, .start = 2 * GiB, .size = GiB, .node = strdup("/dev/sdd2") };
+                p2->content = (InvContent) { .osd = { .id = -1 }, .fstype = strdup("ext4"), .mountpoint = strdup("/srv/scratch") };
+                CHECK_STREQ(plan_refused(l, s, &err),
+                            "host 'fs1': data device '/dev/sdd' partition 2 is in use (mounted at /srv/scratch)");
+                CHECK_INTEQ(err.code, EBUSY);
+                /* unmounted, it is just there: the OSD on partition 1 is kept with its note */
+                free(p2->content.mountpoint);
+                p2->content.mountpoint = NULL;
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (p)
+                        CHECK(p->hosts[0].notes && strv_length(p->hosts[0].notes) == 6 &&
+                              strstr(p->hosts[0].notes[1], "osd.1 on /dev/sdd is filestore"));
+        }
+}
+
 /* Partly converged: tuning drifted on one device, an OSD missing on another. */
 static void test_partial(void) {
         _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
@@ -1213,6 +1275,7 @@ int main(void) {
         TEST_RUN(test_half_made_osd);
         TEST_RUN(test_seen);
         TEST_RUN(test_mounted_refused);
+        TEST_RUN(test_filestore_mounted);
         TEST_RUN(test_keep_partitions);
         TEST_RUN(test_blank_fast_device);
         TEST_RUN(test_scenario3);
