@@ -181,6 +181,24 @@ char **ceph_argv_osd_crush_reweight(const CephCli *cli, int id, double weight, E
         return ARGV(cli, err, "osd", "crush", "reweight", name, w);
 }
 
+char **ceph_argv_osd_crush_create_or_move(const CephCli *cli, int id, double weight, const char *host, Error *err) {
+        if (id < 0 || !host || !*host) {
+                error_set(err, EINVAL, "osd crush create-or-move: invalid osd id %d or host", id);
+                return NULL;
+        }
+        if (!isfinite(weight) || weight < 0 || weight > 1e6) {
+                error_set(err, EINVAL, "osd crush create-or-move osd.%d: invalid weight %g", id, weight);
+                return NULL;
+        }
+        _cleanup_(freep) char *name = strprintf("osd.%d", id), *w = strprintf("%.5f", weight),
+                              *h = strprintf("host=%s", host);
+        if (!name || !w || !h) {
+                error_set(err, ENOMEM, "out of memory");
+                return NULL;
+        }
+        return ARGV(cli, err, "osd", "crush", "create-or-move", name, w, h);
+}
+
 int ceph_crush_reweight_steps(double from, double to, double max_step, double **ret, size_t *ret_n, Error *err) {
         if (!isfinite(from) || !isfinite(to) || from < 0 || to < 0 || from > 1e6 || to > 1e6)
                 return error_set(err, EINVAL, "crush reweight: invalid weights %g → %g", from, to);

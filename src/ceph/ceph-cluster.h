@@ -63,6 +63,9 @@ char **ceph_argv_osd_pool_get_noautoscale(const CephCli *cli, Error *err);
 
 /* `osd crush reweight osd.N W` (W ≥ 0, printed with 5 decimals as `osd tree` shows them) */
 char **ceph_argv_osd_crush_reweight(const CephCli *cli, int id, double weight, Error *err);
+/* osd crush create-or-move osd.N WEIGHT host=HOST (the bucket exists: no root needed): an id a ceph-volume rollback
+ * purged, put back under its host bucket with its weight from before (a conversion) */
+char **ceph_argv_osd_crush_create_or_move(const CephCli *cli, int id, double weight, const char *host, Error *err);
 /* The weights a crush-reweight in steps goes through from `from` to `to` (either way), each
  * step at most `max_step` (> 0) and rounded to the 5 decimals the argv carries; the last is
  * `to` exactly, `from` itself is not listed (none when they are equal). EINVAL for negative

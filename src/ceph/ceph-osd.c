@@ -355,6 +355,8 @@ static void metadata_done(CephOsdMetadata *m) {
         free(m->db_type);
         free(m->wal_path);
         free(m->journal_path);
+        free(m->journal_partition);
+        free(m->journal_link);
 }
 
 CephOsdMetadataList *ceph_osd_metadata_list_free(CephOsdMetadataList *l) {
@@ -376,6 +378,22 @@ static bool string_is_one(json_object *o, const char *key) {
         if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_boolean))
                 return json_object_get_int64(v) != 0;
         return false;
+}
+
+/* A size the OSD reports as a decimal string ("536870912"); absent: 0. */
+static int size_key(json_object *o, const char *key, uint64_t *ret, Error *err) {
+        long long v;
+        int r = ceph_json_get_intish(o, key, false, &v, "ceph osd metadata", err);
+        if (r == -ENOENT) {
+                *ret = 0;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        if (v < 0)
+                return error_set(err, ERANGE, "ceph osd metadata: %s %lld is negative", key, v);
+        *ret = (uint64_t) v;
+        return 0;
 }
 
 static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
@@ -405,6 +423,18 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
         if (!m->journal_path && m->objectstore && strcmp(m->objectstore, "filestore") == 0 &&
             ceph_json_dup_string(e, "osd_journal", &m->journal_path) < 0)
                 return -ENOMEM;
+        /* FileJournal::collect_metadata says "unknown" when the journal is no block device */
+        if (ceph_json_dup_string(e, "backend_filestore_journal_partition_path", &m->journal_partition) < 0 ||
+            ceph_json_dup_string(e, "osd_journal", &m->journal_link) < 0)
+                return -ENOMEM;
+        if (m->journal_partition && strcmp(m->journal_partition, "unknown") == 0) {
+                free(m->journal_partition);
+                m->journal_partition = NULL;
+        }
+        if ((r = size_key(e, "bluestore_bdev_size", &m->bdev_size, err)) < 0 ||
+            (m->dedicated_db && (r = size_key(e, "bluefs_db_size", &m->db_size, err)) < 0) ||
+            (m->dedicated_wal && (r = size_key(e, "bluefs_wal_size", &m->wal_size, err)) < 0))
+                return r;
 
         const char *devices = NULL;
         (void) json_get_string(e, "devices", false, &devices, what, NULL);

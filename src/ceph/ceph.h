@@ -195,15 +195,23 @@ typedef struct CephOsdMetadata {
                                    * with its id only) */
         /* BlueStore */
         char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
-        char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" */
+        char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" ("/dev/bcache0" on bcache) */
+        uint64_t bdev_size;       /* bluestore_bdev_size, bytes; 0: not reported */
         char *filestore_path;     /* backend_filestore_partition_path (FileStore's data device) */
         bool dedicated_db;        /* bluefs_dedicated_db == "1" */
         char *db_path;            /* bluefs_db_partition_path, NULL without a dedicated DB */
         char *db_type;            /* bluefs_db_type */
+        uint64_t db_size;         /* bluefs_db_size, bytes (the DB device or partition); 0: none */
         bool dedicated_wal;
         char *wal_path;           /* bluefs_wal_partition_path */
+        uint64_t wal_size;        /* bluefs_wal_size, bytes; 0: none */
         /* FileStore */
         char *journal_path;       /* backend_filestore_journal_partition_path / osd_journal */
+        char *journal_partition;  /* backend_filestore_journal_partition_path only: the block device
+                                   * the journal is ("/dev/sdb1"), as the OSD found it when it
+                                   * booted; NULL when absent or "unknown" (a journal file) */
+        char *journal_link;       /* osd_journal: the journal's path in the OSD's configuration
+                                   * ("/var/lib/ceph/osd/ceph-3/journal", a symlink) */
 } CephOsdMetadata;
 
 typedef struct CephOsdMetadataList {

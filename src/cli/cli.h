@@ -54,6 +54,10 @@ void cli_set_usage_json(bool json);
  * arrows; else plain ASCII. */
 bool cli_locale_is_utf8(void);
 
+/* Every name of --hosts is a host of the layout, else err names the first that is not. */
+struct Layout;
+int cli_check_hosts(const struct Layout *l, char **hosts, Error *err);
+
 /* Ask "question [y/N]" on the terminal; false when stdin is not a terminal. */
 bool cli_confirm(const char *question);
 
@@ -71,3 +75,10 @@ int verb_run(int argc, char *argv[]);
 int verb_drain(int argc, char *argv[]);
 int verb_destroy(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);
+int verb_convert(int argc, char *argv[]);
+/* Runs the shipped convert-filestore playbook on `hosts` with the convert plan (verb-run.c). */
+struct CliOptions;
+struct ConvertPlan;
+struct PlaybookRunHooks;
+int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
+                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks, char * const *health_allow);

@@ -22,6 +22,9 @@ enum {
         ARG_CANCEL,
         ARG_OSD_IDS,
         ARG_TAKE_BACK,
+        ARG_RESHAPE,
+        ARG_OSD_TREE,
+        ARG_OSD_METADATA,
 };
 
 static const struct {
@@ -34,6 +37,8 @@ static const struct {
         { ARG_PARALLEL, OPT_PARALLEL },   { ARG_DETAILED_EXITCODE, OPT_DETAILED_EXITCODE },
         { ARG_SAVE, OPT_SAVE },           { ARG_CANCEL, OPT_CANCEL },
         { ARG_OSD_IDS, OPT_OSD_IDS },     { ARG_TAKE_BACK, OPT_TAKE_BACK },
+        { ARG_RESHAPE, OPT_RESHAPE },     { ARG_OSD_TREE, OPT_OSD_TREE },
+        { ARG_OSD_METADATA, OPT_OSD_METADATA },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -50,6 +55,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "cancel", no_argument, NULL, ARG_CANCEL },
                 { "osd-ids", required_argument, NULL, ARG_OSD_IDS },
                 { "take-back", required_argument, NULL, ARG_TAKE_BACK },
+                { "reshape", no_argument, NULL, ARG_RESHAPE },
+                { "osd-tree", required_argument, NULL, ARG_OSD_TREE },
+                { "osd-metadata", required_argument, NULL, ARG_OSD_METADATA },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -95,6 +103,15 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_OSD_IDS:
                         o.osd_ids = optarg;
+                        break;
+                case ARG_RESHAPE:
+                        o.reshape = true;
+                        break;
+                case ARG_OSD_TREE:
+                        o.osd_tree = optarg;
+                        break;
+                case ARG_OSD_METADATA:
+                        o.osd_metadata = optarg;
                         break;
                 case ARG_HOSTS:
                         strv_free(o.hosts);

@@ -22,6 +22,9 @@ typedef enum OptionMask {
         OPT_CANCEL            = 1 << 9,
         OPT_OSD_IDS           = 1 << 10,
         OPT_TAKE_BACK         = 1 << 11,
+        OPT_RESHAPE           = 1 << 12,
+        OPT_OSD_TREE          = 1 << 13,
+        OPT_OSD_METADATA      = 1 << 14,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -30,9 +33,12 @@ typedef struct CliOptions {
         bool yes;
         bool detailed_exitcode;
         bool cancel;           /* --cancel */
+        bool reshape;          /* --reshape: convert rebuilds BlueStore OSDs of another shape too */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */
         const char *osd_ids;   /* --osd-ids FILE: the cluster's OSD ids in use (`ceph osd ls`) */
+        const char *osd_tree;  /* --osd-tree FILE: `ceph osd tree -f json` */
+        const char *osd_metadata; /* --osd-metadata FILE: `ceph osd metadata -f json` */
         char **hosts;          /* --hosts a,b (NULL-terminated, owned) */
         char **take_back;      /* --take-back a,b: destroyed hosts apply may provision again (owned) */
         const char *stage;     /* --stage disks|osds|all */

@@ -25,7 +25,7 @@ bool cli_locale_is_utf8(void) {
 }
 
 /* Check that every --hosts name is in the layout. */
-static int check_hosts(const Layout *l, char **hosts, Error *err) {
+int cli_check_hosts(const Layout *l, char **hosts, Error *err) {
         STRV_FOREACH(h, hosts)
                 if (!layout_find_host(l, *h))
                         return error_set(err, ENOENT, "host '%s' given with --hosts is not in layout '%s'", *h, l->path);
@@ -150,7 +150,7 @@ int verb_plan(int argc, char *argv[]) {
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
 
         Error err = {};
-        if (check_hosts(l, o.hosts, &err) < 0)
+        if (cli_check_hosts(l, o.hosts, &err) < 0)
                 return report(&err);
 
         _cleanup_(freep) int *ids = NULL;

@@ -12,6 +12,7 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "cli.h"
+#include "plan/plan-convert.h"
 #include "controller/cluster-steps.h"
 #include "controller/playbook-run.h"
 #include "options.h"
@@ -69,8 +70,9 @@ static void print_freed(const PlaybookRunResult *res) {
         }
 }
 
-static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
-                        const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks) {
+static int run_playbook_convert(const char *path, const Layout *l, char * const *hosts, const char *command,
+                                const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks,
+                                const ConvertPlan *convert, char * const *health_allow) {
         Error err = {};
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
@@ -93,6 +95,8 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
                 .cancel = &cancelled,
                 .recorded_osds = recorded_osds,
                 .hooks = hooks,
+                .convert = convert,
+                .health_allow = health_allow,
         };
         _cleanup_(playbook_run_result_freep) PlaybookRunResult *res = NULL;
         int r = playbook_run(&ro, &res, &err);
@@ -104,6 +108,19 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
         if (!o->json)
                 print_freed(res);
         return print_result(res, o->json);
+}
+
+static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
+                        const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks) {
+        return run_playbook_convert(path, l, hosts, command, o, recorded_osds, hooks, NULL, NULL);
+}
+
+int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, const ConvertPlan *plan,
+                    PlaybookRunHooks hooks, char * const *health_allow) {
+        _cleanup_(freep) char *path = playbook_path("convert-filestore");
+        if (!path)
+                return log_error("out of memory"), 1;
+        return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan, health_allow);
 }
 
 int verb_run(int argc, char *argv[]) {

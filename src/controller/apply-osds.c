@@ -29,6 +29,7 @@ typedef struct OsdAlloc {
         char fsid[37];
         bool reused;         /* allocated by an earlier, interrupted run */
         bool recreated;      /* purged by a ceph-volume rollback and made again */
+        bool kept;           /* a conversion's id: never released, whatever becomes of it */
         bool created;
         double seconds;
         char *error;
@@ -642,6 +643,25 @@ int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err) {
         return 0;
 }
 
+/* A conversion: ids kept (destroyed, CRUSH place kept), ready at once, reused: a failed
+ * creation whose ceph-volume rollback purged the id makes it again (flow_create()). */
+int osd_flow_keep_ids(OsdFlow *f, const OsdKeep *keep, size_t n, Error *err) {
+        if (f->allocs)
+                return error_set(err, EALREADY, "the OSD flow already has its ids");
+        if (!(f->allocs = calloc(n ? n : 1, sizeof(OsdAlloc))))
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                OsdAlloc *a = &f->allocs[f->n_allocs++];
+                *a = (OsdAlloc) { .state = ALLOC_READY, .id = keep[i].id, .final_id = -1, .half_made_id = -1,
+                                  .reused = true, .kept = true };
+                if (!(a->host = strdup(keep[i].host)) || !(a->device = strdup(keep[i].device)) ||
+                    !(a->device_class = strdup(keep[i].device_class)))
+                        return error_set(err, ENOMEM, "out of memory");
+                jrec(f, "osd-allocated", a->host, a->device, a->id, NULL, "reused", "kept by a conversion");
+        }
+        return 0;
+}
+
 /* ---- 3. the executor's link ---- */
 
 static int slot_open(HostPool *p, ChannelSlot *slot, Error *err) {
@@ -903,7 +923,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         /* ids not used: skipped or failed creations, and those replaced by an adopted OSD */
         for (size_t i = 0; i < f->n_allocs; i++) {
                 OsdAlloc *a = &f->allocs[i];
-                if (a->id < 0 || (a->created && a->final_id == a->id))
+                if (a->id < 0 || a->kept || (a->created && a->final_id == a->id))
                         continue;
                 _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
                 if (ceph_admin_osd_dump(f->admin, &dump, &e) < 0)

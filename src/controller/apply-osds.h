@@ -58,6 +58,14 @@ char * const *osd_flow_drained(const OsdFlow *f);
 /* 2. Changes the cluster: after the operator confirmed. */
 int osd_flow_allocate(OsdFlow *f, const Plan *p, unsigned stages, Error *err);
 
+/* 2'. Instead of osd_flow_allocate(), for a conversion: each device gets the id it had
+ * (destroyed in the cluster, its CRUSH place kept), with its device class. */
+typedef struct OsdKeep {
+        const char *host, *device, *device_class;
+        int id;
+} OsdKeep;
+int osd_flow_keep_ids(OsdFlow *f, const OsdKeep *keep, size_t n, Error *err);
+
 /* 3. Links for exec_run(): the fleet's, wrapped. Free with free(). */
 int osd_flow_links(OsdFlow *f, HostLink **ret, size_t *ret_n);
 

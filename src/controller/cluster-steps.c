@@ -980,7 +980,11 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
                 ids[k++] = ids[i];
         }
         n = k;
-        if (n > 0) {
+        /* in place (a conversion): the OSDs were stopped after ok-to-stop and their data comes
+         * back from the other copies onto the same ids; safe-to-destroy would wait for ever */
+        bool in_place = false;
+        (void) json_get_bool(args, "in_place", false, &in_place, "destroy-osd", NULL);
+        if (n > 0 && !(in_place && !purge)) {
                 _cleanup_(freep) char *out = NULL;
                 _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *sd = NULL;
                 Error e = {};

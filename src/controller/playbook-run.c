@@ -10,8 +10,10 @@
 #include "basic/strv.h"
 #include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
+#include "controller/convert-steps.h"
 #include "controller/hosts.h"
 #include "exec/journal.h"
+#include "plan/plan-convert.h"
 #include "plan/plan-destroy.h"
 
 PlaybookRunResult *playbook_run_result_free(PlaybookRunResult *r) {
@@ -49,6 +51,7 @@ typedef struct RunHost {
         const int *osds;          /* the host's OSDs (its CRUSH bucket's, and its record's) */
         size_t n_osds;
         const char *fsid;         /* the cluster's: only its OSDs' labels are ours to wipe */
+        ConvertStepCtx conv;      /* a conversion: the host's plan (conv.plan NULL otherwise) */
 } RunHost;
 
 /* What the plan saw of a device, for the agent to refuse a wipe when it changed since
@@ -200,11 +203,109 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
         return 0;
 }
 
+/* wipe-replaced (a conversion): what the host's convert plan replaces, as destroy's actions —
+ * the data devices of the OSDs given, wiped whole, and the partitions the cluster named as
+ * their journals, DB or WAL, deleted — run and verified as destroy's owned wipe is. Every
+ * OSD must be destroyed in the OSD map (its id kept): the data goes only then. */
+static int wipe_replaced(RunHost *h, json_object *args, json_object **ret_result, Error *err) {
+        const ConvertHost *ch = h->conv.plan;
+        const char *host = h->session->host->name;
+        if (!ch)
+                return error_set(err, EINVAL, "step 'wipe-replaced' runs only in a conversion (cephprov convert)");
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = json_get_int_array(args, "osds", true, &ids, &n, "wipe-replaced", err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        if ((r = ceph_admin_osd_dump(h->conv.admin, &dump, err)) < 0)
+                return r;
+        DestroyPlan p = { .host = (char *) host };
+        _cleanup_(freep) DestroyAction *acts = calloc(n + ch->n_replaced + 1, sizeof(DestroyAction));
+        if (!acts)
+                return error_set(err, ENOMEM, "out of memory");
+        p.actions = acts;
+        for (size_t i = 0; i < n; i++) {
+                const ConvertOsd *o = convert_host_find_osd(ch, ids[i]);
+                if (!o)
+                        return error_set(err, EINVAL, "step 'wipe-replaced' on '%s': the convert plan does not rebuild "
+                                                      "osd.%d", host, ids[i]);
+                const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, ids[i]);
+                if (!d || !d->destroyed || d->up)
+                        return error_set(err, EBUSY, "host '%s': osd.%d is not destroyed (down, its id kept): refusing "
+                                                     "to wipe '%s'", host, ids[i], o->data_device);
+                acts[p.n_actions++] = (DestroyAction) { .kind = DESTROY_WIPE_DEVICE, .device = o->data_device,
+                                                        .osd = o->id };
+                for (size_t k = 0; k < ch->n_replaced; k++)
+                        if (ch->replaced[k].osd == o->id)
+                                acts[p.n_actions++] = (DestroyAction) {
+                                        .kind = DESTROY_DELETE_PARTITION, .device = ch->replaced[k].device,
+                                        .partnum = ch->replaced[k].partnum, .partname = ch->replaced[k].partname,
+                                        .size = ch->replaced[k].size, .osd = o->id };
+        }
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        if ((r = host_session_inventory(h->session, &inv, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *res = json_object_new_object();
+        json_object *done = json_object_new_array();
+        if (!res || !done || json_add(res, "done", done) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < p.n_actions; i++) {
+                const DestroyAction *a = &acts[i];
+                if (a->kind == DESTROY_DELETE_PARTITION) {
+                        /* a re-run: gone already, or already the layout's new partition of that number */
+                        const InvDevice *d = inventory_find_device(inv, a->device);
+                        const InvPartition *pt = NULL;
+                        for (size_t k = 0; d && k < d->n_partitions; k++)
+                                if (d->partitions[k].number == a->partnum)
+                                        pt = &d->partitions[k];
+                        if (!pt || !streq_ptr(pt->name, a->partname))
+                                continue;
+                }
+                if ((r = action_call(h, inv, a, 600, err)) < 0)
+                        return r;
+                json_object *d = json_object_new_object();
+                if (!d || json_object_array_add(done, d) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
+                json_add_string(d, "device", a->device);
+                if (a->kind == DESTROY_DELETE_PARTITION)
+                        json_add_u64(d, "partition", a->partnum);
+        }
+        if ((r = verify_owned_wipe(h, inv, &p, err)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                convert_phase(h->conv.j, host, convert_host_find_osd(ch, ids[i])->data_device, ids[i], "wiped");
+        *ret_result = TAKE_PTR(res);
+        return 0;
+}
+
 static int host_call(void *userdata, const char *op, json_object *args, json_object **ret_result, Error *err) {
         RunHost *h = userdata;
         const StepEntry *e = step_registry_find(op);
         if (!e || e->target != STEP_TARGET_HOST)
                 return error_set(err, EINVAL, "'%s' is not a host step", op);
+        if (streq(op, "unmount-filestore"))
+                return convert_step_unmount(&h->conv, args, ret_result, err);
+        if (streq(op, "rebuild-osds"))
+                return convert_step_rebuild(&h->conv, args, ret_result, err);
+        if (streq(op, "wipe-replaced"))
+                return wipe_replaced(h, args, ret_result, err);
+        if (streq(op, "stop-osd") && h->conv.plan) {
+                _cleanup_(freep) int *ids = NULL;
+                size_t n = 0;
+                uint64_t timeout = 300;
+                int r = json_get_int_array(args, "osds", true, &ids, &n, op, err);
+                if (r < 0)
+                        return r;
+                (void) json_get_u64(args, "timeout", false, &timeout, op, NULL);
+                r = cluster_steps_osd_service(h->cs, h->session, false, ids, n, (unsigned) timeout, NULL, ret_result, err);
+                for (size_t i = 0; r >= 0 && i < n; i++) {
+                        const ConvertOsd *o = convert_host_find_osd(h->conv.plan, ids[i]);
+                        convert_phase(h->conv.j, h->session->host->name, o ? o->data_device : NULL, ids[i], "stopped");
+                }
+                return r;
+        }
         if (streq(op, "stop-osd") || streq(op, "start-osd")) {
                 _cleanup_(freep) int *ids = NULL;
                 size_t n = 0;
@@ -251,7 +352,25 @@ static void built_done(Built *b) {
                 free(b->steps);
 }
 
-static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, Built *ret, Error *err) {
+/* health-gate's `allow` with the run's extra codes (PlaybookRunOptions.health_allow). */
+static int health_allow_add(json_object *args, char * const *extra) {
+        json_object *allow = NULL;
+        if (!json_object_object_get_ex(args, "allow", &allow)) {
+                if (!(allow = json_object_new_array()) || json_add(args, "allow", allow) < 0)
+                        return -ENOMEM;
+        }
+        for (char * const *c = extra; c && *c; c++) {
+                bool there = false;
+                for (size_t i = 0; i < json_object_array_length(allow); i++)
+                        there = there || streq(json_object_get_string(json_object_array_get_idx(allow, i)), *c);
+                if (!there && json_object_array_add(allow, json_object_new_string(*c)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, char * const *health_allow,
+                       Built *ret, Error *err) {
         size_t n = pb->n_steps[sec];
         WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));
         if (!s)
@@ -263,6 +382,10 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
                 int r = step_args_substitute(ps->entry, ps->args, facts, &args, err);
                 if (r < 0)
                         return r;
+                if (health_allow && streq(ps->entry->name, "health-gate") && health_allow_add(args, health_allow) < 0) {
+                        json_object_put(args);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
                 s[i] = (WaveStep) {
                         .name = ps->entry->name,
                         .target = ps->entry->target == STEP_TARGET_HOST ? WAVE_TARGET_HOST : WAVE_TARGET_CLUSTER,
@@ -277,6 +400,45 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
+
+/* The cluster link of a conversion: the cluster steps, with the OSDs' phases journaled
+ * (destroyed after destroy-osd; converted after a host's wait-clean). */
+typedef struct ConvertLink {
+        ClusterSteps *cs;
+        const ConvertPlan *plan;
+        Journal *j;
+} ConvertLink;
+
+static int convert_cluster_call(void *userdata, const char *step, json_object *args, WaveCall *c,
+                                json_object **ret_result, Error *err) {
+        ConvertLink *cl = userdata;
+        int r = cluster_steps_call(cl->cs, step, args, c, ret_result, err);
+        const char *host = wave_call_host(c);
+        if (r < 0 || !host)
+                return r;
+        const ConvertHost *ch = NULL;
+        for (size_t i = 0; i < cl->plan->n_hosts; i++)
+                if (streq(cl->plan->hosts[i].host, host))
+                        ch = &cl->plan->hosts[i];
+        if (!ch)
+                return r;
+        bool destroyed = streq(step, "destroy-osd"), clean = streq(step, "wait-clean");
+        if (!destroyed && !clean)
+                return r;
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        if (destroyed && json_get_int_array(args, "osds", false, &ids, &n, step, NULL) < 0)
+                return r;
+        for (size_t i = 0; i < ch->n_osds; i++) {
+                const ConvertOsd *o = &ch->osds[i];
+                bool listed = clean && o->rebuilt;
+                for (size_t k = 0; k < n; k++)
+                        listed = listed || ids[k] == o->id;
+                if (listed)
+                        convert_phase(cl->j, host, o->data_device, o->id, destroyed ? "destroyed" : "converted");
+        }
+        return r;
+}
 
 typedef struct HostState {
         const Host *host;
@@ -416,7 +578,13 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 return r;
         for (size_t i = 0; i < n; i++) {
                 const CephTreeHost *th = ceph_osd_tree_find_host(R.tree, R.hs[i].host->name);
-                if (th && th->n_osds > 0) {
+                const ConvertHost *ch = o->convert ? convert_plan_host(o->convert, R.hs[i].host->name) : NULL;
+                if (o->convert) {
+                        /* a conversion: the OSDs the host's plan rebuilds, and only those */
+                        for (size_t k = 0; ch && k < ch->n_osds; k++)
+                                if (ch->osds[k].rebuilt && host_add_osd(&R.hs[i], (unsigned) ch->osds[k].id) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                } else if (th && th->n_osds > 0) {
                         if (!(R.hs[i].osds = calloc(th->n_osds, sizeof(unsigned))))
                                 return error_set(err, ENOMEM, "out of memory");
                         for (size_t k = 0; k < th->n_osds; k++)
@@ -543,19 +711,24 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         for (size_t i = 0; i < n; i++) {
                 R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs, .osds = R.hs[i].ids,
                                       .n_osds = R.hs[i].n_osds, .fsid = R.fsid };
+                if (o->convert)
+                        R.rh[i].conv = (ConvertStepCtx) {
+                                .layout = l, .admin = R.admin, .fleet = R.fleet, .session = &R.fleet->sessions[i],
+                                .j = R.j, .plan = convert_plan_host(o->convert, R.hs[i].host->name), .before = R.tree,
+                        };
                 R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_call, .userdata = &R.rh[i] };
         }
 
         /* the steps, their references filled in per host */
         StepFacts all = { .hosts = o->hosts };
-        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, &R.before, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_GATE, &all, &R.gate, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_AFTER, &all, &R.after, err)) < 0)
+        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, o->health_allow, &R.before, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_GATE, &all, NULL, &R.gate, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_AFTER, &all, NULL, &R.after, err)) < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
                 StepFacts f = { .host = R.hs[i].host->name, .osds = R.hs[i].osds, .n_osds = R.hs[i].n_osds,
                                 .hosts = o->hosts };
-                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, &R.hs[i].steps, err)) < 0)
+                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, NULL, &R.hs[i].steps, err)) < 0)
                         return r;
                 R.wh[i] = (WaveHost) { .name = R.hs[i].host->name, .steps = R.hs[i].steps.steps,
                                        .n_steps = R.hs[i].steps.n };
@@ -594,6 +767,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         if (playbook_has_step(pb, "throttle") && (r = cluster_steps_resume_adaptive(&cs, err)) < 0)
                 return r;
         ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
+        ConvertLink convl = { .cs = &cs, .plan = o->convert, .j = R.j };
+        if (o->convert)
+                cl = (ClusterLink) { .call = convert_cluster_call, .userdata = &convl };
         WaveOptions wo = {
                 .parallel_hosts = l->concurrency ? l->concurrency : 1,
                 .parallel_steps = 4,

@@ -40,6 +40,15 @@ typedef struct PlaybookRunOptions {
         bool recorded_osds;         /* a host's OSDs are also those its drain record names (destroy:
                                      * the purged ones, when it runs again after a kill) */
         PlaybookRunHooks hooks;
+        /* A conversion (cephprov convert): the convert plan computed before anything changed.
+         * A host's OSDs (${host.osds}) are then the OSDs its plan rebuilds, the conversion's
+         * host steps (unmount-filestore, wipe-replaced, rebuild-osds) act on its plan, and
+         * each OSD's phase is journaled (controller/convert-steps.h). */
+        const struct ConvertPlan *convert;
+        /* Health check codes the health-gates of `before` allow besides their own `allow` (a
+         * resumed conversion: the flags, down OSDs and degraded PGs the interrupted run left,
+         * which only going on clears). NULL-terminated; NULL: none. */
+        char * const *health_allow;
 } PlaybookRunOptions;
 
 typedef struct PlaybookRunResult {

@@ -32,3 +32,17 @@ const char *plan_selector_mismatch(const DeviceSelector *s, const InvDevice *d, 
  * /dev/sdd: 2 TB = 1.82 TiB, below the minimum 2.2 TB = 2 TiB; /dev/sda: not rotational",
  * the candidates grouped by reason, then the devices outside the allow-list. */
 void plan_explain_no_match(const DeviceSelector *s, const Host *h, const Inventory *inv, char *buf, size_t len);
+
+/* The devices a selector takes on a host, in the planner's order (the listed order, else
+ * natural path order), at most its limit. `allowed` caches plan_device_allowed() per
+ * inventory device (n_devices entries, -1: not known yet). Refuses a listed device that is
+ * missing, listed twice, does not match the filters, or is outside the allow-list. */
+int plan_select_devices(const Host *h, const Profile *p, const Inventory *inv, const DeviceSelector *s,
+                        const char *role, signed char *allowed, const InvDevice ***ret, size_t *ret_n, Error *err);
+/* A size spec against its fast device: whole MiB, 0 for SIZE_UNSET. */
+uint64_t plan_resolve_size(const SizeSpec *s, uint64_t device_size);
+/* The partition's GPT name is one plan_partition_name() gives for this host. */
+bool plan_partition_is_ours(const char *host, const InvPartition *p);
+/* The fast device (index) of data device i of n_data, as the planner assigns them
+ * (data_per_fast, spread); -1 without fast devices. The caller checks the slots suffice. */
+int plan_slot_fast(const Profile *p, size_t n_data, size_t n_fast, size_t i);

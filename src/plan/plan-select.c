@@ -2,10 +2,13 @@
 /* Which devices a profile's selector takes, and when it takes none, why: every candidate
  * with what rejected it, sizes in both the units disks are sold in and the binary ones
  * cephprov reads (a "2 TB" disk is 1.82 TiB, below a `size: 2T..` that means 2 TiB). */
+#include <errno.h>
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/size.h"
 #include "basic/strv.h"
 #include "plan-internal.h"
 
@@ -171,4 +174,96 @@ void plan_explain_no_match(const DeviceSelector *s, const Host *h, const Invento
                 append(buf, len, not_allowed);
                 append(buf, len, ")");
         }
+}
+
+static int cmp_dev_path(const void *a, const void *b) {
+        const InvDevice *const *x = a, *const *y = b;
+        /* natural order: /dev/loop9 before /dev/loop10, nvme2n1 before nvme10n1 */
+        return strverscmp((*x)->path, (*y)->path);
+}
+
+int plan_select_devices(const Host *h, const Profile *prof, const Inventory *inv, const DeviceSelector *s,
+                        const char *role, signed char *allowed, const InvDevice ***ret, size_t *ret_n, Error *err) {
+        _cleanup_(freep) const InvDevice **l = calloc(inv->n_devices + strv_length(s->devices) + 1,
+                                                     sizeof(InvDevice *));
+        size_t n = 0;
+
+        if (!l)
+                return error_set(err, ENOMEM, "out of memory");
+        if (s->devices) {
+                STRV_FOREACH(dp, s->devices) {
+                        const InvDevice *d = inventory_find_device(inv, *dp);
+                        if (!d)
+                                return error_set(err, ENODEV,
+                                                 "host '%s': device '%s' listed in profile '%s' %s not found",
+                                                 h->name, *dp, prof->name, role);
+                        for (size_t i = 0; i < n; i++)
+                                if (l[i] == d)
+                                        return error_set(err, EINVAL,
+                                                         "host '%s': device '%s' listed twice in profile '%s' %s",
+                                                         h->name, d->path, prof->name, role);
+                        char wbuf[256];
+                        const char *why = plan_selector_mismatch(s, d, wbuf, sizeof wbuf);
+                        if (why)
+                                return error_set(err, EINVAL,
+                                                 "host '%s': device '%s' listed in profile '%s' %s does not match its filters (%s)",
+                                                 h->name, d->path, prof->name, role, why);
+                        if (!plan_device_allowed(h, d))
+                                return error_set(err, EPERM,
+                                                 "host '%s': device '%s' selected as %s device is not in the allow-list",
+                                                 h->name, d->path, role);
+                        l[n++] = d;
+                }
+        } else {
+                for (size_t i = 0; i < inv->n_devices; i++) {
+                        const InvDevice *d = &inv->devices[i];
+                        /* virtual devices built on top of selected ones are never candidates */
+                        if (startswith(d->name, "bcache") || d->readonly)
+                                continue;
+                        if (plan_selector_mismatch(s, d, NULL, 0))
+                                continue;
+                        /* the allow-list's globs once per device, not per selector */
+                        if (allowed[i] < 0)
+                                allowed[i] = plan_device_allowed(h, d);
+                        if (!allowed[i])
+                                continue;
+                        l[n++] = d;
+                }
+                qsort(l, n, sizeof(InvDevice *), cmp_dev_path);
+        }
+        if (s->limit > 0 && n > s->limit)
+                n = s->limit;
+        *ret = TAKE_PTR(l);
+        *ret_n = n;
+        return 0;
+}
+
+uint64_t plan_resolve_size(const SizeSpec *s, uint64_t device_size) {
+        switch (s->kind) {
+        case SIZE_BYTES:
+                /* partitions are whole MiB: round a byte size up */
+                return align_up(s->bytes, PLAN_ALIGN);
+        case SIZE_SHARE:
+                return align_down((uint64_t) ((double) device_size * s->share), PLAN_ALIGN);
+        default:
+                return 0;
+        }
+}
+
+bool plan_partition_is_ours(const char *host, const InvPartition *p) {
+        PartRole role;
+        unsigned slot;
+        if (!plan_partition_name_parse(p->name, &role, &slot))
+                return false;
+        char *want = plan_partition_name(host, role, slot);
+        bool ours = want && streq(want, p->name);
+        free(want);
+        return ours;
+}
+
+int plan_slot_fast(const Profile *p, size_t n_data, size_t n_fast, size_t i) {
+        if (n_fast == 0)
+                return -1;
+        size_t per = p->data_per_fast ? p->data_per_fast : (n_data + n_fast - 1) / n_fast;
+        return p->spread == SPREAD_FILL ? (int) (i / per) : (int) (i % n_fast);
 }

@@ -225,66 +225,9 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
         return size_format(v, buf, SIZE_FORMAT_MAX);
 }
 
-static int cmp_dev_path(const void *a, const void *b) {
-        const InvDevice *const *x = a, *const *y = b;
-        /* natural order: /dev/loop9 before /dev/loop10, nvme2n1 before nvme10n1 */
-        return strverscmp((*x)->path, (*y)->path);
-}
-
 static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                           const InvDevice ***ret, size_t *ret_n) {
-        _cleanup_free_ const InvDevice **l = calloc(c->inv->n_devices + strv_length(s->devices) + 1,
-                                                     sizeof(InvDevice *));
-        size_t n = 0;
-
-        if (!l)
-                return oom(c);
-        if (s->devices) {
-                STRV_FOREACH(p, s->devices) {
-                        const InvDevice *d = inventory_find_device(c->inv, *p);
-                        if (!d)
-                                return error_set(c->err, ENODEV,
-                                                 "host '%s': device '%s' listed in profile '%s' %s not found",
-                                                 c->host->name, *p, c->profile->name, role);
-                        for (size_t i = 0; i < n; i++)
-                                if (l[i] == d)
-                                        return error_set(c->err, EINVAL,
-                                                         "host '%s': device '%s' listed twice in profile '%s' %s",
-                                                         c->host->name, d->path, c->profile->name, role);
-                        char wbuf[256];
-                        const char *why = plan_selector_mismatch(s, d, wbuf, sizeof wbuf);
-                        if (why)
-                                return error_set(c->err, EINVAL,
-                                                 "host '%s': device '%s' listed in profile '%s' %s does not match its filters (%s)",
-                                                 c->host->name, d->path, c->profile->name, role, why);
-                        if (!plan_device_allowed(c->host, d))
-                                return error_set(c->err, EPERM,
-                                                 "host '%s': device '%s' selected as %s device is not in the allow-list",
-                                                 c->host->name, d->path, role);
-                        l[n++] = d;
-                }
-        } else {
-                for (size_t i = 0; i < c->inv->n_devices; i++) {
-                        const InvDevice *d = &c->inv->devices[i];
-                        /* virtual devices built on top of selected ones are never candidates */
-                        if (startswith(d->name, "bcache") || d->readonly)
-                                continue;
-                        if (plan_selector_mismatch(s, d, NULL, 0))
-                                continue;
-                        /* the allow-list's globs once per device, not per selector */
-                        if (c->allowed[i] < 0)
-                                c->allowed[i] = plan_device_allowed(c->host, d);
-                        if (!c->allowed[i])
-                                continue;
-                        l[n++] = d;
-                }
-                qsort(l, n, sizeof(InvDevice *), cmp_dev_path);
-        }
-        if (s->limit > 0 && n > s->limit)
-                n = s->limit;
-        *ret = TAKE_PTR(l);
-        *ret_n = n;
-        return 0;
+        return plan_select_devices(c->host, c->profile, c->inv, s, role, c->allowed, ret, ret_n, c->err);
 }
 
 /* ---- what the plan saw (Step.seen) ---- */
@@ -425,26 +368,12 @@ static bool keep_listed(const Profile *p, unsigned number) {
         return false;
 }
 
-/* Ours: a GPT name that plan_partition_name() gives for this host. */
 static bool partition_is_ours(const Ctx *c, const InvPartition *p) {
-        PartRole role;
-        unsigned slot;
-        if (!plan_partition_name_parse(p->name, &role, &slot))
-                return false;
-        _cleanup_free_ char *want = plan_partition_name(c->host->name, role, slot);
-        return want && streq(want, p->name);
+        return plan_partition_is_ours(c->host->name, p);
 }
 
 static uint64_t resolve_size(const SizeSpec *s, uint64_t device_size) {
-        switch (s->kind) {
-        case SIZE_BYTES:
-                /* partitions are whole MiB: round a byte size up */
-                return align_up(s->bytes, PLAN_ALIGN);
-        case SIZE_SHARE:
-                return align_down((uint64_t) ((double) device_size * s->share), PLAN_ALIGN);
-        default:
-                return 0;
-        }
+        return plan_resolve_size(s, device_size);
 }
 
 static const char *device_class_auto(const InvDevice *d) {
@@ -1203,7 +1132,7 @@ static int plan_host(Ctx *c) {
         for (size_t i = 0; i < n_data; i++) {
                 Slot *s = &c->slots[i];
                 s->data = data[i];
-                s->fast = n_fast == 0 ? -1 : p->spread == SPREAD_FILL ? (int) (i / per) : (int) (i % n_fast);
+                s->fast = plan_slot_fast(p, n_data, n_fast, i);
         }
 
         /* analysis: safety checks and what exists */

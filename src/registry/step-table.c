@@ -177,6 +177,46 @@ const StepEntry step_table[] = {
                 .check = step_check_teardown,
         },
 
+        /* ---- host steps of a conversion (cephprov convert): they act on the host's
+         * convert plan (src/plan/plan-convert.h), which the controller computed before the
+         * run changed anything; outside a conversion they refuse to run ------------------ */
+        {
+                .name = "unmount-filestore", .target = STEP_TARGET_HOST, .agent_op = "run",
+                .concurrency = STEP_CONCURRENCY_HOST_SERIAL,
+                .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
+                .doc = "unmount the data directory /var/lib/ceph/osd/ceph-ID of each stopped FileStore OSD the "
+                       "convert plan rebuilds (one not mounted is left as it is)",
+                .verify = "the OSD map says each OSD down before; after, the directory is no mount point on the host "
+                          "(mountpoint -q fails)",
+        },
+        {
+                .name = "wipe-replaced", .target = STEP_TARGET_HOST, .agent_op = "wipe",
+                .concurrency = STEP_CONCURRENCY_HOST_SERIAL, .destructive = true,
+                .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
+                .doc = "wipe the data devices of the OSDs the convert plan rebuilds and delete the partitions it "
+                       "replaces (the old journals, DB or WAL the cluster names): the one exception to 'only "
+                       "cephprov's partitions are touched', allowed in a conversion only; refuses OSDs the OSD "
+                       "map does not show destroyed",
+                .verify = "a fresh inventory shows each wiped data device blank, each replaced partition gone and every "
+                          "other partition of the host as it was (number, start, size, name, filesystem and its uuid)",
+        },
+        {
+                .name = "rebuild-osds", .target = STEP_TARGET_HOST, .agent_op = "osd-create",
+                .concurrency = STEP_CONCURRENCY_OSD_PARALLEL,
+                .args = (const StepArgSpec[]) {
+                        ARG_OSDS_OF_HOST,
+                        ARG_TIMEOUT("30m", "until every rebuilt OSD is up"),
+                        ARG_END,
+                },
+                .doc = "create the convert plan's new DB [+ WAL] partitions, then re-create each rebuilt OSD in the "
+                       "layout's shape with its old id (ceph-volume --osd-id, as create-osd), in parallel within the "
+                       "host; after a ceph-volume rollback that purged the id, the id and its CRUSH place are made "
+                       "again and the creation retried once",
+                .verify = "each id up and in, under the host's CRUSH bucket with its weight from before and its device "
+                          "class, and osd metadata says bluestore with its DB on the planned partition",
+                .progress = "prepare, activate, start per OSD (osd-phase records), convert-phase records",
+        },
+
         /* ---- cluster steps ------------------------------------------------------------- */
         {
                 .name = "drain-check", .target = STEP_TARGET_CLUSTER,
@@ -319,10 +359,16 @@ const StepEntry step_table[] = {
         {
                 .name = "destroy-osd", .target = STEP_TARGET_CLUSTER, .destructive = true,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
-                .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
+                .args = (const StepArgSpec[]) {
+                        ARG_OSDS_OF_HOST,
+                        { "in_place", STEP_ARG_BOOL, false, "false", NULL, 0, 0,
+                          "true: do not ask safe-to-destroy (a conversion in place: the OSDs are stopped after "
+                          "ok-to-stop, their data is rebuilt from the other copies onto the same ids)" },
+                        ARG_END,
+                },
                 .doc = "osd destroy: remove the OSDs' keys and mark them destroyed, keeping ids and CRUSH places "
-                       "for a replacement; the step refuses OSDs safe-to-destroy does not clear (Ceph itself refuses "
-                       "only an OSD that is up)",
+                       "for a replacement; the step refuses OSDs that are up, and unless in_place those "
+                       "safe-to-destroy does not clear (Ceph itself refuses only an OSD that is up)",
                 .verify = "osd dump shows each id with the destroyed state",
         },
         {

@@ -115,6 +115,9 @@ static void test_release(CephRelease want) {
                 for (int id = 0; id < 4; id++) {
                         const CephOsdMetadata *m = ceph_osd_metadata_find(meta, id);
                         CHECK(m && m->db_path && m->wal_path && str_eq(m->objectstore, "bluestore"));
+                        /* the sizes the convert planner compares with db_size and wal_size */
+                        CHECK(m && m->db_size > 0 && m->wal_size > 0 && m->bdev_size > m->db_size);
+                        CHECK(m && !m->journal_partition && !m->journal_link);
                 }
         }
 

@@ -355,6 +355,46 @@ static void test_osd_metadata(void) {
                                             "\"osd_journal\":\"/dev/sdb1\"}", &l, &err), 0);
         m = ceph_osd_metadata_find(l, 3);
         CHECK(m && str_eq(m->filestore_path, "/dev/sdd1") && !m->bdev_path && str_eq(m->journal_path, "/dev/sdb1"));
+        /* osd_journal is the configured path, never the journal's block device */
+        CHECK(m && !m->journal_partition && str_eq(m->journal_link, "/dev/sdb1"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* FileStore as Pacific's source reports it (synthetic, built from the source: see
+         * tests/data/ceph/gen-synthetic-convert.py): the journal's block device comes from
+         * FileJournal::collect_metadata, osd_journal is the symlink in the data directory */
+        _cleanup_(freep) char *fs = slurp("synthetic-osd-metadata-scenario-3-filestore.json");
+        CHECK_INTEQ(ceph_osd_metadata_parse(fs, &l, &err), 0);
+        CHECK_INTEQ(l->n_osds, 18);
+        m = ceph_osd_metadata_find(l, 4);
+        CHECK(m && str_eq(m->objectstore, "filestore") && str_eq(m->filestore_path, "/dev/sdg1"));
+        CHECK(m && str_eq(m->journal_partition, "/dev/sdb2") && str_eq(m->journal_path, "/dev/sdb2"));
+        CHECK(m && str_eq(m->journal_link, "/var/lib/ceph/osd/ceph-4/journal"));
+        CHECK(m && !m->bdev_path && !m->dedicated_db && m->db_size == 0 && m->bdev_size == 0);
+        CHECK(m && strv_length(m->devices) == 2 && strv_contains(m->devices, "sdb") && strv_contains(m->devices, "sdg"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* a journal file (no block device): "unknown" is no partition */
+        CHECK_INTEQ(ceph_osd_metadata_parse("{\"id\":7,\"osd_objectstore\":\"filestore\","
+                                            "\"backend_filestore_journal_partition_path\":\"unknown\","
+                                            "\"osd_journal\":\"/var/lib/ceph/osd/ceph-7/journal\"}", &l, &err), 0);
+        m = ceph_osd_metadata_find(l, 7);
+        CHECK(m && !m->journal_partition && str_eq(m->journal_link, "/var/lib/ceph/osd/ceph-7/journal"));
+        l = ceph_osd_metadata_list_free(l);
+
+        /* BlueStore sizes: the data device, the DB and the WAL partitions (captured) */
+        _cleanup_(freep) char *p0 = slurp("pacific/osd-metadata-0.out");
+        CHECK_INTEQ(ceph_osd_metadata_parse(p0, &l, &err), 0);
+        m = ceph_osd_metadata_find(l, 0);
+        CHECK(m && m->bdev_size == UINT64_C(2147483648) && m->db_size == UINT64_C(536870912) &&
+              m->wal_size == UINT64_C(134217728));
+        CHECK(m && !m->journal_partition && !m->journal_link);
+        l = ceph_osd_metadata_list_free(l);
+
+        /* a size that is no number names its key */
+        Error e = {};
+        CHECK_INTEQ(ceph_osd_metadata_parse("{\"id\":1,\"bluefs_dedicated_db\":\"1\",\"bluefs_db_size\":\"big\"}",
+                                            &l, &e), -EINVAL);
+        CHECK(strstr(e.message, "bluefs_db_size") != NULL);
 }
 
 static void test_pg_stat(void) {

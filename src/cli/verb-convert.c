@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `cephprov convert LAYOUT --dry-run`: the convert plan (src/plan/plan-convert.h), offline
+ * from saved files, as `cephprov plan --inventory` plans from saved inventories. The
+ * conversion itself (the playbook's run) is not built yet. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/json-writer.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "ceph/ceph.h"
+#include "cli.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+#include "options.h"
+#include "controller/convert.h"
+#include "controller/playbook-run.h"
+#include "plan/plan-convert.h"
+
+/* The whole file ("-": stdin) as a string. */
+static int read_text(const char *path, char **ret, Error *err) {
+        _cleanup_(fclosep) FILE *f = streq(path, "-") ? NULL : fopen(path, "re");
+        FILE *in = streq(path, "-") ? stdin : f;
+        if (!in)
+                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
+        _cleanup_(freep) char *buf = NULL;
+        size_t len = 0;
+        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
+        if (!m)
+                return error_set(err, ENOMEM, "out of memory");
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+                fwrite(chunk, 1, n, m);
+        if (ferror(in))
+                return error_set(err, EIO, "cannot read '%s'", path);
+        fclose(TAKE_PTR(m));
+        *ret = buf ? TAKE_PTR(buf) : strdup("");
+        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}
+
+typedef struct SaveCtx {
+        const Layout *l;
+        const ConvertInputs *in;
+} SaveCtx;
+
+/* After the operator confirmed and the lock is taken, before the first change. */
+static int save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
+        SaveCtx *sc = userdata;
+        return convert_inputs_save(sc->l, sc->in, err);
+}
+
+static void print_plan(const ConvertPlan *p, bool json) {
+        if (json)
+                (void) convert_plan_print_json(p, stdout);
+        else
+                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        fflush(stdout);
+}
+
+/* The conversion on the live cluster: the plan (saved before the first change, so that a
+ * re-run after a kill finishes the same plan: controller/convert.h), then the shipped
+ * convert-filestore playbook on the hosts with OSDs to rebuild. */
+static int convert_live(const Layout *l, const CliOptions *o) {
+        int (*report)(const Error *) = o->json ? cli_report_json : cli_report;
+        Error err = {};
+        if (cli_check_hosts(l, o->hosts, &err) < 0)
+                return report(&err);
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        bool resumed = false;
+        if (convert_inputs_load(l, o->hosts, o->reshape, &in, &resumed, &err) < 0)
+                return report(&err);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if (convert_inputs_plan(l, in, &p, &err) < 0)
+                return report(&err);
+        if (resumed)
+                log_notice("resuming the conversion planned before it started (its inputs were saved); the steps "
+                           "see how far it got");
+        print_plan(p, o->json);
+        _cleanup_strv_free_ char **hosts = NULL;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                bool any = false;
+                for (size_t k = 0; k < p->hosts[i].n_osds; k++)
+                        any = any || p->hosts[i].osds[k].rebuilt;
+                if (any && strv_extend(&hosts, p->hosts[i].host) < 0)
+                        return log_error("out of memory"), 1;
+        }
+        if (!hosts) {
+                if (!o->json)
+                        printf("nothing to convert\n");
+                if (convert_inputs_remove(l, &err) < 0)
+                        return report(&err);
+                return 0;
+        }
+        if (o->dry_run)
+                return 0;
+        SaveCtx sc = { .l = l, .in = in };
+        PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
+        /* a resumed conversion left its host degraded, its OSDs down and its noout flag on:
+         * only going on clears that, so the opening health gate lets those pass */
+        static char * const resumed_health[] = { "OSD_FLAGS", "OSDMAP_FLAGS", "OSD_DOWN", "OSD_HOST_DOWN",
+                                                 "PG_DEGRADED", "PG_AVAILABILITY", NULL };
+        int r = cli_run_convert(l, hosts, o, p, hooks, resumed ? resumed_health : NULL);
+        if (r == 0 && convert_inputs_remove(l, &err) < 0)
+                return report(&err);
+        return r;
+}
+
+int verb_convert(int argc, char *argv[]) {
+        const Verb *v = verb_find("convert");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        int r = cli_options_parse_layout(v, argc, argv,
+                                         OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_RESHAPE |
+                                                 OPT_OSD_TREE | OPT_OSD_METADATA,
+                                         &o, &l);
+        if (r != 0)
+                return r;
+        bool offline = o.inventory || o.osd_tree || o.osd_metadata;
+        if (offline && !o.dry_run)
+                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
+        if (offline && (!o.inventory || !o.osd_tree || !o.osd_metadata))
+                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
+                                           "--osd-metadata");
+        if (!offline)
+                return convert_live(l, &o);
+        int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
+
+        Error err = {};
+        if (cli_check_hosts(l, o.hosts, &err) < 0)
+                return report(&err);
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        if (inventory_set_load_file(o.inventory, &inv, &err) < 0)
+                return report(&err);
+        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        if (read_text(o.osd_tree, &tree_text, &err) < 0)
+                return report(&err);
+        if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
+                error_prefix(&err, r, "'%s'", o.osd_tree);
+                return report(&err);
+        }
+        if (read_text(o.osd_metadata, &meta_text, &err) < 0)
+                return report(&err);
+        if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
+                error_prefix(&err, r, "'%s'", o.osd_metadata);
+                return report(&err);
+        }
+
+        ConvertOptions co = { .hosts = o.hosts, .reshape = o.reshape };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if (plan_convert(l, inv, tree, meta, &co, &p, &err) < 0)
+                return report(&err);
+        STRV_FOREACH(m, p->missing_hosts)
+                log_error("host '%s': not in the inventory file '%s': not planned", *m, o.inventory);
+
+        if (o.json) {
+                if (convert_plan_print_json(p, stdout) < 0) {
+                        error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
+                        return cli_report(&err);
+                }
+        } else
+                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        if (fflush(stdout) != 0) {
+                error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
+                return cli_report(&err);
+        }
+        return p->missing_hosts ? 1 : 0;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "controller/convert-steps.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "ceph/ceph-cluster.h"
+#include "controller/apply-osds.h"
+
+#define OSD_DATA_DIR "/var/lib/ceph/osd/ceph-%d" /* fixed by Ceph (FileStore's mount point) */
+
+void convert_phase(Journal *j, const char *host, const char *device, int id, const char *phase) {
+        journal_append_osd(j, "convert-phase", host, device, id, NULL, "phase", phase);
+}
+
+const ConvertOsd *convert_host_find_osd(const ConvertHost *h, int id) {
+        for (size_t i = 0; h && i < h->n_osds; i++)
+                if (h->osds[i].id == id && h->osds[i].rebuilt)
+                        return &h->osds[i];
+        return NULL;
+}
+
+static const char *host_name(const ConvertStepCtx *c) {
+        return c->session->host->name;
+}
+
+/* The step's `osds`, each one the plan rebuilds. */
+static int plan_osds(ConvertStepCtx *c, json_object *args, const char *step, int **ret, size_t *ret_n, Error *err) {
+        if (!c->plan)
+                return error_set(err, EINVAL, "step '%s' runs only in a conversion (cephprov convert): it acts on the "
+                                              "host's convert plan", step);
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = json_get_int_array(args, "osds", true, &ids, &n, step, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (!convert_host_find_osd(c->plan, ids[i]))
+                        return error_set(err, EINVAL, "step '%s' on '%s': the convert plan does not rebuild osd.%d",
+                                         step, host_name(c), ids[i]);
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
+/* argv on the host through the agent's `run`: its exit status. */
+static int host_run(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
+        _cleanup_json_ json_object *a = NULL, *res = NULL;
+        if (agent_run_args(argv, NULL, timeout, &a) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = host_session_call(s, "run", a, timeout + 10, &res, err);
+        if (r < 0)
+                return r;
+        return json_get_int(res, "exit", true, ret_exit, "run result", err);
+}
+
+/* ---- unmount-filestore ---------------------------------------------------------------- */
+
+int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = plan_osds(c, args, "unmount-filestore", &ids, &n, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        if ((r = ceph_admin_osd_dump(c->admin, &dump, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *res = json_object_new_object();
+        json_object *done = json_object_new_array();
+        if (!res || !done || json_add(res, "unmounted", done) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                const CephDumpOsd *o = ceph_osd_dump_find_osd(dump, ids[i]);
+                if (o && o->up)
+                        return error_set(err, EBUSY, "host '%s': osd.%d is up: refusing to unmount its data (stop it "
+                                                     "first)", host_name(c), ids[i]);
+                char dir[64];
+                snprintf(dir, sizeof dir, OSD_DATA_DIR, ids[i]);
+                char *probe[] = { (char *) "mountpoint", (char *) "-q", dir, NULL };
+                char *umount[] = { (char *) "umount", dir, NULL };
+                int64_t code = 0;
+                if ((r = host_run(c->session, probe, 30, &code, err)) < 0)
+                        return r;
+                if (code != 0)
+                        continue; /* not mounted (any more): a re-run */
+                if ((r = host_run(c->session, umount, 120, &code, err)) < 0)
+                        return r;
+                if (code != 0)
+                        return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is still in use?)",
+                                         host_name(c), dir, (long long) code, ids[i]);
+                /* checked: no mount point left (an over-mount would still be one) */
+                if ((r = host_run(c->session, probe, 30, &code, err)) < 0)
+                        return r;
+                if (code == 0)
+                        return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount", host_name(c),
+                                         dir);
+                json_object_array_add(done, json_object_new_int(ids[i]));
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+/* ---- rebuild-osds --------------------------------------------------------------------- */
+
+static const char *role_guid(PartRole role) {
+        switch (role) {
+        case PART_ROLE_DB:
+                return CEPH_GUID_BLOCK_DB;
+        case PART_ROLE_WAL:
+                return CEPH_GUID_BLOCK_WAL;
+        default:
+                return NULL;
+        }
+}
+
+/* The plan's new partition of `role` for OSD `id`, NULL when none. */
+static const ConvertPart *created_for(const ConvertHost *h, int id, PartRole role) {
+        for (size_t i = 0; i < h->n_created; i++)
+                if (h->created[i].osd == id && h->created[i].role == role)
+                        return &h->created[i];
+        return NULL;
+}
+
+static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
+        const ConvertHost *h = c->plan;
+        for (size_t i = 0; i < h->n_created; i++) {
+                const ConvertPart *p = &h->created[i];
+                bool ours = false;
+                for (size_t k = 0; k < n; k++)
+                        ours = ours || ids[k] == p->osd;
+                if (!ours)
+                        continue;
+                const char *guid = role_guid(p->role);
+                if (!guid)
+                        return error_set(err, ENOTSUP, "host '%s': the convert plan wants a %s partition '%s' on '%s': "
+                                                       "bcache in a conversion is not built yet",
+                                         host_name(c), p->role == PART_ROLE_CACHE ? "bcache cache" : "journal",
+                                         p->partname, p->device);
+                _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
+                if (!a || json_add_string(a, "device", p->device) < 0 || json_add_u64(a, "number", p->partnum) < 0 ||
+                    json_add_u64(a, "offset", p->offset) < 0 || json_add_u64(a, "size", p->size) < 0 ||
+                    json_add_string(a, "name", p->partname) < 0 || json_add_string(a, "type_guid", guid) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                /* the agent takes a partition already there as asked for a success (a re-run) */
+                int r = host_session_call(c->session, "create-partition", a, 0, &res, err);
+                if (r < 0) {
+                        error_prefix(err, r, "host '%s': partition %u '%s' of '%s'", host_name(c), p->partnum,
+                                     p->partname, p->device);
+                        return r;
+                }
+        }
+        for (size_t k = 0; k < n; k++) {
+                const ConvertOsd *o = convert_host_find_osd(h, ids[k]);
+                convert_phase(c->j, host_name(c), o->data_device, o->id, "repartitioned");
+        }
+        return 0;
+}
+
+/* The class the OSD gets: the layout's explicit one, else the one the id has in CRUSH (the
+ * destroyed id keeps it), else what its data disk is. */
+static const char *class_of(ConvertStepCtx *c, const ConvertOsd *o, const Inventory *inv) {
+        const Host *h = c->session->host;
+        const Profile *p = h->profile;
+        if (p && p->osd.device_class && !streq(p->osd.device_class, "auto"))
+                return p->osd.device_class;
+        const CephTreeOsd *t = c->before ? ceph_osd_tree_find_osd(c->before, o->id) : NULL;
+        if (t && t->device_class)
+                return t->device_class;
+        const InvDevice *d = inv ? inventory_find_device(inv, o->data_device) : NULL;
+        return d && !d->rotational ? "ssd" : "hdd";
+}
+
+typedef struct Creation {
+        HostLink *link;
+        json_object *args;
+        json_object *res;
+        Error err;
+        int r;
+        pthread_t thread;
+        bool started;
+} Creation;
+
+static void *creation_main(void *userdata) {
+        Creation *x = userdata;
+        x->r = x->link->call(x->link->userdata, "osd-create", x->args, &x->res, &x->err);
+        return NULL;
+}
+
+static double now_sec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
+static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *meta, int id, const char *db_node) {
+        const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, id);
+        const CephOsdMetadata *m = ceph_osd_metadata_find(meta, id);
+        return d && d->up && !d->destroyed && m && streq_ptr(m->objectstore, "bluestore") &&
+               (!db_node || streq_ptr(m->db_path, db_node));
+}
+
+static const char *part_node(const Inventory *inv, const char *device, const char *partname) {
+        const InvDevice *d = inv ? inventory_find_device(inv, device) : NULL;
+        for (size_t i = 0; d && i < d->n_partitions; i++)
+                if (streq_ptr(d->partitions[i].name, partname))
+                        return d->partitions[i].node;
+        return NULL;
+}
+
+static void creations_done(Creation *x, size_t n) {
+        for (size_t i = 0; x && i < n; i++) {
+                if (x[i].started)
+                        pthread_join(x[i].thread, NULL);
+                json_object_put(x[i].args);
+                json_object_put(x[i].res);
+        }
+        free(x);
+}
+
+int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = plan_osds(c, args, "rebuild-osds", &ids, &n, err);
+        if (r < 0)
+                return r;
+        uint64_t timeout = 1800;
+        (void) json_get_u64(args, "timeout", false, &timeout, "rebuild-osds", NULL);
+        const char *host = host_name(c);
+        double t0 = now_sec();
+
+        if ((r = create_partitions(c, ids, n, err)) < 0)
+                return r;
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        if ((r = host_session_inventory(c->session, &inv, err)) < 0 || (r = ceph_admin_osd_dump(c->admin, &dump, err)) < 0 ||
+            (r = ceph_admin_osd_metadata(c->admin, &meta, err)) < 0)
+                return r;
+
+        /* what to create: every OSD not already converted (a re-run) */
+        _cleanup_(freep) OsdKeep *keep = calloc(n ? n : 1, sizeof(OsdKeep));
+        Creation *xs = calloc(n ? n : 1, sizeof(Creation));
+        if (!keep || !xs) {
+                free(xs);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        size_t nk = 0;
+        _cleanup_json_ json_object *res = json_object_new_object();
+        json_object *made = json_object_new_array(), *already = json_object_new_array();
+        if (!res || !made || !already || json_add(res, "created", made) < 0 || json_add(res, "already", already) < 0) {
+                creations_done(xs, 0);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
+                const ConvertPart *db = created_for(c->plan, o->id, PART_ROLE_DB);
+                const ConvertPart *wal = created_for(c->plan, o->id, PART_ROLE_WAL);
+                const char *db_node = db ? part_node(inv, db->device, db->partname) : NULL;
+                if (db && !db_node) {
+                        creations_done(xs, nk);
+                        return error_set(err, EIO, "host '%s': the DB partition '%s' of osd.%d is not on '%s' after it "
+                                                   "was made", host, db->partname, o->id, db->device);
+                }
+                if (osd_converted(dump, meta, o->id, db_node)) {
+                        json_object_array_add(already, json_object_new_int(o->id));
+                        continue;
+                }
+                const char *cls = class_of(c, o, inv);
+                keep[nk] = (OsdKeep) { .host = host, .device = o->data_device, .device_class = cls, .id = o->id };
+                Creation *x = &xs[nk++];
+                json_object *a = x->args = json_object_new_object();
+                if (!a || json_add_string(a, "device", o->data_device) < 0 || json_add_int(a, "osd_id", o->id) < 0 ||
+                    json_add_string(a, "device_class", cls) < 0 || json_add_string(a, "objectstore", "bluestore") < 0 ||
+                    (db && (json_add_string(a, "db_device", db->device) < 0 ||
+                            json_add_string(a, "db_partname", db->partname) < 0)) ||
+                    (wal && (json_add_string(a, "wal_device", wal->device) < 0 ||
+                             json_add_string(a, "wal_partname", wal->partname) < 0))) {
+                        creations_done(xs, nk);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
+        }
+
+        /* apply's OSD flow: the ids kept, one creation per OSD on its own agent channel */
+        _cleanup_(osd_flow_freep) OsdFlow *flow = NULL;
+        _cleanup_(freep) HostLink *links = NULL;
+        size_t n_links = 0;
+        HostLink *link = NULL;
+        const Profile *prof = c->session->host->profile;
+        unsigned parallel = prof && prof->osd.parallel ? prof->osd.parallel : 4;
+        if (nk > 0) {
+                if ((r = osd_flow_new(c->layout, c->fleet, c->admin, c->j, parallel, &flow, err)) < 0 ||
+                    (r = osd_flow_keep_ids(flow, keep, nk, err)) < 0) {
+                        creations_done(xs, nk);
+                        return r;
+                }
+                if (osd_flow_links(flow, &links, &n_links) < 0) {
+                        creations_done(xs, nk);
+                        return error_set(err, ENOMEM, "out of memory");
+                }
+                for (size_t i = 0; i < n_links; i++)
+                        if (streq(links[i].host, host))
+                                link = &links[i];
+                if (!link) {
+                        creations_done(xs, nk);
+                        return error_set(err, EIO, "host '%s': no agent link for the OSD creations", host);
+                }
+        }
+        for (size_t i = 0; i < nk; i++) {
+                xs[i].link = link;
+                int e = pthread_create(&xs[i].thread, NULL, creation_main, &xs[i]);
+                if (e != 0) {
+                        xs[i].r = error_set(&xs[i].err, e, "cannot start a thread: %s", strerror(e));
+                        continue;
+                }
+                xs[i].started = true;
+        }
+        int first = 0;
+        for (size_t i = 0; i < nk; i++) {
+                if (xs[i].started)
+                        pthread_join(xs[i].thread, NULL);
+                xs[i].started = false;
+                if (xs[i].r < 0 && !first)
+                        first = error_set(err, -xs[i].r, "host '%s': osd.%d on '%s': %s", host, keep[i].id,
+                                          keep[i].device, xs[i].err.message);
+                if (xs[i].r >= 0) {
+                        json_object_array_add(made, json_object_new_int(keep[i].id));
+                        convert_phase(c->j, host, keep[i].device, keep[i].id, "created");
+                }
+        }
+        creations_done(xs, nk);
+        if (first)
+                return first;
+        /* up and in with the class (apply's 4. and 5.) */
+        if (flow && (r = osd_flow_finish(flow, (unsigned) timeout, err)) < 0)
+                return r;
+
+        /* the CRUSH place: under the host's bucket with the weight it had (a rollback purged
+         * and `osd new` made again an id that is in no bucket until it is put back) */
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        if ((r = ceph_admin_osd_tree(c->admin, &tree, err)) < 0)
+                return r;
+        const CephCli *cli = ceph_admin_cli(c->admin);
+        bool moved = false;
+        for (size_t i = 0; i < n; i++) {
+                const CephTreeOsd *was = c->before ? ceph_osd_tree_find_osd(c->before, ids[i]) : NULL;
+                const CephTreeOsd *now = ceph_osd_tree_find_osd(tree, ids[i]);
+                double w = was ? was->crush_weight : now ? now->crush_weight : 0;
+                if (now && streq_ptr(now->host, host) && (!was || fabs(now->crush_weight - was->crush_weight) < 1e-5))
+                        continue;
+                log_notice("host '%s': osd.%d is %s: putting it back under its host bucket with weight %.5f", host,
+                           ids[i], now && now->host ? "under another bucket or weight" : "in no CRUSH bucket", w);
+                if ((r = ceph_admin_run(c->admin, ceph_argv_osd_crush_create_or_move(cli, ids[i], w, host, err), NULL,
+                                        NULL, err)) < 0 ||
+                    (r = ceph_admin_run(c->admin, ceph_argv_osd_crush_reweight(cli, ids[i], w, err), NULL, NULL, err)) < 0)
+                        return r;
+                moved = true;
+        }
+        if (moved) {
+                tree = ceph_osd_tree_free(tree);
+                if ((r = ceph_admin_osd_tree(c->admin, &tree, err)) < 0)
+                        return r;
+        }
+
+        /* verified: each id under this host's bucket, BlueStore, its DB on the planned partition;
+         * metadata is what the OSD reported when it booted: allowed a few seconds to come */
+        const char *problem = NULL;
+        int bad = -1;
+        for (unsigned tries = 0; tries < 15; tries++) {
+                meta = ceph_osd_metadata_list_free(meta);
+                if ((r = ceph_admin_osd_metadata(c->admin, &meta, err)) < 0)
+                        return r;
+                problem = NULL;
+                for (size_t i = 0; i < n && !problem; i++) {
+                        const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
+                        const ConvertPart *db = created_for(c->plan, o->id, PART_ROLE_DB);
+                        const char *db_node = db ? part_node(inv, db->device, db->partname) : NULL;
+                        const CephTreeOsd *t = ceph_osd_tree_find_osd(tree, o->id);
+                        const CephOsdMetadata *m = ceph_osd_metadata_find(meta, o->id);
+                        bad = o->id;
+                        if (!t || !streq_ptr(t->host, host))
+                                problem = "is not under the host's CRUSH bucket";
+                        else if (!m || !streq_ptr(m->objectstore, "bluestore"))
+                                problem = "is not BlueStore in osd metadata";
+                        else if (db_node && !streq_ptr(m->db_path, db_node))
+                                problem = "has its DB elsewhere than the planned partition in osd metadata";
+                }
+                if (!problem)
+                        break;
+                sleep(2);
+        }
+        if (problem)
+                return error_set(err, EIO, "host '%s': after the rebuild, osd.%d %s", host, bad, problem);
+        for (size_t i = 0; i < n; i++) {
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
+                convert_phase(c->j, host, o->data_device, o->id, "backfilling");
+        }
+        json_add(res, "seconds", json_object_new_double(now_sec() - t0));
+        *ret = TAKE_PTR(res);
+        return 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "controller/convert.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "controller/ceph-admin.h"
+#include "controller/hosts.h"
+#include "exec/journal.h"
+
+struct ConvertInputs {
+        json_object *inventory;   /* inventory_set_to_json() */
+        char *osd_tree;           /* `ceph osd tree -f json` as printed */
+        char *osd_metadata;       /* `ceph osd metadata -f json` as printed */
+        char **hosts;             /* --hosts (NULL: every host with a profile) */
+        bool reshape;
+};
+
+ConvertInputs *convert_inputs_free(ConvertInputs *in) {
+        if (!in)
+                return NULL;
+        json_object_put(in->inventory);
+        free(in->osd_tree);
+        free(in->osd_metadata);
+        strv_free(in->hosts);
+        free(in);
+        return NULL;
+}
+
+static int state_path(const Layout *l, char **ret, Error *err) {
+        _cleanup_(freep) char *dir = NULL;
+        int r = journal_default_dir(&dir, err);
+        if (r < 0)
+                return r;
+        *ret = strprintf("%s/convert-%s.json", dir, l->cluster_name ? l->cluster_name : "ceph");
+        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}
+
+static int load_saved(const char *path, ConvertInputs **ret, Error *err) {
+        _cleanup_json_ json_object *o = NULL;
+        int r = json_parse_file(path, &o, err);
+        if (r < 0)
+                return r;
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = calloc(1, sizeof(ConvertInputs));
+        if (!in)
+                return error_set(err, ENOMEM, "out of memory");
+        json_object *inv = NULL, *hosts = NULL;
+        const char *tree = NULL, *meta = NULL;
+        if ((r = json_get_object(o, "inventory", true, &inv, path, err)) < 0 ||
+            (r = json_get_string(o, "osd_tree", true, &tree, path, err)) < 0 ||
+            (r = json_get_string(o, "osd_metadata", true, &meta, path, err)) < 0 ||
+            (r = json_get_bool(o, "reshape", false, &in->reshape, path, err)) < 0 ||
+            (r = json_get_array(o, "hosts", false, &hosts, path, err)) < 0)
+                return r;
+        in->inventory = json_object_get(inv);
+        if (!(in->osd_tree = strdup(tree)) || !(in->osd_metadata = strdup(meta)))
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++)
+                if (strv_extend(&in->hosts, json_object_get_string(json_object_array_get_idx(hosts, i))) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(in);
+        return 0;
+}
+
+static bool same_hosts(char * const *a, char * const *b) {
+        size_t na = strv_length((char **) a), nb = strv_length((char **) b);
+        if (na != nb)
+                return false;
+        for (size_t i = 0; i < na; i++)
+                if (!strv_contains((char **) b, a[i]))
+                        return false;
+        return true;
+}
+
+int convert_inputs_load(const Layout *l, char * const *only, bool reshape, ConvertInputs **ret, bool *ret_resumed,
+                        Error *err) {
+        _cleanup_(freep) char *path = NULL;
+        int r = state_path(l, &path, err);
+        if (r < 0)
+                return r;
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        if (access(path, F_OK) == 0) {
+                if ((r = load_saved(path, &in, err)) < 0)
+                        return r;
+                if (!same_hosts(only, in->hosts) || in->reshape != reshape)
+                        return error_set(err, EBUSY, "a conversion of other hosts (or with%s --reshape) is under way "
+                                                     "(its plan is saved in '%s'): run it again as it was started, "
+                                                     "to finish it", in->reshape ? "" : "out", path);
+                *ret = TAKE_PTR(in);
+                *ret_resumed = true;
+                return 0;
+        }
+
+        if (!(in = calloc(1, sizeof(ConvertInputs))))
+                return error_set(err, ENOMEM, "out of memory");
+        in->reshape = reshape;
+        if (only && !(in->hosts = strv_copy((char **) only)))
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        size_t failed = 0;
+        if ((r = controller_inventory(l, only, false, true, NULL, &inv, &failed, err)) < 0)
+                return r;
+        if (failed > 0)
+                return error_set(err, EHOSTUNREACH, "%zu host%s did not answer: a conversion plans with every host it "
+                                                    "converts", failed, failed == 1 ? "" : "s");
+        if (inventory_set_to_json(inv, &in->inventory) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        if ((r = ceph_admin_open(l, &admin, err)) < 0)
+                return r;
+        const CephCli *cli = ceph_admin_cli(admin);
+        if ((r = ceph_admin_run(admin, ceph_argv_osd_tree(cli, err), NULL, &in->osd_tree, err)) < 0 ||
+            (r = ceph_admin_run(admin, ceph_argv_osd_metadata(cli, -1, err), NULL, &in->osd_metadata, err)) < 0)
+                return r;
+        *ret = TAKE_PTR(in);
+        *ret_resumed = false;
+        return 0;
+}
+
+int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **ret, Error *err) {
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        int r = inventory_set_from_json(in->inventory, &inv, err);
+        if (r < 0)
+                return r;
+        if ((r = ceph_osd_tree_parse(in->osd_tree, &tree, err)) < 0)
+                return error_prefix(err, r, "'ceph osd tree'");
+        if ((r = ceph_osd_metadata_parse(in->osd_metadata, &meta, err)) < 0)
+                return error_prefix(err, r, "'ceph osd metadata'");
+        ConvertOptions co = { .hosts = in->hosts, .reshape = in->reshape };
+        return plan_convert(l, inv, tree, meta, &co, ret, err);
+}
+
+int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
+        _cleanup_(freep) char *path = NULL, *tmp = NULL;
+        int r = state_path(l, &path, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *hosts = in->hosts ? json_object_new_array() : NULL;
+        if (!o || json_add(o, "inventory", json_object_get(in->inventory)) < 0 ||
+            json_add_string(o, "osd_tree", in->osd_tree) < 0 || json_add_string(o, "osd_metadata", in->osd_metadata) < 0 ||
+            json_add_bool(o, "reshape", in->reshape) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(h, in->hosts)
+                json_object_array_add(hosts, json_object_new_string(*h));
+        if (hosts)
+                json_add(o, "hosts", hosts);
+        if (!(tmp = strprintf("%s.tmp", path)))
+                return error_set(err, ENOMEM, "out of memory");
+        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        _cleanup_(closep) int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return error_set(err, errno, "cannot write '%s': %s", tmp, strerror(errno));
+        size_t len = strlen(text);
+        if (write(fd, text, len) != (ssize_t) len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+                return error_set(err, errno ? errno : EIO, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
+        if (rename(tmp, path) < 0)
+                return error_set(err, errno, "cannot rename '%s': %s", tmp, strerror(errno));
+        return 0;
+}
+
+int convert_inputs_remove(const Layout *l, Error *err) {
+        _cleanup_(freep) char *path = NULL;
+        int r = state_path(l, &path, err);
+        if (r < 0)
+                return r;
+        if (unlink(path) < 0 && errno != ENOENT)
+                return error_set(err, errno, "cannot remove '%s': %s", path, strerror(errno));
+        return 0;
+}

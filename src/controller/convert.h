@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The convert plan of a live cluster (`cephprov convert LAYOUT` without --dry-run), and what
+ * makes it survive a kill: the plan's inputs — the hosts' inventories, `ceph osd tree` and
+ * `ceph osd metadata` as they were before the conversion changed anything — are saved in the
+ * state directory (convert-CLUSTER.json, next to the journal) before the first change, and
+ * a run that finds them plans from them again. A half-converted host no longer shows what
+ * the plan must rebuild (its OSDs are destroyed, their journals deleted: plan_convert()
+ * notes a destroyed OSD and plans nothing for it), so the plan of the interrupted run is
+ * the one to finish; the steps look at the real state to see how far it got. The file is
+ * removed when a conversion finishes. */
+
+#include <stdbool.h>
+
+#include "basic/error.h"
+#include "layout/layout.h"
+#include "plan/plan-convert.h"
+
+typedef struct ConvertInputs ConvertInputs;
+
+/* The inputs: saved ones when there are (*ret_resumed true; `only` and `reshape` of the saved
+ * run, which the caller's must then equal), else from the hosts and the cluster now. */
+int convert_inputs_load(const Layout *l, char * const *only, bool reshape, ConvertInputs **ret, bool *ret_resumed,
+                        Error *err);
+ConvertInputs *convert_inputs_free(ConvertInputs *in);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertInputs *, convert_inputs_free);
+
+int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **ret, Error *err);
+
+/* Saved (fsynced) before the first change; removed when the conversion is done. */
+int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err);
+int convert_inputs_remove(const Layout *l, Error *err);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The convert plan for people (text) and programs (JSON, docs/plan.md "convert"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "basic/size.h"
+#include "plan/plan-convert.h"
+
+static const char *role_name(PartRole r) {
+        return part_role_to_string(r) ?: "?";
+}
+
+static const char *role_title(PartRole r) {
+        switch (r) {
+        case PART_ROLE_DB: return "DB";
+        case PART_ROLE_WAL: return "WAL";
+        case PART_ROLE_CACHE: return "bcache cache";
+        case PART_ROLE_JOURNAL: return "journal";
+        default: return "?";
+        }
+}
+
+static void print_part(const ConvertPart *x, bool created, FILE *f) {
+        char s[SIZE_FORMAT_MAX];
+        fprintf(f, "    %-14s %4u %10s %10llu MiB  %-22s %s of osd.%d", x->device, x->partnum,
+                size_format(x->size, s, sizeof s), (unsigned long long) (x->offset / (1024 * 1024)),
+                x->partname ? x->partname : "", role_title(x->role), x->osd);
+        if (created)
+                fprintf(f, " (slot %u)", x->slot);
+        else
+                fprintf(f, ", %s%s", x->node, x->kept_listed ? ", in keep_partitions" : "");
+        fputc('\n', f);
+}
+
+static void print_host(const ConvertHost *h, FILE *f, unsigned flags) {
+        const char *arrow = flags & PLAN_PRINT_UTF8 ? "\u2192" : "->";
+        size_t n_rebuilt = 0, n_reshape = 0;
+        for (size_t i = 0; i < h->n_osds; i++) {
+                n_rebuilt += h->osds[i].rebuilt;
+                n_reshape += !h->osds[i].rebuilt;
+        }
+        fprintf(f, "host %s: %zu OSD%s to rebuild", h->host, n_rebuilt, n_rebuilt == 1 ? "" : "s");
+        if (n_reshape > 0)
+                fprintf(f, ", %zu need%s --reshape", n_reshape, n_reshape == 1 ? "s" : "");
+        fprintf(f, ", %zu already as the layout says%s\n", h->n_unchanged, h->in_crush ? "" : " (no CRUSH host bucket)");
+        if (h->n_osds > 0)
+                fputs("  OSDs:\n", f);
+        for (size_t i = 0; i < h->n_osds; i++) {
+                const ConvertOsd *o = &h->osds[i];
+                fprintf(f, "    osd.%-5d %-10s slot %-3u %-14s %s %s %s\n", o->id, o->data_device, o->slot,
+                        o->rebuilt ? (o->action == CONVERT_REBUILD ? "rebuild" : "reshape") : "needs --reshape", o->from,
+                        arrow, o->to);
+                for (char **r = o->reasons; r && *r; r++)
+                        fprintf(f, "      because: %s\n", *r);
+                if (!o->rebuilt)
+                        fputs("      not rebuilt: give --reshape to rebuild it in the layout's shape\n", f);
+        }
+        if (h->n_replaced > 0) {
+                fputs("  replaced partitions (the cluster names them; deleted once their OSD is destroyed):\n", f);
+                fprintf(f, "    %-14s %4s %10s %14s  %-22s %s\n", "device", "part", "size", "offset", "name", "was");
+                for (size_t i = 0; i < h->n_replaced; i++)
+                        print_part(&h->replaced[i], false, f);
+        }
+        if (h->n_created > 0) {
+                fputs("  new partitions:\n", f);
+                fprintf(f, "    %-14s %4s %10s %14s  %-22s %s\n", "device", "part", "size", "offset", "name", "for");
+                for (size_t i = 0; i < h->n_created; i++)
+                        print_part(&h->created[i], true, f);
+        }
+        for (char **k = h->kept; k && *k; k++)
+                fprintf(f, "  kept: %s\n", *k);
+        for (char **n = h->notes; n && *n; n++)
+                fprintf(f, "  note: %s\n", *n);
+}
+
+void convert_plan_print(const ConvertPlan *p, FILE *f, unsigned flags) {
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                if (i > 0)
+                        fputc('\n', f);
+                print_host(&p->hosts[i], f, flags);
+        }
+        size_t rebuilt = convert_plan_count(p, true), reshape = convert_plan_count(p, false);
+        if (p->n_hosts > 0)
+                fputc('\n', f);
+        fprintf(f, "convert: %zu OSD%s to rebuild on %zu host%s", rebuilt, rebuilt == 1 ? "" : "s", p->n_hosts,
+                p->n_hosts == 1 ? "" : "s");
+        if (reshape > 0)
+                fprintf(f, "; %zu BlueStore OSD%s differ%s from the layout and need%s --reshape", reshape,
+                        reshape == 1 ? "" : "s", reshape == 1 ? "s" : "", reshape == 1 ? "s" : "");
+        fputc('\n', f);
+        for (char **m = p->missing_hosts; m && *m; m++)
+                fprintf(f, "not planned: host %s (no inventory)\n", *m);
+}
+
+static void write_part(JsonWriter *w, const ConvertPart *x, bool created) {
+        json_writer_begin_object(w, NULL);
+        json_writer_string(w, "device", x->device);
+        json_writer_u64(w, "partnum", x->partnum);
+        json_writer_string(w, "partname", x->partname);
+        json_writer_u64(w, "offset", x->offset);
+        json_writer_u64(w, "size", x->size);
+        json_writer_string(w, "role", role_name(x->role));
+        json_writer_int(w, "osd", x->osd);
+        if (created)
+                json_writer_u64(w, "slot", x->slot);
+        else {
+                json_writer_string(w, "node", x->node);
+                json_writer_bool(w, "in_keep_partitions", x->kept_listed);
+        }
+        json_writer_end_object(w);
+}
+
+void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
+        json_writer_u64(w, "format", PLAN_FORMAT_VERSION);
+        json_writer_bool(w, "reshape", p->reshape);
+        json_writer_u64(w, "n_rebuilt", convert_plan_count(p, true));
+        json_writer_u64(w, "n_needs_reshape", convert_plan_count(p, false));
+        json_writer_begin_array(w, "hosts");
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                const ConvertHost *h = &p->hosts[i];
+                json_writer_begin_object(w, NULL);
+                json_writer_string(w, "host", h->host);
+                json_writer_bool(w, "in_crush", h->in_crush);
+                json_writer_u64(w, "n_unchanged", h->n_unchanged);
+                json_writer_begin_array(w, "osds");
+                for (size_t k = 0; k < h->n_osds; k++) {
+                        const ConvertOsd *o = &h->osds[k];
+                        json_writer_begin_object(w, NULL);
+                        json_writer_int(w, "id", o->id);
+                        json_writer_string(w, "action", convert_action_to_string(o->action));
+                        json_writer_bool(w, "rebuilt", o->rebuilt);
+                        json_writer_string(w, "data_device", o->data_device);
+                        json_writer_u64(w, "slot", o->slot);
+                        json_writer_string(w, "from", o->from);
+                        json_writer_string(w, "to", o->to);
+                        json_writer_strv(w, "reasons", o->reasons);
+                        json_writer_end_object(w);
+                }
+                json_writer_end_array(w);
+                json_writer_begin_array(w, "replaced");
+                for (size_t k = 0; k < h->n_replaced; k++)
+                        write_part(w, &h->replaced[k], false);
+                json_writer_end_array(w);
+                json_writer_begin_array(w, "created");
+                for (size_t k = 0; k < h->n_created; k++)
+                        write_part(w, &h->created[k], true);
+                json_writer_end_array(w);
+                json_writer_strv(w, "kept", h->kept);
+                json_writer_strv(w, "notes", h->notes);
+                json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+        json_writer_strv(w, "missing_hosts", p->missing_hosts);
+}
+
+int convert_plan_print_json(const ConvertPlan *p, FILE *f) {
+        JsonWriter *w = malloc(sizeof(JsonWriter)); /* 64 KiB of buffer: not on the stack */
+        if (!w)
+                return -ENOMEM;
+        json_writer_init(w, f);
+        json_writer_begin_object(w, NULL);
+        convert_plan_write_json(p, w);
+        json_writer_end_object(w);
+        int r = json_writer_finish(w);
+        free(w);
+        return r;
+}

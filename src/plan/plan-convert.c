@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The convert planner (plan-convert.h): which OSDs differ from the layout, and the fast
+ * device partitions their rebuild replaces and creates. */
+#include "plan/plan-convert.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "basic/size.h"
+#include "basic/strv.h"
+#include "plan-internal.h"
+
+#define GPT_MAX_PARTITIONS 128u
+
+typedef struct Extent {
+        uint64_t start, end; /* [start, end) */
+} Extent;
+
+/* A fast device as the conversion leaves it: every partition but the replaced ones. */
+typedef struct ConvertFast {
+        const InvDevice *dev;
+        uint64_t first, last;    /* usable range, inclusive */
+        Extent *used;
+        size_t n_used;
+        bool numbers[GPT_MAX_PARTITIONS + 1];
+} ConvertFast;
+
+typedef struct ConvertCtx {
+        const Layout *layout;
+        const Host *host;
+        const Profile *profile;
+        const Inventory *inv;
+        const CephOsdTree *tree;
+        const CephOsdMetadataList *meta;
+        const ConvertOptions *opts;
+        ConvertHost *ch;
+        Error *err;
+        const InvDevice **data, **fast;
+        size_t n_data, n_fast;
+        int *slot_osd;           /* per slot: the OSD rebuilt there, -1: none */
+        ConvertFast *space;
+} ConvertCtx;
+
+static int oom(ConvertCtx *c) {
+        return error_set(c->err, ENOMEM, "out of memory");
+}
+
+static const char *role_title(PartRole r) {
+        switch (r) {
+        case PART_ROLE_DB: return "DB";
+        case PART_ROLE_WAL: return "WAL";
+        case PART_ROLE_CACHE: return "bcache cache";
+        case PART_ROLE_JOURNAL: return "journal";
+        default: return "?";
+        }
+}
+
+const char *convert_action_to_string(ConvertAction a) {
+        switch (a) {
+        case CONVERT_REBUILD: return "rebuild";
+        case CONVERT_NEEDS_RESHAPE: return "needs-reshape";
+        default: return NULL;
+        }
+}
+
+/* ---- freeing ---- */
+
+static void part_done(ConvertPart *p) {
+        free(p->device);
+        free(p->partname);
+        free(p->node);
+}
+
+static void host_done(ConvertHost *h) {
+        free(h->host);
+        for (size_t i = 0; i < h->n_osds; i++) {
+                free(h->osds[i].data_device);
+                free(h->osds[i].from);
+                free(h->osds[i].to);
+                strv_free(h->osds[i].reasons);
+        }
+        free(h->osds);
+        for (size_t i = 0; i < h->n_replaced; i++)
+                part_done(&h->replaced[i]);
+        free(h->replaced);
+        for (size_t i = 0; i < h->n_created; i++)
+                part_done(&h->created[i]);
+        free(h->created);
+        strv_free(h->kept);
+        strv_free(h->notes);
+}
+
+ConvertPlan *convert_plan_free(ConvertPlan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                host_done(&p->hosts[i]);
+        free(p->hosts);
+        strv_free(p->missing_hosts);
+        free(p);
+        return NULL;
+}
+
+const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host) {
+        for (size_t i = 0; p && host && i < p->n_hosts; i++)
+                if (streq(p->hosts[i].host, host))
+                        return &p->hosts[i];
+        return NULL;
+}
+
+size_t convert_plan_count(const ConvertPlan *p, bool rebuilt) {
+        size_t n = 0;
+        for (size_t i = 0; p && i < p->n_hosts; i++)
+                for (size_t k = 0; k < p->hosts[i].n_osds; k++)
+                        n += p->hosts[i].osds[k].rebuilt == rebuilt;
+        return n;
+}
+
+/* ---- what the inventory shows ---- */
+
+/* The partition whose node (or a link of it, or its PARTUUID link) is `path`, and its device. */
+static const InvPartition *find_partition(const Inventory *inv, const char *path, const InvDevice **ret_dev) {
+        for (size_t i = 0; path && i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                for (size_t k = 0; k < d->n_partitions; k++) {
+                        const InvPartition *p = &d->partitions[k];
+                        if (streq_ptr(p->node, path) ||
+                            (p->partuuid && startswith(path, "/dev/disk/by-partuuid/") &&
+                             strcasecmp(path + strlen("/dev/disk/by-partuuid/"), p->partuuid) == 0)) {
+                                *ret_dev = d;
+                                return p;
+                        }
+                }
+        }
+        return NULL;
+}
+
+/* The whole device behind a data path of the metadata: the device itself, the device of a
+ * partition, or the backing device of a bcache device. *ret_bcache says it was a bcache. */
+static const InvDevice *find_data_device(const Inventory *inv, const char *path, bool *ret_bcache) {
+        *ret_bcache = false;
+        if (!path)
+                return NULL;
+        const InvDevice *d = inventory_find_device(inv, path), *pd = NULL;
+        for (size_t i = 0; d && startswith(d->name, "bcache") && i < inv->n_devices; i++)
+                if (streq_ptr(inv->devices[i].content.bcache.bcache_device, d->path)) {
+                        *ret_bcache = true;
+                        return &inv->devices[i];
+                }
+        if (d)
+                return d;
+        if (find_partition(inv, path, &pd))
+                return pd;
+        /* a bcache device the inventory lists only as its backing device's */
+        for (size_t i = 0; startswith(path, "/dev/bcache") && i < inv->n_devices; i++)
+                if (streq_ptr(inv->devices[i].content.bcache.bcache_device, path)) {
+                        *ret_bcache = true;
+                        return &inv->devices[i];
+                }
+        return NULL;
+}
+
+static bool label_is_data(const InvOsd *o) {
+        return o->id >= 0 && !o->incomplete && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
+/* The OSD label the inventory read on a data device (itself, a partition, its bcache). */
+static const InvOsd *data_label(const Inventory *inv, const InvDevice *d) {
+        if (label_is_data(&d->content.osd))
+                return &d->content.osd;
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (label_is_data(&d->partitions[i].content.osd))
+                        return &d->partitions[i].content.osd;
+        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
+                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
+                if (b && label_is_data(&b->content.osd))
+                        return &b->content.osd;
+        }
+        return NULL;
+}
+
+static bool keep_listed(const Profile *p, unsigned number) {
+        for (size_t i = 0; i < p->n_keep_partitions; i++)
+                if (p->keep_partitions[i] == number)
+                        return true;
+        return false;
+}
+
+static int fast_index(const ConvertCtx *c, const InvDevice *d) {
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (c->fast[j] == d)
+                        return (int) j;
+        return -1;
+}
+
+static int slot_of(const ConvertCtx *c, const InvDevice *d) {
+        for (size_t i = 0; i < c->n_data; i++)
+                if (c->data[i] == d)
+                        return (int) i;
+        return -1;
+}
+
+static int note(ConvertCtx *c, char *s) {
+        return strv_consume(&c->ch->notes, s) < 0 ? oom(c) : 0;
+}
+
+/* ---- the OSDs ---- */
+
+/* An old partition of osd `id` the cluster names (journal, DB, WAL): to replace if the
+ * OSD is rebuilt. Returns 1 when found on a fast device of the layout, 0 when not (a note
+ * says why: note() returns 0), < 0 on error. */
+static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path, ConvertPart *ret) {
+        const InvDevice *d = NULL;
+        const InvPartition *p = find_partition(c->inv, path, &d);
+        char buf[SIZE_FORMAT_MAX];
+        if (!p)
+                return note(c, strprintf("osd.%d's %s %s (from its metadata) is no partition of this host's inventory: "
+                                         "nothing to replace there", id, role_title(role), path));
+        if (p->content.osd.id >= 0 && p->content.osd.id != id)
+                return error_set(c->err, EEXIST,
+                                 "host '%s': the cluster says %s is osd.%d's %s, but its label is osd.%d's: device names "
+                                 "changed since osd.%d booted? refusing to plan (restart osd.%d so that its metadata is current)",
+                                 c->host->name, path, id, role_title(role), p->content.osd.id, id, id);
+        if (fast_index(c, d) < 0)
+                return note(c, strprintf("osd.%d's %s %s (%s) is on %s, which profile '%s' does not select as fast "
+                                         "device: left as it is (delete it by hand after the conversion)", id,
+                                         role_title(role), path, size_format(p->size, buf, sizeof buf), d->path,
+                                         c->profile->name));
+        *ret = (ConvertPart) {
+                .device = strdup(d->path), .partnum = p->number, .partname = p->name ? strdup(p->name) : NULL,
+                .node = strdup(path), .offset = p->start, .size = p->size, .role = role, .osd = id,
+                .kept_listed = keep_listed(c->profile, p->number),
+        };
+        if (!ret->device || !ret->node || (p->name && !ret->partname)) {
+                part_done(ret);
+                return oom(c);
+        }
+        return 1;
+}
+
+static int add_part(ConvertPart **l, size_t *n, ConvertPart *p) {
+        ConvertPart *x = realloc(*l, sizeof(ConvertPart) * (*n + 1));
+        if (!x) {
+                part_done(p);
+                return -ENOMEM;
+        }
+        *l = x;
+        x[(*n)++] = *p;
+        *p = (ConvertPart) {};
+        return 0;
+}
+
+/* The whole device of a partition path of the metadata, NULL: not in the inventory. */
+static const InvDevice *partition_device(const ConvertCtx *c, const char *path) {
+        const InvDevice *d = NULL;
+        if (!path)
+                return NULL;
+        if (find_partition(c->inv, path, &d))
+                return d;
+        return inventory_find_device(c->inv, path);
+}
+
+/* What differs between a BlueStore OSD and the layout for its slot: one line each. */
+static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slot, bool on_bcache, char ***reasons) {
+        const Profile *p = c->profile;
+        int j = plan_slot_fast(p, c->n_data, c->n_fast, slot);
+        const InvDevice *f = j >= 0 ? c->fast[j] : NULL;
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        static const PartRole roles[] = { PART_ROLE_DB, PART_ROLE_WAL };
+
+        for (size_t k = 0; k < ELEMENTSOF(roles); k++) {
+                PartRole role = roles[k];
+                const SizeSpec *spec = role == PART_ROLE_DB ? &p->db_size : &p->wal_size;
+                bool want = spec->kind != SIZE_UNSET && f;
+                bool have = role == PART_ROLE_DB ? m->dedicated_db : m->dedicated_wal;
+                const char *path = role == PART_ROLE_DB ? m->db_path : m->wal_path;
+                uint64_t size = role == PART_ROLE_DB ? m->db_size : m->wal_size;
+                const char *key = role == PART_ROLE_DB ? "db_size" : "wal_size";
+                uint64_t wanted = want ? plan_resolve_size(spec, f->size) : 0;
+                char *why;
+                if (want && !have)
+                        why = strprintf("%s %s, the layout wants a %s %s on %s", role_title(role),
+                                        role == PART_ROLE_DB ? "on the data device" : "with the DB",
+                                        size_format(wanted, a, sizeof a), role_title(role), f->path);
+                else if (!want && have)
+                        why = strprintf("%s on %s, the layout has no %s", role_title(role), path ?: "a device", key);
+                else if (want && partition_device(c, path) != f)
+                        why = strprintf("%s on %s, the layout puts it on %s", role_title(role),
+                                        path ?: "an unknown device", f->path);
+                else if (want && size != wanted)
+                        why = strprintf("%s of %s, the layout's %s is %s", role_title(role),
+                                        size ? size_format(size, a, sizeof a) : "unknown size", key,
+                                        size_format(wanted, b, sizeof b));
+                else
+                        continue; /* as the layout wants it */
+                if (strv_consume(reasons, why) < 0)
+                        return oom(c);
+        }
+        if (p->bcache.enabled && !on_bcache && f) {
+                if (strv_consume(reasons, strprintf("not on bcache, the layout wants a %s bcache cache on %s",
+                                                    size_format(plan_resolve_size(&p->bcache.cache_size, f->size), a,
+                                                                sizeof a), f->path)) < 0)
+                        return oom(c);
+        } else if (!p->bcache.enabled && on_bcache) {
+                if (strv_consume(reasons, strdup("on bcache, the layout has no bcache")) < 0)
+                        return oom(c);
+        }
+        return 0;
+}
+
+/* The layout's shape for a slot, for people. */
+static char *shape_wanted(const ConvertCtx *c, size_t slot) {
+        const Profile *p = c->profile;
+        int j = plan_slot_fast(p, c->n_data, c->n_fast, slot);
+        const InvDevice *f = j >= 0 ? c->fast[j] : NULL;
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], d[SIZE_FORMAT_MAX];
+        bool db = f && p->db_size.kind != SIZE_UNSET, wal = f && p->wal_size.kind != SIZE_UNSET;
+        bool cache = f && p->bcache.enabled;
+        return strprintf("%s%s%s%s%s%s%s%s%s%s", objectstore_to_string(p->osd.objectstore),
+                         cache ? " on bcache (cache " : "", cache ? size_format(plan_resolve_size(&p->bcache.cache_size, f->size), d, sizeof d) : "",
+                         cache ? ")" : "",
+                         db ? ", DB " : "", db ? size_format(plan_resolve_size(&p->db_size, f->size), a, sizeof a) : "",
+                         wal ? ", WAL " : "", wal ? size_format(plan_resolve_size(&p->wal_size, f->size), b, sizeof b) : "",
+                         f && (db || wal || cache) ? " on " : "", f && (db || wal || cache) ? f->path : "");
+}
+
+static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        if (streq(m->objectstore, "filestore"))
+                return strprintf("filestore, journal %s", m->journal_partition ?: m->journal_link ?: "unknown");
+        return strprintf("%s%s%s%s%s%s%s%s", m->objectstore, on_bcache ? " on bcache" : "",
+                         m->dedicated_db ? ", DB " : "", m->dedicated_db ? size_format(m->db_size, a, sizeof a) : "",
+                         m->dedicated_db ? " on " : "", m->dedicated_db ? (m->db_path ?: "?") : "",
+                         m->dedicated_wal ? ", WAL " : "",
+                         m->dedicated_wal ? size_format(m->wal_size, b, sizeof b) : "");
+}
+
+static int plan_osd(ConvertCtx *c, int id) {
+        const Profile *p = c->profile;
+        const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, id);
+        if (t && t->status == CEPH_OSD_TREE_DESTROYED)
+                /* its metadata is the old OSD's, its disks may be wiped already */
+                return note(c, strprintf("osd.%d is destroyed (its id kept for a new OSD): a conversion or a "
+                                         "replacement under way; not planned again here", id));
+        const CephOsdMetadata *m = ceph_osd_metadata_find(c->meta, id);
+        if (!m || !m->objectstore)
+                return note(c, strprintf("osd.%d has no metadata (it never booted?): not compared with the layout", id));
+
+        bool on_bcache;
+        const char *path = m->bdev_path ?: m->filestore_path;
+        const InvDevice *d = find_data_device(c->inv, path, &on_bcache);
+        if (!d)
+                return note(c, strprintf("osd.%d: its data device %s (from its metadata) is not in the inventory of "
+                                         "host '%s': not compared with the layout", id, path ?: "(none reported)",
+                                         c->host->name));
+        const InvOsd *label = data_label(c->inv, d);
+        if (label && label->id != id)
+                return error_set(c->err, EEXIST,
+                                 "host '%s': the cluster says osd.%d is on %s, but %s carries osd.%d: device names changed "
+                                 "since osd.%d booted? refusing to plan (restart osd.%d so that its metadata is current)",
+                                 c->host->name, id, path, d->path, label->id, id, id);
+        if (!on_bcache && d->content.bcache.role == BCACHE_ROLE_BACKING)
+                on_bcache = true;
+        int slot = slot_of(c, d);
+        if (slot < 0)
+                return note(c, strprintf("osd.%d on %s: not a data device of profile '%s': left as it is", id, d->path,
+                                         p->name));
+
+        _cleanup_strv_free_ char **reasons = NULL;
+        ConvertAction action = CONVERT_REBUILD;
+        const char *want = objectstore_to_string(p->osd.objectstore);
+        if (!streq(m->objectstore, want)) {
+                if (p->osd.objectstore == OBJECTSTORE_FILESTORE)
+                        return note(c, strprintf("osd.%d on %s is %s, the layout wants filestore: convert never makes "
+                                                 "FileStore OSDs", id, d->path, m->objectstore));
+                if (strv_consume(&reasons, strprintf("%s, the layout wants %s", m->objectstore, want)) < 0)
+                        return oom(c);
+        } else if (streq(m->objectstore, "bluestore")) {
+                int r = bluestore_reasons(c, m, (size_t) slot, on_bcache, &reasons);
+                if (r < 0)
+                        return r;
+                action = CONVERT_NEEDS_RESHAPE;
+        }
+        if (!reasons) {
+                c->ch->n_unchanged++;
+                return 0;
+        }
+        bool rebuilt = action == CONVERT_REBUILD || c->opts->reshape;
+
+        /* the partitions the cluster names as this OSD's: replaced when it is rebuilt */
+        if (rebuilt) {
+                const char *paths[] = { m->journal_partition, m->dedicated_db ? m->db_path : NULL,
+                                        m->dedicated_wal ? m->wal_path : NULL };
+                static const PartRole roles[] = { PART_ROLE_JOURNAL, PART_ROLE_DB, PART_ROLE_WAL };
+                if (streq(m->objectstore, "filestore") && !m->journal_partition) {
+                        int r = note(c, strprintf("osd.%d's journal is %s, no partition per its metadata: no journal "
+                                                  "partition to replace", id, m->journal_link ?: "unknown"));
+                        if (r < 0)
+                                return r;
+                }
+                for (size_t k = 0; k < ELEMENTSOF(paths); k++) {
+                        if (!paths[k])
+                                continue;
+                        ConvertPart part = {};
+                        int r = old_partition(c, id, roles[k], paths[k], &part);
+                        if (r < 0)
+                                return r;
+                        if (r == 0)
+                                continue;
+                        for (size_t i = 0; i < c->ch->n_replaced; i++)
+                                if (streq(c->ch->replaced[i].node, part.node)) {
+                                        int other = c->ch->replaced[i].osd;
+                                        part_done(&part);
+                                        return error_set(c->err, EEXIST,
+                                                         "host '%s': the cluster names %s as the %s of osd.%d and of osd.%d: "
+                                                         "refusing to plan", c->host->name, paths[k], role_title(roles[k]),
+                                                         other, id);
+                                }
+                        if (add_part(&c->ch->replaced, &c->ch->n_replaced, &part) < 0)
+                                return oom(c);
+                }
+                c->slot_osd[slot] = id;
+        }
+
+        ConvertOsd *n = realloc(c->ch->osds, sizeof(ConvertOsd) * (c->ch->n_osds + 1));
+        if (!n)
+                return oom(c);
+        c->ch->osds = n;
+        n[c->ch->n_osds] = (ConvertOsd) {
+                .id = id, .action = action, .data_device = strdup(d->path), .slot = (unsigned) slot,
+                .from = shape_now(m, on_bcache), .to = shape_wanted(c, (size_t) slot), .reasons = TAKE_PTR(reasons),
+                .rebuilt = rebuilt,
+        };
+        c->ch->n_osds++;
+        if (!n[c->ch->n_osds - 1].data_device || !n[c->ch->n_osds - 1].from || !n[c->ch->n_osds - 1].to)
+                return oom(c);
+        return 0;
+}
+
+/* Data devices of the layout carrying an OSD of another CRUSH host (or of none): a name
+ * pattern would take them, the bucket does not. */
+static int foreign_osds(ConvertCtx *c, const CephTreeHost *bucket) {
+        for (size_t i = 0; i < c->n_data; i++) {
+                const InvOsd *o = data_label(c->inv, c->data[i]);
+                bool mine = false;
+                for (size_t k = 0; o && bucket && k < bucket->n_osds; k++)
+                        mine = mine || bucket->osds[k] == o->id;
+                if (!o || mine)
+                        continue;
+                const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, o->id);
+                int r = note(c, strprintf("%s carries osd.%d, which is not in CRUSH host '%s' (%s%s%s): left as it is",
+                                          c->data[i]->path, o->id, c->host->name,
+                                          t && t->host ? "it is in host '" : t ? "not placed in CRUSH" : "not in the OSD tree",
+                                          t && t->host ? t->host : "", t && t->host ? "'" : ""));
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- the fast devices after the conversion ---- */
+
+static int space_add(ConvertFast *f, uint64_t start, uint64_t end) {
+        Extent *n = realloc(f->used, sizeof(Extent) * (f->n_used + 1));
+        if (!n)
+                return -ENOMEM;
+        f->used = n;
+        size_t i = f->n_used;
+        while (i > 0 && f->used[i - 1].start > start) {
+                f->used[i] = f->used[i - 1];
+                i--;
+        }
+        f->used[i] = (Extent) { start, end };
+        f->n_used++;
+        return 0;
+}
+
+static uint64_t space_find(const ConvertFast *f, uint64_t size, uint64_t *ret_largest, uint64_t *ret_total) {
+        uint64_t cursor = f->first, largest = 0, total = 0, found = UINT64_MAX;
+        for (size_t i = 0; i <= f->n_used; i++) {
+                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, f->last + 1) : f->last + 1;
+                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
+                if (e > s) {
+                        largest = MAX(largest, e - s);
+                        total += e - s;
+                        if (found == UINT64_MAX && size > 0 && e - s >= size)
+                                found = s;
+                }
+                if (i < f->n_used)
+                        cursor = MAX(cursor, f->used[i].end);
+        }
+        if (ret_largest)
+                *ret_largest = largest;
+        if (ret_total)
+                *ret_total = total;
+        return found;
+}
+
+static bool replaced(const ConvertCtx *c, const InvDevice *d, unsigned number) {
+        for (size_t i = 0; i < c->ch->n_replaced; i++)
+                if (streq(c->ch->replaced[i].device, d->path) && c->ch->replaced[i].partnum == number)
+                        return true;
+        return false;
+}
+
+static int space_analyze(ConvertCtx *c, size_t j) {
+        ConvertFast *f = &c->space[j];
+        const InvDevice *d = f->dev = c->fast[j];
+        char buf[SIZE_FORMAT_MAX];
+        if (d->pttype && !streq(d->pttype, "gpt"))
+                return error_set(c->err, EEXIST, "host '%s': fast device '%s' has a %s partition table (cephprov needs GPT)",
+                                 c->host->name, d->path, d->pttype);
+        if (!d->pttype && c->ch->n_replaced + c->ch->n_osds > 0) {
+                int r = note(c, strprintf("fast device %s has no partition table: the conversion writes a GPT on it "
+                                          "first", d->path));
+                if (r < 0)
+                        return r;
+        }
+        if (!d->pttype || (d->first_usable == 0 && d->last_usable == 0)) {
+                f->first = PLAN_ALIGN;
+                f->last = d->size > 2 * PLAN_ALIGN ? d->size - PLAN_ALIGN - 1 : 0;
+        } else {
+                f->first = d->first_usable;
+                f->last = d->last_usable;
+        }
+        for (size_t k = 0; k < d->n_partitions; k++) {
+                const InvPartition *pt = &d->partitions[k];
+                if (replaced(c, d, pt->number))
+                        continue;
+                if (space_add(f, pt->start, pt->start + pt->size) < 0)
+                        return oom(c);
+                if (pt->number <= GPT_MAX_PARTITIONS)
+                        f->numbers[pt->number] = true;
+                /* for people: what stays, and why a journal look-alike is not replaced */
+                const char *why = keep_listed(c->profile, pt->number) ? ": in keep_partitions" :
+                                  plan_partition_is_ours(c->host->name, pt) ? ": cephprov's" : "";
+                bool looks = streq_ptr(pt->type_guid, CEPH_GUID_JOURNAL) || (pt->name && strcasestr(pt->name, "journal"));
+                char *k_line = strprintf("%s partition %u '%s' %s%s%s", d->path, pt->number, pt->name ?: "",
+                                         size_format(pt->size, buf, sizeof buf), why,
+                                         looks ? " (named or typed like a journal, but no OSD's metadata names it: "
+                                                 "not a journal to replace)" : "");
+                if (strv_consume(&c->ch->kept, k_line) < 0)
+                        return oom(c);
+        }
+        return 0;
+}
+
+static const InvPartition *existing_named(const ConvertCtx *c, const InvDevice *d, const char *name) {
+        for (size_t k = 0; k < d->n_partitions; k++)
+                if (streq_ptr(d->partitions[k].name, name) && !replaced(c, d, d->partitions[k].number))
+                        return &d->partitions[k];
+        return NULL;
+}
+
+static int create_parts(ConvertCtx *c, size_t j) {
+        const Profile *p = c->profile;
+        ConvertFast *f = &c->space[j];
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], t[SIZE_FORMAT_MAX];
+        static const PartRole roles[] = { PART_ROLE_DB, PART_ROLE_WAL, PART_ROLE_CACHE };
+        const SizeSpec *specs[] = { &p->db_size, &p->wal_size, &p->bcache.cache_size };
+
+        for (size_t i = 0; i < c->n_data; i++) {
+                if (c->slot_osd[i] < 0 || plan_slot_fast(p, c->n_data, c->n_fast, i) != (int) j)
+                        continue;
+                for (size_t k = 0; k < ELEMENTSOF(roles); k++) {
+                        if (specs[k]->kind == SIZE_UNSET || (roles[k] == PART_ROLE_CACHE && !p->bcache.enabled))
+                                continue;
+                        uint64_t size = plan_resolve_size(specs[k], f->dev->size);
+                        _cleanup_(freep) char *name = plan_partition_name(c->host->name, roles[k], (unsigned) i);
+                        if (!name)
+                                return oom(c);
+                        const InvPartition *ex = existing_named(c, f->dev, name);
+                        if (ex) {
+                                if (ex->size < size)
+                                        return error_set(c->err, ENOSPC,
+                                                         "host '%s': existing partition %u '%s' on '%s' is %s, the layout "
+                                                         "wants %s (cephprov never resizes partitions)", c->host->name,
+                                                         ex->number, name, f->dev->path, size_format(ex->size, a, sizeof a),
+                                                         size_format(size, b, sizeof b));
+                                continue; /* there already, kept: the new OSD takes it */
+                        }
+                        uint64_t largest, total;
+                        uint64_t off = space_find(f, size, &largest, &total);
+                        if (off == UINT64_MAX)
+                                return error_set(c->err, ENOSPC,
+                                                 "host '%s': not enough free space on '%s' for the %s %s partition of "
+                                                 "osd.%d (slot %zu, %s) after the old partitions are replaced: the largest "
+                                                 "free extent is %s, %s is free in all", c->host->name, f->dev->path,
+                                                 size_format(size, a, sizeof a), role_title(roles[k]), c->slot_osd[i], i,
+                                                 c->data[i]->path, size_format(largest, b, sizeof b),
+                                                 size_format(total, t, sizeof t));
+                        unsigned num = 0;
+                        for (unsigned n = 1; n <= GPT_MAX_PARTITIONS && !num; n++)
+                                if (!f->numbers[n])
+                                        num = n;
+                        if (num == 0)
+                                return error_set(c->err, ENOSPC, "host '%s': no free GPT partition entry on '%s' for slot %zu",
+                                                 c->host->name, f->dev->path, i);
+                        ConvertPart part = {
+                                .device = strdup(f->dev->path), .partnum = num, .partname = TAKE_PTR(name),
+                                .offset = off, .size = size, .role = roles[k], .osd = c->slot_osd[i], .slot = (unsigned) i,
+                        };
+                        if (!part.device) {
+                                part_done(&part);
+                                return oom(c);
+                        }
+                        if (add_part(&c->ch->created, &c->ch->n_created, &part) < 0 || space_add(f, off, off + size) < 0)
+                                return oom(c);
+                        f->numbers[num] = true;
+                }
+        }
+        return 0;
+}
+
+/* ---- a host ---- */
+
+static int osd_cmp(const void *a, const void *b) {
+        const ConvertOsd *x = a, *y = b;
+        return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static int part_cmp(const void *a, const void *b) {
+        const ConvertPart *x = a, *y = b;
+        int r = strverscmp(x->device, y->device);
+        return r != 0 ? r : (x->partnum > y->partnum) - (x->partnum < y->partnum);
+}
+
+static int convert_host(ConvertCtx *c) {
+        const Profile *p = c->profile;
+        const char *hn = c->host->name;
+        _cleanup_(freep) signed char *allowed = malloc(c->inv->n_devices + 1);
+        int r;
+
+        if (!allowed)
+                return oom(c);
+        memset(allowed, -1, c->inv->n_devices + 1);
+        r = plan_select_devices(c->host, p, c->inv, &p->data, "data", allowed, &c->data, &c->n_data, c->err);
+        if (r < 0)
+                return r;
+        if (p->fast.set) {
+                r = plan_select_devices(c->host, p, c->inv, &p->fast, "fast", allowed, &c->fast, &c->n_fast, c->err);
+                if (r < 0)
+                        return r;
+        }
+        size_t per = c->n_fast == 0 ? 0 : p->data_per_fast ? p->data_per_fast : (c->n_data + c->n_fast - 1) / c->n_fast;
+        if (c->n_fast > 0 && c->n_data > c->n_fast * per)
+                return error_set(c->err, ERANGE, "host '%s': %zu data devices but %zu fast devices with data_per_fast %zu",
+                                 hn, c->n_data, c->n_fast, per);
+        c->slot_osd = malloc(sizeof(int) * (c->n_data + 1));
+        c->space = calloc(c->n_fast + 1, sizeof(ConvertFast));
+        if (!c->slot_osd || !c->space)
+                return oom(c);
+        for (size_t i = 0; i < c->n_data; i++)
+                c->slot_osd[i] = -1;
+
+        /* the host is its CRUSH bucket, by exact name */
+        const CephTreeHost *bucket = ceph_osd_tree_find_host(c->tree, hn);
+        c->ch->in_crush = bucket != NULL;
+        if (!bucket && (r = note(c, strprintf("no CRUSH host bucket '%s' in the OSD tree: no OSD to convert", hn))) < 0)
+                return r;
+        _cleanup_(freep) int *ids = bucket ? malloc(sizeof(int) * (bucket->n_osds + 1)) : NULL;
+        if (bucket && !ids)
+                return oom(c);
+        for (size_t k = 0; bucket && k < bucket->n_osds; k++) {
+                /* by id, whatever order the tree lists them in */
+                size_t at = k;
+                while (at > 0 && ids[at - 1] > bucket->osds[k]) {
+                        ids[at] = ids[at - 1];
+                        at--;
+                }
+                ids[at] = bucket->osds[k];
+        }
+        for (size_t k = 0; bucket && k < bucket->n_osds; k++)
+                if ((r = plan_osd(c, ids[k])) < 0)
+                        return r;
+        if ((r = foreign_osds(c, bucket)) < 0)
+                return r;
+        if (c->ch->n_osds > 1)
+                qsort(c->ch->osds, c->ch->n_osds, sizeof(ConvertOsd), osd_cmp);
+        if (c->ch->n_replaced > 1)
+                qsort(c->ch->replaced, c->ch->n_replaced, sizeof(ConvertPart), part_cmp);
+
+        for (size_t j = 0; j < c->n_fast; j++)
+                if ((r = space_analyze(c, j)) < 0 || (r = create_parts(c, j)) < 0)
+                        return r;
+        for (size_t i = 0; i < c->ch->n_replaced; i++)
+                if (c->ch->replaced[i].kept_listed &&
+                    (r = note(c, strprintf("%s partition %u is in keep_partitions of profile '%s', but the cluster names "
+                                           "it osd.%d's %s: replaced all the same", c->ch->replaced[i].device,
+                                           c->ch->replaced[i].partnum, p->name, c->ch->replaced[i].osd,
+                                           role_title(c->ch->replaced[i].role)))) < 0)
+                        return r;
+        return 0;
+}
+
+static void ctx_done(ConvertCtx *c) {
+        free(c->data);
+        free(c->fast);
+        free(c->slot_osd);
+        for (size_t j = 0; c->space && j < c->n_fast; j++)
+                free(c->space[j].used);
+        free(c->space);
+}
+
+int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tree, const CephOsdMetadataList *meta,
+                 const ConvertOptions *opts, ConvertPlan **ret, Error *err) {
+        static const ConvertOptions none = {};
+        if (!opts)
+                opts = &none;
+        _cleanup_(convert_plan_freep) ConvertPlan *p = calloc(1, sizeof(ConvertPlan));
+        if (!p)
+                return error_set(err, ENOMEM, "out of memory");
+        p->reshape = opts->reshape;
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const Host *h = &l->hosts[i];
+                if (!h->profile || (opts->hosts && !strv_contains(opts->hosts, h->name)))
+                        continue;
+                const Inventory *hi = inventory_set_find(inv, h->name);
+                if (!hi) {
+                        if (strv_extend(&p->missing_hosts, h->name) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        continue;
+                }
+                ConvertHost *n = realloc(p->hosts, sizeof(ConvertHost) * (p->n_hosts + 1));
+                if (!n)
+                        return error_set(err, ENOMEM, "out of memory");
+                p->hosts = n;
+                n[p->n_hosts] = (ConvertHost) { .host = strdup(h->name) };
+                ConvertHost *ch = &n[p->n_hosts++];
+                if (!ch->host)
+                        return error_set(err, ENOMEM, "out of memory");
+                ConvertCtx c = {
+                        .layout = l, .host = h, .profile = h->profile, .inv = hi, .tree = tree, .meta = meta,
+                        .opts = opts, .ch = ch, .err = err,
+                };
+                int r = convert_host(&c);
+                ctx_done(&c);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}

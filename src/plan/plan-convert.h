@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The convert planner: which OSDs `cephprov convert` would rebuild in the layout's shape,
+ * keeping their ids, and what that does to the fast devices (pure, no I/O).
+ *
+ * Inputs: the layout, the hosts' inventories, and the cluster's word on its OSDs: `ceph osd
+ * tree` (which OSDs a CRUSH host bucket holds) and `ceph osd metadata` (objectstore, data
+ * device, DB/WAL partitions and sizes, FileStore's journal partition). A host of the layout
+ * is the CRUSH host bucket of exactly its name: never a name pattern (node1 is not node11),
+ * never the hostname an OSD reports.
+ *
+ * Per host, every OSD of its bucket whose data device is one of the layout's data devices
+ * is compared with what the layout wants for that device (slot): objectstore; DB and WAL on
+ * the slot's fast device, and their sizes; bcache or not. One that differs is listed with
+ * each difference in words (an OSD the tree shows destroyed, its id kept, is a conversion
+ * under way: a note, not planned again):
+ *   - another objectstore (FileStore → BlueStore): rebuilt;
+ *   - the same objectstore in another shape (a changed db_size, a DB or WAL added or
+ *     dropped, bcache added or removed): "needs --reshape", rebuilt only with
+ *     ConvertOptions.reshape, so that one edit of the layout cannot quietly rebuild a
+ *     cluster.
+ * For the OSDs rebuilt, the partitions the cluster names as theirs (FileStore's journal
+ * partition: metadata backend_filestore_journal_partition_path; BlueStore's DB and WAL
+ * partitions) are replaced: deleted, and the layout's DB [+ WAL] [+ bcache cache]
+ * partitions are created in the space they free (first fit, lowest free partition numbers).
+ * A partition counts as an old journal only when the cluster names it: never by its GPT
+ * type GUID, its name or the label the inventory read. The old journals are the only
+ * partitions convert deletes that are not cephprov's; every other partition of a fast
+ * device (keep_partitions, foreign ones, journals no OSD names) is kept, untouched, and
+ * listed. A journal the cluster names that keep_partitions lists is replaced all the same,
+ * and the plan says so (scenario 3 keeps the journals for apply's sake until convert). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+#include "basic/json-writer.h"
+#include "ceph/ceph.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+
+typedef enum ConvertAction {
+        CONVERT_REBUILD,         /* destroyed (id kept) and created again in the layout's shape */
+        CONVERT_NEEDS_RESHAPE,   /* BlueStore in another shape: rebuilt only with --reshape */
+        _CONVERT_ACTION_MAX,
+} ConvertAction;
+
+/* A partition the conversion deletes (the old journal, DB or WAL of an OSD it rebuilds) or
+ * creates (the layout's new DB, WAL or bcache cache of a slot). */
+typedef struct ConvertPart {
+        char *device;            /* the whole fast device, as in the inventory */
+        unsigned partnum;
+        char *partname;          /* GPT name: the old one (may be NULL), or cp:ROLE:SLOT:HOST */
+        char *node;              /* old ones: the partition's node (/dev/sda1) */
+        uint64_t offset, size;   /* bytes */
+        PartRole role;
+        int osd;                 /* the OSD it was or will be for */
+        unsigned slot;           /* new ones: the OSD slot */
+        bool kept_listed;        /* old ones: keep_partitions lists it (replaced all the same) */
+} ConvertPart;
+
+typedef struct ConvertOsd {
+        int id;
+        ConvertAction action;
+        char *data_device;       /* the whole data device (/dev/sdc) */
+        unsigned slot;
+        char *from;              /* the OSD now: "filestore, journal /dev/sda1" */
+        char *to;                /* the layout's shape: "bluestore, DB 60 GiB on /dev/sda" */
+        char **reasons;          /* each difference in words, NULL-terminated, at least one */
+        bool rebuilt;            /* in this plan: action REBUILD, or NEEDS_RESHAPE with reshape */
+} ConvertOsd;
+
+typedef struct ConvertHost {
+        char *host;              /* the layout's name = the CRUSH host bucket's */
+        bool in_crush;           /* the bucket exists */
+        ConvertOsd *osds;        /* in slot order */
+        size_t n_osds;
+        ConvertPart *replaced;   /* deleted, by fast device (natural path order) and partition number */
+        size_t n_replaced;
+        ConvertPart *created;    /* per fast device, in slot order, DB/WAL/cache */
+        size_t n_created;
+        char **kept;             /* partitions of the fast devices left as they are, for people */
+        char **notes;            /* what the plan leaves alone and why, for people */
+        size_t n_unchanged;      /* OSDs of the bucket already in the layout's shape */
+} ConvertHost;
+
+typedef struct ConvertPlan {
+        ConvertHost *hosts;      /* in layout order */
+        size_t n_hosts;
+        char **missing_hosts;    /* layout hosts without inventory (NULL-terminated; NULL: none) */
+        bool reshape;
+} ConvertPlan;
+
+typedef struct ConvertOptions {
+        char * const *hosts;     /* only these hosts (NULL-terminated; NULL: every host with a profile) */
+        bool reshape;            /* rebuild BlueStore OSDs whose shape differs too */
+} ConvertOptions;
+
+/* Refuses (err names host and device) when the cluster and the inventory disagree on what a
+ * device is (the metadata names a device that now carries another OSD: the names moved since
+ * that OSD booted), when an OSD's journal or DB partition is on a device the layout does not
+ * select as fast device, or when the new partitions do not fit. opts may be NULL. */
+int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tree, const CephOsdMetadataList *meta,
+                 const ConvertOptions *opts, ConvertPlan **ret, Error *err);
+ConvertPlan *convert_plan_free(ConvertPlan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertPlan *, convert_plan_free);
+
+/* The plan's host of that name, NULL when it has none. */
+const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host);
+
+/* OSDs the plan rebuilds, and those that need --reshape and are not rebuilt. */
+size_t convert_plan_count(const ConvertPlan *p, bool rebuilt);
+
+const char *convert_action_to_string(ConvertAction a); /* "rebuild", "needs-reshape" */
+
+/* For people: per host the OSDs with their reasons, the partitions replaced, created and
+ * kept, the notes; then the totals. Plain ASCII unless flags has PLAN_PRINT_UTF8. */
+void convert_plan_print(const ConvertPlan *p, FILE *f, unsigned flags);
+/* {"format": 1, "reshape": .., "hosts": [...], "n_rebuilt": .., "n_needs_reshape": ..,
+ * "missing_hosts": [...]} members written into the object the caller opened on w. */
+void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w);
+/* The whole document on f: {members}\n. 0 or -EIO. */
+int convert_plan_print_json(const ConvertPlan *p, FILE *f);

@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The rolling FileStore → BlueStore conversion in place (issue 11) on the FileStore lab
+# (`lab_filestore_up`: Pacific, 3 hosts of 1 SSD with 3 journal partitions + 3 HDDs, 9
+# FileStore OSDs, 200 MB in pool 'data' with checksums). Runs `cephprov convert --hosts node1
+# --yes` first (the canary's host alone), then `cephprov convert --yes` for the others, and
+# asserts after each:
+#   - every id kept, under the same CRUSH host bucket as before, with the same CRUSH weight
+#   - `ceph osd metadata`: osd_objectstore bluestore, bluefs_db_partition_path the partition
+#     the convert plan (taken before with --dry-run --json) created for that OSD, whose GPT
+#     name is the plan's
+#   - HEALTH_OK with every PG active+clean; every object reads back identical
+#   - the journal has each OSD's phases in order (stopped, destroyed, wiped, repartitioned,
+#     created, backfilling, converted); the saved plan inputs are gone after success
+#   - OSDs of hosts not converted yet are still FileStore, untouched
+# Then: a second convert is a no-op (nothing to convert, exit 0, no journal record of a
+# phase, no OSD restarted). Prints the time per host and per OSD creation.
+#
+# With CONVERT_KILL_PHASE=PHASE the first run is killed (kill -9) once the journal has that
+# phase and the same command runs again (meson test 'convert-kill': repartitioned, i.e. during
+# rebuild-osds). Not covered yet: a kill in every phase, chained across hosts; the drain-first
+# mode, bcache, the canary's benchmark gate.
+#
+# Usage: test-convert.sh CEPHPROV
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ceph-lib.sh"
+
+cephprov=${1:?usage: test-convert.sh CEPHPROV}
+lab=${LAB:?LAB must point to contrib/lab/lab}
+ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+command -v sgdisk >/dev/null && command -v mkfs.xfs >/dev/null || skip "no sgdisk or mkfs.xfs"
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-convert.XXXXXX")
+export LAB_PREFIX=${LAB_PREFIX:-cpc} LAB_SUBNET=${LAB_SUBNET:-10.95.0} CEPHPROV_STATE_DIR=$dir/state
+torn_down=
+cleanup() {
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        if [ -z "$torn_down" ]; then
+                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
+                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
+        fi
+        rm -rf "$dir"
+}
+trap cleanup EXIT
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
+
+secs=$(lab_filestore_up "$dir/lab")
+check "the FileStore lab comes up" test -n "$secs" || { cat "$dir/lab/filestore.log" 2>/dev/null; finish; exit 1; }
+echo "bring-up (lab, 9 FileStore OSDs, 200 MB written, clean): $secs s"
+layout=$dir/lab/filestore.yaml
+journal=$dir/state/ceph.journal
+check_eq "HEALTH_OK before" "$(health_of 120)" HEALTH_OK
+check "every PG active+clean before" wait_clean 120
+
+# "ID HOST WEIGHT" of every OSD, from the CRUSH tree
+crush_places() {
+        ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)["nodes"]
+w = {n["id"]: n["crush_weight"] for n in t if n["type"] == "osd"}
+for h in t:
+    if h["type"] == "host":
+        for c in h.get("children", []):
+            print(c, h["name"], "%.5f" % w[c])' | sort -n
+}
+before_places=$(crush_places)
+check_eq "9 OSDs in CRUSH before" "$(wc -l <<< "$before_places")" 9
+
+# the plan, before anything changes: "ID HOST DATA DBDEV DBPARTNUM DBPARTNAME" per rebuilt OSD
+plan_json=$("$cephprov" convert "$layout" --dry-run --json 2>"$dir/plan.err")
+check_eq "convert --dry-run --json on the live lab exits 0" "$?" 0
+planned=$(echo "$plan_json" | py '
+import json, sys
+p = json.load(sys.stdin)
+for h in p["hosts"]:
+    for o in h["osds"]:
+        if o["rebuilt"]:
+            db = next(c for c in h["created"] if c["osd"] == o["id"] and c["role"] == "db")
+            print(o["id"], h["host"], o["data_device"], db["device"], db["partnum"], db["partname"])' | sort -n)
+check_eq "the plan rebuilds the 9 FileStore OSDs" "$(wc -l <<< "$planned")" 9
+check_eq "the plan rebuilds each OSD on its own CRUSH host" "$(awk '{print $1, $2}' <<< "$planned")" \
+        "$(awk '{print $1, $2}' <<< "$before_places")"
+check "--dry-run changed nothing (no journal)" test ! -e "$journal"
+
+# checks after the conversion of HOSTS (space-separated); the other hosts' OSDs must still
+# be FileStore
+check_converted() {
+        local hosts=" $1 " meta id h data dbdev pn pname got node
+        meta=$(ceph_ osd metadata -f json 2>/dev/null)
+        check_eq "[$1] every id kept, under the same CRUSH host, same weight" "$(crush_places)" "$before_places"
+        while read -r id h data dbdev pn pname; do
+                if [[ "$hosts" != *" $h "* ]]; then
+                        check_eq "[$1] osd.$id on $h (not converted yet) is still filestore" "$(echo "$meta" | py '
+import json, sys
+print(next(m for m in json.load(sys.stdin) if m["id"] == int(sys.argv[1])).get("osd_objectstore"))' "$id")" filestore
+                        continue
+                fi
+                node=${dbdev}p$pn
+                got=$(echo "$meta" | py '
+import json, sys
+m = next(m for m in json.load(sys.stdin) if m["id"] == int(sys.argv[1]))
+print(m.get("osd_objectstore"), m.get("hostname"), m.get("bluefs_dedicated_db"), m.get("bluefs_db_partition_path"),
+      m.get("bluestore_bdev_partition_path"))' "$id")
+                check_eq "[$1] osd.$id: bluestore on $h, DB on the planned $node, data on $data (osd metadata)" "$got" \
+                        "bluestore $h 1 $node $data"
+                check_eq "[$1] osd.$id: $node is the plan's partition '$pname' (GPT, read by blkid)" \
+                        "$(on "$h" blkid -p -o value -s PART_ENTRY_NAME "$node")" "$pname"
+                # (first occurrences: a re-run after a kill journals again what it redoes)
+                check_eq "[$1] osd.$id: its phases in the journal, in order" "$(py '
+import json, sys
+seen = []
+for r in map(json.loads, open(sys.argv[1])):
+    if r.get("event") == "convert-phase" and r.get("osd_id") == int(sys.argv[2]) and r["phase"] not in seen:
+        seen.append(r["phase"])
+print(" ".join(seen))' "$journal" "$id")" \
+                        "stopped destroyed wiped repartitioned created backfilling converted"
+        done <<< "$planned"
+        check_eq "[$1] HEALTH_OK" "$(health_of 120)" HEALTH_OK
+        check "[$1] every PG active+clean" wait_clean 60
+        check "[$1] every object reads back identical" lab_filestore_objects_identical "$dir/lab"
+        check "[$1] the saved plan inputs are gone (the conversion finished)" test ! -e "$dir/state/convert-ceph.json"
+}
+
+# per OSD creation: seconds of each osd-created record of the last run
+creation_times() {
+        py '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join("osd.%d %.1fs" % (r["osd_id"], r["seconds"]) for r in rs if r.get("event") == "osd-created"))' "$journal"
+}
+
+# 1. the canary's host alone; with CONVERT_KILL_PHASE=PHASE, killed (kill -9) as soon as the
+# journal has that phase for an OSD, then run again: it must finish the same conversion
+t0=$SECONDS
+if [ -n "${CONVERT_KILL_PHASE:-}" ]; then
+        "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-killed.out" 2>&1 &
+        pid=$!
+        while kill -0 "$pid" 2>/dev/null &&
+                ! grep -q "\"phase\":\"$CONVERT_KILL_PHASE\".*\"event\":\"convert-phase\"" "$journal" 2>/dev/null; do
+                sleep 0.2
+        done
+        kill -9 "$pid" 2>/dev/null
+        killed=$?
+        wait "$pid" 2>/dev/null
+        check_eq "the first run was killed in phase '$CONVERT_KILL_PHASE' (still running then)" "$killed" 0
+        check "the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
+        echo "killed after $((SECONDS - t0)) s at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
+fi
+"$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-1.out" 2>&1
+rc=$?
+t1=$((SECONDS - t0))
+[ -n "${CONVERT_KILL_PHASE:-}" ] && check_contains "the re-run resumed the saved plan" "$(cat "$dir/convert-1.out")" \
+        "resuming the conversion"
+check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert-1.out"
+grep -E '^(host|WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-1.out"
+echo "convert node1: $t1 s for the command; OSD creations: $(creation_times)"
+check_converted node1
+
+# 2. the other hosts, one after the other
+t0=$SECONDS
+"$cephprov" convert "$layout" --yes >"$dir/convert-2.out" 2>&1
+rc=$?
+t2=$((SECONDS - t0))
+check_eq "convert --yes (node2, node3) exits 0" "$rc" 0 || tail -30 "$dir/convert-2.out"
+check_contains "the second run converts node2 and node3 only" "$(grep -E '^wave' "$dir/convert-2.out" | paste -sd' ' -)" \
+        "node2"
+check "node1, converted, is not in the second run's waves" bash -c "! grep -E '^wave.*node1' '$dir/convert-2.out'"
+grep -E '^(WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-2.out"
+echo "convert node2 + node3: $t2 s for the command; OSD creations (all runs): $(creation_times)"
+check_converted "node1 node2 node3"
+
+# 3. a second convert changes nothing
+phases=$(grep -c '"convert-phase"' "$journal")
+up_from=$(ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print(sorted((o["osd"], o["up_from"]) for o in json.load(sys.stdin)["osds"]))')
+out=$("$cephprov" convert "$layout" --yes 2>&1)
+check_eq "a second convert exits 0" "$?" 0
+check_contains "a second convert has nothing to convert" "$out" "nothing to convert"
+check_contains "a second convert plans 0 OSDs" "$out" "convert: 0 OSDs to rebuild"
+check_eq "a second convert journals no phase" "$(grep -c '"convert-phase"' "$journal")" "$phases"
+check_eq "a second convert restarts no OSD (up_from unchanged)" \
+        "$(ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print(sorted((o["osd"], o["up_from"]) for o in json.load(sys.stdin)["osds"]))')" \
+        "$up_from"
+
+# teardown
+check "contrib/lab/ceph down" "$ceph_lab" down --dir "$dir/lab"
+check "contrib/lab/lab down" "$lab" down --dir "$dir/lab"
+torn_down=1
+check_eq "no namespace of the lab" "$(ip netns list | grep "^$LAB_PREFIX-")" ""
+check_eq "no loop device of the lab's images" "$(losetup -n -O NAME,BACK-FILE | grep -F "$dir/")" ""
+
+finish

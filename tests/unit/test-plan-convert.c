@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* plan_convert(): the OSDs `cephprov convert` would rebuild and the partitions that does to
+ * the fast devices, on scenario 3 (layouts/scenario-3-filestore.yaml) with its saved
+ * inventories and the cluster's word on its OSDs. The FileStore `ceph osd metadata` is
+ * synthetic, built from Pacific's source (tests/data/ceph/gen-synthetic-convert.py), not
+ * captured. Golden files: tests/data/convert-*.txt and .json; with UPDATE_GOLDEN=1 in the
+ * environment they are written instead (tests/update-golden.sh). */
+
+#include <errno.h>
+
+#include "basic/macro.h"
+#include "basic/strv.h"
+#include "ceph/ceph.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+#include "plan/plan-convert.h"
+#include "test.h"
+
+static const char *env_dir(const char *name) {
+        const char *d = getenv(name);
+        if (!d)
+                test_skip("TEST_DATA/LAYOUTS not set (run through meson test)");
+        return d;
+}
+
+static char *read_all(const char *path) {
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(TAKE_PTR(m));
+        return buf;
+}
+
+static char *data_file(const char *name) {
+        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
+        char *s = read_all(p);
+        if (!s) {
+                fprintf(stderr, "cannot read %s\n", p);
+                exit(1);
+        }
+        return s;
+}
+
+/* The scenario 3 layout, with each `from` replaced by `to` in its text (NULL: as shipped). */
+static Layout *layout(const char *const *edits) {
+        _cleanup_(freep) char *p = strprintf("%s/scenario-3-filestore.yaml", env_dir("LAYOUTS"));
+        _cleanup_(freep) char *text = read_all(p);
+        CHECK(text != NULL);
+        for (const char *const *e = edits; e && e[0]; e += 2) {
+                char *at = strstr(text, e[0]);
+                CHECK(at != NULL);
+                if (!at)
+                        continue;
+                char *n = strprintf("%.*s%s%s", (int) (at - text), text, e[1], at + strlen(e[0]));
+                free(text);
+                text = n;
+        }
+        Layout *l = NULL;
+        Error err = {};
+        if (layout_load_string("scenario-3-filestore.yaml", text, strlen(text), &l, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                exit(1);
+        }
+        return l;
+}
+
+static InventorySet *inventories(const char *name) {
+        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
+        InventorySet *s = NULL;
+        Error err = {};
+        if (inventory_set_load_file(p, &s, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                exit(1);
+        }
+        return s;
+}
+
+static CephOsdTree *tree_from(const char *json) {
+        CephOsdTree *t = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_osd_tree_parse(json, &t, &err), 0);
+        return t;
+}
+
+static CephOsdMetadataList *meta_from(const char *json) {
+        CephOsdMetadataList *m = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_osd_metadata_parse(json, &m, &err), 0);
+        return m;
+}
+
+/* `text` with every `from` replaced by `to` */
+static char *replace_all(const char *text, const char *from, const char *to) {
+        char *out = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&out, &len);
+        for (const char *at; (at = strstr(text, from)); text = at + strlen(from)) {
+                fwrite(text, 1, (size_t) (at - text), m);
+                fputs(to, m);
+        }
+        fputs(text, m);
+        fclose(m);
+        return out;
+}
+
+static ConvertPlan *convert_ok(const Layout *l, const InventorySet *s, const CephOsdTree *t,
+                               const CephOsdMetadataList *m, const ConvertOptions *o) {
+        ConvertPlan *p = NULL;
+        Error err = {};
+        int r = plan_convert(l, s, t, m, o, &p, &err);
+        if (r < 0)
+                fprintf(stderr, "plan_convert: %s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        if (!p)
+                exit(1);
+        return p;
+}
+
+static char *text_of(const ConvertPlan *p) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        convert_plan_print(p, f, 0);
+        fclose(f);
+        return buf;
+}
+
+static char *json_of(const ConvertPlan *p) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        CHECK_INTEQ(convert_plan_print_json(p, f), 0);
+        fclose(f);
+        return buf;
+}
+
+static void check_golden(const char *file, const char *text) {
+        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), file);
+        if (getenv("UPDATE_GOLDEN")) {
+                _cleanup_(fclosep) FILE *f = fopen(p, "we");
+                CHECK(f != NULL);
+                if (f)
+                        fputs(text, f);
+                fprintf(stderr, "updated %s\n", file);
+                return;
+        }
+        _cleanup_(freep) char *want = read_all(p);
+        if (!want)
+                fprintf(stderr, "missing golden file %s (tests/update-golden.sh writes it)\n", file);
+        CHECK_STREQ(text, want);
+}
+
+static const ConvertHost *host_of(const ConvertPlan *p, const char *name) {
+        for (size_t i = 0; i < p->n_hosts; i++)
+                if (streq(p->hosts[i].host, name))
+                        return &p->hosts[i];
+        return NULL;
+}
+
+static bool has_osd(const ConvertHost *h, int id) {
+        for (size_t i = 0; h && i < h->n_osds; i++)
+                if (h->osds[i].id == id)
+                        return true;
+        return false;
+}
+
+static bool kept_has(const ConvertHost *h, const char *a, const char *b) {
+        for (char **k = h ? h->kept : NULL; k && *k; k++)
+                if (strstr(*k, a) && (!b || strstr(*k, b)))
+                        return true;
+        return false;
+}
+
+static bool notes_have(const ConvertHost *h, const char *s) {
+        for (char **n = h ? h->notes : NULL; n && *n; n++)
+                if (strstr(*n, s))
+                        return true;
+        return false;
+}
+
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+
+/* FileStore with journals on SSD partitions (scenario 3's "before"): every OSD is rebuilt as
+ * BlueStore, the journals the cluster names are replaced by the DB partitions, in their place */
+static void test_filestore_to_bluestore(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+
+        CHECK_INTEQ(p->n_hosts, 3);
+        CHECK_INTEQ(convert_plan_count(p, true), 18);
+        CHECK_INTEQ(convert_plan_count(p, false), 0);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->in_crush && h->n_osds == 6 && h->n_replaced == 6 && h->n_created == 6 && h->n_unchanged == 0);
+        if (!h || h->n_osds < 6 || h->n_replaced < 6 || h->n_created < 6)
+                return;
+        const ConvertOsd *o = &h->osds[0];
+        CHECK(o->id == 0 && o->slot == 0 && o->action == CONVERT_REBUILD && o->rebuilt);
+        CHECK_STREQ(o->data_device, "/dev/sdc");
+        CHECK_STREQ(o->reasons[0], "filestore, the layout wants bluestore");
+        CHECK_STREQ(o->from, "filestore, journal /dev/sda1");
+        CHECK_STREQ(o->to, "bluestore, DB 60 GiB on /dev/sda");
+        /* osd.0's journal, sda1, as the cluster says; listed in keep_partitions, replaced all the same */
+        const ConvertPart *j = &h->replaced[0];
+        CHECK(j->role == PART_ROLE_JOURNAL && j->osd == 0 && j->partnum == 1 && j->kept_listed);
+        CHECK(streq(j->device, "/dev/sda") && streq(j->node, "/dev/sda1") && j->size == 60 * GiB);
+        CHECK(notes_have(h, "partition 1 is in keep_partitions of profile 'filestore-legacy', but the cluster names "
+                            "it osd.0's journal: replaced all the same"));
+        /* the DB partitions in the journals' place: same offsets, the freed numbers */
+        const ConvertPart *db = &h->created[0];
+        CHECK(db->role == PART_ROLE_DB && db->osd == 0 && db->slot == 0 && db->partnum == 1);
+        CHECK(streq(db->device, "/dev/sda") && streq(db->partname, "cp:db:0:fs1"));
+        CHECK(db->offset == 1 * MiB && db->size == 60 * GiB);
+        CHECK(h->created[3].osd == 3 && streq(h->created[3].device, "/dev/sdb") && h->created[3].partnum == 1);
+        CHECK(h->kept == NULL); /* every partition of both SSDs was a journal of a rebuilt OSD */
+
+        /* fs2 and fs3: their own OSDs only */
+        CHECK(has_osd(host_of(p, "fs2"), 6) && has_osd(host_of(p, "fs2"), 11) && !has_osd(host_of(p, "fs2"), 0));
+        CHECK(has_osd(host_of(p, "fs3"), 17) && !has_osd(host_of(p, "fs3"), 11));
+
+        _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
+        check_golden("convert-scenario-3-filestore.txt", txt);
+        check_golden("convert-scenario-3-filestore.json", js);
+        /* determinism */
+        _cleanup_(convert_plan_freep) ConvertPlan *p2 = convert_ok(l, s, t, m, NULL);
+        _cleanup_(freep) char *js2 = json_of(p2);
+        CHECK_STREQ(js, js2);
+}
+
+/* After the conversion: BlueStore with the DB where the layout wants it: nothing to do. The
+ * old journal partitions are still on the SSDs (kept_partitions), named "ceph journal" with
+ * the journal type GUID, and no OSD's metadata names them: kept, not treated as journals. */
+static void test_converged_nothing_to_do(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        for (int reshape = 0; reshape < 2; reshape++) {
+                ConvertOptions o = { .reshape = reshape };
+                _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
+                CHECK_INTEQ(convert_plan_count(p, true), 0);
+                CHECK_INTEQ(convert_plan_count(p, false), 0);
+                for (size_t i = 0; i < p->n_hosts; i++)
+                        CHECK(p->hosts[i].n_unchanged == 6 && p->hosts[i].n_replaced == 0 && p->hosts[i].n_created == 0);
+                const ConvertHost *h = host_of(p, "fs1");
+                CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "no OSD's metadata names it"));
+                CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:0:fs1'", "cephprov's"));
+        }
+}
+
+/* BlueStore whose DB is not the layout's size: needs --reshape, rebuilt only with it */
+static void test_reshape_db_size(void) {
+        static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
+        _cleanup_(layout_freep) Layout *l = layout(edits);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+        CHECK_INTEQ(convert_plan_count(p, true), 0);
+        CHECK_INTEQ(convert_plan_count(p, false), 18);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 6 && h->n_replaced == 0 && h->n_created == 0);
+        if (h && h->n_osds > 0) {
+                CHECK(h->osds[0].action == CONVERT_NEEDS_RESHAPE && !h->osds[0].rebuilt);
+                CHECK_STREQ(h->osds[0].reasons[0], "DB of 60 GiB, the layout's db_size is 30 GiB");
+        }
+        _cleanup_(freep) char *txt = text_of(p);
+        CHECK(strstr(txt, "needs --reshape") && strstr(txt, "give --reshape"));
+
+        ConvertOptions o = { .reshape = true };
+        _cleanup_(convert_plan_freep) ConvertPlan *r = convert_ok(l, s, t, m, &o);
+        CHECK_INTEQ(convert_plan_count(r, true), 18);
+        CHECK_INTEQ(convert_plan_count(r, false), 0);
+        h = host_of(r, "fs1");
+        CHECK(h && h->n_replaced == 6 && h->n_created == 6);
+        if (h && h->n_replaced == 6 && h->n_created == 6) {
+                /* the old DB (cp:db:0:fs1, partition 4) goes, a 30 GiB one takes its number and place */
+                CHECK(h->replaced[0].role == PART_ROLE_DB && h->replaced[0].partnum == 4 && !h->replaced[0].kept_listed);
+                CHECK(h->created[0].partnum == 4 && h->created[0].size == 30 * GiB &&
+                      h->created[0].offset == h->replaced[0].offset && streq(h->created[0].partname, "cp:db:0:fs1"));
+                /* the old journals stay: no OSD names them */
+                CHECK(kept_has(h, "/dev/sda partition 2 'ceph journal'", "not a journal to replace"));
+        }
+        _cleanup_(freep) char *rtxt = text_of(r), *rjs = json_of(r);
+        check_golden("convert-scenario-3-reshape.txt", rtxt);
+        check_golden("convert-scenario-3-reshape.json", rjs);
+
+        /* bcache added to the layout: the same, one more reason */
+        static const char *const bc[] = {
+                "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 4G\n", NULL,
+        };
+        _cleanup_(layout_freep) Layout *lb = layout(bc);
+        _cleanup_(convert_plan_freep) ConvertPlan *b = convert_ok(lb, s, t, m, NULL);
+        CHECK_INTEQ(convert_plan_count(b, false), 18);
+        h = host_of(b, "fs1");
+        CHECK(h && h->n_osds > 0 && strv_length(h->osds[0].reasons) == 1 &&
+              strstr(h->osds[0].reasons[0], "not on bcache, the layout wants a 4 GiB bcache cache on /dev/sda"));
+        /* with --reshape: the DB (the cluster names it) replaced, DB and cache made per slot,
+         * in the space the DBs and the free end of the SSD leave (192.6 GiB for 192 GiB) */
+        _cleanup_(convert_plan_freep) ConvertPlan *br = convert_ok(lb, s, t, m, &o);
+        h = host_of(br, "fs1");
+        CHECK(h && h->n_replaced == 6 && h->n_created == 12);
+        if (h && h->n_created == 12) {
+                CHECK(h->created[0].role == PART_ROLE_DB && h->created[1].role == PART_ROLE_CACHE);
+                CHECK(streq(h->created[1].partname, "cp:cache:0:fs1") && h->created[1].size == 4 * GiB);
+                CHECK(h->created[5].offset + h->created[5].size <= UINT64_C(400088440319) + 1);
+        }
+        /* a cache of 5G does not fit: refused, naming the SSD and what is free */
+        static const char *const big[] = {
+                "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
+        };
+        _cleanup_(layout_freep) Layout *lbig = layout(big);
+        ConvertPlan *none = NULL;
+        Error e = {};
+        CHECK_INTEQ(plan_convert(lbig, s, t, m, &o, &none, &e), -ENOSPC);
+        CHECK(none == NULL);
+        CHECK_STREQ(e.message, "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
+                               "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
+                               "extent is 2.6 GiB, 2.6 GiB is free in all");
+}
+
+/* A host is its CRUSH bucket, by exact name: converting node1 never takes node11's OSDs,
+ * even when their metadata says hostname node1 */
+static void test_node1_node11(void) {
+        static const char *const edits[] = {
+                "admin_host: fs1", "admin_host: node1",
+                "  - name: fs1\n", "  - name: node1\n",
+                "  - name: fs2\n", "  - name: node11\n",
+                NULL,
+        };
+        _cleanup_(layout_freep) Layout *l = layout(edits);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        for (size_t i = 0; i < s->n_hosts; i++) {
+                const char *to = streq(s->hosts[i]->host, "fs1") ? "node1" : streq(s->hosts[i]->host, "fs2") ? "node11" : NULL;
+                if (to) {
+                        free(s->hosts[i]->host);
+                        s->hosts[i]->host = strdup(to);
+                }
+        }
+        _cleanup_(freep) char *tj0 = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *tj1 = replace_all(tj0, "\"fs1\"", "\"node1\"");
+        _cleanup_(freep) char *tj = replace_all(tj1, "\"fs2\"", "\"node11\"");
+        /* every OSD of both hosts reports hostname "node1" */
+        _cleanup_(freep) char *mj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(freep) char *mj1 = replace_all(mj0, "\"hostname\":\"fs1\"", "\"hostname\":\"node1\"");
+        _cleanup_(freep) char *mj = replace_all(mj1, "\"hostname\":\"fs2\"", "\"hostname\":\"node1\"");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+
+        char *only1[] = { (char *) "node1", NULL };
+        ConvertOptions o = { .hosts = only1 };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
+        CHECK_INTEQ(p->n_hosts, 1);
+        const ConvertHost *h = host_of(p, "node1");
+        CHECK(h && h->n_osds == 6);
+        for (int id = 0; id < 6; id++)
+                CHECK(has_osd(h, id));
+        for (int id = 6; id < 18; id++)
+                CHECK(!has_osd(h, id));
+        for (size_t i = 0; h && i < h->n_replaced; i++)
+                CHECK(h->replaced[i].osd < 6);
+
+        char *only11[] = { (char *) "node11", NULL };
+        o.hosts = only11;
+        _cleanup_(convert_plan_freep) ConvertPlan *q = convert_ok(l, s, t, m, &o);
+        h = host_of(q, "node11");
+        CHECK(q->n_hosts == 1 && h && h->n_osds == 6 && has_osd(h, 6) && !has_osd(h, 0));
+
+        /* a bucket named like a host but not the layout's: none, nothing converted there */
+        _cleanup_(freep) char *tj2 = replace_all(tj, "\"node1\"", "\"node1-old\"");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t2 = tree_from(tj2);
+        o.hosts = only1;
+        _cleanup_(convert_plan_freep) ConvertPlan *r = convert_ok(l, s, t2, m, &o);
+        h = host_of(r, "node1");
+        CHECK(h && !h->in_crush && h->n_osds == 0 && notes_have(h, "no CRUSH host bucket 'node1'"));
+        /* node1's disks carry OSDs of another bucket now: named, left alone */
+        CHECK(notes_have(h, "/dev/sdc carries osd.0, which is not in CRUSH host 'node1' (it is in host 'node1-old')"));
+}
+
+/* A partition named and typed like a journal (even labelled as osd.0's) that no OSD's
+ * metadata points to is not an old journal: kept, and the new DBs go elsewhere */
+static void test_journal_lookalike_kept(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        Inventory *inv = s->hosts[0];
+        CHECK(streq(inv->host, "fs1") && streq(inv->devices[0].path, "/dev/sda"));
+        InvDevice *d = &inv->devices[0];
+        InvPartition *n = realloc(d->partitions, sizeof(InvPartition) * (d->n_partitions + 1));
+        CHECK(n != NULL);
+        if (!n)
+                return;
+        d->partitions = n;
+        const InvPartition *last = &n[d->n_partitions - 1];
+        n[d->n_partitions] = (InvPartition) {
+                .number = 4, .start = last->start + last->size, .size = 10 * GiB, .node = strdup("/dev/sda4"),
+                .partuuid = strdup("0e6b1c8a-7d44-4b0e-9a51-3c2f4e5d6a7b"), .name = strdup("ceph journal"),
+                .type_guid = strdup(CEPH_GUID_JOURNAL),
+                .content = { .osd = { .id = 0, .role = strdup("journal"), .objectstore = strdup("filestore") } },
+        };
+        d->n_partitions++;
+
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_replaced == 6);
+        for (size_t i = 0; h && i < h->n_replaced; i++)
+                CHECK(!(streq(h->replaced[i].device, "/dev/sda") && h->replaced[i].partnum == 4));
+        for (size_t i = 0; h && i < h->n_created; i++)
+                CHECK(!(streq(h->created[i].device, "/dev/sda") && h->created[i].partnum == 4));
+        CHECK(kept_has(h, "/dev/sda partition 4 'ceph journal' 10 GiB", "no OSD's metadata names it"));
+        CHECK(h && h->n_created == 6 && h->created[0].partnum == 1 && h->created[2].partnum == 3);
+}
+
+/* BlueStore without a DB where the layout wants one; a journal file (no partition) */
+static void test_db_missing_and_journal_file(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        /* osd.0 (the first entry) without its dedicated DB */
+        char *at = strstr(mj0, "\"bluefs_dedicated_db\":\"1\"");
+        CHECK(at != NULL);
+        if (at)
+                at[strlen("\"bluefs_dedicated_db\":\"")] = '0';
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj0);
+        ConvertOptions o = { .reshape = true };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 1 && h->n_unchanged == 5);
+        if (h && h->n_osds == 1) {
+                CHECK_STREQ(h->osds[0].reasons[0], "DB on the data device, the layout wants a 60 GiB DB on /dev/sda");
+                CHECK(h->osds[0].rebuilt && h->osds[0].action == CONVERT_NEEDS_RESHAPE);
+        }
+        /* cp:db:0:fs1 is there and no OSD's metadata names it: taken as it is, nothing replaced */
+        CHECK(h && h->n_replaced == 0 && h->n_created == 0);
+        CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:0:fs1'", "cephprov's"));
+
+        /* FileStore with its journal in a file: nothing to replace, said so */
+        _cleanup_(inventory_set_freep) InventorySet *b = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *fj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(freep) char *fj = replace_all(fj0, "\"backend_filestore_journal_partition_path\":\"/dev/sda1\"",
+                                                "\"backend_filestore_journal_partition_path\":\"unknown\"");
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *fm = meta_from(fj);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = convert_ok(l, b, t, fm, NULL);
+        h = host_of(q, "fs1");
+        CHECK(h && h->n_osds == 6 && h->n_replaced == 5 && h->n_created == 6);
+        CHECK(notes_have(h, "osd.0's journal is /var/lib/ceph/osd/ceph-0/journal, no partition per its metadata"));
+        /* sda1 is no journal of anyone now: kept, and the new DBs go around it */
+        CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "in keep_partitions"));
+        CHECK(h && h->n_created == 6 && h->created[0].partnum != 1 && h->created[0].offset != 1 * MiB);
+}
+
+/* The cluster and the disks disagree (device names moved since the OSD booted): refused */
+static void test_names_moved(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        /* osd.0 says its data is /dev/sdd1, where the inventory reads osd.1's label */
+        _cleanup_(freep) char *mj = replace_all(mj0, "\"backend_filestore_partition_path\":\"/dev/sdc1\"",
+                                                "\"backend_filestore_partition_path\":\"/dev/sdd1\"");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        ConvertPlan *p = NULL;
+        Error err = {};
+        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -EEXIST);
+        CHECK(p == NULL);
+        CHECK_STREQ(err.message, "host 'fs1': the cluster says osd.0 is on /dev/sdd1, but /dev/sdd carries osd.1: device "
+                                 "names changed since osd.0 booted? refusing to plan (restart osd.0 so that its metadata is "
+                                 "current)");
+}
+
+/* An OSD destroyed with its id kept (a conversion under way) is not planned again */
+static void test_destroyed_osd(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj0 = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        /* the first OSD of the tree's fs1 bucket: osd.0 */
+        char *at = strstr(tj0, "\"name\":\"osd.0\"");
+        char *st = at ? strstr(at, "\"status\":\"up\"") : NULL;
+        CHECK(st != NULL);
+        _cleanup_(freep) char *tj = st ? strprintf("%.*s\"status\":\"destroyed\"%s", (int) (st - tj0), tj0,
+                                                   st + strlen("\"status\":\"up\"")) : NULL;
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj ?: tj0);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 5 && !has_osd(h, 0) && h->n_replaced == 5);
+        CHECK(notes_have(h, "osd.0 is destroyed (its id kept for a new OSD)"));
+        /* its journal is nobody's now: kept, not replaced */
+        CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "not a journal to replace"));
+}
+
+int main(void) {
+        TEST_RUN(test_filestore_to_bluestore);
+        TEST_RUN(test_converged_nothing_to_do);
+        TEST_RUN(test_reshape_db_size);
+        TEST_RUN(test_node1_node11);
+        TEST_RUN(test_journal_lookalike_kept);
+        TEST_RUN(test_db_missing_and_journal_file);
+        TEST_RUN(test_names_moved);
+        TEST_RUN(test_destroyed_osd);
+        return test_result();
+}
