@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `cephprov convert LAYOUT --dry-run`: the convert plan (src/plan/plan-convert.h), offline
- * from saved files, as `cephprov plan --inventory` plans from saved inventories. The
- * conversion itself (the playbook's run) is not built yet. */
+/* `cephprov convert LAYOUT`: the convert plan (src/plan/plan-convert.h), shown with
+ * --dry-run (offline from saved files too, as `cephprov plan --inventory` plans from saved
+ * inventories), or carried out by the convert-filestore playbook. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -577,13 +577,12 @@ static int data_analyze(Ctx *c, Slot *s) {
                                                  c->host->name, d->path, d->partitions[i].number, buf);
                 if (s->osd->objectstore && !streq(s->osd->objectstore, objectstore_to_string(p->osd.objectstore))) {
                         s->convert = true;
-                        /* There is no convert verb in this version: say what happens
-                         * instead, and what an operator can do by hand. */
-                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: left as it is (this version "
-                                               "cannot convert an OSD); once osd.%d is purged and %s zapped by hand, "
-                                               "apply creates a %s OSD there",
+                        /* apply never rebuilds an OSD: the convert verb does, host by host */
+                        char *note = strprintf("osd.%d on %s is %s, the layout wants %s: apply leaves it as it is; "
+                                               "`cephprov convert` rebuilds it as %s with its id (`cephprov convert "
+                                               "--dry-run` shows how)",
                                                s->osd->id, d->path, s->osd->objectstore,
-                                               objectstore_to_string(p->osd.objectstore), s->osd->id, d->path,
+                                               objectstore_to_string(p->osd.objectstore),
                                                objectstore_to_string(p->osd.objectstore));
                         if (strv_consume(&c->hp->notes, note) < 0)
                                 return oom(c);

@@ -52,7 +52,7 @@ named=$(for layout in "$src"/layouts/*.yaml; do
 for v in $(grep -oE '(`|^\$ |\\fB)cephprov [a-z][a-z-]*' <<<"$named" | sed 's/.*cephprov //' | sort -u); do
         check "'cephprov $v' named in a plan or the docs is a verb" grep -qx "$v" <<<"$verbs"
 done
-check "scenario 3's plan names no convert verb" bash -c '! grep -q "cephprov convert" <<<"$1"' _ \
+check "scenario 3's plan names the convert verb" bash -c 'grep -q "cephprov convert" <<<"$1"' _ \
         "$("$cephprov" plan "$src/layouts/scenario-3-filestore.yaml" --inventory "$data/inventory-scenario-3-filestore.json")"
 
 layout=$src/layouts/scenario-1-hyperconverged.yaml

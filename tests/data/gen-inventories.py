@@ -390,8 +390,8 @@ def converged(name):
 
 
 def convert_filestore(inv):
-    """What a conversion then does on a scenario-3 host (by hand in this version, which has
-    no convert verb): each FileStore OSD replaced (id kept), its HDD zapped, and recreated as BlueStore with its DB on the partition the
+    """What a conversion does on a scenario-3 host (as `cephprov convert` does it, in place):
+    each FileStore OSD replaced (id kept), its HDD zapped, and recreated as BlueStore with its DB on the partition the
     plan made for its slot (slots: the data devices in path order)."""
     host = inv["host"]
     hdds = sorted((d for d in inv["devices"] if d["rotational"]), key=lambda d: d["path"])
