@@ -136,9 +136,13 @@ fi
 # Issue 13 item 2, opt-in (VM_HOST_APPLY=1) until it passes: `cephprov apply` of the guest's
 # profile (the lab's layout, profile `vm`: per HDD a DB and a bcache cache partition on its
 # SSD, OSDs on /dev/bcacheN by `ceph-volume lvm create`), then a re-apply with nothing to do.
-# Seen failing on 2026-12-04 (see the commit that added this): a create-partition refused
-# because a udev worker held the SSD's lock, and a re-apply that does not see the LVM OSDs on
-# the bcache devices and plans them again.
+# Seen failing on 2026-12-04: once a create-partition refused because a udev worker held the
+# SSD's lock (right after the previous partition); in the run where all 28 steps succeeded
+# (4 OSDs up, class hdd, DB on the planned partitions, bcache tuned, kept partitions
+# unchanged), apply's own verification still failed ("13 steps are still planned"): the
+# inventory shows no bcache superblock on 3 of the 4 cache partitions (only their holder,
+# while `blkid -p` in the guest finds TYPE=bcache on all four) and no OSD on the LVM volumes
+# on /dev/bcacheN, so the planner plans make-bcache-cache, attach, tune and create-osd again.
 if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
         export CEPHPROV_STATE_DIR=$DIR/state
         vm modprobe bcache
