@@ -21,8 +21,9 @@ lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps ps
           openssh-server openssh-client bcache-tools valgrind udev
           ceph-mon ceph-mgr ceph-osd ceph-common)
 # vm tier (contrib/vm/vm): qemu (TCG) boots Debian's kernel for bcache; cpio packs the
-# initramfs; the test speaks the protocol with jq
-vm_pkgs=(qemu-system-x86 cpio jq)
+# initramfs; the test speaks the protocol with jq; qemu-img makes the lab guest's root
+# overlays (contrib/vm/host), mmdebstrap (below) its root, e2fsprogs its ext4 image
+vm_pkgs=(qemu-system-x86 qemu-utils e2fsprogs cpio jq)
 # lab on Reef and Tentacle: roots of later Debian suites (contrib/lab/ceph-root)
 release_pkgs=(mmdebstrap)
 

@@ -152,6 +152,12 @@ typedef struct BlockClaim {
         bool exclusive;                /* the kernel granted the exclusive open */
 } BlockClaim;
 
+/* How long block_claim() waits for a lock it finds held: any holder 3 s (a reader's shared
+ * lock), systemd-udevd's worker 30 s (its flock on the disk while it processes an event:
+ * seconds under load or emulation, measured in the vm tier). Then: EBUSY "locked by". */
+#define BLOCK_LOCK_WAIT_MS 3000U
+#define BLOCK_UDEV_LOCK_WAIT_MS 30000U
+
 void block_claim_done(BlockClaim *c);
 void block_claim_drop_excl(BlockClaim *c);
 /* Open `d` for writing, confirm with fstat() that it is `d`, lock it, then refuse (EBUSY,
@@ -223,3 +229,6 @@ uint64_t bcache_parse_hsize(const char *s);
 /* ---- BlueStore label (agent-probe.c) ---- */
 /* Parses a label read from the start of a device: returns 1 found, 0 not a label. */
 int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret);
+/* The OSD whose main BlueStore label starts one of the device-mapper `holders` (an LV of
+ * `ceph-volume lvm create` on an LVM PV) into *ret: 1, or 0 when none is. */
+int lvm_osd_read(char * const *holders, InvOsd *ret);

@@ -336,6 +336,21 @@ static char **proc_cmdline(int pid_dir) {
         return l;
 }
 
+/* systemd-udevd and its workers ("(udev-worker)" since systemd 251, "systemd-udevd" before)
+ * flock() the whole disk while they process an event on it: after every partition change,
+ * for as long as probing takes (seconds on a slow or emulated disk). */
+static bool comm_is_udev(const char *comm) {
+        return streq(comm, "(udev-worker)") || streq(comm, "systemd-udevd");
+}
+
+static bool pid_is_udev(pid_t pid) {
+        char comm[64];
+        if (pid <= 0)
+                return false;
+        proc_comm(pid, comm, sizeof(comm));
+        return comm_is_udev(comm);
+}
+
 static const Member *path_member(const Members *ms, const char *path) {
         struct stat st;
         if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
@@ -478,6 +493,8 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                                 continue;
                         bool w, lock;
                         fd_info(pd, fe->d_name, &w, &lock);
+                        if (lock && !w && comm_is_udev(comm))
+                                continue; /* udev's probe lock: waited for in block_claim() */
                         if (lock)
                                 snprintf(why, sizeof(why), "locked by pid %d (%s)", (int) pid, comm);
                         else if (w)
@@ -654,8 +671,14 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         if (r < 0)
                 return r;
         /* Nobody above holds an exclusive lock or writes, yet a lock is held: a reader's
-         * shared lock (udev probing after an event), gone in a moment. */
-        for (int i = 0; locked_by_other && !o->read_only && !allowed_osd && i < 60; i++) {
+         * shared lock, gone in a moment (3 s at most), or udev's lock while it processes an
+         * event on the disk, waited for longer (bounded: a stuck worker is still refused). */
+        for (unsigned waited = 0; locked_by_other && !o->read_only && !allowed_osd; waited += 50) {
+                struct stat st;
+                pid_t holder = lock_pid > 0 ? lock_pid
+                               : fstat(c.fd, &st) == 0 ? proc_locks_holder(st.st_dev, st.st_ino, true) : 0;
+                if (waited >= (pid_is_udev(holder) ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS))
+                        break;
                 sleep_ms(50);
                 if (o->check_only)
                         locked_by_other = flock(c.fd, LOCK_EX | LOCK_NB) < 0 || lock_test(c.fd, &lock_pid);

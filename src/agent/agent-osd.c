@@ -106,14 +106,6 @@ static int read_label(const char *dev, InvOsd *ret, Error *err) {
         return bluestore_label_parse(buf, sizeof(buf), ret);
 }
 
-static void inv_osd_done(InvOsd *o) {
-        free(o->osd_fsid);
-        free(o->cluster_fsid);
-        free(o->role);
-        free(o->objectstore);
-        *o = (InvOsd) { .id = -1 };
-}
-
 /* The bcache device (/dev/bcacheN) registered for backing device `dev`. */
 static int bcache_device_of(const char *dev, char **ret, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};

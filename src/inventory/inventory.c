@@ -41,7 +41,7 @@ static void inv_bcache_done(InvBcache *b) {
         *b = (InvBcache) { .writeback_percent = -1, .hit_ratio = -1 };
 }
 
-static void inv_osd_done(InvOsd *o) {
+void inv_osd_done(InvOsd *o) {
         free(o->osd_fsid);
         free(o->cluster_fsid);
         free(o->role);

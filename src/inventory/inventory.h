@@ -46,6 +46,9 @@ typedef struct InvOsd {
                                     partition, a journal header): a hint, id -1, never proof */
 } InvOsd;
 
+/* Frees what `o` owns and leaves it empty (id -1). */
+void inv_osd_done(InvOsd *o);
+
 /* What a device or partition holds and who uses it. */
 typedef struct InvContent {
         char *fstype;            /* blkid TYPE: xfs, ext4, swap, linux_raid_member, LVM2_member,

@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "agent/agent.h"
 #include "agent/agent-internal.h"
@@ -203,6 +204,85 @@ static void test_flock(void) {
         json_object_put(r);
         agent_state_free(s);
         free(before);
+}
+
+/* A child named `comm` holding a shared flock on `dev` (what systemd-udevd's worker takes on
+ * a disk while it processes an event) for `ms` milliseconds, or until killed (0). */
+static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
+        int p[2];
+        if (pipe(p) < 0)
+                exit(1);
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(p[0]);
+                prctl(PR_SET_NAME, comm);
+                int fd = open(dev, O_RDONLY);
+                bool ok = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0;
+                ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
+                if (ms > 0) {
+                        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+                        nanosleep(&ts, NULL);
+                        _exit(0);
+                }
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        char c = 0;
+        CHECK(read(p[0], &c, 1) == 1 && c == '1');
+        close(p[0]);
+        return pid;
+}
+
+static double mono_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* --- udev's lock on a disk (right after the previous partition) is waited for, bounded;
+ *     the same lock held by anyone else is refused, as before --- */
+static void test_udev_lock(void) {
+        const char *L = bu_loop(64, false);
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+
+        /* a udev worker busy for 5 s (longer than the 3 s any reader gets): waited for */
+        pid_t pid = hold_shared(L, "(udev-worker)", 5000);
+        double t0 = mono_s();
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        double dt = mono_s() - t0;
+        CHECK(resp_ok(r));
+        CHECK(dt >= 3.0 && dt < 20.0);
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+
+        /* the same 5 s shared lock by another process: refused after 3 s, naming it */
+        char *before = dev_hash(L);
+        pid = hold_shared(L, "bstore-like", 5000);
+        _cleanup_(freep) char *who = pidstr("locked by", pid);
+        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(refused(r, "EBUSY", L, who, "is in use", NULL));
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+
+        /* a udev worker that never lets go: refused too, once the bound is reached */
+        pid = hold_shared(L, "(udev-worker)", 0);
+        _cleanup_(freep) char *udev_who = strprintf("locked by pid %d ((udev-worker))", (int) pid);
+        t0 = mono_s();
+        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        dt = mono_s() - t0;
+        CHECK(refused(r, "EBUSY", L, udev_who, NULL));
+        CHECK(dt >= BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 + 10);
+        json_object_put(r);
+        unhold(pid);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+        agent_state_free(s);
 }
 
 /* --- an OFD lock, and a writer without any lock --- */
@@ -650,6 +730,7 @@ int main(void) {
         bu_init();
         TEST_RUN(test_flock);
         TEST_RUN(test_ofd_and_writer);
+        TEST_RUN(test_udev_lock);
         TEST_RUN(test_partition_held);
         TEST_RUN(test_create_partition);
         TEST_RUN(test_loop_stacked);
