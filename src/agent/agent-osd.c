@@ -18,6 +18,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -217,11 +218,27 @@ static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *
 
 /* LVM needs the lvm tools and device-mapper in the kernel. /dev/mapper/control alone proves
  * nothing: libdevmapper makes that node whenever an lvm command runs (`ceph-volume lvm list`
- * does), also on a kernel without device-mapper, where every lvcreate then fails. The kernel's
- * misc device is what says device-mapper is there (built in or loaded). */
+ * does), also on a kernel without device-mapper, where every lvcreate then fails. The
+ * kernel's misc device says device-mapper is there (built in or loaded); its module in the
+ * running kernel's tree says it can be (lvm loads it on first use). */
+static bool have_device_mapper(void) {
+        if (access("/sys/class/misc/device-mapper", F_OK) == 0)
+                return true;
+        struct utsname u;
+        if (uname(&u) < 0)
+                return false;
+        static const char *const suffixes[] = { "", ".xz", ".zst", ".gz" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "/lib/modules/%s/kernel/drivers/md/dm-mod.ko%s", u.release, suffixes[i]);
+                if (access(path, F_OK) == 0)
+                        return true;
+        }
+        return false;
+}
+
 static bool have_lvm(void) {
-        return (access("/sbin/lvm", X_OK) == 0 || access("/usr/sbin/lvm", X_OK) == 0) &&
-               access("/sys/class/misc/device-mapper", F_OK) == 0;
+        return (access("/sbin/lvm", X_OK) == 0 || access("/usr/sbin/lvm", X_OK) == 0) && have_device_mapper();
 }
 
 typedef struct LockWait {
