@@ -216,16 +216,6 @@ static int unfinished_steps(OsdFlow *f, char ***ret_hosts, char ***ret_devices, 
         return journal_unfinished_steps(recs, "create-osd", ret_hosts, ret_devices, err);
 }
 
-static int run_on_host(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
-        _cleanup_json_ json_object *a = NULL, *res = NULL;
-        if (agent_run_args(argv, NULL, timeout, &a) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        int r = host_session_call(s, "run", a, timeout + 10, &res, err);
-        if (r < 0)
-                return r;
-        return json_get_int(res, "exit", true, ret_exit, "run result", err);
-}
-
 int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
         _cleanup_strv_free_ char **hosts = NULL, **devs = NULL;
         int r = unfinished_steps(f, &hosts, &devs, err);
@@ -244,7 +234,7 @@ int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
                 /* held → exit 75; the lock directory missing → flock fails otherwise: not held */
                 char *probe[] = { (char *) "flock", (char *) "-n", (char *) "-E", (char *) "75", lock, (char *) "true", NULL };
                 int64_t code = 0;
-                r = run_on_host(p->s, probe, 30, &code, err);
+                r = host_session_run(p->s, probe, 30, &code, err);
                 if (r < 0)
                         return r;
                 /* Not held now — but it may have been when the hosts were inventoried, and
@@ -263,7 +253,7 @@ int osd_flow_wait_inflight(OsdFlow *f, Error *err) {
                                  (char *) "true", NULL };
                 unsigned waited_sec = 0;
                 for (;;) {
-                        r = run_on_host(p->s, wait, OSD_INFLIGHT_SLICE + 30, &code, err);
+                        r = host_session_run(p->s, wait, OSD_INFLIGHT_SLICE + 30, &code, err);
                         if (r < 0)
                                 return r;
                         if (code != 75)

@@ -51,17 +51,6 @@ static int plan_osds(ConvertStepCtx *c, json_object *args, const char *step, int
         return 0;
 }
 
-/* argv on the host through the agent's `run`: its exit status. */
-static int host_run(HostSession *s, char **argv, unsigned timeout, int64_t *ret_exit, Error *err) {
-        _cleanup_json_ json_object *a = NULL, *res = NULL;
-        if (agent_run_args(argv, NULL, timeout, &a) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        int r = host_session_call(s, "run", a, timeout + 10, &res, err);
-        if (r < 0)
-                return r;
-        return json_get_int(res, "exit", true, ret_exit, "run result", err);
-}
-
 /* ---- unmount-filestore ---------------------------------------------------------------- */
 
 int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret, Error *err) {
@@ -87,17 +76,17 @@ int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret
                 char *probe[] = { (char *) "mountpoint", (char *) "-q", dir, NULL };
                 char *umount[] = { (char *) "umount", dir, NULL };
                 int64_t code = 0;
-                if ((r = host_run(c->session, probe, 30, &code, err)) < 0)
+                if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
                         return r;
                 if (code != 0)
                         continue; /* not mounted (any more): a re-run */
-                if ((r = host_run(c->session, umount, 120, &code, err)) < 0)
+                if ((r = host_session_run(c->session, umount, 120, &code, err)) < 0)
                         return r;
                 if (code != 0)
                         return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is still in use?)",
                                          host_name(c), dir, (long long) code, ids[i]);
                 /* checked: no mount point left (an over-mount would still be one) */
-                if ((r = host_run(c->session, probe, 30, &code, err)) < 0)
+                if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
                         return r;
                 if (code == 0)
                         return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount", host_name(c),

@@ -159,6 +159,16 @@ void fleet_report_failures(const Fleet *f) {
                         log_error("host '%s': %s", f->sessions[i].host->name, f->sessions[i].error.message);
 }
 
+int host_session_run(HostSession *s, char **argv, unsigned timeout_sec, int64_t *ret_exit, Error *err) {
+        _cleanup_json_ json_object *a = NULL, *res = NULL;
+        if (agent_run_args(argv, NULL, timeout_sec, &a) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = host_session_call(s, "run", a, timeout_sec + 10, &res, err);
+        if (r < 0)
+                return r;
+        return json_get_int(res, "exit", true, ret_exit, "run result", err);
+}
+
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err) {
         if (s->r < 0)

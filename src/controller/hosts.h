@@ -78,6 +78,10 @@ int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err);
 
+/* argv on the host through the agent's `run` (never a shell): its exit status in *ret_exit
+ * (a nonzero one is not an error here). */
+int host_session_run(HostSession *s, char **argv, unsigned timeout_sec, int64_t *ret_exit, Error *err);
+
 /* The inventory of one host, named as in the layout. */
 int host_session_inventory(HostSession *s, Inventory **ret, Error *err);
 

@@ -162,25 +162,6 @@ static const InvDevice *find_data_device(const Inventory *inv, const char *path,
         return NULL;
 }
 
-static bool label_is_data(const InvOsd *o) {
-        return o->id >= 0 && !o->incomplete && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
-}
-
-/* The OSD label the inventory read on a data device (itself, a partition, its bcache). */
-static const InvOsd *data_label(const Inventory *inv, const InvDevice *d) {
-        if (label_is_data(&d->content.osd))
-                return &d->content.osd;
-        for (size_t i = 0; i < d->n_partitions; i++)
-                if (label_is_data(&d->partitions[i].content.osd))
-                        return &d->partitions[i].content.osd;
-        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
-                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
-                if (b && label_is_data(&b->content.osd))
-                        return &b->content.osd;
-        }
-        return NULL;
-}
-
 static bool keep_listed(const Profile *p, unsigned number) {
         for (size_t i = 0; i < p->n_keep_partitions; i++)
                 if (p->keep_partitions[i] == number)
@@ -355,7 +336,7 @@ static int plan_osd(ConvertCtx *c, int id) {
                 return note(c, strprintf("osd.%d: its data device %s (from its metadata) is not in the inventory of "
                                          "host '%s': not compared with the layout", id, path ?: "(none reported)",
                                          c->host->name));
-        const InvOsd *label = data_label(c->inv, d);
+        const InvOsd *label = plan_find_osd(c->inv, d, false);
         if (label && label->id != id)
                 return error_set(c->err, EEXIST,
                                  "host '%s': the cluster says osd.%d is on %s, but %s carries osd.%d: device names changed "
@@ -443,7 +424,7 @@ static int plan_osd(ConvertCtx *c, int id) {
  * pattern would take them, the bucket does not. */
 static int foreign_osds(ConvertCtx *c, const CephTreeHost *bucket) {
         for (size_t i = 0; i < c->n_data; i++) {
-                const InvOsd *o = data_label(c->inv, c->data[i]);
+                const InvOsd *o = plan_find_osd(c->inv, c->data[i], false);
                 bool mine = false;
                 for (size_t k = 0; o && bucket && k < bucket->n_osds; k++)
                         mine = mine || bucket->osds[k] == o->id;

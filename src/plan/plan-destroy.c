@@ -10,6 +10,7 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "plan/plan.h"
+#include "plan-internal.h"
 
 static const char *const kind_names[_DESTROY_ACTION_MAX] = {
         [DESTROY_BCACHE_TEARDOWN] = "bcache-teardown",
@@ -44,29 +45,10 @@ static bool in_set(const int *ids, size_t n, int id) {
         return false;
 }
 
-static bool osd_data(const InvOsd *o) {
-        return o->id >= 0 && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
-}
-
-/* The OSD label on data device d (on it, a partition of it, or the bcache device it backs). */
-static const InvOsd *data_label(const Inventory *inv, const InvDevice *d) {
-        if (osd_data(&d->content.osd))
-                return &d->content.osd;
-        for (size_t i = 0; i < d->n_partitions; i++)
-                if (osd_data(&d->partitions[i].content.osd))
-                        return &d->partitions[i].content.osd;
-        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
-                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
-                if (b && osd_data(&b->content.osd))
-                        return &b->content.osd;
-        }
-        return NULL;
-}
-
 /* Its OSD id when the label is this cluster's (an OSD of another cluster with the same id is
  * not ours to wipe), else -1; *ret_foreign says a label of another cluster was there. */
 static int data_osd(const Inventory *inv, const InvDevice *d, const char *cluster_fsid, bool *ret_foreign) {
-        const InvOsd *o = data_label(inv, d);
+        const InvOsd *o = plan_find_osd(inv, d, true);
         if (ret_foreign)
                 *ret_foreign = false;
         if (!o)
@@ -143,7 +125,7 @@ int plan_destroy(const Inventory *inv, const char *cluster_fsid, const int *osds
                         bool foreign = false;
                         int id = data_osd(inv, d, cluster_fsid, &foreign);
                         if (foreign && pass == 0) {
-                                const InvOsd *o = data_label(inv, d);
+                                const InvOsd *o = plan_find_osd(inv, d, true);
                                 if (in_set(osds, n_osds, o->id) &&
                                     (r = strv_consume(&p->kept, strprintf("%s: osd.%d of another cluster (%s), not this "
                                                                           "one's: not touched", d->path, o->id,

@@ -46,3 +46,8 @@ bool plan_partition_is_ours(const char *host, const InvPartition *p);
 /* The fast device (index) of data device i of n_data, as the planner assigns them
  * (data_per_fast, spread); -1 without fast devices. The caller checks the slots suffice. */
 int plan_slot_fast(const Profile *p, size_t n_data, size_t n_fast, size_t i);
+/* The OSD whose data lives on data device d — BlueStore "block" or FileStore "data", on d
+ * itself, one of its partitions, or the bcache device it backs — or NULL. A DB, WAL or
+ * journal of some OSD there is not an OSD on it. `incomplete_too`: also a label of an OSD
+ * that was never finished (destroy wipes those; apply and convert redo them). */
+const InvOsd *plan_find_osd(const Inventory *inv, const InvDevice *d, bool incomplete_too);

@@ -267,3 +267,22 @@ int plan_slot_fast(const Profile *p, size_t n_data, size_t n_fast, size_t i) {
         size_t per = p->data_per_fast ? p->data_per_fast : (n_data + n_fast - 1) / n_fast;
         return p->spread == SPREAD_FILL ? (int) (i / per) : (int) (i % n_fast);
 }
+
+static bool osd_data_here(const InvOsd *o, bool incomplete_too) {
+        return o->id >= 0 && (incomplete_too || !o->incomplete) &&
+               (!o->role || streq(o->role, "block") || streq(o->role, "data"));
+}
+
+const InvOsd *plan_find_osd(const Inventory *inv, const InvDevice *d, bool incomplete_too) {
+        if (osd_data_here(&d->content.osd, incomplete_too))
+                return &d->content.osd;
+        for (size_t i = 0; i < d->n_partitions; i++)
+                if (osd_data_here(&d->partitions[i].content.osd, incomplete_too))
+                        return &d->partitions[i].content.osd;
+        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
+                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
+                if (b && osd_data_here(&b->content.osd, incomplete_too))
+                        return &b->content.osd;
+        }
+        return NULL;
+}

@@ -328,26 +328,6 @@ static const char *in_use_reason(const InvContent *ct, char *buf, size_t len) {
         return buf;
 }
 
-/* An OSD's data lives here: BlueStore "block" or FileStore "data". A DB, WAL or journal of
- * some OSD on a would-be data device is not an OSD on it, but something in use. */
-static bool osd_data_here(const InvOsd *o) {
-        return o->id >= 0 && !o->incomplete && (!o->role || streq(o->role, "block") || streq(o->role, "data"));
-}
-
-static const InvOsd *find_osd(const Inventory *inv, const InvDevice *d) {
-        if (osd_data_here(&d->content.osd))
-                return &d->content.osd;
-        for (size_t i = 0; i < d->n_partitions; i++)
-                if (osd_data_here(&d->partitions[i].content.osd))
-                        return &d->partitions[i].content.osd;
-        if (d->content.bcache.role == BCACHE_ROLE_BACKING && d->content.bcache.bcache_device) {
-                const InvDevice *b = inventory_find_device(inv, d->content.bcache.bcache_device);
-                if (b && osd_data_here(&b->content.osd))
-                        return &b->content.osd;
-        }
-        return NULL;
-}
-
 /* The main label of a half-made BlueStore OSD on the data device (or its bcache device). */
 static const InvOsd *half_made_osd(const Inventory *inv, const InvDevice *d) {
         const InvOsd *o = &d->content.osd;
@@ -562,7 +542,7 @@ static int data_analyze(Ctx *c, Slot *s) {
         const Profile *p = c->profile;
         char buf[128], why[256];
 
-        s->osd = find_osd(c->inv, d);
+        s->osd = plan_find_osd(c->inv, d, false);
         if (s->osd && c->layout->fsid && s->osd->cluster_fsid && strcasecmp(c->layout->fsid, s->osd->cluster_fsid) != 0)
                 return error_set(c->err, EEXIST,
                                  "host '%s': data device '%s' carries osd.%d of another cluster (fsid %s, the layout says %s)",
