@@ -4,8 +4,10 @@
 /* Small ownership helpers in the style of systemd's src/basic/macro.h. */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -52,7 +54,10 @@ static inline void closep(int *fd) {
 }
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
-#define streq_ptr(a, b) ((a) == (b) || ((a) && (b) && strcmp((a), (b)) == 0))
+/* A function, not a macro: clang's -Wstring-compare rejects comparing a pointer with a literal. */
+static inline bool streq_ptr(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
 #define isempty(s) (!(s) || !(s)[0])
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

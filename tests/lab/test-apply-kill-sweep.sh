@@ -18,7 +18,8 @@
 #               half-made BlueStore labels that the re-run must redo with the same ids
 #   activate    ceph-volume activate
 #   start       systemctl start ceph-osd@N
-#   wait-up     the controller waits for the OSDs to come up and in
+#   wait-up     the controller waits for the OSDs to come up and in (the test holds them
+#               down with noup until the kill: on loop devices they come up at once)
 #   hangup      DELAY s after the first `ceph-osd --mkfs` started, the controller alone: the
 #               agents see the connection drop and kill their ceph-volume runs themselves
 #   foreign     no kill: a half-made BlueStore label that no run of cephprov made (a random
@@ -410,6 +411,13 @@ print(" ".join(str(i) for i in sorted(i for i in ids if i in dump)))' "$J" "$DIR
         foreign)
                 foreign_half_made
                 continue
+                ;;
+        wait-up)
+                # the OSDs of loop devices come up within one `osd dump` of the wait's start:
+                # noup holds them booting (test scaffolding) so that the kill lands in the wait
+                ceph_ osd set noup >/dev/null 2>&1
+                kill_at wait-up "$delay" "$DIR/apply-1.log"
+                ceph_ osd unset noup >/dev/null 2>&1
                 ;;
         *)
                 kill_at "$phase" "$delay" "$DIR/apply-1.log"

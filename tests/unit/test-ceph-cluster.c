@@ -205,8 +205,8 @@ static void test_df_tree(void) {
                 "{\"nodes\":[{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\",\"reweight\":\"1\"}]}",       /* string */
                 "{\"nodes\":[{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\",\"kb\":-5}]}",                /* negative */
                 "{\"nodes\":[{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\"},{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\"}]}",
-                "{\"nodes\":[{\"id\":-1,\"name\":\"a\",\"type\":\"host\",\"children\":[0]},"
-                "{\"id\":-2,\"name\":\"b\",\"type\":\"host\",\"children\":[0]},{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\"}]}",
+                ("{\"nodes\":[{\"id\":-1,\"name\":\"a\",\"type\":\"host\",\"children\":[0]},"
+                 "{\"id\":-2,\"name\":\"b\",\"type\":\"host\",\"children\":[0]},{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\"}]}"), /* two parents */
                 "{\"nodes\":[{\"id\":-1,\"name\":\"a\",\"type\":\"host\",\"children\":[-1]}]}",     /* own child */
                 "{\"nodes\":[{\"id\":0,\"name\":\"osd.0\",\"type\":\"osd\",\"crush_weight\":-1}]}",
         };
