@@ -86,6 +86,12 @@ static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, js
                                 json_add_u64(b, "sequential_cutoff", bc->sequential_cutoff);
                                 if (bc->hit_ratio >= 0)
                                         json_add(b, "hit_ratio", json_object_new_double(bc->hit_ratio));
+                                _cleanup_strv_free_ char **w = NULL;
+                                json_object *wj = json_object_new_array();
+                                if (inv_bcache_warnings(bc, &w) >= 0)
+                                        STRV_FOREACH(x, w)
+                                                json_object_array_add(wj, json_object_new_string(*x));
+                                json_add(b, "warnings", wj);
                                 json_object_array_add(bcache, b);
                         }
                 }
@@ -270,9 +276,16 @@ static void status_print(json_object *st, FILE *out) {
                         size_format((uint64_t) json_object_get_int64(jget(b, "dirty_bytes")), dirty, sizeof(dirty));
                         fprintf(out, "  %-10s %-14s %-12s %-12s %-10s dirty %s", (jstr(b, "host") ?: "-"), (jstr(b, "backing") ?: "-"),
                                 jstr(b, "bcache_device") ?: "-", jstr(b, "cache_mode") ?: "-", jstr(b, "state") ?: "-", dirty);
+                        char cutoff[SIZE_FORMAT_MAX];
+                        size_format((uint64_t) json_object_get_int64(jget(b, "sequential_cutoff")), cutoff, sizeof(cutoff));
+                        fprintf(out, ", sequential_cutoff %s", cutoff);
                         if (jget(b, "hit_ratio"))
                                 fprintf(out, ", hit ratio %.0f %%", 100 * json_object_get_double(jget(b, "hit_ratio")));
                         fprintf(out, "\n");
+                        json_object *w = jget(b, "warnings");
+                        for (size_t k = 0; k < json_object_array_length(w); k++)
+                                fprintf(out, "    warning: %s %s: %s\n", jstr(b, "host") ?: "-", jstr(b, "backing") ?: "-",
+                                        json_object_get_string(json_object_array_get_idx(w, k)));
                 }
         }
 

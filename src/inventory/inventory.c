@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "basic/json-util.h"
+#include "basic/size.h"
 #include "basic/strv.h"
 
 /* The JSON form mirrors the structs (docs/inventory.md): snake_case keys, NULL strings
@@ -23,6 +24,33 @@ const char *bcache_role_to_string(BcacheRole r) {
         if ((size_t) r >= ELEMENTSOF(bcache_role_table))
                 return NULL;
         return bcache_role_table[r];
+}
+
+int inv_bcache_warnings(const InvBcache *b, char ***ret) {
+        _cleanup_strv_free_ char **w = NULL;
+        char *m = NULL;
+
+        *ret = NULL;
+        if (b->role != BCACHE_ROLE_BACKING)
+                return 0;
+        if (!b->set_uuid || streq_ptr(b->state, "no cache"))
+                m = strdup("no cache attached: every I/O goes to the backing device uncached");
+        else if (streq_ptr(b->state, "inconsistent"))
+                m = strdup("state 'inconsistent': the backing device's data and its cache disagree");
+        if (m && strv_consume(&w, m) < 0)
+                return -ENOMEM;
+        if (!b->bcache_device && strv_consume(&w, strdup("not registered: no /dev/bcacheN for it")) < 0)
+                return -ENOMEM;
+        if (b->sequential_cutoff != 0) {
+                char sz[SIZE_FORMAT_MAX];
+                size_format(b->sequential_cutoff, sz, sizeof(sz));
+                if (strv_consume(&w, strprintf("sequential_cutoff is %s, not 0: an OSD's writes look sequential "
+                                               "and bypass the cache",
+                                               sz)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(w);
+        return 0;
 }
 
 static int bcache_role_from_string(const char *s) {

@@ -135,3 +135,9 @@ const Inventory *inventory_set_find(const InventorySet *s, const char *host);
 const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or_link);
 
 const char *bcache_role_to_string(BcacheRole r);
+
+/* What an operator must hear about one bcache backing device (status): no cache attached,
+ * not registered (no /dev/bcacheN), an inconsistent or dirty-without-cache state, a
+ * sequential_cutoff that is not 0 (an OSD's writes look sequential to bcache and bypass the
+ * cache). *ret gets a strv of sentences, NULL when there is nothing to say; -ENOMEM. */
+int inv_bcache_warnings(const InvBcache *b, char ***ret);

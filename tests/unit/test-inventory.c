@@ -234,8 +234,50 @@ static void test_load_streamed(void) {
         CHECK(s == NULL);
 }
 
+/* status's warnings on one bcache backing device */
+static void test_bcache_warnings(void) {
+        char set[] = "5b1e0d2c-9f1b-4c57-a1f0-7d1c6a4e2b90", dev[] = "/dev/bcache0", wb[] = "writeback",
+             clean[] = "clean", nocache[] = "no cache", incons[] = "inconsistent";
+        InvBcache ok = { .role = BCACHE_ROLE_BACKING, .set_uuid = set, .bcache_device = dev, .cache_mode = wb,
+                         .state = clean, .sequential_cutoff = 0, .hit_ratio = 0.99 };
+        char **w = NULL;
+
+        CHECK_INTEQ(inv_bcache_warnings(&ok, &w), 0);
+        CHECK(w == NULL);
+
+        InvBcache cache = ok;
+        cache.role = BCACHE_ROLE_CACHE;
+        cache.sequential_cutoff = 4 << 20;
+        CHECK_INTEQ(inv_bcache_warnings(&cache, &w), 0);
+        CHECK(w == NULL); /* a cache device has no sequential_cutoff of its own to judge */
+
+        InvBcache cut = ok;
+        cut.sequential_cutoff = 4 << 20; /* the kernel's default */
+        CHECK_INTEQ(inv_bcache_warnings(&cut, &w), 0);
+        CHECK_INTEQ((int) strv_length(w), 1);
+        CHECK(w && strstr(w[0], "sequential_cutoff is 4 MiB, not 0") != NULL);
+        w = strv_free(w);
+
+        InvBcache detached = ok;
+        detached.set_uuid = NULL;
+        detached.state = nocache;
+        CHECK_INTEQ(inv_bcache_warnings(&detached, &w), 0);
+        CHECK_INTEQ((int) strv_length(w), 1);
+        CHECK(w && strstr(w[0], "no cache attached") != NULL);
+        w = strv_free(w);
+
+        InvBcache bad = cut;
+        bad.state = incons;
+        bad.bcache_device = NULL;
+        CHECK_INTEQ(inv_bcache_warnings(&bad, &w), 0);
+        CHECK_INTEQ((int) strv_length(w), 3);
+        CHECK(w && strstr(w[0], "inconsistent") && strstr(w[1], "not registered") && strstr(w[2], "sequential_cutoff"));
+        w = strv_free(w);
+}
+
 int main(void) {
         TEST_RUN(test_round_trip);
+        TEST_RUN(test_bcache_warnings);
         TEST_RUN(test_load_streamed);
         TEST_RUN(test_file_matches_model);
         TEST_RUN(test_lookups);
