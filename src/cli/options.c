@@ -201,3 +201,24 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
         *ret = o;
         return 0;
 }
+
+int cli_read_text(const char *path, char **ret, Error *err) {
+        _cleanup_(fclosep) FILE *f = streq(path, "-") ? NULL : fopen(path, "re");
+        FILE *in = streq(path, "-") ? stdin : f;
+        if (!in)
+                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
+        _cleanup_(freep) char *buf = NULL;
+        size_t len = 0;
+        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
+        if (!m)
+                return error_set(err, ENOMEM, "out of memory");
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+                fwrite(chunk, 1, n, m);
+        if (ferror(in))
+                return error_set(err, EIO, "cannot read '%s'", path);
+        fclose(TAKE_PTR(m));
+        *ret = buf ? TAKE_PTR(buf) : strdup("");
+        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}

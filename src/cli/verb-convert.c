@@ -18,28 +18,6 @@
 #include "controller/playbook-run.h"
 #include "plan/plan-convert.h"
 
-/* The whole file ("-": stdin) as a string. */
-static int read_text(const char *path, char **ret, Error *err) {
-        _cleanup_(fclosep) FILE *f = streq(path, "-") ? NULL : fopen(path, "re");
-        FILE *in = streq(path, "-") ? stdin : f;
-        if (!in)
-                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
-        _cleanup_(freep) char *buf = NULL;
-        size_t len = 0;
-        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
-        if (!m)
-                return error_set(err, ENOMEM, "out of memory");
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
-                fwrite(chunk, 1, n, m);
-        if (ferror(in))
-                return error_set(err, EIO, "cannot read '%s'", path);
-        fclose(TAKE_PTR(m));
-        *ret = buf ? TAKE_PTR(buf) : strdup("");
-        return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
-}
-
 typedef struct SaveCtx {
         const Layout *l;
         const ConvertInputs *in;
@@ -136,13 +114,13 @@ int verb_convert(int argc, char *argv[]) {
         _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
-        if (read_text(o.osd_tree, &tree_text, &err) < 0)
+        if (cli_read_text(o.osd_tree, &tree_text, &err) < 0)
                 return report(&err);
         if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
                 error_prefix(&err, r, "'%s'", o.osd_tree);
                 return report(&err);
         }
-        if (read_text(o.osd_metadata, &meta_text, &err) < 0)
+        if (cli_read_text(o.osd_metadata, &meta_text, &err) < 0)
                 return report(&err);
         if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
                 error_prefix(&err, r, "'%s'", o.osd_metadata);

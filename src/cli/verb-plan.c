@@ -34,23 +34,11 @@ int cli_check_hosts(const Layout *l, char **hosts, Error *err) {
 
 /* --osd-ids FILE ("-": stdin): what `ceph osd ls` or `ceph osd ls -f json` printed. */
 static int load_osd_ids(const char *path, int **ret, size_t *ret_n, Error *err) {
-        _cleanup_(fclosep) FILE *f = streq(path, "-") ? NULL : fopen(path, "re");
-        FILE *in = streq(path, "-") ? stdin : f;
-        if (!in)
-                return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
         _cleanup_(freep) char *buf = NULL;
-        size_t len = 0;
-        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
-        if (!m)
-                return error_set(err, ENOMEM, "out of memory");
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
-                fwrite(chunk, 1, n, m);
-        if (ferror(in))
-                return error_set(err, EIO, "cannot read '%s'", path);
-        fclose(TAKE_PTR(m));
-        int r = plan_parse_osd_ids(buf ?: "", ret, ret_n, err);
+        int r = cli_read_text(path, &buf, err);
+        if (r < 0)
+                return r;
+        r = plan_parse_osd_ids(buf, ret, ret_n, err);
         if (r < 0)
                 return error_prefix(err, r, "'%s'", path);
         return 0;

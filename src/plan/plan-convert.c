@@ -14,10 +14,6 @@
 
 #define GPT_MAX_PARTITIONS 128u
 
-typedef struct Extent {
-        uint64_t start, end; /* [start, end) */
-} Extent;
-
 /* A fast device as the conversion leaves it: every partition but the replaced ones. */
 typedef struct ConvertFast {
         const InvDevice *dev;
@@ -444,39 +440,11 @@ static int foreign_osds(ConvertCtx *c, const CephTreeHost *bucket) {
 /* ---- the fast devices after the conversion ---- */
 
 static int space_add(ConvertFast *f, uint64_t start, uint64_t end) {
-        Extent *n = realloc(f->used, sizeof(Extent) * (f->n_used + 1));
-        if (!n)
-                return -ENOMEM;
-        f->used = n;
-        size_t i = f->n_used;
-        while (i > 0 && f->used[i - 1].start > start) {
-                f->used[i] = f->used[i - 1];
-                i--;
-        }
-        f->used[i] = (Extent) { start, end };
-        f->n_used++;
-        return 0;
+        return plan_extents_add(&f->used, &f->n_used, start, end);
 }
 
 static uint64_t space_find(const ConvertFast *f, uint64_t size, uint64_t *ret_largest, uint64_t *ret_total) {
-        uint64_t cursor = f->first, largest = 0, total = 0, found = UINT64_MAX;
-        for (size_t i = 0; i <= f->n_used; i++) {
-                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, f->last + 1) : f->last + 1;
-                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
-                if (e > s) {
-                        largest = MAX(largest, e - s);
-                        total += e - s;
-                        if (found == UINT64_MAX && size > 0 && e - s >= size)
-                                found = s;
-                }
-                if (i < f->n_used)
-                        cursor = MAX(cursor, f->used[i].end);
-        }
-        if (ret_largest)
-                *ret_largest = largest;
-        if (ret_total)
-                *ret_total = total;
-        return found;
+        return plan_extents_find_free(f->used, f->n_used, f->first, f->last, size, ret_largest, ret_total);
 }
 
 static bool replaced(const ConvertCtx *c, const InvDevice *d, unsigned number) {

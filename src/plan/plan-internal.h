@@ -51,3 +51,17 @@ int plan_slot_fast(const Profile *p, size_t n_data, size_t n_fast, size_t i);
  * journal of some OSD there is not an OSD on it. `incomplete_too`: also a label of an OSD
  * that was never finished (destroy wipes those; apply and convert redo them). */
 const InvOsd *plan_find_osd(const Inventory *inv, const InvDevice *d, bool incomplete_too);
+
+/* An occupied stretch of a fast device, in bytes. */
+typedef struct Extent {
+        uint64_t start; /* inclusive */
+        uint64_t end;   /* exclusive */
+} Extent;
+/* Adds [start, end) to *used (n_used entries, kept sorted by start); -ENOMEM. */
+int plan_extents_add(Extent **used, size_t *n_used, uint64_t start, uint64_t end);
+/* The free space of [first, last] (inclusive) between the sorted `used` extents, each hole
+ * aligned to PLAN_ALIGN: returns the start of the first hole that fits `size` (UINT64_MAX
+ * when none does or size is 0); *ret_largest gets the largest hole, *ret_total their sum
+ * (each may be NULL). */
+uint64_t plan_extents_find_free(const Extent *used, size_t n_used, uint64_t first, uint64_t last, uint64_t size,
+                                uint64_t *ret_largest, uint64_t *ret_total);

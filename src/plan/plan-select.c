@@ -286,3 +286,40 @@ const InvOsd *plan_find_osd(const Inventory *inv, const InvDevice *d, bool incom
         }
         return NULL;
 }
+
+int plan_extents_add(Extent **used, size_t *n_used, uint64_t start, uint64_t end) {
+        Extent *n = realloc(*used, sizeof(Extent) * (*n_used + 1));
+        if (!n)
+                return -ENOMEM;
+        *used = n;
+        size_t i = *n_used;
+        while (i > 0 && n[i - 1].start > start) {
+                n[i] = n[i - 1];
+                i--;
+        }
+        n[i] = (Extent) { start, end };
+        (*n_used)++;
+        return 0;
+}
+
+uint64_t plan_extents_find_free(const Extent *used, size_t n_used, uint64_t first, uint64_t last, uint64_t size,
+                                uint64_t *ret_largest, uint64_t *ret_total) {
+        uint64_t cursor = first, largest = 0, total = 0, found = UINT64_MAX;
+        for (size_t i = 0; i <= n_used; i++) {
+                uint64_t hole_end = i < n_used ? MIN(used[i].start, last + 1) : last + 1;
+                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
+                if (e > s) {
+                        largest = MAX(largest, e - s);
+                        total += e - s;
+                        if (found == UINT64_MAX && size > 0 && e - s >= size)
+                                found = s;
+                }
+                if (i < n_used)
+                        cursor = MAX(cursor, used[i].end);
+        }
+        if (ret_largest)
+                *ret_largest = largest;
+        if (ret_total)
+                *ret_total = total;
+        return found;
+}

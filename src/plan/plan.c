@@ -28,11 +28,6 @@
  * at 512 B sectors, 24 KiB at 4 KiB; the rest is alignment slack) */
 #define BLANK_GPT_MARGIN PLAN_ALIGN
 
-typedef struct Extent {
-        uint64_t start; /* inclusive */
-        uint64_t end;   /* exclusive */
-} Extent;
-
 typedef struct FastState {
         const InvDevice *dev;
         bool wipe;              /* planned STEP_WIPE */
@@ -367,56 +362,20 @@ static const char *device_class_auto(const InvDevice *d) {
 /* ---- fast devices ---- */
 
 static int fast_add_used(FastState *f, uint64_t start, uint64_t end) {
-        Extent *n = realloc(f->used, sizeof(Extent) * (f->n_used + 1));
-        if (!n)
-                return -ENOMEM;
-        f->used = n;
-        /* keep sorted by start */
-        size_t i = f->n_used;
-        while (i > 0 && f->used[i - 1].start > start) {
-                f->used[i] = f->used[i - 1];
-                i--;
-        }
-        f->used[i] = (Extent) { start, end };
-        f->n_used++;
-        return 0;
+        return plan_extents_add(&f->used, &f->n_used, start, end);
 }
 
 /* Walk the free extents between used ones within the usable range; returns the aligned
  * start of the first fitting `size`, or UINT64_MAX; *ret_largest gets the largest aligned
  * free extent. */
 static uint64_t fast_find_free(const FastState *f, uint64_t size, uint64_t *ret_largest) {
-        uint64_t cursor = f->first, largest = 0, found = UINT64_MAX;
-        uint64_t end_limit = f->last + 1;
-
-        for (size_t i = 0; i <= f->n_used; i++) {
-                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, end_limit) : end_limit;
-                uint64_t s = align_up(cursor, PLAN_ALIGN);
-                uint64_t e = align_down(hole_end, PLAN_ALIGN);
-                if (e > s) {
-                        largest = MAX(largest, e - s);
-                        if (found == UINT64_MAX && e - s >= size && size > 0)
-                                found = s;
-                }
-                if (i < f->n_used)
-                        cursor = MAX(cursor, f->used[i].end);
-        }
-        if (ret_largest)
-                *ret_largest = largest;
-        return found;
+        return plan_extents_find_free(f->used, f->n_used, f->first, f->last, size, ret_largest, NULL);
 }
 
 /* All the aligned free space left in the usable range. */
 static uint64_t fast_free_total(const FastState *f) {
-        uint64_t cursor = f->first, total = 0, end_limit = f->last + 1;
-        for (size_t i = 0; i <= f->n_used; i++) {
-                uint64_t hole_end = i < f->n_used ? MIN(f->used[i].start, end_limit) : end_limit;
-                uint64_t s = align_up(cursor, PLAN_ALIGN), e = align_down(hole_end, PLAN_ALIGN);
-                if (e > s)
-                        total += e - s;
-                if (i < f->n_used)
-                        cursor = MAX(cursor, f->used[i].end);
-        }
+        uint64_t total = 0;
+        (void) plan_extents_find_free(f->used, f->n_used, f->first, f->last, 0, NULL, &total);
         return total;
 }
 

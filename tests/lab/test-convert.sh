@@ -17,10 +17,11 @@
 # Then: a second convert is a no-op (nothing to convert, exit 0, no journal record of a
 # phase, no OSD restarted). Prints the time per host and per OSD creation.
 #
-# With CONVERT_KILL_PHASE=PHASE the first run is killed (kill -9) once the journal has that
-# phase and the same command runs again (meson test 'convert-kill': repartitioned, i.e. during
-# rebuild-osds). Not covered yet: a kill in every phase, chained across hosts; the drain-first
-# mode, bcache, the canary's benchmark gate.
+# With CONVERT_KILL_PHASES="P1 P2 ..." the conversion of node1 is killed (kill -9) once the
+# journal has phase P1, the same command again killed once it journals P2, and so on, and the
+# last run must converge (meson test 'convert-kill': stopped destroyed wiped repartitioned
+# created backfilling, one kill in each phase). Not covered yet: kills chained across hosts,
+# the drain-first mode, bcache, the canary's benchmark gate.
 #
 # Usage: test-convert.sh CEPHPROV
 set -u
@@ -135,27 +136,35 @@ rs = [json.loads(l) for l in open(sys.argv[1])]
 print(" ".join("osd.%d %.1fs" % (r["osd_id"], r["seconds"]) for r in rs if r.get("event") == "osd-created"))' "$journal"
 }
 
-# 1. the canary's host alone; with CONVERT_KILL_PHASE=PHASE, killed (kill -9) as soon as the
-# journal has that phase for an OSD, then run again: it must finish the same conversion
+# 1. the canary's host alone; with CONVERT_KILL_PHASES="P1 P2 ...", the run is killed (kill -9)
+# as soon as the journal has phase P1 for an OSD, the same command again is killed at P2 (a
+# record of P2 written by that run), and so on; the last run must finish the conversion
 t0=$SECONDS
-if [ -n "${CONVERT_KILL_PHASE:-}" ]; then
-        "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-killed.out" 2>&1 &
+kill_phases=${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}
+nkill=0
+for ph in $kill_phases; do
+        base=0
+        [ -f "$journal" ] && base=$(wc -l < "$journal")
+        "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-killed-$ph.out" 2>&1 &
         pid=$!
         while kill -0 "$pid" 2>/dev/null &&
-                ! grep -q "\"phase\":\"$CONVERT_KILL_PHASE\".*\"event\":\"convert-phase\"" "$journal" 2>/dev/null; do
-                sleep 0.2
+                ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep -q "\"phase\":\"$ph\".*\"event\":\"convert-phase\""; do
+                sleep 0.1
         done
         kill -9 "$pid" 2>/dev/null
         killed=$?
         wait "$pid" 2>/dev/null
-        check_eq "the first run was killed in phase '$CONVERT_KILL_PHASE' (still running then)" "$killed" 0
-        check "the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
+        check_eq "[kill $ph] the run was killed in phase '$ph' (still running then)" "$killed" 0 || tail -20 "$dir/convert-killed-$ph.out"
+        check "[kill $ph] the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
+        [ "$nkill" -gt 0 ] && check_contains "[kill $ph] the run resumed the saved plan" "$(cat "$dir/convert-killed-$ph.out")" \
+                "resuming the conversion"
         echo "killed after $((SECONDS - t0)) s at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
-fi
+        nkill=$((nkill + 1))
+done
 "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-1.out" 2>&1
 rc=$?
 t1=$((SECONDS - t0))
-[ -n "${CONVERT_KILL_PHASE:-}" ] && check_contains "the re-run resumed the saved plan" "$(cat "$dir/convert-1.out")" \
+[ "$nkill" -gt 0 ] && check_contains "the re-run resumed the saved plan" "$(cat "$dir/convert-1.out")" \
         "resuming the conversion"
 check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert-1.out"
 grep -E '^(host|WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-1.out"
