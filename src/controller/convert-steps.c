@@ -260,7 +260,9 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                                                    "was made", host, db->partname, o->id, db->device);
                 }
                 if (osd_converted(dump, meta, o->id, db_node)) {
+                        /* made by a run that died before it journaled it (its ceph-volume went on) */
                         json_object_array_add(already, json_object_new_int(o->id));
+                        convert_phase(c->j, host, o->data_device, o->id, "created");
                         continue;
                 }
                 const char *cls = class_of(c, o, inv);

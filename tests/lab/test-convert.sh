@@ -20,8 +20,9 @@
 # With CONVERT_KILL_PHASES="P1 P2 ..." the conversion of node1 is killed (kill -9) once the
 # journal has phase P1, the same command again killed once it journals P2, and so on, and the
 # last run must converge (meson test 'convert-kill': stopped destroyed wiped repartitioned
-# created backfilling, one kill in each phase). Not covered yet: kills chained across hosts,
-# the drain-first mode, bcache, the canary's benchmark gate.
+# created backfilling, one kill in each phase). With CONVERT_KILL_LATER="node3:wiped" the
+# conversion of node2 and node3 is killed once node3 is half-way (node2 done): kills chained
+# across hosts. Not covered yet: the drain-first mode, bcache, the canary's benchmark gate.
 #
 # Usage: test-convert.sh CEPHPROV
 set -u
@@ -139,28 +140,38 @@ print(" ".join("osd.%d %.1fs" % (r["osd_id"], r["seconds"]) for r in rs if r.get
 # 1. the canary's host alone; with CONVERT_KILL_PHASES="P1 P2 ...", the run is killed (kill -9)
 # as soon as the journal has phase P1 for an OSD, the same command again is killed at P2 (a
 # record of P2 written by that run), and so on; the last run must finish the conversion
-t0=$SECONDS
-kill_phases=${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}
-nkill=0
-for ph in $kill_phases; do
-        base=0
-        [ -f "$journal" ] && base=$(wc -l < "$journal")
-        "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-killed-$ph.out" 2>&1 &
-        pid=$!
-        while kill -0 "$pid" 2>/dev/null &&
-                ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep -q "\"phase\":\"$ph\".*\"event\":\"convert-phase\""; do
-                sleep 0.1
+# kill_chain OUT PHASES ARGS...: for each [HOST:]PHASE of PHASES, runs `cephprov convert ARGS`,
+# kills it (kill -9) once that run has journaled PHASE (for HOST when given); nkill counts
+kill_chain() {
+        local out=$1 phases=$2 ph want host base pid killed
+        shift 2
+        for ph in $phases; do
+                want=${ph#*:} host=
+                [ "$want" != "$ph" ] && host=${ph%%:*}
+                base=0
+                [ -f "$journal" ] && base=$(wc -l < "$journal")
+                "$cephprov" convert "$layout" "$@" --yes >"$dir/$out-$want.out" 2>&1 &
+                pid=$!
+                while kill -0 "$pid" 2>/dev/null &&
+                        ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep "\"host\":\"${host:-[^\"]*}\"" |
+                                grep -q "\"phase\":\"$want\".*\"event\":\"convert-phase\""; do
+                        sleep 0.1
+                done
+                kill -9 "$pid" 2>/dev/null
+                killed=$?
+                wait "$pid" 2>/dev/null
+                check_eq "[kill $ph] the run was killed in phase '$want' (still running then)" "$killed" 0 ||
+                        tail -20 "$dir/$out-$want.out"
+                check "[kill $ph] the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
+                [ "$nkill" -gt 0 ] && check_contains "[kill $ph] the run resumed the saved plan" \
+                        "$(cat "$dir/$out-$want.out")" "resuming the conversion"
+                echo "killed after $((SECONDS - t0)) s at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
+                nkill=$((nkill + 1))
         done
-        kill -9 "$pid" 2>/dev/null
-        killed=$?
-        wait "$pid" 2>/dev/null
-        check_eq "[kill $ph] the run was killed in phase '$ph' (still running then)" "$killed" 0 || tail -20 "$dir/convert-killed-$ph.out"
-        check "[kill $ph] the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
-        [ "$nkill" -gt 0 ] && check_contains "[kill $ph] the run resumed the saved plan" "$(cat "$dir/convert-killed-$ph.out")" \
-                "resuming the conversion"
-        echo "killed after $((SECONDS - t0)) s at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
-        nkill=$((nkill + 1))
-done
+}
+t0=$SECONDS
+nkill=0
+kill_chain convert-killed "${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}" --hosts node1
 "$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-1.out" 2>&1
 rc=$?
 t1=$((SECONDS - t0))
@@ -171,14 +182,19 @@ grep -E '^(host|WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-1.out"
 echo "convert node1: $t1 s for the command; OSD creations: $(creation_times)"
 check_converted node1
 
-# 2. the other hosts, one after the other
+# 2. the other hosts, one after the other; with CONVERT_KILL_LATER="[HOST:]PHASE ...", killed
+# first in those phases (node3:wiped: node2 done, node3 half-way)
 t0=$SECONDS
+nkill=0
+kill_chain convert-killed-later "${CONVERT_KILL_LATER:-}"
 "$cephprov" convert "$layout" --yes >"$dir/convert-2.out" 2>&1
 rc=$?
 t2=$((SECONDS - t0))
 check_eq "convert --yes (node2, node3) exits 0" "$rc" 0 || tail -30 "$dir/convert-2.out"
-check_contains "the second run converts node2 and node3 only" "$(grep -E '^wave' "$dir/convert-2.out" | paste -sd' ' -)" \
-        "node2"
+[ "$nkill" -gt 0 ] && check_contains "the re-run after the kills resumed the saved plan" "$(cat "$dir/convert-2.out")" \
+        "resuming the conversion"
+[ "$nkill" -eq 0 ] && check_contains "the second run converts node2 and node3 only" \
+        "$(grep -E '^wave' "$dir/convert-2.out" | paste -sd' ' -)" "node2"
 check "node1, converted, is not in the second run's waves" bash -c "! grep -E '^wave.*node1' '$dir/convert-2.out'"
 grep -E '^(WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-2.out"
 echo "convert node2 + node3: $t2 s for the command; OSD creations (all runs): $(creation_times)"
