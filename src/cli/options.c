@@ -25,6 +25,7 @@ enum {
         ARG_RESHAPE,
         ARG_OSD_TREE,
         ARG_OSD_METADATA,
+        ARG_STOP_AFTER_HOST,
 };
 
 static const struct {
@@ -38,7 +39,7 @@ static const struct {
         { ARG_SAVE, OPT_SAVE },           { ARG_CANCEL, OPT_CANCEL },
         { ARG_OSD_IDS, OPT_OSD_IDS },     { ARG_TAKE_BACK, OPT_TAKE_BACK },
         { ARG_RESHAPE, OPT_RESHAPE },     { ARG_OSD_TREE, OPT_OSD_TREE },
-        { ARG_OSD_METADATA, OPT_OSD_METADATA },
+        { ARG_OSD_METADATA, OPT_OSD_METADATA }, { ARG_STOP_AFTER_HOST, OPT_STOP_AFTER_HOST },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -58,6 +59,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "reshape", no_argument, NULL, ARG_RESHAPE },
                 { "osd-tree", required_argument, NULL, ARG_OSD_TREE },
                 { "osd-metadata", required_argument, NULL, ARG_OSD_METADATA },
+                { "stop-after-host", no_argument, NULL, ARG_STOP_AFTER_HOST },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -103,6 +105,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_OSD_IDS:
                         o.osd_ids = optarg;
+                        break;
+                case ARG_STOP_AFTER_HOST:
+                        o.stop_after_host = true;
                         break;
                 case ARG_RESHAPE:
                         o.reshape = true;

@@ -71,6 +71,16 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                         return report(&err);
                 return 0;
         }
+        if (o->stop_after_host && strv_length(hosts) > 1) {
+                /* the plan's order is the playbook's (serial, the first one the canary) */
+                _cleanup_(freep) char *rest = strv_join(hosts + 1, ", ");
+                log_notice("--stop-after-host: converting host '%s' only; left for a later run: %s", hosts[0],
+                           rest ? rest : "?");
+                for (size_t i = 1; hosts[i]; i++) {
+                        free(hosts[i]);
+                        hosts[i] = NULL;
+                }
+        }
         if (o->dry_run)
                 return 0;
         SaveCtx sc = { .l = l, .in = in };
@@ -91,7 +101,7 @@ int verb_convert(int argc, char *argv[]) {
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
                                          OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_RESHAPE |
-                                                 OPT_OSD_TREE | OPT_OSD_METADATA,
+                                                 OPT_OSD_TREE | OPT_OSD_METADATA | OPT_STOP_AFTER_HOST,
                                          &o, &l);
         if (r != 0)
                 return r;

@@ -14,7 +14,8 @@
 #   - the journal has each OSD's phases in order (stopped, destroyed, wiped, repartitioned,
 #     created, backfilling, converted); the saved plan inputs are gone after success
 #   - OSDs of hosts not converted yet are still FileStore, untouched
-# Then: a second convert is a no-op (nothing to convert, exit 0, no journal record of a
+# Without CONVERT_KILL_LATER, node2 is converted alone first with --stop-after-host (node3
+# untouched). Then: a second convert is a no-op (nothing to convert, exit 0, no journal record of a
 # phase, no OSD restarted). Prints the time per host and per OSD creation.
 #
 # With CONVERT_KILL_PHASES="P1 P2 ..." the conversion of node1 is killed (kill -9) once the
@@ -183,18 +184,28 @@ echo "convert node1: $t1 s for the command; OSD creations: $(creation_times)"
 check_converted node1
 
 # 2. the other hosts, one after the other; with CONVERT_KILL_LATER="[HOST:]PHASE ...", killed
-# first in those phases (node3:wiped: node2 done, node3 half-way)
+# first in those phases (node3:wiped: node2 done, node3 half-way); without, node2 alone first
+# with --stop-after-host
 t0=$SECONDS
 nkill=0
 kill_chain convert-killed-later "${CONVERT_KILL_LATER:-}"
+if [ -z "${CONVERT_KILL_LATER:-}" ]; then
+        "$cephprov" convert "$layout" --yes --stop-after-host >"$dir/convert-stop.out" 2>&1
+        check_eq "convert --yes --stop-after-host exits 0" "$?" 0 || tail -30 "$dir/convert-stop.out"
+        check_contains "--stop-after-host says what it leaves" "$(cat "$dir/convert-stop.out")" \
+                "converting host 'node2' only; left for a later run: node3"
+        check "--stop-after-host ran no step on node3" bash -c "! grep -E '^wave.*node3' '$dir/convert-stop.out'"
+        echo "convert node2 (--stop-after-host): $((SECONDS - t0)) s"
+        check_converted "node1 node2"
+fi
 "$cephprov" convert "$layout" --yes >"$dir/convert-2.out" 2>&1
 rc=$?
 t2=$((SECONDS - t0))
 check_eq "convert --yes (node2, node3) exits 0" "$rc" 0 || tail -30 "$dir/convert-2.out"
 [ "$nkill" -gt 0 ] && check_contains "the re-run after the kills resumed the saved plan" "$(cat "$dir/convert-2.out")" \
         "resuming the conversion"
-[ "$nkill" -eq 0 ] && check_contains "the second run converts node2 and node3 only" \
-        "$(grep -E '^wave' "$dir/convert-2.out" | paste -sd' ' -)" "node2"
+[ "$nkill" -eq 0 ] && check_contains "the last run converts node3" \
+        "$(grep -E '^wave' "$dir/convert-2.out" | paste -sd' ' -)" "node3"
 check "node1, converted, is not in the second run's waves" bash -c "! grep -E '^wave.*node1' '$dir/convert-2.out'"
 grep -E '^(WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-2.out"
 echo "convert node2 + node3: $t2 s for the command; OSD creations (all runs): $(creation_times)"
