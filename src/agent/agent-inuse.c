@@ -358,6 +358,18 @@ static const Member *path_member(const Members *ms, const char *path) {
         return members_find(ms, st.st_rdev);
 }
 
+/* path_member() of a path as process `pid` sees it: through /proc/PID/root, its own mount
+ * namespace. A ceph-osd in a container or another mount namespace names paths of its own:
+ * its /var/lib/ceph/osd/ceph-7/block is not ours (seen on the lab: two fake hosts' osd.7,
+ * each data directory private to its host, and the agent took the other host's OSD for
+ * the user of its own device). */
+static const Member *proc_path_member(const Members *ms, pid_t pid, const char *path) {
+        char p[PATH_MAX + 32];
+        if (path[0] != '/' || snprintf(p, sizeof(p), "/proc/%d/root%s", (int) pid, path) >= (int) sizeof(p))
+                return NULL;
+        return path_member(ms, p);
+}
+
 /* A ceph-osd naming a member: on its command line, or as block, block.db, block.wal of its
  * data directory (an OSD that is starting has not opened its devices yet). Not the data
  * directory of a one-shot run (ceph-volume's `ceph-osd --mkfs`, `--check-*`, `--get-*`):
@@ -365,7 +377,8 @@ static const Member *path_member(const Members *ms, const char *path) {
  * those of a run that failed there before (seen: a prepare of osd.0 on one device refused
  * another device that a failed earlier osd.0 had named); a one-shot run that writes has
  * the device open for writing, which the descriptor scan sees. */
-static const Member *ceph_osd_member(const Members *ms, char **argv, int *ret_id, char *ret_via, size_t len) {
+static const Member *ceph_osd_member(const Members *ms, pid_t pid, char **argv, int *ret_id, char *ret_via,
+                                     size_t len) {
         const char *cluster = "ceph", *data = NULL;
         int id = -1;
         bool one_shot = false;
@@ -385,7 +398,7 @@ static const Member *ceph_osd_member(const Members *ms, char **argv, int *ret_id
                         cluster = a[1];
                 if ((streq(*a, "--osd-data") || streq(*a, "--osd_data")) && a[1])
                         data = a[1];
-                const Member *m = **a == '/' ? path_member(ms, *a) : NULL;
+                const Member *m = **a == '/' ? proc_path_member(ms, pid, *a) : NULL;
                 if (m) {
                         snprintf(ret_via, len, "its command line");
                         *ret_id = id;
@@ -406,7 +419,7 @@ static const Member *ceph_osd_member(const Members *ms, char **argv, int *ret_id
         for (size_t i = 0; i < ELEMENTSOF(links); i++) {
                 char p[PATH_MAX + 16];
                 snprintf(p, sizeof(p), "%s/%s", dir, links[i]);
-                const Member *m = path_member(ms, p);
+                const Member *m = proc_path_member(ms, pid, p);
                 if (m) {
                         snprintf(ret_via, len, "'%s'", p);
                         return m;
@@ -469,7 +482,7 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 if (is_osd) {
                         _cleanup_strv_free_ char **argv = proc_cmdline(pd);
                         char via[PATH_MAX + 32];
-                        hit = ceph_osd_member(ms, argv, &osd_id, via, sizeof(via));
+                        hit = ceph_osd_member(ms, pid, argv, &osd_id, via, sizeof(via));
                         if (hit)
                                 snprintf(why, sizeof(why), "used by ceph-osd pid %d (osd.%d, through %s)", (int) pid,
                                          osd_id, via);

@@ -10,7 +10,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -525,6 +527,67 @@ static void test_ceph_osd(void) {
         waitpid(pid, NULL, 0);
 }
 
+/* --- a ceph-osd of another mount namespace (a container, another fake host of the lab)
+ *     whose data directory has the same path as one of ours: its block link is its own, not
+ *     ours; the agent must read it through /proc/PID/root (seen on the lab: another lab's
+ *     osd.7 refused this lab's device that our /var/lib/ceph/osd/ceph-7/block names) --- */
+static void test_ceph_osd_other_namespace(void) {
+        const char *L = bu_loop(64, true), *other = bu_loop(64, true);
+        char dir[300], script[300];
+        snprintf(dir, sizeof(dir), "%s/osd-9", bu_dir);
+        snprintf(script, sizeof(script), "%s/ceph-osd", bu_dir);
+        /* here, the data directory names L */
+        CHECK(sh("mkdir -p %s && ln -sf %s %s/block && printf '#!/bin/sh\\nsleep 600\\n' >%s && chmod +x %s", dir, L,
+                 dir, script, script) == 0);
+        int p[2];
+        CHECK(pipe(p) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+                setpgid(0, 0);
+                close(p[0]);
+                /* there, the same path is a directory of its own whose block names `other` */
+                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                    mount("tmpfs", dir, "tmpfs", 0, NULL) < 0)
+                        _exit(126);
+                char link[340];
+                snprintf(link, sizeof(link), "%s/block", dir);
+                if (symlink(other, link) < 0)
+                        _exit(125);
+                fcntl(p[1], F_SETFD, FD_CLOEXEC);
+                execl(script, script, "-f", "--cluster", "ceph", "--id", "9", "--osd-data", dir, (char *) NULL);
+                _exit(127);
+        }
+        close(p[1]);
+        char c;
+        CHECK(read(p[0], &c, 1) == 0); /* EOF: exec'd */
+        close(p[0]);
+        for (int i = 0; i < 100; i++) {
+                _cleanup_(freep) char *comm = sh_out("cat /proc/%d/comm", (int) pid);
+                if (streq(comm, "ceph-osd"))
+                        break;
+                usleep(10000);
+        }
+        _cleanup_(freep) char *comm = sh_out("cat /proc/%d/comm", (int) pid);
+        CHECK(streq(comm, "ceph-osd")); /* the stand-in runs, in its own mount namespace */
+
+        /* L is ours and nobody's: a wipe passes; `other` is the stand-in's: refused */
+        AgentState *s = agent_for(L, false);
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        if (!resp_ok(r))
+                fprintf(stderr, "  %s\n", json_object_to_json_string(r));
+        json_object_put(r);
+        agent_state_free(s);
+        _cleanup_(freep) char *who = strprintf("used by ceph-osd pid %d (osd.9", (int) pid);
+        s = agent_for(other, false);
+        r = call(s, "wipe", "{\"device\":\"%s\"}", other);
+        CHECK(refused(r, "EBUSY", other, who, NULL));
+        json_object_put(r);
+        agent_state_free(s);
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
 /* --- btrfs (mountinfo says 0:N): one device, and the second device of a two-device fs --- */
 static void test_btrfs(void) {
         if (sh("command -v mkfs.btrfs >/dev/null") != 0 || sh("grep -qw btrfs /proc/filesystems") != 0) {
@@ -735,6 +798,7 @@ int main(void) {
         TEST_RUN(test_create_partition);
         TEST_RUN(test_loop_stacked);
         TEST_RUN(test_ceph_osd);
+        TEST_RUN(test_ceph_osd_other_namespace);
         TEST_RUN(test_btrfs);
         TEST_RUN(test_changed_since_plan);
         TEST_RUN(test_unchanged_passes);
