@@ -15,6 +15,7 @@
 #include "basic/strv.h"
 #include "controller/ceph-admin.h"
 #include "controller/cluster-steps.h"
+#include "controller/convert.h"
 #include "ceph/ceph-cluster.h"
 #include "cli.h"
 #include "controller/hosts.h"
@@ -180,6 +181,35 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                         json_add(st, "pause", ps);
         }
 
+        /* a conversion under way (cephprov convert): hosts done, current, left, each OSD's last
+         * phase, and the backfill it waits for */
+        {
+                json_object *cv = NULL;
+                Error ce = {};
+                if (convert_status(l, &cv, &ce) < 0) {
+                        log_warning("a conversion is under way, but its progress cannot be read: %s", ce.message);
+                        cv = json_object_new_object();
+                        json_add_string(cv, "error", ce.message);
+                }
+                if (cv) {
+                        _cleanup_(freep) char *ps = NULL;
+                        CephRecovery rec;
+                        if (ceph_admin_run(admin, ceph_argv_pg_stat(ceph_admin_cli(admin), &ce), NULL, &ps, &ce) >= 0 &&
+                            ceph_recovery_parse(ps, &rec, &ce) >= 0) {
+                                json_object *b = json_object_new_object();
+                                uint64_t left = rec.misplaced_objects + rec.degraded_objects;
+                                json_add_u64(b, "objects_left", left);
+                                json_add_u64(b, "pgs_not_clean", rec.pgs_not_clean);
+                                json_add_u64(b, "objects_per_sec", rec.recovering_objects_per_sec);
+                                if (left > 0 && rec.recovering_objects_per_sec > 0)
+                                        json_add_u64(b, "eta_sec", (left + rec.recovering_objects_per_sec - 1) /
+                                                                           rec.recovering_objects_per_sec);
+                                json_add(cv, "backfill", b);
+                        }
+                        json_add(st, "conversion", cv);
+                }
+        }
+
         json_add_string(st, "health", ceph_health_status_to_string(health->status));
         json_object *checks = json_object_new_array();
         for (size_t i = 0; i < health->n_checks; i++) {
@@ -286,6 +316,35 @@ static void status_print(json_object *st, FILE *out) {
                         for (size_t k = 0; k < json_object_array_length(w); k++)
                                 fprintf(out, "    warning: %s %s: %s\n", jstr(b, "host") ?: "-", jstr(b, "backing") ?: "-",
                                         json_object_get_string(json_object_array_get_idx(w, k)));
+                }
+        }
+
+        json_object *cv = jget(st, "conversion");
+        if (cv) {
+                fprintf(out, "\nCONVERSION (started %s UTC)\n", jstr(cv, "started") ?: "?");
+                if (jstr(cv, "error"))
+                        fprintf(out, "  progress unknown: %s\n", jstr(cv, "error"));
+                const char *cur = jstr(cv, "current");
+                json_object *done = jget(cv, "hosts_done"), *left = jget(cv, "hosts_left"), *cosds = jget(cv, "osds");
+                fprintf(out, "  hosts done %zu, current %s, left %zu:", json_object_array_length(done), cur ? cur : "none",
+                        json_object_array_length(left));
+                for (size_t i = 0; i < json_object_array_length(left); i++)
+                        fprintf(out, " %s", json_object_get_string(json_object_array_get_idx(left, i)));
+                fprintf(out, "\n");
+                for (size_t i = 0; cur && i < json_object_array_length(cosds); i++) {
+                        json_object *x = json_object_array_get_idx(cosds, i);
+                        if (streq_ptr(jstr(x, "host"), cur))
+                                fprintf(out, "  %-10s osd.%-5d %s\n", cur, json_object_get_int(jget(x, "id")),
+                                        jstr(x, "phase") ?: "not begun");
+                }
+                json_object *b = jget(cv, "backfill");
+                if (b) {
+                        fprintf(out, "  backfill: %" PRId64 " objects left, %" PRId64 " PGs not clean, %" PRId64 " objects/s",
+                                json_object_get_int64(jget(b, "objects_left")), json_object_get_int64(jget(b, "pgs_not_clean")),
+                                json_object_get_int64(jget(b, "objects_per_sec")));
+                        if (jget(b, "eta_sec"))
+                                fprintf(out, ", ETA %" PRId64 " s", json_object_get_int64(jget(b, "eta_sec")));
+                        fprintf(out, "\n");
                 }
         }
 

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "basic/json-util.h"
@@ -174,5 +176,53 @@ int convert_inputs_remove(const Layout *l, Error *err) {
                 return r;
         if (unlink(path) < 0 && errno != ENOENT)
                 return error_set(err, errno, "cannot remove '%s': %s", path, strerror(errno));
+        return 0;
+}
+
+int convert_status(const Layout *l, json_object **ret, Error *err) {
+        *ret = NULL;
+        _cleanup_(freep) char *path = NULL, *dir = NULL, *jpath = NULL;
+        int r = state_path(l, &path, err);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return errno == ENOENT ? 0 : error_set(err, errno, "cannot read '%s': %s", path, strerror(errno));
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if ((r = load_saved(path, &in, err)) < 0 || (r = convert_inputs_plan(l, in, &p, err)) < 0)
+                return error_prefix(err, r, "the conversion under way");
+        /* the records of this conversion: those written since its inputs were saved (the
+         * journal's times are UTC, ISO 8601 with milliseconds: they sort as strings) */
+        char since[32];
+        struct tm tm;
+        time_t t = st.st_mtime;
+        if (!gmtime_r(&t, &tm) || strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+                return error_set(err, EINVAL, "'%s': a modification time out of range", path);
+        if ((r = journal_default_dir(&dir, err)) < 0)
+                return r;
+        if (!(jpath = strprintf("%s/%s.journal", dir, l->cluster_name ? l->cluster_name : "ceph")))
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_json_ json_object *all = NULL, *mine = json_object_new_array();
+        if (!mine)
+                return error_set(err, ENOMEM, "out of memory");
+        if (access(jpath, F_OK) == 0 && (r = journal_read(jpath, &all, err)) < 0)
+                return r;
+        for (size_t i = 0; all && i < json_object_array_length(all); i++) {
+                json_object *rec = json_object_array_get_idx(all, i), *tv;
+                if (json_object_object_get_ex(rec, "time", &tv) && strcmp(json_object_get_string(tv), since) >= 0)
+                        json_object_array_add(mine, json_object_get(rec));
+        }
+        _cleanup_json_ json_object *o = convert_progress_json(p, mine);
+        if (!o || json_add_string(o, "started", since) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if (in->hosts) {
+                json_object *h = json_object_new_array();
+                if (!h || json_add(o, "hosts", h) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                STRV_FOREACH(x, in->hosts)
+                        json_object_array_add(h, json_object_new_string(*x));
+        }
+        *ret = TAKE_PTR(o);
         return 0;
 }

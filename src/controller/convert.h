@@ -31,3 +31,9 @@ int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **
 /* Saved (fsynced) before the first change; removed when the conversion is done. */
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err);
 int convert_inputs_remove(const Layout *l, Error *err);
+
+/* A conversion under way (its saved inputs are there: running, or stopped by a kill or a
+ * failure): convert_progress_json() of its plan against the journal's records since the
+ * inputs were saved, with "started" (that time) and "hosts" (its --hosts, absent: all).
+ * *ret NULL when no conversion is under way. */
+int convert_status(const Layout *l, json_object **ret, Error *err);

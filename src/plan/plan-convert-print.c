@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/json-util.h"
 #include "basic/size.h"
 #include "plan/plan-convert.h"
 
@@ -165,4 +166,52 @@ int convert_plan_print_json(const ConvertPlan *p, FILE *f) {
         int r = json_writer_finish(w);
         free(w);
         return r;
+}
+
+json_object *convert_progress_json(const ConvertPlan *p, json_object *records) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *done = json_object_new_array(), *left = json_object_new_array(), *osds = json_object_new_array();
+        if (!o || json_add(o, "hosts_done", done) < 0 || json_add(o, "hosts_left", left) < 0 ||
+            json_add(o, "osds", osds) < 0)
+                return NULL;
+        bool have_current = false;
+        for (size_t h = 0; h < p->n_hosts; h++) {
+                const ConvertHost *ch = &p->hosts[h];
+                size_t n = 0, n_converted = 0, n_begun = 0;
+                for (size_t k = 0; k < ch->n_osds; k++) {
+                        const ConvertOsd *x = &ch->osds[k];
+                        if (!x->rebuilt)
+                                continue;
+                        n++;
+                        const char *last = NULL;
+                        for (size_t i = 0; i < json_object_array_length(records); i++) {
+                                json_object *r = json_object_array_get_idx(records, i), *v;
+                                if (!json_object_object_get_ex(r, "event", &v) ||
+                                    !streq_ptr(json_object_get_string(v), "convert-phase") ||
+                                    !json_object_object_get_ex(r, "host", &v) ||
+                                    !streq_ptr(json_object_get_string(v), ch->host) ||
+                                    !json_object_object_get_ex(r, "osd_id", &v) || json_object_get_int(v) != x->id ||
+                                    !json_object_object_get_ex(r, "phase", &v))
+                                        continue;
+                                last = json_object_get_string(v);
+                        }
+                        json_object *e = json_object_new_object();
+                        if (!e || json_object_array_add(osds, e) < 0 || json_add_int(e, "id", x->id) < 0 ||
+                            json_add_string(e, "host", ch->host) < 0 || (last && json_add_string(e, "phase", last) < 0))
+                                return NULL;
+                        n_begun += last != NULL;
+                        n_converted += streq_ptr(last, "converted");
+                }
+                if (n == 0)
+                        continue;
+                if (n_converted == n)
+                        json_object_array_add(done, json_object_new_string(ch->host));
+                else if (n_begun > 0 && !have_current) {
+                        if (json_add_string(o, "current", ch->host) < 0)
+                                return NULL;
+                        have_current = true;
+                } else
+                        json_object_array_add(left, json_object_new_string(ch->host));
+        }
+        return TAKE_PTR(o);
 }

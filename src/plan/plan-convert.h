@@ -124,3 +124,11 @@ void convert_plan_print(const ConvertPlan *p, FILE *f, unsigned flags);
 void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w);
 /* The whole document on f: {members}\n. 0 or -EIO. */
 int convert_plan_print_json(const ConvertPlan *p, FILE *f);
+
+/* How far a conversion of plan p got, from its journal's `convert-phase` records (a JSON
+ * array of records, those of this conversion only): {"hosts_done": [..], "current": HOST or
+ * absent, "hosts_left": [..], "osds": [{"id", "host", "phase" (the last journaled, absent
+ * when none)}]}. A host is done when each OSD it rebuilds reached "converted", current when
+ * some OSD of it has a phase and it is not done (the first such in plan order), left
+ * otherwise. NULL on ENOMEM. */
+json_object *convert_progress_json(const ConvertPlan *p, json_object *records);

@@ -167,6 +167,14 @@ kill_chain() {
                 [ "$nkill" -gt 0 ] && check_contains "[kill $ph] the run resumed the saved plan" \
                         "$(cat "$dir/$out-$want.out")" "resuming the conversion"
                 echo "killed after $((SECONDS - t0)) s at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
+                # `status` of the stopped conversion: its current host and the phase reached
+                check_eq "[kill $ph] status names the conversion's current host, one of its OSDs in '$want'" \
+                        "$("$cephprov" status "$layout" --json 2>/dev/null | py '
+import json, sys
+c = json.load(sys.stdin).get("conversion") or {}
+cur = c.get("current")
+print(cur, sys.argv[1] in [o.get("phase") for o in c.get("osds", []) if o["host"] == cur], "backfill" in c)' "$want")" \
+                        "${host:-node1} True True"
                 nkill=$((nkill + 1))
         done
 }
@@ -222,6 +230,9 @@ check_eq "a second convert journals no phase" "$(grep -c '"convert-phase"' "$jou
 check_eq "a second convert restarts no OSD (up_from unchanged)" \
         "$(ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print(sorted((o["osd"], o["up_from"]) for o in json.load(sys.stdin)["osds"]))')" \
         "$up_from"
+
+check_eq "status shows no conversion under way after it" \
+        "$("$cephprov" status "$layout" --json 2>/dev/null | py 'import json,sys; print("conversion" in json.load(sys.stdin))')" False
 
 # teardown
 check "contrib/lab/ceph down" "$ceph_lab" down --dir "$dir/lab"

@@ -239,6 +239,59 @@ static void test_filestore_to_bluestore(void) {
         CHECK_STREQ(js, js2);
 }
 
+/* How far a conversion got, from its journal's records: fs1 done (every OSD converted),
+ * fs2 half-way (the first OSD created, the others wiped), fs3 not begun; records of other
+ * events, hosts or OSDs count for nothing. */
+static void test_progress(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
+
+        json_object *recs = json_object_new_array();
+        for (int id = 0; id < 6; id++)
+                for (const char *const *ph = (const char *const[]) { "stopped", "wiped", "converted", NULL }; *ph; ph++) {
+                        _cleanup_(freep) char *r = strprintf(
+                                "{\"event\":\"convert-phase\",\"host\":\"fs1\",\"osd_id\":%d,\"phase\":\"%s\"}", id, *ph);
+                        json_object_array_add(recs, json_tokener_parse(r));
+                }
+        for (int id = 6; id < 12; id++) {
+                _cleanup_(freep) char *r = strprintf(
+                        "{\"event\":\"convert-phase\",\"host\":\"fs2\",\"osd_id\":%d,\"phase\":\"%s\"}", id,
+                        id == 6 ? "created" : "wiped");
+                json_object_array_add(recs, json_tokener_parse(r));
+        }
+        /* not phases of fs3: another event, and osd.12 named under another host */
+        json_object_array_add(recs, json_tokener_parse("{\"event\":\"osd-created\",\"host\":\"fs3\",\"osd_id\":12}"));
+        json_object_array_add(
+                recs, json_tokener_parse("{\"event\":\"convert-phase\",\"host\":\"fs2\",\"osd_id\":12,\"phase\":\"stopped\"}"));
+
+        json_object *o = convert_progress_json(p, recs);
+        CHECK(o != NULL);
+        const char *js = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "";
+        CHECK(strstr(js, "\"hosts_done\":[\"fs1\"]") != NULL);
+        CHECK(strstr(js, "\"hosts_left\":[\"fs3\"]") != NULL);
+        CHECK(strstr(js, "\"current\":\"fs2\"") != NULL);
+        CHECK(strstr(js, "{\"id\":6,\"host\":\"fs2\",\"phase\":\"created\"}") != NULL);
+        CHECK(strstr(js, "{\"id\":7,\"host\":\"fs2\",\"phase\":\"wiped\"}") != NULL);
+        CHECK(strstr(js, "{\"id\":12,\"host\":\"fs3\"}") != NULL); /* no phase of its own */
+        CHECK(strstr(js, "{\"id\":0,\"host\":\"fs1\",\"phase\":\"converted\"}") != NULL);
+        json_object_put(o);
+
+        /* nothing journaled yet: every host left, none current */
+        json_object *none = json_object_new_array();
+        o = convert_progress_json(p, none);
+        js = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "";
+        CHECK(strstr(js, "\"hosts_done\":[]") && strstr(js, "\"hosts_left\":[\"fs1\",\"fs2\",\"fs3\"]") &&
+              !strstr(js, "current"));
+        json_object_put(o);
+        json_object_put(none);
+        json_object_put(recs);
+}
+
 /* After the conversion: BlueStore with the DB where the layout wants it: nothing to do. The
  * old journal partitions are still on the SSDs (kept_partitions), named "ceph journal" with
  * the journal type GUID, and no OSD's metadata names them: kept, not treated as journals. */
@@ -515,6 +568,7 @@ static void test_destroyed_osd(void) {
 
 int main(void) {
         TEST_RUN(test_filestore_to_bluestore);
+        TEST_RUN(test_progress);
         TEST_RUN(test_converged_nothing_to_do);
         TEST_RUN(test_reshape_db_size);
         TEST_RUN(test_node1_node11);
