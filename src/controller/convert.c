@@ -54,11 +54,13 @@ static int load_saved(const char *path, ConvertInputs **ret, Error *err) {
                 return error_set(err, ENOMEM, "out of memory");
         json_object *inv = NULL, *hosts = NULL;
         const char *tree = NULL, *meta = NULL;
+        /* optional keys answer -ENOENT, with no message, when absent: "hosts" is absent for a
+         * conversion of every host (a resume of one failed so, "unknown error") */
         if ((r = json_get_object(o, "inventory", true, &inv, path, err)) < 0 ||
             (r = json_get_string(o, "osd_tree", true, &tree, path, err)) < 0 ||
             (r = json_get_string(o, "osd_metadata", true, &meta, path, err)) < 0 ||
-            (r = json_get_bool(o, "reshape", false, &in->reshape, path, err)) < 0 ||
-            (r = json_get_array(o, "hosts", false, &hosts, path, err)) < 0)
+            ((r = json_get_bool(o, "reshape", false, &in->reshape, path, err)) < 0 && r != -ENOENT) ||
+            ((r = json_get_array(o, "hosts", false, &hosts, path, err)) < 0 && r != -ENOENT))
                 return r;
         in->inventory = json_object_get(inv);
         if (!(in->osd_tree = strdup(tree)) || !(in->osd_metadata = strdup(meta)))

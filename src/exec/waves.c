@@ -407,12 +407,44 @@ static int step_call(Lane *l, const WaveStep *s, WaveCall *c, json_object **ret,
         return r;
 }
 
+/* A wait (or `rerun`) host step, or a gate, that an earlier run did is passed, not checked
+ * again, once that run went on past it: for a host step, when a later step of that host was
+ * done, or every step of that host was; for the gate after wave w, when a host step of a
+ * later wave was done. Checking it again would wait on what the steps after it changed: a
+ * host converted before a kill would wait for ok-to-stop of the OSDs it rebuilt, and the gate
+ * for every PG active+clean, while the next host, half-way, keeps PGs degraded. */
+static bool step_passed(const Lane *l, size_t i) {
+        const Run *run = l->run;
+        char * const *done = run->p->done_keys;
+        if (!done || !strv_contains(done, l->reports[i].key))
+                return false;
+        if (l->phase == WAVE_PHASE_HOSTS) {
+                bool all = true;
+                for (size_t k = 0; k < l->n_steps; k++) {
+                        if (!step_resumable(l, &l->steps[k]))
+                                continue;
+                        bool d = strv_contains(done, l->reports[k].key);
+                        if (k > i && d)
+                                return true;
+                        all = all && d;
+                }
+                return all;
+        }
+        if (l->phase == WAVE_PHASE_GATE)
+                for (size_t k = 0; k < run->rep->n_steps; k++) {
+                        const WaveStepReport *x = &run->rep->steps[k];
+                        if (x->phase == WAVE_PHASE_HOSTS && x->wave > l->wave && strv_contains(done, x->key))
+                                return true;
+                }
+        return false;
+}
+
 static void step_run(Lane *l, size_t i) {
         Run *run = l->run;
         const WaveStep *s = &l->steps[i];
         WaveStepReport *sr = &l->reports[i];
 
-        if (step_resumable(l, s) && strv_contains(run->p->done_keys, sr->key)) {
+        if ((step_resumable(l, s) || step_passed(l, i)) && strv_contains(run->p->done_keys, sr->key)) {
                 sr->state = WAVE_STEP_EARLIER;
                 pthread_mutex_lock(&l->mu);
                 fprintf(l->logf, "  earlier  %zu %s: done in an earlier run\n", i, s->name);

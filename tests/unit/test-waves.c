@@ -513,6 +513,45 @@ static void test_resume(void) {
         fixture_done(&x);
 }
 
+/* A conversion killed on the second host: the first host finished, the gate after it
+ * passed, the second host stopped and destroyed. Its waits and the gate are passed, not
+ * checked again (ok-to-stop of OSDs already rebuilt, every PG clean while the second host
+ * is half-way, would wait on what came after them); the second host's wait before its
+ * stop, done, is passed too; what comes after the last done step runs. */
+static void test_resume_passed(void) {
+        WaveStep s[] = { CLUSTER_STEP("wait-ok-to-stop", WAVE_CLASS_WAIT), HOST_STEP("stop"),
+                         CLUSTER_STEP("destroy", WAVE_CLASS_CLUSTER_SERIAL), HOST_STEP("rebuild"),
+                         CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
+        WaveStep gate[] = { CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
+        WaveStep before[] = { CLUSTER_STEP("health-gate", WAVE_CLASS_WAIT) };
+        WaveHost h[] = { { "node2", NULL, s, 5 }, { "node3", NULL, s, 5 } };
+        char *done[] = { "before:0:health-gate", "host:node2:0:wait-ok-to-stop", "host:node2:1:stop", "host:node2:2:destroy",
+                         "host:node2:3:rebuild", "host:node2:4:wait-clean", "gate:1:0:wait-clean",
+                         "host:node3:0:wait-ok-to-stop", "host:node3:1:stop", "host:node3:2:destroy", NULL };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_SERIAL, .before = before,
+                       .n_before = 1, .gate = gate, .n_gate = 1, .done_keys = done };
+        Fixture x;
+        fixture_init(&x, &p);
+        fake_link_expect_ok(x.f, "cluster", "health-gate"); /* before: always checked again */
+        fake_link_barrier(x.f);
+        fake_link_expect_ok(x.f, "node3", "rebuild");
+        fake_link_barrier(x.f);
+        fake_link_expect_ok(x.f, "cluster@node3", "wait-clean");
+        fixture_run(&x, &p);
+
+        _cleanup_(freep) char *calls = fake_link_calls(x.f);
+        CHECK_STREQ(calls, "cluster health-gate, node3 rebuild, cluster@node3 wait-clean");
+        for (const char *const *k = (const char *const[]) { "host:node2:0:wait-ok-to-stop", "host:node2:4:wait-clean",
+                                                            "gate:1:0:wait-clean", "host:node3:0:wait-ok-to-stop",
+                                                            "host:node3:2:destroy", NULL };
+             *k; k++)
+                CHECK_INTEQ(step_state(x.rep, *k), WAVE_STEP_EARLIER);
+        CHECK_INTEQ(step_state(x.rep, "host:node3:4:wait-clean"), WAVE_STEP_DONE);
+        CHECK_INTEQ(x.rep->n_earlier, 9);
+        CHECK_INTEQ(x.rep->status, WAVE_STATUS_OK);
+        fixture_done(&x);
+}
+
 static void test_resume_from_journal(void) {
         char dir[] = "/tmp/cephprov-test-waves-XXXXXX";
         CHECK(mkdtemp(dir) != NULL);
@@ -784,6 +823,7 @@ int main(void) {
         TEST_RUN(test_tick_stop);
         TEST_RUN(test_tick_progress);
         TEST_RUN(test_resume);
+        TEST_RUN(test_resume_passed);
         TEST_RUN(test_resume_from_journal);
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
