@@ -9,7 +9,10 @@
 #include "basic/json-writer.h"
 #include "basic/log.h"
 #include "basic/strv.h"
+#include "basic/size.h"
 #include "ceph/ceph.h"
+#include "ceph/ceph-cluster.h"
+#include "controller/ceph-admin.h"
 #include "cli.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
@@ -34,6 +37,42 @@ static void print_plan(const ConvertPlan *p, bool json) {
                 (void) convert_plan_print_json(p, stdout);
         else
                 convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        fflush(stdout);
+}
+
+/* The mode and what it costs, per host converted: the data its rebuilt OSDs hold now (`ceph
+ * osd df tree`), which comes back onto the new OSDs from the other copies. Without the
+ * sizes when the cluster cannot tell. */
+static void print_mode_cost(const Layout *l, const ConvertPlan *p, char * const *hosts) {
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        _cleanup_(freep) char *out = NULL;
+        _cleanup_(ceph_osd_df_tree_freep) CephOsdDfTree *df = NULL;
+        Error e = {};
+        if (ceph_admin_open(l, &admin, &e) < 0 ||
+            ceph_admin_run(admin, ceph_argv_osd_df_tree(ceph_admin_cli(admin), &e), NULL, &out, &e) < 0 ||
+            ceph_osd_df_tree_parse(out, &df, &e) < 0)
+                log_debug("no data sizes for the conversion's cost: %s", e.message);
+        printf("mode: in place (playbook convert-filestore): a host's OSDs are destroyed at once, their ids and CRUSH "
+               "places kept, and their data comes back onto the new OSDs from the other copies: PGs degraded (one copy "
+               "fewer) until then, the data moved once, one host at a time\n");
+        STRV_FOREACH(h, hosts) {
+                const ConvertHost *ch = convert_plan_host(p, *h);
+                size_t n = 0;
+                uint64_t kib = 0;
+                for (size_t k = 0; ch && k < ch->n_osds; k++) {
+                        if (!ch->osds[k].rebuilt)
+                                continue;
+                        n++;
+                        const CephDfNode *d = df ? ceph_osd_df_tree_find(df, ch->osds[k].id) : NULL;
+                        kib += d ? d->kb_used_data : 0;
+                }
+                char sz[SIZE_FORMAT_MAX];
+                if (df)
+                        printf("  %s: %zu OSD%s, %s of data to rebuild\n", *h, n, n == 1 ? "" : "s",
+                               size_format(kib * 1024, sz, sizeof(sz)));
+                else
+                        printf("  %s: %zu OSD%s\n", *h, n, n == 1 ? "" : "s");
+        }
         fflush(stdout);
 }
 
@@ -71,6 +110,8 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                         return report(&err);
                 return 0;
         }
+        if (!o->json)
+                print_mode_cost(l, p, hosts);
         if (o->stop_after_host && strv_length(hosts) > 1) {
                 /* the plan's order is the playbook's (serial, the first one the canary) */
                 _cleanup_(freep) char *rest = strv_join(hosts + 1, ", ");

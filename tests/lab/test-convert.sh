@@ -90,6 +90,10 @@ check_eq "the plan rebuilds the 9 FileStore OSDs" "$(wc -l <<< "$planned")" 9
 check_eq "the plan rebuilds each OSD on its own CRUSH host" "$(awk '{print $1, $2}' <<< "$planned")" \
         "$(awk '{print $1, $2}' <<< "$before_places")"
 check "--dry-run changed nothing (no journal)" test ! -e "$journal"
+out=$("$cephprov" convert "$layout" --dry-run 2>&1)
+check_contains "the plan names the mode" "$out" "mode: in place (playbook convert-filestore)"
+check "the plan says what each host costs (its OSDs' data, from ceph osd df)" \
+        bash -c "grep -Eq '^  node1: 3 OSDs, [0-9.]+ MiB of data to rebuild' <<< \"\$1\"" _ "$out"
 
 # checks after the conversion of HOSTS (space-separated); the other hosts' OSDs must still
 # be FileStore
