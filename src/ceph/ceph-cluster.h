@@ -439,6 +439,18 @@ const char *const *ceph_throttle_keys(CephThrottlePreset preset, CephScheduler s
  * when it had none. */
 int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, bool limits, const CephConfigDump *before,
                        CephThrottlePlan **ret, Error *err);
+/* The OSDs of `meta` that run wpq in a cluster that otherwise runs mClock: a FileStore OSD
+ * (from Quincy on, Ceph's make_scheduler() gives FileStore wpq whatever osd_op_queue says),
+ * or one whose osd_op_queue (`before`: its "osd.N" entry, else the "osd" one, else the
+ * release's default) is wpq. *ret sorted, NULL when none; -ENOMEM. */
+int ceph_wpq_osds(CephRelease release, const CephConfigDump *before, const CephOsdMetadataList *meta, int **ret,
+                  size_t *ret_n);
+/* A mixed cluster under a profile-only mClock plan (no explicit limits): the wpq OSDs'
+ * limits of the preset, set per OSD ("osd.N": the "osd" section's limits would be removed
+ * again by the mClock OSDs), appended to the plan with their restore (each "osd.N" key back
+ * to its value in `before`, or removed). An OSD's own entry of those keys is overwritten for
+ * the window and put back after it. -ENOMEM. */
+int ceph_throttle_plan_add_wpq_osds(CephThrottlePlan *p, const int *ids, size_t n, const CephConfigDump *before);
 CephThrottlePlan *ceph_throttle_plan_free(CephThrottlePlan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephThrottlePlan *, ceph_throttle_plan_free);
 void ceph_config_ops_free(CephConfigOp *ops, size_t n);

@@ -184,6 +184,66 @@ int ceph_throttle_plan(CephThrottlePreset preset, CephScheduler scheduler, bool 
         return 0;
 }
 
+static int int_cmp(const void *a, const void *b) {
+        int x = *(const int *) a, y = *(const int *) b;
+        return (x > y) - (x < y);
+}
+
+int ceph_wpq_osds(CephRelease release, const CephConfigDump *before, const CephOsdMetadataList *meta, int **ret,
+                  size_t *ret_n) {
+        *ret = NULL;
+        *ret_n = 0;
+        _cleanup_(freep) int *ids = malloc(sizeof(int) * ((meta ? meta->n_osds : 0) + 1));
+        if (!ids)
+                return -ENOMEM;
+        const CephConfigEntry *all = before ? ceph_config_dump_find(before, "osd", "osd_op_queue") : NULL;
+        size_t n = 0;
+        for (size_t i = 0; meta && i < meta->n_osds; i++) {
+                const CephOsdMetadata *m = &meta->osds[i];
+                char who[32];
+                snprintf(who, sizeof(who), "osd.%d", m->id);
+                const CephConfigEntry *own = before ? ceph_config_dump_find(before, who, "osd_op_queue") : NULL;
+                const char *q = own ? own->value : all ? all->value : NULL;
+                if (streq_ptr(m->objectstore, "filestore") || ceph_scheduler_for(release, q) == CEPH_SCHEDULER_WPQ)
+                        ids[n++] = m->id;
+        }
+        if (n == 0)
+                return 0;
+        qsort(ids, n, sizeof(int), int_cmp);
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
+int ceph_throttle_plan_add_wpq_osds(CephThrottlePlan *p, const int *ids, size_t n, const CephConfigDump *before) {
+        static const char *const keys[] = { K_BACKFILLS, K_ACTIVE, K_SINGLE };
+        CephConfigOp *a = realloc(p->apply, sizeof(CephConfigOp) * (p->n_apply + 3 * n + 1));
+        if (!a)
+                return -ENOMEM;
+        p->apply = a;
+        CephConfigOp *r = realloc(p->restore, sizeof(CephConfigOp) * (p->n_restore + 3 * n + 1));
+        if (!r)
+                return -ENOMEM;
+        p->restore = r;
+        for (size_t i = 0; i < n; i++) {
+                char who[32];
+                snprintf(who, sizeof(who), "osd.%d", ids[i]);
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
+                        const CephConfigEntry *e = before ? ceph_config_dump_find(before, who, keys[k]) : NULL;
+                        if (op_set(&p->apply[p->n_apply], who, keys[k], wpq_limits[p->preset][k]) < 0)
+                                return -ENOMEM;
+                        p->n_apply++;
+                        /* restored first: before the "osd"-section ops the plan already restores */
+                        memmove(&p->restore[1], &p->restore[0], sizeof(CephConfigOp) * p->n_restore);
+                        p->restore[0] = (CephConfigOp) {};
+                        p->n_restore++;
+                        if (op_set(&p->restore[0], who, keys[k], e ? e->value : NULL) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
 char *ceph_throttle_restore_format(const CephThrottlePlan *p) {
         if (!p)
                 return NULL;

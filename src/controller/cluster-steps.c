@@ -698,8 +698,29 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
         /* explicit values: under mClock the override and the limits as well as the profile */
         const bool limits = over[0] || over[1] || over[2];
-        if ((r = ceph_throttle_plan(preset, scheduler(cs), limits, before, &plan, err)) < 0)
+        const CephScheduler sched = scheduler(cs);
+        if ((r = ceph_throttle_plan(preset, sched, limits, before, &plan, err)) < 0)
                 return r;
+        /* a mixed cluster (FileStore OSDs, or osd_op_queue wpq on some): the profile steers the
+         * mClock OSDs, per-OSD limits the wpq ones (with explicit limits, the "osd" section's
+         * override and limits act on both) */
+        if (sched == CEPH_SCHEDULER_MCLOCK && !limits) {
+                _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+                _cleanup_(freep) int *wpq = NULL;
+                size_t n_wpq = 0;
+                if ((r = ceph_admin_osd_metadata(cs->admin, &meta, err)) < 0)
+                        return r;
+                if (ceph_wpq_osds(cs->release, before, meta, &wpq, &n_wpq) < 0 ||
+                    (n_wpq > 0 && ceph_throttle_plan_add_wpq_osds(plan, wpq, n_wpq, before) < 0))
+                        return error_set(err, ENOMEM, "out of memory");
+                if (n_wpq > 0 && cs->log) {
+                        _cleanup_(freep) char *list = osds_text(wpq, n_wpq);
+                        fprintf(cs->log, "throttle: %s run%s wpq (FileStore, or osd_op_queue wpq): preset '%s' sets "
+                                         "their recovery limits per OSD, the mClock profile steers the others\n",
+                                list ? list : "?", n_wpq == 1 ? "s" : "", ceph_throttle_preset_to_string(preset));
+                        fflush(cs->log);
+                }
+        }
         for (int i = 0; i < 3; i++) {
                 if (!over[i])
                         continue;

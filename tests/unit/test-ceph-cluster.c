@@ -610,6 +610,61 @@ static void check_ops(const CephConfigOp *ops, size_t n, const char *expected) {
         free(buf);
 }
 
+/* A mixed cluster on an mClock release: FileStore OSDs and those whose osd_op_queue is wpq
+ * run wpq; a profile-only plan gets their preset limits per OSD, restored per OSD. */
+static void test_throttle_mixed(void) {
+        Error err = {};
+        char o0[] = "bluestore", o1[] = "filestore";
+        CephOsdMetadata ms[] = { { .id = 0, .objectstore = o0 }, { .id = 1, .objectstore = o1 },
+                                 { .id = 2, .objectstore = o0 }, { .id = 3, .objectstore = o0 } };
+        CephOsdMetadataList meta = { .osds = ms, .n_osds = 4 };
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
+        CHECK_INTEQ(ceph_config_dump_parse(
+                            "[{\"section\":\"osd.2\",\"name\":\"osd_op_queue\",\"value\":\"wpq\",\"mask\":\"\"},"
+                            "{\"section\":\"osd.1\",\"name\":\"osd_max_backfills\",\"value\":\"2\",\"mask\":\"\"}]",
+                            &before, &err),
+                    0);
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        CHECK_INTEQ(ceph_wpq_osds(CEPH_RELEASE_REEF, before, &meta, &ids, &n), 0);
+        CHECK(n == 2 && ids && ids[0] == 1 && ids[1] == 2);
+        /* Pacific: every OSD runs wpq (its default) */
+        free(ids);
+        ids = NULL;
+        CHECK_INTEQ(ceph_wpq_osds(CEPH_RELEASE_PACIFIC, before, &meta, &ids, &n), 0);
+        CHECK_INTEQ((int) n, 4);
+        /* Reef, all BlueStore and no wpq entry: none */
+        free(ids);
+        ids = NULL;
+        CephOsdMetadata bs[] = { { .id = 0, .objectstore = o0 }, { .id = 5, .objectstore = o0 } };
+        CephOsdMetadataList allbs = { .osds = bs, .n_osds = 2 };
+        CHECK_INTEQ(ceph_wpq_osds(CEPH_RELEASE_REEF, NULL, &allbs, &ids, &n), 0);
+        CHECK(n == 0 && ids == NULL);
+
+        CHECK_INTEQ(ceph_wpq_osds(CEPH_RELEASE_REEF, before, &meta, &ids, &n), 0);
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
+        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_SLOW, CEPH_SCHEDULER_MCLOCK, false, before, &plan, &err), 0);
+        if (!plan || n != 2)
+                return;
+        CHECK_INTEQ(ceph_throttle_plan_add_wpq_osds(plan, ids, n, before), 0);
+        check_ops(plan->apply, plan->n_apply,
+                  "osd osd_mclock_profile high_client_ops; osd.1 osd_max_backfills 1; osd.1 osd_recovery_max_active 1; "
+                  "osd.1 osd_recovery_max_single_start 1; osd.2 osd_max_backfills 1; osd.2 osd_recovery_max_active 1; "
+                  "osd.2 osd_recovery_max_single_start 1");
+        /* restored in reverse; osd.1's own osd_max_backfills 2 comes back, the rest removed */
+        check_ops(plan->restore, plan->n_restore,
+                  "osd.2 osd_recovery_max_single_start (rm); osd.2 osd_recovery_max_active (rm); osd.2 osd_max_backfills (rm); "
+                  "osd.1 osd_recovery_max_single_start (rm); osd.1 osd_recovery_max_active (rm); osd.1 osd_max_backfills 2; "
+                  "osd osd_mclock_profile (rm)");
+        /* the record round-trips */
+        _cleanup_(freep) char *rec = ceph_throttle_restore_format(plan);
+        CephConfigOp *back = NULL;
+        size_t n_back = 0;
+        CHECK_INTEQ(ceph_throttle_restore_parse(rec, &back, &n_back, &err), 0);
+        CHECK_INTEQ((int) n_back, 7);
+        ceph_config_ops_free(back, n_back);
+}
+
 static void test_throttle(void) {
         Error err = {};
         CephConfigOp *ops = NULL;
@@ -852,6 +907,7 @@ int main(void) {
         TEST_RUN(test_drain_check);
         TEST_RUN(test_drain_progress);
         TEST_RUN(test_throttle);
+        TEST_RUN(test_throttle_mixed);
         TEST_RUN(test_slow);
         return test_result();
 }
