@@ -219,15 +219,29 @@ queue=$(ceph_ config get osd osd_op_queue 2>/dev/null)
 echo "osd_op_queue on $release: $queue"
 check_eq "$release schedules with mClock" "$queue" mclock_scheduler
 key=osd_mclock_profile want=high_recovery_ops
+# a mixed cluster: one OSD of node1 runs wpq (as a FileStore OSD would), restarted for it
+wpq_osd=$(ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)
+print(min(c for n in t["nodes"] if n["type"] == "host" and n["name"] == "node1" for c in n["children"]))')
+ceph_ config set "osd.$wpq_osd" osd_op_queue wpq >/dev/null 2>&1
+"$lab" exec --dir "$dir/lab" node1 systemctl stop "ceph-osd@$wpq_osd" >/dev/null 2>&1
+"$lab" exec --dir "$dir/lab" node1 systemctl start "ceph-osd@$wpq_osd" >/dev/null 2>&1
+check "osd.$wpq_osd restarted with osd_op_queue wpq: clean again" wait_clean 300
 before=$(throttle_settings)
 before_value=$(ceph_ config get osd "$key" 2>/dev/null)
 "$cephprov" drain "$layout" node3 --yes > "$dir/drain.log" 2>&1 &
 pid=$!
-seen= override=
+seen= override= wpq_seen=
 while kill -0 "$pid" 2>/dev/null; do
         [ "$(ceph_ config get osd "$key" 2>/dev/null)" = "$want" ] && seen=1
         # a preset steers mClock by its profile alone (explicit limits would set the override)
         [ "$(ceph_ config get osd osd_mclock_override_recovery_settings 2>/dev/null)" = true ] && override=1
+        # ... and the wpq OSD by its own limits, the fast preset's 4
+        ceph_ config dump -f json 2>/dev/null | py '
+import json, sys
+sys.exit(0 if any(e["section"] == "osd." + sys.argv[1] and e["name"] == "osd_max_backfills" and e["value"] == "4"
+                  for e in json.load(sys.stdin)) else 1)' "$wpq_osd" && wpq_seen=1
         sleep 0.2
 done
 wait "$pid"
@@ -235,6 +249,8 @@ rc=$?
 check "drain of node3 on $release succeeds" test $rc -eq 0 || tail -20 "$dir/drain.log"
 check "while draining, $key was $want on $release (before: $before_value)" test -n "$seen"
 check "the fast preset left osd_mclock_override_recovery_settings alone on $release" test -z "$override"
+check "while draining, osd.$wpq_osd (wpq) had its own osd_max_backfills 4" test -n "$wpq_seen"
+check_contains "the drain said which OSDs run wpq" "$(cat "$dir/drain.log")" "osd.$wpq_osd runs wpq"
 check_eq "node3's OSDs are down and out" "$(node3_state)" "0 0"
 check "every PG active+clean after the drain on $release" wait_clean 120
 check_eq "HEALTH_OK after the drain on $release" "$(health_of 60)" HEALTH_OK
