@@ -31,7 +31,7 @@ const Verb verbs[] = {
           "  --json            machine-readable plan\n"
           "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n"
           "  --osd-ids FILE    the cluster's OSD ids in use (`ceph osd ls [-f json]`): show the ids apply would take\n" },
-        { "convert", "LAYOUT [--dry-run [--inventory FILE --osd-tree FILE --osd-metadata FILE]] [--yes] [--reshape] [--stop-after-host] [--hosts H1,H2] [--json]",
+        { "convert", "LAYOUT [--dry-run [--inventory FILE --osd-tree FILE --osd-metadata FILE]] [--yes] [--reshape] [--drain-first] [--stop-after-host] [--hosts H1,H2] [--json]",
           "rolling conversion of OSDs to the layout's shape (FileStore -> BlueStore), host by host, keeping their ids",
           verb_convert, VERB_LAYOUT,
           "  --dry-run            the plan only: which OSDs would be rebuilt and why (live, or\n"
@@ -41,6 +41,8 @@ const Verb verbs[] = {
           "  --osd-tree FILE      `ceph osd tree -f json`: a host is its CRUSH host bucket\n"
           "  --osd-metadata FILE  `ceph osd metadata -f json`: objectstore, journal, DB and WAL\n"
           "  --reshape            also rebuild BlueStore OSDs whose DB, WAL or bcache differ\n"
+          "  --drain-first        move each host's data off before its OSDs are destroyed (no\n"
+          "                       degraded PG, the data moved twice); default: in place\n"
           "  --stop-after-host    convert the next host that has OSDs to rebuild, then stop\n"
           "  --hosts H1,H2        only these hosts\n"
           "  --json               machine-readable plan\n"

@@ -26,6 +26,7 @@ enum {
         ARG_OSD_TREE,
         ARG_OSD_METADATA,
         ARG_STOP_AFTER_HOST,
+        ARG_DRAIN_FIRST,
 };
 
 static const struct {
@@ -40,6 +41,7 @@ static const struct {
         { ARG_OSD_IDS, OPT_OSD_IDS },     { ARG_TAKE_BACK, OPT_TAKE_BACK },
         { ARG_RESHAPE, OPT_RESHAPE },     { ARG_OSD_TREE, OPT_OSD_TREE },
         { ARG_OSD_METADATA, OPT_OSD_METADATA }, { ARG_STOP_AFTER_HOST, OPT_STOP_AFTER_HOST },
+        { ARG_DRAIN_FIRST, OPT_DRAIN_FIRST },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -60,6 +62,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "osd-tree", required_argument, NULL, ARG_OSD_TREE },
                 { "osd-metadata", required_argument, NULL, ARG_OSD_METADATA },
                 { "stop-after-host", no_argument, NULL, ARG_STOP_AFTER_HOST },
+                { "drain-first", no_argument, NULL, ARG_DRAIN_FIRST },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -108,6 +111,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_STOP_AFTER_HOST:
                         o.stop_after_host = true;
+                        break;
+                case ARG_DRAIN_FIRST:
+                        o.drain_first = true;
                         break;
                 case ARG_RESHAPE:
                         o.reshape = true;

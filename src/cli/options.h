@@ -26,6 +26,7 @@ typedef enum OptionMask {
         OPT_OSD_TREE          = 1 << 13,
         OPT_OSD_METADATA      = 1 << 14,
         OPT_STOP_AFTER_HOST   = 1 << 15,
+        OPT_DRAIN_FIRST       = 1 << 16,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -36,6 +37,7 @@ typedef struct CliOptions {
         bool cancel;           /* --cancel */
         bool reshape;          /* --reshape: convert rebuilds BlueStore OSDs of another shape too */
         bool stop_after_host;  /* --stop-after-host: convert the next host with OSDs to rebuild, then stop */
+        bool drain_first;      /* --drain-first: convert with the data moved off each host first */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */
         const char *osd_ids;   /* --osd-ids FILE: the cluster's OSD ids in use (`ceph osd ls`) */

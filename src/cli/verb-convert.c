@@ -43,7 +43,7 @@ static void print_plan(const ConvertPlan *p, bool json) {
 /* The mode and what it costs, per host converted: the data its rebuilt OSDs hold now (`ceph
  * osd df tree`), which comes back onto the new OSDs from the other copies. Without the
  * sizes when the cluster cannot tell. */
-static void print_mode_cost(const Layout *l, const ConvertPlan *p, char * const *hosts) {
+static void print_mode_cost(const Layout *l, const ConvertPlan *p, char * const *hosts, bool drain_first) {
         _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
         _cleanup_(freep) char *out = NULL;
         _cleanup_(ceph_osd_df_tree_freep) CephOsdDfTree *df = NULL;
@@ -52,9 +52,15 @@ static void print_mode_cost(const Layout *l, const ConvertPlan *p, char * const 
             ceph_admin_run(admin, ceph_argv_osd_df_tree(ceph_admin_cli(admin), &e), NULL, &out, &e) < 0 ||
             ceph_osd_df_tree_parse(out, &df, &e) < 0)
                 log_debug("no data sizes for the conversion's cost: %s", e.message);
-        printf("mode: in place (playbook convert-filestore): a host's OSDs are destroyed at once, their ids and CRUSH "
-               "places kept, and their data comes back onto the new OSDs from the other copies: PGs degraded (one copy "
-               "fewer) until then, the data moved once, one host at a time\n");
+        if (drain_first)
+                printf("mode: drain first (playbook convert-filestore-drain): a host's data moves off its OSDs before "
+                       "they are destroyed (ids and CRUSH places kept) and back onto the new ones: no PG degraded, the "
+                       "data moved twice, and the rest of the cluster must hold it meanwhile (drain-check refuses "
+                       "before anything changes), one host at a time\n");
+        else
+                printf("mode: in place (playbook convert-filestore): a host's OSDs are destroyed at once, their ids "
+                       "and CRUSH places kept, and their data comes back onto the new OSDs from the other copies: PGs "
+                       "degraded (one copy fewer) until then, the data moved once, one host at a time\n");
         STRV_FOREACH(h, hosts) {
                 const ConvertHost *ch = convert_plan_host(p, *h);
                 size_t n = 0;
@@ -68,8 +74,8 @@ static void print_mode_cost(const Layout *l, const ConvertPlan *p, char * const 
                 }
                 char sz[SIZE_FORMAT_MAX];
                 if (df)
-                        printf("  %s: %zu OSD%s, %s of data to rebuild\n", *h, n, n == 1 ? "" : "s",
-                               size_format(kib * 1024, sz, sizeof(sz)));
+                        printf("  %s: %zu OSD%s, %s of data to %s\n", *h, n, n == 1 ? "" : "s",
+                               size_format(kib * 1024, sz, sizeof(sz)), drain_first ? "move off and back" : "rebuild");
                 else
                         printf("  %s: %zu OSD%s\n", *h, n, n == 1 ? "" : "s");
         }
@@ -86,7 +92,7 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                 return report(&err);
         _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
         bool resumed = false;
-        if (convert_inputs_load(l, o->hosts, o->reshape, &in, &resumed, &err) < 0)
+        if (convert_inputs_load(l, o->hosts, o->reshape, o->drain_first, &in, &resumed, &err) < 0)
                 return report(&err);
         _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
         if (convert_inputs_plan(l, in, &p, &err) < 0)
@@ -111,7 +117,7 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                 return 0;
         }
         if (!o->json)
-                print_mode_cost(l, p, hosts);
+                print_mode_cost(l, p, hosts, o->drain_first);
         if (o->stop_after_host && strv_length(hosts) > 1) {
                 /* the plan's order is the playbook's (serial, the first one the canary) */
                 _cleanup_(freep) char *rest = strv_join(hosts + 1, ", ");
@@ -142,7 +148,8 @@ int verb_convert(int argc, char *argv[]) {
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
                                          OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_RESHAPE |
-                                                 OPT_OSD_TREE | OPT_OSD_METADATA | OPT_STOP_AFTER_HOST,
+                                                 OPT_OSD_TREE | OPT_OSD_METADATA | OPT_STOP_AFTER_HOST |
+                                                 OPT_DRAIN_FIRST,
                                          &o, &l);
         if (r != 0)
                 return r;

@@ -117,7 +117,7 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
 
 int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, const ConvertPlan *plan,
                     PlaybookRunHooks hooks, char * const *health_allow) {
-        _cleanup_(freep) char *path = playbook_path("convert-filestore");
+        _cleanup_(freep) char *path = playbook_path(o->drain_first ? "convert-filestore-drain" : "convert-filestore");
         if (!path)
                 return log_error("out of memory"), 1;
         return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan, health_allow);

@@ -22,6 +22,7 @@ struct ConvertInputs {
         char *osd_metadata;       /* `ceph osd metadata -f json` as printed */
         char **hosts;             /* --hosts (NULL: every host with a profile) */
         bool reshape;
+        bool drain_first;         /* --drain-first: playbook convert-filestore-drain */
 };
 
 ConvertInputs *convert_inputs_free(ConvertInputs *in) {
@@ -60,6 +61,7 @@ static int load_saved(const char *path, ConvertInputs **ret, Error *err) {
             (r = json_get_string(o, "osd_tree", true, &tree, path, err)) < 0 ||
             (r = json_get_string(o, "osd_metadata", true, &meta, path, err)) < 0 ||
             ((r = json_get_bool(o, "reshape", false, &in->reshape, path, err)) < 0 && r != -ENOENT) ||
+            ((r = json_get_bool(o, "drain_first", false, &in->drain_first, path, err)) < 0 && r != -ENOENT) ||
             ((r = json_get_array(o, "hosts", false, &hosts, path, err)) < 0 && r != -ENOENT))
                 return r;
         in->inventory = json_object_get(inv);
@@ -82,8 +84,8 @@ static bool same_hosts(char * const *a, char * const *b) {
         return true;
 }
 
-int convert_inputs_load(const Layout *l, char * const *only, bool reshape, ConvertInputs **ret, bool *ret_resumed,
-                        Error *err) {
+int convert_inputs_load(const Layout *l, char * const *only, bool reshape, bool drain_first, ConvertInputs **ret,
+                        bool *ret_resumed, Error *err) {
         _cleanup_(freep) char *path = NULL;
         int r = state_path(l, &path, err);
         if (r < 0)
@@ -92,10 +94,11 @@ int convert_inputs_load(const Layout *l, char * const *only, bool reshape, Conve
         if (access(path, F_OK) == 0) {
                 if ((r = load_saved(path, &in, err)) < 0)
                         return r;
-                if (!same_hosts(only, in->hosts) || in->reshape != reshape)
-                        return error_set(err, EBUSY, "a conversion of other hosts (or with%s --reshape) is under way "
-                                                     "(its plan is saved in '%s'): run it again as it was started, "
-                                                     "to finish it", in->reshape ? "" : "out", path);
+                if (!same_hosts(only, in->hosts) || in->reshape != reshape || in->drain_first != drain_first)
+                        return error_set(err, EBUSY, "a conversion of other hosts (or with%s --reshape, with%s "
+                                                     "--drain-first) is under way (its plan is saved in '%s'): run it "
+                                                     "again as it was started, to finish it",
+                                         in->reshape ? "" : "out", in->drain_first ? "" : "out", path);
                 *ret = TAKE_PTR(in);
                 *ret_resumed = true;
                 return 0;
@@ -104,6 +107,7 @@ int convert_inputs_load(const Layout *l, char * const *only, bool reshape, Conve
         if (!(in = calloc(1, sizeof(ConvertInputs))))
                 return error_set(err, ENOMEM, "out of memory");
         in->reshape = reshape;
+        in->drain_first = drain_first;
         if (only && !(in->hosts = strv_copy((char **) only)))
                 return error_set(err, ENOMEM, "out of memory");
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
@@ -151,7 +155,7 @@ int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
         json_object *hosts = in->hosts ? json_object_new_array() : NULL;
         if (!o || json_add(o, "inventory", json_object_get(in->inventory)) < 0 ||
             json_add_string(o, "osd_tree", in->osd_tree) < 0 || json_add_string(o, "osd_metadata", in->osd_metadata) < 0 ||
-            json_add_bool(o, "reshape", in->reshape) < 0)
+            json_add_bool(o, "reshape", in->reshape) < 0 || json_add_bool(o, "drain_first", in->drain_first) < 0)
                 return error_set(err, ENOMEM, "out of memory");
         STRV_FOREACH(h, in->hosts)
                 json_object_array_add(hosts, json_object_new_string(*h));

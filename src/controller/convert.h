@@ -19,10 +19,10 @@
 
 typedef struct ConvertInputs ConvertInputs;
 
-/* The inputs: saved ones when there are (*ret_resumed true; `only` and `reshape` of the saved
- * run, which the caller's must then equal), else from the hosts and the cluster now. */
-int convert_inputs_load(const Layout *l, char * const *only, bool reshape, ConvertInputs **ret, bool *ret_resumed,
-                        Error *err);
+/* The inputs: saved ones when there are (*ret_resumed true; `only`, `reshape` and
+ * `drain_first` of the saved run, which the caller's must then equal), else from the hosts and the cluster now. */
+int convert_inputs_load(const Layout *l, char * const *only, bool reshape, bool drain_first, ConvertInputs **ret,
+                        bool *ret_resumed, Error *err);
 ConvertInputs *convert_inputs_free(ConvertInputs *in);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertInputs *, convert_inputs_free);
 

@@ -53,6 +53,9 @@ trap cleanup EXIT
 ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
 
+# CONVERT_MODE=drain-first: every convert with --drain-first (playbook convert-filestore-drain)
+mode_args=
+[ "${CONVERT_MODE:-}" = drain-first ] && mode_args=--drain-first
 secs=$(lab_filestore_up "$dir/lab")
 check "the FileStore lab comes up" test -n "$secs" || { cat "$dir/lab/filestore.log" 2>/dev/null; finish; exit 1; }
 echo "bring-up (lab, 9 FileStore OSDs, 200 MB written, clean): $secs s"
@@ -90,10 +93,16 @@ check_eq "the plan rebuilds the 9 FileStore OSDs" "$(wc -l <<< "$planned")" 9
 check_eq "the plan rebuilds each OSD on its own CRUSH host" "$(awk '{print $1, $2}' <<< "$planned")" \
         "$(awk '{print $1, $2}' <<< "$before_places")"
 check "--dry-run changed nothing (no journal)" test ! -e "$journal"
-out=$("$cephprov" convert "$layout" --dry-run 2>&1)
-check_contains "the plan names the mode" "$out" "mode: in place (playbook convert-filestore)"
+out=$("$cephprov" convert "$layout" --dry-run $mode_args 2>&1)
+if [ -n "$mode_args" ]; then
+        check_contains "the plan names the mode" "$out" "mode: drain first (playbook convert-filestore-drain)"
+        cost="move off and back"
+else
+        check_contains "the plan names the mode" "$out" "mode: in place (playbook convert-filestore)"
+        cost="rebuild"
+fi
 check "the plan says what each host costs (its OSDs' data, from ceph osd df)" \
-        bash -c "grep -Eq '^  node1: 3 OSDs, [0-9.]+ MiB of data to rebuild' <<< \"\$1\"" _ "$out"
+        bash -c "grep -Eq '^  node1: 3 OSDs, [0-9.]+ MiB of data to $cost' <<< \"\$1\"" _ "$out"
 
 # checks after the conversion of HOSTS (space-separated); the other hosts' OSDs must still
 # be FileStore
@@ -155,7 +164,7 @@ kill_chain() {
                 [ "$want" != "$ph" ] && host=${ph%%:*}
                 base=0
                 [ -f "$journal" ] && base=$(wc -l < "$journal")
-                "$cephprov" convert "$layout" "$@" --yes >"$dir/$out-$want.out" 2>&1 &
+                "$cephprov" convert "$layout" "$@" $mode_args --yes >"$dir/$out-$want.out" 2>&1 &
                 pid=$!
                 while kill -0 "$pid" 2>/dev/null &&
                         ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep "\"host\":\"${host:-[^\"]*}\"" |
@@ -185,12 +194,31 @@ print(cur, sys.argv[1] in [o.get("phase") for o in c.get("osds", []) if o["host"
 t0=$SECONDS
 nkill=0
 kill_chain convert-killed "${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}" --hosts node1
-"$cephprov" convert "$layout" --hosts node1 --yes >"$dir/convert-1.out" 2>&1
+# in the drain-first mode no PG may be degraded at any moment: the most degraded objects seen
+degraded_max() { touch "$dir/watch.stop.$1"; wait "$2" 2>/dev/null; sort -n "$dir/degraded.$1" | tail -1; }
+degraded_watch() { # degraded_watch NAME &: the degraded objects of every `pg stat` until stopped
+        rm -f "$dir/watch.stop.$1" "$dir/degraded.$1"
+        echo 0 > "$dir/degraded.$1"
+        while [ ! -e "$dir/watch.stop.$1" ]; do
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+d = d.get("pg_summary", d)
+print(d.get("num_objects_degraded", d.get("degraded_objects", 0)))' >> "$dir/degraded.$1" 2>/dev/null
+                sleep 0.5
+        done
+}
+degraded_watch node1 &
+watch_pid=$!
+"$cephprov" convert "$layout" --hosts node1 $mode_args --yes >"$dir/convert-1.out" 2>&1
 rc=$?
 t1=$((SECONDS - t0))
 [ "$nkill" -gt 0 ] && check_contains "the re-run resumed the saved plan" "$(cat "$dir/convert-1.out")" \
         "resuming the conversion"
 check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert-1.out"
+deg=$(degraded_max node1 "$watch_pid")
+echo "most degraded objects seen while node1 converted: $deg"
+[ -n "$mode_args" ] && [ "$nkill" -eq 0 ] && check_eq "drain first: no object degraded while node1 converted" "$deg" 0
 grep -E '^(host|WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-1.out"
 echo "convert node1: $t1 s for the command; OSD creations: $(creation_times)"
 check_converted node1
@@ -202,7 +230,7 @@ t0=$SECONDS
 nkill=0
 kill_chain convert-killed-later "${CONVERT_KILL_LATER:-}"
 if [ -z "${CONVERT_KILL_LATER:-}" ]; then
-        "$cephprov" convert "$layout" --yes --stop-after-host >"$dir/convert-stop.out" 2>&1
+        "$cephprov" convert "$layout" --yes --stop-after-host $mode_args >"$dir/convert-stop.out" 2>&1
         check_eq "convert --yes --stop-after-host exits 0" "$?" 0 || tail -30 "$dir/convert-stop.out"
         check_contains "--stop-after-host says what it leaves" "$(cat "$dir/convert-stop.out")" \
                 "converting host 'node2' only; left for a later run: node3"
@@ -210,7 +238,7 @@ if [ -z "${CONVERT_KILL_LATER:-}" ]; then
         echo "convert node2 (--stop-after-host): $((SECONDS - t0)) s"
         check_converted "node1 node2"
 fi
-"$cephprov" convert "$layout" --yes >"$dir/convert-2.out" 2>&1
+"$cephprov" convert "$layout" --yes $mode_args >"$dir/convert-2.out" 2>&1
 rc=$?
 t2=$((SECONDS - t0))
 check_eq "convert --yes (node2, node3) exits 0" "$rc" 0 || tail -30 "$dir/convert-2.out"
@@ -226,7 +254,7 @@ check_converted "node1 node2 node3"
 # 3. a second convert changes nothing
 phases=$(grep -c '"convert-phase"' "$journal")
 up_from=$(ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print(sorted((o["osd"], o["up_from"]) for o in json.load(sys.stdin)["osds"]))')
-out=$("$cephprov" convert "$layout" --yes 2>&1)
+out=$("$cephprov" convert "$layout" --yes $mode_args 2>&1)
 check_eq "a second convert exits 0" "$?" 0
 check_contains "a second convert has nothing to convert" "$out" "nothing to convert"
 check_contains "a second convert plans 0 OSDs" "$out" "convert: 0 OSDs to rebuild"
