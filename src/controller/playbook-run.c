@@ -402,9 +402,11 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
 /* ---- the run ---------------------------------------------------------------------- */
 
 /* The cluster link of a conversion: the cluster steps, with the OSDs' phases journaled
- * (destroyed after destroy-osd; converted after a host's wait-clean). */
+ * (destroyed after destroy-osd; converted after a host's wait-clean that finds the OSD
+ * BlueStore: the drain-first playbook also waits for clean before it stops the OSDs). */
 typedef struct ConvertLink {
         ClusterSteps *cs;
+        CephAdmin *admin;
         const ConvertPlan *plan;
         Journal *j;
 } ConvertLink;
@@ -429,9 +431,18 @@ static int convert_cluster_call(void *userdata, const char *step, json_object *a
         size_t n = 0;
         if (destroyed && json_get_int_array(args, "osds", false, &ids, &n, step, NULL) < 0)
                 return r;
+        /* converted: BlueStore and in (the drain-first playbook's wait before the stop finds
+         * the OSDs out, and, in a reshape, BlueStore already) */
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        Error me = {};
+        if (clean && (ceph_admin_osd_metadata(cl->admin, &meta, &me) < 0 || ceph_admin_osd_dump(cl->admin, &dump, &me) < 0))
+                log_debug("host '%s': no OSD metadata or map to see which OSDs are converted: %s", host, me.message);
         for (size_t i = 0; i < ch->n_osds; i++) {
                 const ConvertOsd *o = &ch->osds[i];
-                bool listed = clean && o->rebuilt;
+                const CephOsdMetadata *m = meta ? ceph_osd_metadata_find(meta, o->id) : NULL;
+                const CephDumpOsd *d = dump ? ceph_osd_dump_find_osd(dump, o->id) : NULL;
+                bool listed = clean && o->rebuilt && m && streq_ptr(m->objectstore, "bluestore") && d && d->in;
                 for (size_t k = 0; k < n; k++)
                         listed = listed || ids[k] == o->id;
                 if (listed)
@@ -767,7 +778,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         if (playbook_has_step(pb, "throttle") && (r = cluster_steps_resume_adaptive(&cs, err)) < 0)
                 return r;
         ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
-        ConvertLink convl = { .cs = &cs, .plan = o->convert, .j = R.j };
+        ConvertLink convl = { .cs = &cs, .admin = R.admin, .plan = o->convert, .j = R.j };
         if (o->convert)
                 cl = (ClusterLink) { .call = convert_cluster_call, .userdata = &convl };
         WaveOptions wo = {

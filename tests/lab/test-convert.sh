@@ -195,16 +195,16 @@ t0=$SECONDS
 nkill=0
 kill_chain convert-killed "${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}" --hosts node1
 # in the drain-first mode no PG may be degraded at any moment: the most degraded objects seen
-degraded_max() { touch "$dir/watch.stop.$1"; wait "$2" 2>/dev/null; sort -n "$dir/degraded.$1" | tail -1; }
+degraded_max() { touch "$dir/watch.stop.$1"; wait "$2" 2>/dev/null; cut -d' ' -f2 "$dir/degraded.$1" | sort -n | tail -1; }
 degraded_watch() { # degraded_watch NAME &: the degraded objects of every `pg stat` until stopped
         rm -f "$dir/watch.stop.$1" "$dir/degraded.$1"
-        echo 0 > "$dir/degraded.$1"
+        echo "start 0" > "$dir/degraded.$1"
         while [ ! -e "$dir/watch.stop.$1" ]; do
                 ceph_ pg stat -f json 2>/dev/null | py '
-import json, sys
+import json, sys, time
 d = json.load(sys.stdin)
 d = d.get("pg_summary", d)
-print(d.get("num_objects_degraded", d.get("degraded_objects", 0)))' >> "$dir/degraded.$1" 2>/dev/null
+print(time.strftime("%H:%M:%S"), d.get("num_objects_degraded", d.get("degraded_objects", 0)))' >> "$dir/degraded.$1" 2>/dev/null
                 sleep 0.5
         done
 }
@@ -218,7 +218,16 @@ t1=$((SECONDS - t0))
 check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert-1.out"
 deg=$(degraded_max node1 "$watch_pid")
 echo "most degraded objects seen while node1 converted: $deg"
-[ -n "$mode_args" ] && [ "$nkill" -eq 0 ] && check_eq "drain first: no object degraded while node1 converted" "$deg" 0
+if [ -n "$mode_args" ] && [ "$nkill" -eq 0 ]; then
+        check_eq "drain first: no object degraded while node1 converted" "$deg" 0 || {
+                echo "degraded samples (UTC):"; awk '$2 > 0' "$dir/degraded.node1" | head -20
+                echo "phases:"; py 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("event") in ("convert-phase", "wave-step-start", "wave-step-done"):
+        print(r["time"][11:19], r.get("event"), r.get("name") or "", r.get("osd_id", ""), r.get("phase", ""))' "$journal" | tail -60
+        }
+fi
 grep -E '^(host|WAVE|[0-9]+ +node|[0-9]+ done)' "$dir/convert-1.out"
 echo "convert node1: $t1 s for the command; OSD creations: $(creation_times)"
 check_converted node1
