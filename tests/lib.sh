@@ -21,6 +21,7 @@ check_eq() { # check_eq DESCRIPTION GOT EXPECTED
         else
                 printf 'FAIL %s\n  got:      %s\n  expected: %s\n' "$1" "$2" "$3"
                 failures=$((failures + 1))
+                return 1 # as check does: `check_eq ... || show-why` shows why
         fi
 }
 
@@ -28,7 +29,7 @@ check_contains() { # check_contains DESCRIPTION HAYSTACK NEEDLE
         checks=$((checks + 1))
         case "$2" in
         *"$3"*) echo "ok   $1" ;;
-        *) printf 'FAIL %s\n  %s\n  does not contain: %s\n' "$1" "$2" "$3"; failures=$((failures + 1)) ;;
+        *) printf 'FAIL %s\n  %s\n  does not contain: %s\n' "$1" "$2" "$3"; failures=$((failures + 1)); return 1 ;;
         esac
 }
 
