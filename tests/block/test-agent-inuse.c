@@ -431,23 +431,25 @@ static void test_loop_stacked(void) {
         free(top);
 }
 
-/* --- a process named ceph-osd whose data directory names the device (an OSD starting,
- *     not yet holding it) — a shell script stand-in: a real ceph-osd needs a cluster --- */
-static void test_ceph_osd(void) {
-        const char *L = bu_loop(64, true);
-        char dir[300], script[300];
-        snprintf(dir, sizeof(dir), "%s/osd-7", bu_dir);
-        snprintf(script, sizeof(script), "%s/ceph-osd", bu_dir);
-        CHECK(sh("mkdir -p %s && ln -sf %s %s/block && printf '#!/bin/sh\\nsleep 600\\n' >%s && chmod +x %s", dir, L,
-                 dir, script, script) == 0);
+/* Starts SCRIPT as `ceph-osd -f --cluster ceph --id ID --osd-data DIR` in a process group of
+ * its own and returns once it runs under that name. With `other` set, in a mount namespace
+ * of its own where DIR is an empty tmpfs whose block link names `other`. */
+static pid_t stand_in_osd(const char *script, const char *id, const char *dir, const char *other) {
         int p[2];
         CHECK(pipe(p) == 0);
         pid_t pid = fork();
         if (pid == 0) {
                 setpgid(0, 0);
                 close(p[0]);
+                if (other) {
+                        char link[340];
+                        snprintf(link, sizeof(link), "%s/block", dir);
+                        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                            mount("tmpfs", dir, "tmpfs", 0, NULL) < 0 || symlink(other, link) < 0)
+                                _exit(126);
+                }
                 fcntl(p[1], F_SETFD, FD_CLOEXEC);
-                execl(script, script, "-f", "--cluster", "ceph", "--id", "7", "--osd-data", dir, (char *) NULL);
+                execl(script, script, "-f", "--cluster", "ceph", "--id", id, "--osd-data", dir, (char *) NULL);
                 _exit(127);
         }
         close(p[1]);
@@ -460,6 +462,20 @@ static void test_ceph_osd(void) {
                         break;
                 usleep(10000);
         }
+        return pid;
+}
+
+/* --- a process named ceph-osd whose data directory names the device (an OSD starting,
+ *     not yet holding it) — a shell script stand-in: a real ceph-osd needs a cluster --- */
+static void test_ceph_osd(void) {
+        const char *L = bu_loop(64, true);
+        char dir[300], script[300];
+        snprintf(dir, sizeof(dir), "%s/osd-7", bu_dir);
+        snprintf(script, sizeof(script), "%s/ceph-osd", bu_dir);
+        CHECK(sh("mkdir -p %s && ln -sf %s %s/block && printf '#!/bin/sh\\nsleep 600\\n' >%s && chmod +x %s", dir, L,
+                 dir, script, script) == 0);
+        pid_t pid = stand_in_osd(script, "7", dir, NULL);
+        int p[2];
         _cleanup_(freep) char *who = strprintf("used by ceph-osd pid %d (osd.7", (int) pid);
 
         AgentState *s = agent_for(L, false);
@@ -539,34 +555,8 @@ static void test_ceph_osd_other_namespace(void) {
         /* here, the data directory names L */
         CHECK(sh("mkdir -p %s && ln -sf %s %s/block && printf '#!/bin/sh\\nsleep 600\\n' >%s && chmod +x %s", dir, L,
                  dir, script, script) == 0);
-        int p[2];
-        CHECK(pipe(p) == 0);
-        pid_t pid = fork();
-        if (pid == 0) {
-                setpgid(0, 0);
-                close(p[0]);
-                /* there, the same path is a directory of its own whose block names `other` */
-                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-                    mount("tmpfs", dir, "tmpfs", 0, NULL) < 0)
-                        _exit(126);
-                char link[340];
-                snprintf(link, sizeof(link), "%s/block", dir);
-                if (symlink(other, link) < 0)
-                        _exit(125);
-                fcntl(p[1], F_SETFD, FD_CLOEXEC);
-                execl(script, script, "-f", "--cluster", "ceph", "--id", "9", "--osd-data", dir, (char *) NULL);
-                _exit(127);
-        }
-        close(p[1]);
-        char c;
-        CHECK(read(p[0], &c, 1) == 0); /* EOF: exec'd */
-        close(p[0]);
-        for (int i = 0; i < 100; i++) {
-                _cleanup_(freep) char *comm = sh_out("cat /proc/%d/comm", (int) pid);
-                if (streq(comm, "ceph-osd"))
-                        break;
-                usleep(10000);
-        }
+        /* there, the same path is a directory of its own whose block names `other` */
+        pid_t pid = stand_in_osd(script, "9", dir, other);
         _cleanup_(freep) char *comm = sh_out("cat /proc/%d/comm", (int) pid);
         CHECK(streq(comm, "ceph-osd")); /* the stand-in runs, in its own mount namespace */
 
