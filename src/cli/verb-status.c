@@ -4,6 +4,7 @@
  * object, printed as text or JSON. */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -196,14 +197,15 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                         CephRecovery rec;
                         if (ceph_admin_run(admin, ceph_argv_pg_stat(ceph_admin_cli(admin), &ce), NULL, &ps, &ce) >= 0 &&
                             ceph_recovery_parse(ps, &rec, &ce) >= 0) {
+                                /* one sample: the rate is the cluster's own (the drain's progress) */
+                                CephDrainProgress pr;
+                                ceph_drain_progress(NULL, NULL, &rec, 0, 0, &pr);
                                 json_object *b = json_object_new_object();
-                                uint64_t left = rec.misplaced_objects + rec.degraded_objects;
-                                json_add_u64(b, "objects_left", left);
-                                json_add_u64(b, "pgs_not_clean", rec.pgs_not_clean);
-                                json_add_u64(b, "objects_per_sec", rec.recovering_objects_per_sec);
-                                if (left > 0 && rec.recovering_objects_per_sec > 0)
-                                        json_add_u64(b, "eta_sec", (left + rec.recovering_objects_per_sec - 1) /
-                                                                           rec.recovering_objects_per_sec);
+                                json_add_u64(b, "objects_left", pr.objects_left);
+                                json_add_u64(b, "pgs_not_clean", pr.pgs_left);
+                                json_add_u64(b, "objects_per_sec", (uint64_t) pr.objects_per_sec);
+                                if (pr.objects_left > 0 && pr.eta_sec >= 0)
+                                        json_add_u64(b, "eta_sec", (uint64_t) ceil(pr.eta_sec));
                                 json_add(cv, "backfill", b);
                         }
                         json_add(st, "conversion", cv);
