@@ -34,7 +34,7 @@ static void print_part(const ConvertPart *x, bool created, FILE *f) {
         fputc('\n', f);
 }
 
-static void print_host(const ConvertHost *h, FILE *f, unsigned flags) {
+static void print_host(const ConvertHost *h, FILE *f, unsigned flags, bool replace) {
         const char *arrow = flags & PLAN_PRINT_UTF8 ? "\u2192" : "->";
         size_t n_rebuilt = 0, n_reshape = 0;
         for (size_t i = 0; i < h->n_osds; i++) {
@@ -44,7 +44,11 @@ static void print_host(const ConvertHost *h, FILE *f, unsigned flags) {
         fprintf(f, "host %s: %zu OSD%s to rebuild", h->host, n_rebuilt, n_rebuilt == 1 ? "" : "s");
         if (n_reshape > 0)
                 fprintf(f, ", %zu need%s --reshape", n_reshape, n_reshape == 1 ? "s" : "");
-        fprintf(f, ", %zu already as the layout says%s\n", h->n_unchanged, h->in_crush ? "" : " (no CRUSH host bucket)");
+        if (replace)
+                fputc('\n', f);
+        else
+                fprintf(f, ", %zu already as the layout says%s\n", h->n_unchanged,
+                        h->in_crush ? "" : " (no CRUSH host bucket)");
         if (h->n_osds > 0)
                 fputs("  OSDs:\n", f);
         for (size_t i = 0; i < h->n_osds; i++) {
@@ -79,11 +83,17 @@ void convert_plan_print(const ConvertPlan *p, FILE *f, unsigned flags) {
         for (size_t i = 0; i < p->n_hosts; i++) {
                 if (i > 0)
                         fputc('\n', f);
-                print_host(&p->hosts[i], f, flags);
+                print_host(&p->hosts[i], f, flags, p->replace_device != NULL);
         }
         size_t rebuilt = convert_plan_count(p, true), reshape = convert_plan_count(p, false);
         if (p->n_hosts > 0)
                 fputc('\n', f);
+        if (p->replace_device) {
+                fprintf(f, "replace: %s on host %s: %zu OSD%s to rebuild with %s id%s\n", p->replace_device,
+                        p->replace_host, rebuilt, rebuilt == 1 ? "" : "s", rebuilt == 1 ? "its" : "their",
+                        rebuilt == 1 ? "" : "s");
+                return;
+        }
         fprintf(f, "convert: %zu OSD%s to rebuild on %zu host%s", rebuilt, rebuilt == 1 ? "" : "s", p->n_hosts,
                 p->n_hosts == 1 ? "" : "s");
         if (reshape > 0)
@@ -153,6 +163,12 @@ void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
         }
         json_writer_end_array(w);
         json_writer_strv(w, "missing_hosts", p->missing_hosts);
+        if (p->replace_device) {
+                json_writer_begin_object(w, "replace");
+                json_writer_string(w, "host", p->replace_host);
+                json_writer_string(w, "device", p->replace_device);
+                json_writer_end_object(w);
+        }
 }
 
 int convert_plan_print_json(const ConvertPlan *p, FILE *f) {

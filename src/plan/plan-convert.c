@@ -37,6 +37,10 @@ typedef struct ConvertCtx {
         size_t n_data, n_fast;
         int *slot_osd;           /* per slot: the OSD rebuilt there, -1: none */
         ConvertFast *space;
+        /* a replacement (ConvertOptions.replace_device): the device, and its place */
+        const InvDevice *replace;
+        int replace_slot;        /* its data slot, -1: not a data device */
+        int replace_fast;        /* its index among the fast devices, -1: not one */
 } ConvertCtx;
 
 static int oom(ConvertCtx *c) {
@@ -95,6 +99,8 @@ ConvertPlan *convert_plan_free(ConvertPlan *p) {
                 host_done(&p->hosts[i]);
         free(p->hosts);
         strv_free(p->missing_hosts);
+        free(p->replace_host);
+        free(p->replace_device);
         free(p);
         return NULL;
 }
@@ -314,10 +320,105 @@ static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
                          m->dedicated_wal ? size_format(m->wal_size, b, sizeof b) : "");
 }
 
+/* ---- a replacement ---- */
+
+/* Why the OSD on data device d (slot) depends on the device replaced, one line; no line when
+ * it does not. Its data device's own state is checked here too: blank, or its own label. */
+static int replace_reasons(ConvertCtx *c, const CephOsdMetadata *m, const InvDevice *d, size_t slot, char ***reasons) {
+        const InvDevice *x = c->replace;
+        char *why = NULL;
+        if (c->replace_slot >= 0 && (size_t) c->replace_slot == slot) {
+                const InvOsd *label = plan_find_osd(c->inv, d, true);
+                bool blank = !d->content.fstype && !d->pttype && d->n_partitions == 0;
+                if (!blank && !(label && label->id == m->id) && !c->profile->wipe)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': '%s', the data device of osd.%d to replace, is not blank: it "
+                                         "carries %s (a new disk is blank; the layout's wipe: true lets replace wipe it)",
+                                         c->host->name, d->path, m->id,
+                                         d->content.fstype ? d->content.fstype : d->pttype ? d->pttype : "partitions");
+                why = strprintf("its data device %s is the device replaced (%s)", d->path,
+                                blank ? "blank now" : label && label->id == m->id ? "it still carries this OSD's label: wiped" :
+                                                                                     "not blank: wiped (wipe: true)");
+        } else if (c->replace_fast >= 0) {
+                bool by_slot = plan_slot_fast(c->profile, c->n_data, c->n_fast, slot) == c->replace_fast;
+                bool by_meta = strv_contains(m->devices, x->name) && x != d;
+                if (!by_slot && !by_meta)
+                        return 0;
+                why = strprintf("its %s on %s, the device replaced (%s)",
+                                m->dedicated_db ? (m->dedicated_wal ? "DB and WAL" : "DB") : m->dedicated_wal ? "WAL" :
+                                                                                                "DB per the layout",
+                                x->path, by_slot ? "the layout puts its slot there" : "its metadata lists it");
+        } else
+                return 0;
+        return strv_consume(reasons, why) < 0 ? oom(c) : 0;
+}
+
+/* The device a replacement names, found among the host's data and fast devices, and what
+ * the plan must refuse before looking at any OSD. */
+static int replace_find(ConvertCtx *c) {
+        const Profile *p = c->profile;
+        const char *hn = c->host->name, *dev = c->opts->replace_device;
+        c->replace_slot = c->replace_fast = -1;
+        const InvDevice *x = c->replace = inventory_find_device(c->inv, dev);
+        if (!x)
+                return error_set(c->err, ENOENT, "host '%s': device '%s' is not in its inventory (no such device on "
+                                                 "the host, or not allowed there)", hn, dev);
+        for (size_t i = 0; i < c->n_data; i++)
+                if (c->data[i] == x)
+                        c->replace_slot = (int) i;
+        for (size_t j = 0; j < c->n_fast; j++)
+                if (c->fast[j] == x)
+                        c->replace_fast = (int) j;
+        if (c->replace_slot < 0 && c->replace_fast < 0) {
+                _cleanup_(freep) char *data = NULL, *fast = NULL;
+                _cleanup_strv_free_ char **dl = NULL, **fl = NULL;
+                for (size_t i = 0; i < c->n_data; i++)
+                        if (strv_extend(&dl, c->data[i]->path) < 0)
+                                return oom(c);
+                for (size_t j = 0; j < c->n_fast; j++)
+                        if (strv_extend(&fl, c->fast[j]->path) < 0)
+                                return oom(c);
+                data = dl ? strv_join(dl, ", ") : strdup("none");
+                fast = fl ? strv_join(fl, ", ") : strdup("none");
+                return error_set(c->err, EINVAL, "host '%s': device '%s' is neither a data device nor a fast device of "
+                                                 "profile '%s' there (data: %s; fast: %s)", hn, dev, p->name,
+                                 data ?: "?", fast ?: "?");
+        }
+        if (c->replace_fast >= 0 && !x->pttype && x->content.fstype)
+                return error_set(c->err, EEXIST, "host '%s': '%s', the fast device to replace, carries %s and no "
+                                                 "partition table: a new disk is blank (wipe it first if it is the new "
+                                                 "one)", hn, x->path, x->content.fstype);
+        if (p->bcache.enabled)
+                return error_set(c->err, ENOTSUP, "host '%s': profile '%s' has bcache: replacing a device of a bcache "
+                                                  "OSD is not built yet", hn, p->name);
+        if (c->replace_fast >= 0 && p->n_keep_partitions > 0) {
+                _cleanup_strv_free_ char **missing = NULL;
+                for (size_t k = 0; k < p->n_keep_partitions; k++) {
+                        bool have = false;
+                        for (size_t i = 0; i < x->n_partitions; i++)
+                                have = have || x->partitions[i].number == p->keep_partitions[k];
+                        if (!have && strv_consume(&missing, strprintf("%u", p->keep_partitions[k])) < 0)
+                                return oom(c);
+                }
+                if (missing) {
+                        _cleanup_(freep) char *list = strv_join(missing, ", ");
+                        return error_set(c->err, ENOENT,
+                                         "host '%s': '%s' has no partition %s, which profile '%s' keeps "
+                                         "(keep_partitions) on its fast devices: on a new disk they do not exist, and "
+                                         "replace does not make them (they are not cephprov's): make them first as "
+                                         "they were, then replace places the DB partitions after them; or take them out "
+                                         "of keep_partitions", hn, x->path, list ?: "?", p->name);
+                }
+        }
+        return 0;
+}
+
 static int plan_osd(ConvertCtx *c, int id) {
         const Profile *p = c->profile;
         const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, id);
-        if (t && t->status == CEPH_OSD_TREE_DESTROYED)
+        /* a replacement plans a destroyed OSD all the same: its metadata says where it was
+         * (destroyed by hand, or by a replacement whose saved plan is gone) */
+        if (t && t->status == CEPH_OSD_TREE_DESTROYED && !c->replace)
                 /* its metadata is the old OSD's, its disks may be wiped already */
                 return note(c, strprintf("osd.%d is destroyed (its id kept for a new OSD): a conversion or a "
                                          "replacement under way; not planned again here", id));
@@ -348,7 +449,13 @@ static int plan_osd(ConvertCtx *c, int id) {
         _cleanup_strv_free_ char **reasons = NULL;
         ConvertAction action = CONVERT_REBUILD;
         const char *want = objectstore_to_string(p->osd.objectstore);
-        if (!streq(m->objectstore, want)) {
+        if (c->replace) {
+                int r = replace_reasons(c, m, d, (size_t) slot, &reasons);
+                if (r < 0)
+                        return r;
+                if (!reasons)
+                        return 0; /* does not depend on the device replaced: not in this plan */
+        } else if (!streq(m->objectstore, want)) {
                 if (p->osd.objectstore == OBJECTSTORE_FILESTORE)
                         return note(c, strprintf("osd.%d on %s is %s, the layout wants filestore: convert never makes "
                                                  "FileStore OSDs", id, d->path, m->objectstore));
@@ -462,8 +569,7 @@ static int space_analyze(ConvertCtx *c, size_t j) {
                 return error_set(c->err, EEXIST, "host '%s': fast device '%s' has a %s partition table (cephprov needs GPT)",
                                  c->host->name, d->path, d->pttype);
         if (!d->pttype && c->ch->n_replaced + c->ch->n_osds > 0) {
-                int r = note(c, strprintf("fast device %s has no partition table: the conversion writes a GPT on it "
-                                          "first", d->path));
+                int r = note(c, strprintf("fast device %s has no partition table: a GPT is written on it first", d->path));
                 if (r < 0)
                         return r;
         }
@@ -603,10 +709,15 @@ static int convert_host(ConvertCtx *c) {
                 return oom(c);
         for (size_t i = 0; i < c->n_data; i++)
                 c->slot_osd[i] = -1;
+        if (c->opts->replace_device && (r = replace_find(c)) < 0)
+                return r;
 
         /* the host is its CRUSH bucket, by exact name */
         const CephTreeHost *bucket = ceph_osd_tree_find_host(c->tree, hn);
         c->ch->in_crush = bucket != NULL;
+        if (!bucket && c->replace)
+                return error_set(c->err, ENOENT, "host '%s': no CRUSH host bucket '%s' in the OSD tree: no OSD depends "
+                                                 "on '%s'", hn, hn, c->replace->path);
         if (!bucket && (r = note(c, strprintf("no CRUSH host bucket '%s' in the OSD tree: no OSD to convert", hn))) < 0)
                 return r;
         _cleanup_(freep) int *ids = bucket ? malloc(sizeof(int) * (bucket->n_osds + 1)) : NULL;
@@ -626,6 +737,12 @@ static int convert_host(ConvertCtx *c) {
                         return r;
         if ((r = foreign_osds(c, bucket)) < 0)
                 return r;
+        if (c->replace && c->ch->n_osds == 0)
+                return error_set(c->err, ENOENT,
+                                 "host '%s': no OSD depends on '%s': %s", hn, c->replace->path,
+                                 c->replace_slot >= 0 ? "no OSD of its CRUSH host bucket has its data there (per 'ceph "
+                                                        "osd metadata'): apply makes a new OSD on a blank data device"
+                                                      : "no OSD of its CRUSH host bucket has its slot or its DB/WAL there");
         if (c->ch->n_osds > 1)
                 qsort(c->ch->osds, c->ch->n_osds, sizeof(ConvertOsd), osd_cmp);
         if (c->ch->n_replaced > 1)
@@ -662,6 +779,18 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
         if (!p)
                 return error_set(err, ENOMEM, "out of memory");
         p->reshape = opts->reshape;
+        if (opts->replace_device) {
+                if (strv_length((char **) opts->hosts) != 1)
+                        return error_set(err, EINVAL, "a replacement plans one host (device '%s')", opts->replace_device);
+                const Host *h = layout_find_host(l, opts->hosts[0]);
+                if (!h || !h->profile)
+                        return error_set(err, ENOENT, "host '%s' %s", opts->hosts[0],
+                                         h ? "has no profile in the layout: it has no devices to replace"
+                                           : "is not in the layout");
+                if (!inventory_set_find(inv, h->name))
+                        return error_set(err, ENOENT, "host '%s': no inventory: cannot plan the replacement of '%s'",
+                                         h->name, opts->replace_device);
+        }
         for (size_t i = 0; i < l->n_hosts; i++) {
                 const Host *h = &l->hosts[i];
                 if (!h->profile || (opts->hosts && !strv_contains(opts->hosts, h->name)))
@@ -685,6 +814,9 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
                         .opts = opts, .ch = ch, .err = err,
                 };
                 int r = convert_host(&c);
+                if (r >= 0 && c.replace &&
+                    (!(p->replace_host = strdup(h->name)) || !(p->replace_device = strdup(c.replace->path))))
+                        r = error_set(err, ENOMEM, "out of memory");
                 ctx_done(&c);
                 if (r < 0)
                         return r;

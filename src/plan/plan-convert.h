@@ -92,11 +92,27 @@ typedef struct ConvertPlan {
         size_t n_hosts;
         char **missing_hosts;    /* layout hosts without inventory (NULL-terminated; NULL: none) */
         bool reshape;
+        char *replace_host;      /* a replacement's (ConvertOptions.replace_device), else NULL */
+        char *replace_device;    /* the device replaced, as the host's inventory names it */
 } ConvertPlan;
 
 typedef struct ConvertOptions {
         char * const *hosts;     /* only these hosts (NULL-terminated; NULL: every host with a profile) */
         bool reshape;            /* rebuild BlueStore OSDs whose shape differs too */
+        /* A replacement (`cephprov replace LAYOUT HOST DEVICE`): `hosts` names that one host,
+         * and the plan takes only the OSDs of its CRUSH bucket that depend on this device (a
+         * path or any link the host's inventory knows): the OSD whose data device it is
+         * (from its metadata), or, for a fast device, every OSD whose slot the layout puts
+         * there or whose metadata lists it among its devices. Each is rebuilt in the layout's
+         * shape with its id whatever it is now (the new device is blank: there is nothing to
+         * compare), its old DB/WAL partitions that are still there replaced as in a
+         * conversion. Refused, err naming host and device: a host without inventory or CRUSH
+         * host bucket; a device the inventory does not have, or that the layout selects
+         * neither as data nor as fast device; a device no OSD depends on; a profile with
+         * bcache (a rebuild makes no bcache yet); a fast device lacking the partitions
+         * keep_partitions lists (a new disk: they are not cephprov's to make); a data device
+         * carrying anything but its own OSD's label, unless the profile says wipe: true. */
+        const char *replace_device;
 } ConvertOptions;
 
 /* Refuses (err names host and device) when the cluster and the inventory disagree on what a

@@ -10,6 +10,8 @@ bcache superblocks, attachment and tuning, OSDs.
 
     tests/data/gen-inventories.py before      # write inventory-<name>.json
     tests/data/gen-inventories.py converged   # write inventory-<name>-converged.json from the golden plans
+                                              # (and inventory-scenario-3-filestore-sdd-replaced.json: fs1's
+                                              # /dev/sdd a new blank disk, for `cephprov replace`)
 
 tests/update-golden.sh runs both around the golden update.
 """
@@ -415,6 +417,21 @@ def convert_filestore(inv):
                     p["content"] = {}  # the FileStore journals are unused now
 
 
+def replaced_hdd(name, host, dev):
+    """The converged hosts after a failed HDD was swapped: `dev` of `host` is a new, blank disk of
+    the same model and size (another serial), the rest as converged (`cephprov replace`'s "before")."""
+    with open(os.path.join(HERE, "inventory-%s-converged.json" % name)) as f:
+        s = json.load(f)
+    inv = next(i for i in s["inventories"] if i["host"] == host)
+    d = next(d for d in inv["devices"] if d["path"] == dev)
+    d["content"] = {}
+    d["partitions"] = []
+    old, d["serial"] = d["serial"], d["serial"][:-1] + "R"
+    d["links"] = [l.replace("_" + old, "_" + d["serial"]) for l in d["links"] if "wwn-" not in l]
+    d.pop("wwn", None)
+    return s
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "before"
     for name, fn in SCENARIOS.items():
@@ -424,6 +441,9 @@ def main():
             write(os.path.join(HERE, "inventory-%s-converged.json" % name), converged(name))
         else:
             sys.exit("usage: gen-inventories.py before|converged")
+    if what == "converged":
+        write(os.path.join(HERE, "inventory-scenario-3-filestore-sdd-replaced.json"),
+              replaced_hdd("scenario-3-filestore", "fs1", "/dev/sdd"))
 
 
 if __name__ == "__main__":

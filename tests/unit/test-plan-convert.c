@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "basic/json-util.h"
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph.h"
@@ -561,6 +562,224 @@ static void test_destroyed_osd(void) {
         CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "not a journal to replace"));
 }
 
+/* ---- a replacement (cephprov replace): the OSDs that depend on one device ---- */
+
+/* The converged scenario 3 inventories with device `dev` of fs1 edited by `edit`. */
+static InventorySet *inventories_edited(const char *name, const char *dev, void (*edit)(json_object *d)) {
+        _cleanup_(freep) char *text = data_file(name);
+        _cleanup_json_ json_object *o = json_tokener_parse(text);
+        json_object *invs = NULL, *devs = NULL;
+        CHECK(o && json_object_object_get_ex(o, "inventories", &invs));
+        for (size_t i = 0; invs && i < json_object_array_length(invs); i++) {
+                json_object *inv = json_object_array_get_idx(invs, i), *h = NULL;
+                if (json_object_object_get_ex(inv, "host", &h) && streq(json_object_get_string(h), "fs1"))
+                        json_object_object_get_ex(inv, "devices", &devs);
+        }
+        bool found = false;
+        for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+                json_object *d = json_object_array_get_idx(devs, i), *pth = NULL;
+                if (json_object_object_get_ex(d, "path", &pth) && streq(json_object_get_string(pth), dev)) {
+                        edit(d);
+                        found = true;
+                }
+        }
+        CHECK(found);
+        InventorySet *s = NULL;
+        Error err = {};
+        if (inventory_set_from_json(o, &s, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                exit(1);
+        }
+        return s;
+}
+
+/* a new disk: no partition table, no partitions, no signature */
+static void make_blank(json_object *d) {
+        json_object_object_del(d, "pttype");
+        json_object_object_del(d, "ptuuid");
+        json_object_object_add(d, "first_usable", json_object_new_int(0));
+        json_object_object_add(d, "last_usable", json_object_new_int(0));
+        json_object_object_add(d, "partitions", json_object_new_array());
+        json_object_object_add(d, "content", json_object_new_object());
+}
+
+static void make_xfs(json_object *d) {
+        make_blank(d);
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "fstype", json_object_new_string("xfs"));
+        json_object_object_add(d, "content", c);
+}
+
+static int replace_plan(const Layout *l, const InventorySet *s, const char *host, const char *dev, ConvertPlan **ret,
+                        Error *err) {
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        char *hosts[] = { (char *) host, NULL };
+        ConvertOptions o = { .hosts = hosts, .replace_device = dev };
+        return plan_convert(l, s, t, m, &o, ret, err);
+}
+
+/* A failed HDD swapped for a new blank one (fs1's /dev/sdd, osd.1): osd.1 alone is rebuilt
+ * with its id, its old DB partition (sda5, the cluster names it) replaced by the layout's in
+ * its place and number; the other OSDs and partitions are not touched */
+static void test_replace_hdd(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-sdd-replaced.json");
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        Error err = {};
+        CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sdd", &p, &err), 0);
+        if (!p) {
+                fprintf(stderr, "%s\n", err.message);
+                return;
+        }
+        CHECK(p->n_hosts == 1 && streq_ptr(p->replace_host, "fs1") && streq_ptr(p->replace_device, "/dev/sdd"));
+        CHECK_INTEQ(convert_plan_count(p, true), 1);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 1 && h->n_replaced == 1 && h->n_created == 1);
+        if (h && h->n_osds == 1 && h->n_replaced == 1 && h->n_created == 1) {
+                CHECK(h->osds[0].id == 1 && h->osds[0].rebuilt && h->osds[0].slot == 1 &&
+                      streq(h->osds[0].data_device, "/dev/sdd"));
+                CHECK_STREQ(h->osds[0].reasons[0], "its data device /dev/sdd is the device replaced (blank now)");
+                CHECK(h->replaced[0].partnum == 5 && streq(h->replaced[0].node, "/dev/sda5") &&
+                      h->replaced[0].role == PART_ROLE_DB && h->replaced[0].osd == 1);
+                CHECK(h->created[0].partnum == 5 && h->created[0].offset == h->replaced[0].offset &&
+                      h->created[0].size == 60 * GiB && streq(h->created[0].partname, "cp:db:1:fs1") &&
+                      h->created[0].osd == 1 && h->created[0].slot == 1);
+        }
+        CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:0:fs1'", "cephprov's"));
+        CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "in keep_partitions"));
+        _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
+        check_golden("replace-scenario-3-hdd.txt", txt);
+        check_golden("replace-scenario-3-hdd.json", js);
+        CHECK(strstr(js, "\"replace\": {") != NULL);
+
+        /* the device by one of its links: the same plan */
+        _cleanup_(convert_plan_freep) ConvertPlan *q = NULL;
+        CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/disk/by-id/ata-ST4000NM0035-1V4107_ZC101301R", &q, &err), 0);
+        _cleanup_(freep) char *qtxt = q ? text_of(q) : NULL;
+        CHECK_STREQ(qtxt, txt);
+        /* planned again (a re-run from the saved inputs): the same plan */
+        _cleanup_(convert_plan_freep) ConvertPlan *r = NULL;
+        CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sdd", &r, &err), 0);
+        _cleanup_(freep) char *rjs = r ? json_of(r) : NULL;
+        CHECK_STREQ(rjs, js);
+        /* the old disk still there, with its OSD's label: the same OSD, its data device wiped */
+        _cleanup_(inventory_set_freep) InventorySet *c = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(convert_plan_freep) ConvertPlan *o = NULL;
+        CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sdd", &o, &err), 0);
+        h = o ? host_of(o, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->osds[0].id == 1 &&
+              streq(h->osds[0].reasons[0], "its data device /dev/sdd is the device replaced (it still carries this "
+                                           "OSD's label: wiped)"));
+}
+
+/* A failed SSD swapped for a new blank one (fs1's /dev/sda): every OSD whose slot is there
+ * (osd.0-2) rebuilt; their old DB partitions are gone with the old disk (notes); the new ones
+ * made on a new GPT. With keep_partitions, refused: they are not on the new disk */
+static void test_replace_ssd(void) {
+        _cleanup_(inventory_set_freep) InventorySet *s =
+                inventories_edited("inventory-scenario-3-filestore-converged.json", "/dev/sda", make_blank);
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        ConvertPlan *none = NULL;
+        Error err = {};
+        CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sda", &none, &err), -ENOENT);
+        CHECK(none == NULL);
+        CHECK_STREQ(err.message, "host 'fs1': '/dev/sda' has no partition 1, 2, 3, which profile 'filestore-legacy' "
+                                 "keeps (keep_partitions) on its fast devices: on a new disk they do not exist, and "
+                                 "replace does not make them (they are not cephprov's): make them first as they were, "
+                                 "then replace places the DB partitions after them; or take them out of keep_partitions");
+
+        static const char *const edits[] = {
+                "      keep_partitions: [1, 2, 3]   # the FileStore journals, in use until every OSD is converted\n", "",
+                NULL,
+        };
+        _cleanup_(layout_freep) Layout *lk = layout(edits);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        CHECK_INTEQ(replace_plan(lk, s, "fs1", "/dev/sda", &p, &err), 0);
+        if (!p) {
+                fprintf(stderr, "%s\n", err.message);
+                return;
+        }
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 3 && h->n_replaced == 0 && h->n_created == 3);
+        if (h && h->n_osds == 3 && h->n_created == 3) {
+                for (int i = 0; i < 3; i++) {
+                        CHECK(h->osds[i].id == i && h->osds[i].rebuilt);
+                        CHECK(h->created[i].partnum == (unsigned) i + 1 && h->created[i].osd == i &&
+                              h->created[i].offset == MiB + (uint64_t) i * 60 * GiB && streq(h->created[i].device, "/dev/sda"));
+                }
+                CHECK_STREQ(h->osds[0].reasons[0], "its DB on /dev/sda, the device replaced (the layout puts its slot there)");
+        }
+        CHECK(notes_have(h, "osd.0's DB /dev/sda4 (from its metadata) is no partition of this host's inventory"));
+        CHECK(notes_have(h, "fast device /dev/sda has no partition table: a GPT is written on it first"));
+        /* the other SSD's partitions are kept, untouched */
+        CHECK(kept_has(h, "/dev/sdb partition 4 'cp:db:3:fs1'", NULL));
+        _cleanup_(freep) char *txt = text_of(p);
+        CHECK(strstr(txt, "replace: /dev/sda on host fs1: 3 OSDs to rebuild with their ids\n") != NULL);
+}
+
+/* What a replacement refuses, naming host and device */
+static void test_replace_refused(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-sdd-replaced.json");
+        ConvertPlan *p = NULL;
+        Error err = {};
+        CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sdz", &p, &err), -ENOENT);
+        CHECK_STREQ(err.message, "host 'fs1': device '/dev/sdz' is not in its inventory (no such device on the host, "
+                                 "or not allowed there)");
+        err = (Error) {};
+        CHECK_INTEQ(replace_plan(l, s, "fs9", "/dev/sdd", &p, &err), -ENOENT);
+        CHECK_STREQ(err.message, "host 'fs9' is not in the layout");
+        err = (Error) {};
+        /* a device the layout selects neither as data nor as fast device */
+        static const char *const lim[] = { "      model: \"ST4000NM0035*\"\n",
+                                           "      model: \"ST4000NM0035*\"\n      limit: 5\n", NULL };
+        _cleanup_(layout_freep) Layout *ll = layout(lim);
+        CHECK_INTEQ(replace_plan(ll, s, "fs1", "/dev/sdh", &p, &err), -EINVAL);
+        CHECK_STREQ(err.message, "host 'fs1': device '/dev/sdh' is neither a data device nor a fast device of profile "
+                                 "'filestore-legacy' there (data: /dev/sdc, /dev/sdd, /dev/sde, /dev/sdf, /dev/sdg; "
+                                 "fast: /dev/sda, /dev/sdb)");
+        err = (Error) {};
+        /* no OSD depends on it: osd.1's metadata says its data is elsewhere */
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj0 = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        _cleanup_(freep) char *mj = replace_all(mj0, "\"bluestore_bdev_partition_path\":\"/dev/sdd\"",
+                                                "\"bluestore_bdev_partition_path\":\"/dev/sdy\"");
+        CHECK(!streq(mj, mj0));
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        char *hosts[] = { (char *) "fs1", NULL };
+        ConvertOptions o = { .hosts = hosts, .replace_device = "/dev/sdd" };
+        CHECK_INTEQ(plan_convert(l, s, t, m, &o, &p, &err), -ENOENT);
+        CHECK_STREQ(err.message, "host 'fs1': no OSD depends on '/dev/sdd': no OSD of its CRUSH host bucket has its "
+                                 "data there (per 'ceph osd metadata'): apply makes a new OSD on a blank data device");
+        CHECK(p == NULL);
+        err = (Error) {};
+        /* the "new" disk carries a filesystem: refused unless wipe: true */
+        _cleanup_(inventory_set_freep) InventorySet *x =
+                inventories_edited("inventory-scenario-3-filestore-converged.json", "/dev/sdd", make_xfs);
+        CHECK_INTEQ(replace_plan(l, x, "fs1", "/dev/sdd", &p, &err), -EEXIST);
+        CHECK_STREQ(err.message, "host 'fs1': '/dev/sdd', the data device of osd.1 to replace, is not blank: it carries "
+                                 "xfs (a new disk is blank; the layout's wipe: true lets replace wipe it)");
+        err = (Error) {};
+        static const char *const wipe[] = { "    db_size: 60G\n", "    db_size: 60G\n    wipe: true\n", NULL };
+        _cleanup_(layout_freep) Layout *lw = layout(wipe);
+        _cleanup_(convert_plan_freep) ConvertPlan *pw = NULL;
+        CHECK_INTEQ(replace_plan(lw, x, "fs1", "/dev/sdd", &pw, &err), 0);
+        /* bcache: not built in a rebuild */
+        static const char *const bc[] = {
+                "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 4G\n", NULL,
+        };
+        _cleanup_(layout_freep) Layout *lb = layout(bc);
+        err = (Error) {};
+        CHECK_INTEQ(replace_plan(lb, s, "fs1", "/dev/sdd", &p, &err), -ENOTSUP);
+        CHECK_STREQ(err.message, "host 'fs1': profile 'filestore-legacy' has bcache: replacing a device of a bcache OSD "
+                                 "is not built yet");
+        CHECK(p == NULL);
+}
+
 int main(void) {
         TEST_RUN(test_filestore_to_bluestore);
         TEST_RUN(test_converged_nothing_to_do);
@@ -570,5 +789,8 @@ int main(void) {
         TEST_RUN(test_db_missing_and_journal_file);
         TEST_RUN(test_names_moved);
         TEST_RUN(test_destroyed_osd);
+        TEST_RUN(test_replace_hdd);
+        TEST_RUN(test_replace_ssd);
+        TEST_RUN(test_replace_refused);
         return test_result();
 }
