@@ -47,6 +47,20 @@ const Verb verbs[] = {
           "  --hosts H1,H2        only these hosts\n"
           "  --json               machine-readable plan\n"
           "an old journal partition is replaced only when the OSD's metadata names it\n" },
+        { "replace", "LAYOUT HOST DEVICE [--dry-run [--inventory FILE --osd-tree FILE --osd-metadata FILE]] [--yes] [--json]",
+          "rebuild with their ids the OSDs that depend on a replaced device (a new blank HDD or SSD) (playbooks/replace-device.yaml)",
+          verb_replace, VERB_LAYOUT | VERB_HOSTS,
+          "  --dry-run            the plan only: which OSDs are rebuilt, the partitions replaced and\n"
+          "                       made (live, or offline from the three files below)\n"
+          "  --yes                replace without asking (it destroys the OSDs first, ids kept)\n"
+          "  --inventory FILE     the host's saved inventory (`cephprov inventory --save`)\n"
+          "  --osd-tree FILE      `ceph osd tree -f json`: the host is its CRUSH host bucket\n"
+          "  --osd-metadata FILE  `ceph osd metadata -f json`: where each OSD had its data, DB, WAL\n"
+          "  --json               machine-readable plan\n"
+          "DEVICE is a data device (its OSD) or a fast device (every OSD with its DB/WAL there)\n"
+          "of HOST in the layout, now blank; the OSDs may be down already. Refused: a device not\n"
+          "in the layout for HOST, one no OSD depends on, a cluster in HEALTH_ERR. The same\n"
+          "command again resumes after a kill (the plan is saved before the first change)\n" },
         { "inventory", "LAYOUT [--json] [--hosts H1,H2] [--save FILE]",
           "connect to the hosts and show their disks, partitions, signatures, bcache and OSDs",
           verb_inventory, VERB_LAYOUT | VERB_HOSTS,

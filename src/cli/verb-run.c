@@ -72,7 +72,7 @@ static void print_freed(const PlaybookRunResult *res) {
 
 static int run_playbook_convert(const char *path, const Layout *l, char * const *hosts, const char *command,
                                 const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks,
-                                const ConvertPlan *convert, char * const *health_allow) {
+                                const ConvertPlan *convert, char * const *health_allow, const char *run_tag) {
         Error err = {};
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
@@ -97,6 +97,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
                 .hooks = hooks,
                 .convert = convert,
                 .health_allow = health_allow,
+                .run_tag = run_tag,
         };
         _cleanup_(playbook_run_result_freep) PlaybookRunResult *res = NULL;
         int r = playbook_run(&ro, &res, &err);
@@ -112,7 +113,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
 
 static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,
                         const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks) {
-        return run_playbook_convert(path, l, hosts, command, o, recorded_osds, hooks, NULL, NULL);
+        return run_playbook_convert(path, l, hosts, command, o, recorded_osds, hooks, NULL, NULL, NULL);
 }
 
 int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, const ConvertPlan *plan,
@@ -120,7 +121,16 @@ int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, c
         _cleanup_(freep) char *path = playbook_path(o->drain_first ? "convert-filestore-drain" : "convert-filestore");
         if (!path)
                 return log_error("out of memory"), 1;
-        return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan, health_allow);
+        return run_playbook_convert(path, l, hosts, "convert", o, false, hooks, plan, health_allow, NULL);
+}
+
+int cli_run_replace(const Layout *l, const char *host, const char *device, const CliOptions *o, const ConvertPlan *plan,
+                    PlaybookRunHooks hooks) {
+        _cleanup_(freep) char *path = playbook_path("replace-device");
+        if (!path)
+                return log_error("out of memory"), 1;
+        char *hosts[] = { (char *) host, NULL };
+        return run_playbook_convert(path, l, hosts, "replace", o, false, hooks, plan, NULL, device);
 }
 
 int verb_run(int argc, char *argv[]) {

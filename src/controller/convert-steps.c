@@ -118,8 +118,44 @@ static const ConvertPart *created_for(const ConvertHost *h, int id, PartRole rol
         return NULL;
 }
 
+/* A GPT on each fast device that gets new partitions and has no partition table (a new
+ * disk, as in a replacement of an SSD): create-partition needs one. */
+static int create_tables(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
+        const ConvertHost *h = c->plan;
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        int r;
+        for (size_t i = 0; i < h->n_created; i++) {
+                const ConvertPart *p = &h->created[i];
+                bool ours = false, earlier = false;
+                for (size_t k = 0; k < n; k++)
+                        ours = ours || ids[k] == p->osd;
+                for (size_t k = 0; k < i; k++)
+                        earlier = earlier || streq(h->created[k].device, p->device);
+                if (!ours || earlier)
+                        continue;
+                if (!inv && (r = host_session_inventory(c->session, &inv, err)) < 0)
+                        return r;
+                const InvDevice *d = inventory_find_device(inv, p->device);
+                if (!d)
+                        return error_set(err, ENOENT, "host '%s': fast device '%s' is not in its inventory", host_name(c),
+                                         p->device);
+                if (d->pttype)
+                        continue;
+                _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
+                if (!a || json_add_string(a, "device", p->device) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                log_notice("host '%s': '%s' has no partition table: writing a GPT", host_name(c), p->device);
+                if ((r = host_session_call(c->session, "create-gpt", a, 0, &res, err)) < 0)
+                        return error_prefix(err, r, "host '%s': a GPT on '%s'", host_name(c), p->device);
+        }
+        return 0;
+}
+
 static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
         const ConvertHost *h = c->plan;
+        int r0 = create_tables(c, ids, n, err);
+        if (r0 < 0)
+                return r0;
         for (size_t i = 0; i < h->n_created; i++) {
                 const ConvertPart *p = &h->created[i];
                 bool ours = false;

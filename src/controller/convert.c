@@ -23,6 +23,8 @@ struct ConvertInputs {
         char **hosts;             /* --hosts (NULL: every host with a profile) */
         bool reshape;
         bool drain_first;         /* --drain-first: playbook convert-filestore-drain */
+        char *replace_host;       /* a replacement (cephprov replace HOST DEVICE): its saved */
+        char *replace_device;     /* inputs are replace-CLUSTER.json, its plan one host's */
 };
 
 ConvertInputs *convert_inputs_free(ConvertInputs *in) {
@@ -32,17 +34,24 @@ ConvertInputs *convert_inputs_free(ConvertInputs *in) {
         free(in->osd_tree);
         free(in->osd_metadata);
         strv_free(in->hosts);
+        free(in->replace_host);
+        free(in->replace_device);
         free(in);
         return NULL;
 }
 
-static int state_path(const Layout *l, char **ret, Error *err) {
+/* kind: "convert" or "replace" */
+static int state_path_of(const Layout *l, const char *kind, char **ret, Error *err) {
         _cleanup_(freep) char *dir = NULL;
         int r = journal_default_dir(&dir, err);
         if (r < 0)
                 return r;
-        *ret = strprintf("%s/convert-%s.json", dir, l->cluster_name ? l->cluster_name : "ceph");
+        *ret = strprintf("%s/%s-%s.json", dir, kind, l->cluster_name ? l->cluster_name : "ceph");
         return *ret ? 0 : error_set(err, ENOMEM, "out of memory");
+}
+
+static int state_path(const Layout *l, char **ret, Error *err) {
+        return state_path_of(l, "convert", ret, err);
 }
 
 static int load_saved(const char *path, ConvertInputs **ret, Error *err) {
@@ -64,6 +73,12 @@ static int load_saved(const char *path, ConvertInputs **ret, Error *err) {
             ((r = json_get_bool(o, "drain_first", false, &in->drain_first, path, err)) < 0 && r != -ENOENT) ||
             ((r = json_get_array(o, "hosts", false, &hosts, path, err)) < 0 && r != -ENOENT))
                 return r;
+        const char *rh = NULL, *rd = NULL;
+        if (((r = json_get_string(o, "replace_host", false, &rh, path, err)) < 0 && r != -ENOENT) ||
+            ((r = json_get_string(o, "replace_device", false, &rd, path, err)) < 0 && r != -ENOENT))
+                return r;
+        if ((rh && !(in->replace_host = strdup(rh))) || (rd && !(in->replace_device = strdup(rd))))
+                return error_set(err, ENOMEM, "out of memory");
         in->inventory = json_object_get(inv);
         if (!(in->osd_tree = strdup(tree)) || !(in->osd_metadata = strdup(meta)))
                 return error_set(err, ENOMEM, "out of memory");
@@ -84,6 +99,24 @@ static bool same_hosts(char * const *a, char * const *b) {
         return true;
 }
 
+/* A conversion and a replacement rebuild OSDs through the same steps and journal: one at a
+ * time. `other` is the kind of the one that must not be under way. */
+static int refuse_other(const Layout *l, const char *other, Error *err) {
+        _cleanup_(freep) char *path = NULL;
+        int r = state_path_of(l, other, &path, err);
+        if (r < 0)
+                return r;
+        if (access(path, F_OK) < 0)
+                return 0;
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        if (load_saved(path, &in, err) < 0 || !in->replace_host)
+                return error_set(err, EBUSY, "a conversion is under way (its plan is saved in '%s'): finish it first "
+                                             "(run `cephprov convert` again as it was started)", path);
+        return error_set(err, EBUSY, "the replacement of '%s' on host '%s' is under way (its plan is saved in '%s'): "
+                                     "finish it first (run `cephprov replace LAYOUT %s %s` again)",
+                         in->replace_device, in->replace_host, path, in->replace_host, in->replace_device);
+}
+
 int convert_inputs_load(const Layout *l, char * const *only, bool reshape, bool drain_first, ConvertInputs **ret,
                         bool *ret_resumed, Error *err) {
         _cleanup_(freep) char *path = NULL;
@@ -91,6 +124,8 @@ int convert_inputs_load(const Layout *l, char * const *only, bool reshape, bool 
         if (r < 0)
                 return r;
         _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        if ((r = refuse_other(l, "replace", err)) < 0)
+                return r;
         if (access(path, F_OK) == 0) {
                 if ((r = load_saved(path, &in, err)) < 0)
                         return r;
@@ -142,13 +177,13 @@ int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **
                 return error_prefix(err, r, "'ceph osd tree'");
         if ((r = ceph_osd_metadata_parse(in->osd_metadata, &meta, err)) < 0)
                 return error_prefix(err, r, "'ceph osd metadata'");
-        ConvertOptions co = { .hosts = in->hosts, .reshape = in->reshape };
+        ConvertOptions co = { .hosts = in->hosts, .reshape = in->reshape, .replace_device = in->replace_device };
         return plan_convert(l, inv, tree, meta, &co, ret, err);
 }
 
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
         _cleanup_(freep) char *path = NULL, *tmp = NULL;
-        int r = state_path(l, &path, err);
+        int r = state_path_of(l, in->replace_host ? "replace" : "convert", &path, err);
         if (r < 0)
                 return r;
         _cleanup_json_ json_object *o = json_object_new_object();
@@ -161,6 +196,9 @@ int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
                 json_object_array_add(hosts, json_object_new_string(*h));
         if (hosts)
                 json_add(o, "hosts", hosts);
+        if (in->replace_host && (json_add_string(o, "replace_host", in->replace_host) < 0 ||
+                                 json_add_string(o, "replace_device", in->replace_device) < 0))
+                return error_set(err, ENOMEM, "out of memory");
         if (!(tmp = strprintf("%s.tmp", path)))
                 return error_set(err, ENOMEM, "out of memory");
         const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
@@ -175,13 +213,82 @@ int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
         return 0;
 }
 
-int convert_inputs_remove(const Layout *l, Error *err) {
+static int inputs_remove(const Layout *l, const char *kind, Error *err) {
         _cleanup_(freep) char *path = NULL;
-        int r = state_path(l, &path, err);
+        int r = state_path_of(l, kind, &path, err);
         if (r < 0)
                 return r;
         if (unlink(path) < 0 && errno != ENOENT)
                 return error_set(err, errno, "cannot remove '%s': %s", path, strerror(errno));
+        return 0;
+}
+
+int convert_inputs_remove(const Layout *l, Error *err) {
+        return inputs_remove(l, "convert", err);
+}
+
+int replace_inputs_remove(const Layout *l, Error *err) {
+        return inputs_remove(l, "replace", err);
+}
+
+/* ---- a replacement --------------------------------------------------------------------- */
+
+int replace_inputs_load(const Layout *l, const char *host, const char *device, ConvertInputs **ret, bool *ret_resumed,
+                        Error *err) {
+        _cleanup_(freep) char *path = NULL;
+        int r = state_path_of(l, "replace", &path, err);
+        if (r < 0 || (r = refuse_other(l, "convert", err)) < 0)
+                return r;
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        if (access(path, F_OK) == 0) {
+                if ((r = load_saved(path, &in, err)) < 0)
+                        return r;
+                if (!streq_ptr(in->replace_host, host) || !streq_ptr(in->replace_device, device))
+                        return error_set(err, EBUSY, "the replacement of '%s' on host '%s' is under way (its plan is "
+                                                     "saved in '%s'): finish it first (run `cephprov replace LAYOUT %s "
+                                                     "%s` again)", in->replace_device ?: "?", in->replace_host ?: "?",
+                                         path, in->replace_host ?: "?", in->replace_device ?: "?");
+                *ret = TAKE_PTR(in);
+                *ret_resumed = true;
+                return 0;
+        }
+
+        if (!(in = calloc(1, sizeof(ConvertInputs))) || !(in->replace_host = strdup(host)) ||
+            !(in->replace_device = strdup(device)) || strv_extend(&in->hosts, host) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        /* the cluster first: a replacement destroys OSDs and runs degraded until they are back,
+         * which a cluster in HEALTH_ERR cannot afford (a failed disk makes HEALTH_WARN) */
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        _cleanup_(ceph_health_freep) CephHealth *health = NULL;
+        if ((r = ceph_admin_open(l, &admin, err)) < 0 || (r = ceph_admin_status(admin, &health, NULL, err)) < 0)
+                return r;
+        if (health->status == CEPH_HEALTH_ERR) {
+                _cleanup_strv_free_ char **errs = NULL;
+                for (size_t i = 0; i < health->n_checks; i++)
+                        if (health->checks[i].severity == CEPH_HEALTH_ERR &&
+                            strv_consume(&errs, strprintf("%s: %s", health->checks[i].code,
+                                                          health->checks[i].summary ?: "")) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                _cleanup_(freep) char *list = errs ? strv_join(errs, "; ") : NULL;
+                return error_set(err, EBUSY, "the cluster is HEALTH_ERR%s%s%s: refusing to replace '%s' on host '%s' "
+                                             "(it destroys OSDs and runs degraded until they are back): nothing changed",
+                                 list ? " (" : "", list ?: "", list ? ")" : "", device, host);
+        }
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        size_t failed = 0;
+        if ((r = controller_inventory(l, in->hosts, false, true, NULL, &inv, &failed, err)) < 0)
+                return r;
+        if (failed > 0)
+                return error_set(err, EHOSTUNREACH, "host '%s' did not answer: a replacement plans from its inventory",
+                                 host);
+        if (inventory_set_to_json(inv, &in->inventory) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        const CephCli *cli = ceph_admin_cli(admin);
+        if ((r = ceph_admin_run(admin, ceph_argv_osd_tree(cli, err), NULL, &in->osd_tree, err)) < 0 ||
+            (r = ceph_admin_run(admin, ceph_argv_osd_metadata(cli, -1, err), NULL, &in->osd_metadata, err)) < 0)
+                return r;
+        *ret = TAKE_PTR(in);
+        *ret_resumed = false;
         return 0;
 }
 

@@ -32,6 +32,16 @@ int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err);
 int convert_inputs_remove(const Layout *l, Error *err);
 
+/* A replacement (`cephprov replace LAYOUT HOST DEVICE`): the same machinery on one host,
+ * the plan restricted to the OSDs that depend on DEVICE (ConvertOptions.replace_device). Its
+ * inputs are saved in replace-CLUSTER.json: a saved replacement of another host or device is
+ * refused (finish it first), as is a conversion under way (and convert_inputs_load() refuses
+ * while a replacement is under way). A fresh one refuses a cluster in HEALTH_ERR before it
+ * reads anything else (err names the checks). */
+int replace_inputs_load(const Layout *l, const char *host, const char *device, ConvertInputs **ret, bool *ret_resumed,
+                        Error *err);
+int replace_inputs_remove(const Layout *l, Error *err);
+
 /* A conversion under way (its saved inputs are there: running, or stopped by a kill or a
  * failure): convert_progress_json() of its plan against the journal's records since the
  * inputs were saved, with "started" (that time) and "hosts" (its --hosts, absent: all).

@@ -753,7 +753,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                         R.wave_of[R.pw->hosts[k]] = (unsigned) w + 1;
 
         _cleanup_(freep) char *joined = strv_join((char **) o->hosts, ",");
-        R.id = joined ? strprintf("%s:%s", pb->name, joined) : NULL;
+        R.id = !joined ? NULL
+             : o->run_tag ? strprintf("%s:%s:%s", pb->name, joined, o->run_tag)
+                          : strprintf("%s:%s", pb->name, joined);
         if (!R.id)
                 return error_set(err, ENOMEM, "out of memory");
         if ((r = journal_done_step_keys(R.j->path, R.id, &R.done, err)) < 0)

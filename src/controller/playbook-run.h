@@ -49,6 +49,10 @@ typedef struct PlaybookRunOptions {
          * resumed conversion: the flags, down OSDs and degraded PGs the interrupted run left,
          * which only going on clears). NULL-terminated; NULL: none. */
         char * const *health_allow;
+        /* Added to the run's id in the journal ("PLAYBOOK:HOSTS:TAG"), whose steps done a re-run
+         * skips: a replacement names its device, so that another device's replacement on the
+         * same host never takes a failed earlier one's steps for its own. NULL: none. */
+        const char *run_tag;
 } PlaybookRunOptions;
 
 typedef struct PlaybookRunResult {

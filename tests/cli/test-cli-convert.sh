@@ -5,6 +5,7 @@
 # converged hosts nothing to do, --hosts only those hosts, --reshape, a host missing from
 # the inventory named (exit 1); without --dry-run or its files it is a usage error (exit 2);
 # a broken metadata file is named; --json failures answer with a JSON error object.
+# Then `replace --dry-run` offline: the golden replace plan, an SSD's, refusals, usage errors.
 # The FileStore metadata is synthetic, built from Pacific's source (tests/data/ceph/README.md).
 # usage: test-cli-convert.sh CEPHPROV SRCDIR
 set -u
@@ -86,5 +87,35 @@ PY
 else
         echo "SKIP: no python3 (the missing-host case)"
 fi
+
+# `cephprov replace LAYOUT HOST DEVICE --dry-run` offline: fs1's /dev/sdd swapped for a new
+# blank disk (inventory-scenario-3-filestore-sdd-replaced.json) gives the golden replace
+# plan; refusals name the host and the device
+replaced=$data/inventory-scenario-3-filestore-sdd-replaced.json
+out=$("$cephprov" replace "$layout" fs1 /dev/sdd --dry-run --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs"); rc=$?
+check_eq "replace --dry-run exits 0" "$rc" 0
+check_eq "replace --dry-run is the golden plan" "$out" "$(cat "$data/replace-scenario-3-hdd.txt")"
+out=$("$cephprov" replace "$layout" fs1 /dev/sdd --dry-run --json --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs"); rc=$?
+check_eq "replace --dry-run --json exits 0" "$rc" 0
+check_eq "replace --dry-run --json is the golden plan" "$out" "$(cat "$data/replace-scenario-3-hdd.json")"
+out=$("$cephprov" replace "$layout" fs1 /dev/sdb --dry-run --inventory "$after" --osd-tree "$tree" --osd-metadata "$bs"); rc=$?
+check_eq "replace of an SSD (still partitioned) exits 0" "$rc" 0
+check_contains "replace of an SSD rebuilds the OSDs with their DB there" "$out" \
+        "replace: /dev/sdb on host fs1: 3 OSDs to rebuild with their ids"
+check "replace of an SSD: osd.3, osd.4 and osd.5" bash -c 'grep -q "osd.3 " <<<"$1" && grep -q "osd.4 " <<<"$1" && grep -q "osd.5 " <<<"$1" && ! grep -q "osd.2 " <<<"$1"' _ "$out"
+err=$("$cephprov" replace "$layout" fs1 /dev/sdz --dry-run --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs" 2>&1 >/dev/null); rc=$?
+check_eq "replace of a device the host does not have exits 1" "$rc" 1
+check_contains "the device is named" "$err" "host 'fs1': device '/dev/sdz' is not in its inventory"
+err=$("$cephprov" replace "$layout" fs9 /dev/sdd --dry-run 2>&1 >/dev/null); rc=$?
+check_eq "replace on a host not in the layout exits 1" "$rc" 1
+check_contains "the host is named" "$err" "host 'fs9' is not in the layout"
+out=$("$cephprov" replace "$layout" fs1 /dev/sdz --dry-run --json --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs" 2>/dev/null); rc=$?
+check_eq "replace --json refused exits 1" "$rc" 1
+check_contains "replace --json answers with an error object" "$out" '"message": "host '\''fs1'\'': device '\''/dev/sdz'\'''
+err=$("$cephprov" replace "$layout" fs1 2>&1 >/dev/null); rc=$?
+check_eq "replace without DEVICE is a usage error" "$rc" 2
+check_contains "replace says what it expects" "$err" "expected LAYOUT, HOST and DEVICE"
+err=$("$cephprov" replace "$layout" fs1 /dev/sdd --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs" 2>&1 >/dev/null); rc=$?
+check_eq "replace from saved files without --dry-run is a usage error" "$rc" 2
 
 finish

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `cephprov replace LAYOUT HOST DEVICE`: a failed device swapped for a new one. The OSDs
+ * that depend on DEVICE (the one on it, or, for a fast device, every OSD with its DB/WAL
+ * there) are rebuilt with their ids by the conversion's machinery: the convert plan
+ * restricted to them (src/plan/plan-convert.h, ConvertOptions.replace_device), its inputs
+ * saved before the first change (controller/convert.h), the replace-device playbook. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/log.h"
+#include "basic/strv.h"
+#include "ceph/ceph.h"
+#include "cli.h"
+#include "controller/convert.h"
+#include "controller/playbook-run.h"
+#include "inventory/inventory.h"
+#include "layout/layout.h"
+#include "options.h"
+#include "plan/plan-convert.h"
+
+typedef struct SaveCtx {
+        const Layout *l;
+        const ConvertInputs *in;
+} SaveCtx;
+
+/* After the operator confirmed and the lock is taken, before the first change. */
+static int save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
+        SaveCtx *sc = userdata;
+        return convert_inputs_save(sc->l, sc->in, err);
+}
+
+static int print_plan(const ConvertPlan *p, bool json, Error *err) {
+        if (json) {
+                if (convert_plan_print_json(p, stdout) < 0)
+                        return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
+        } else
+                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        if (fflush(stdout) != 0)
+                return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
+        return 0;
+}
+
+/* Offline, from saved files (--dry-run with --inventory, --osd-tree, --osd-metadata). */
+static int replace_offline(const Layout *l, const char *host, const char *device, const CliOptions *o) {
+        int (*report)(const Error *) = o->json ? cli_report_json : cli_report;
+        Error err = {};
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        int r;
+        if (inventory_set_load_file(o->inventory, &inv, &err) < 0 || cli_read_text(o->osd_tree, &tree_text, &err) < 0)
+                return report(&err);
+        if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
+                error_prefix(&err, r, "'%s'", o->osd_tree);
+                return report(&err);
+        }
+        if (cli_read_text(o->osd_metadata, &meta_text, &err) < 0)
+                return report(&err);
+        if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
+                error_prefix(&err, r, "'%s'", o->osd_metadata);
+                return report(&err);
+        }
+        char *hosts[] = { (char *) host, NULL };
+        ConvertOptions co = { .hosts = hosts, .replace_device = device };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if (plan_convert(l, inv, tree, meta, &co, &p, &err) < 0 || print_plan(p, o->json, &err) < 0)
+                return report(&err);
+        return 0;
+}
+
+int verb_replace(int argc, char *argv[]) {
+        const Verb *v = verb_find("replace");
+        _cleanup_(cli_options_done) CliOptions o = {};
+        int r = cli_options_parse(v, argc, argv,
+                                  OPT_JSON | OPT_DRY_RUN | OPT_YES | OPT_INVENTORY | OPT_OSD_TREE | OPT_OSD_METADATA, &o);
+        if (r != 0)
+                return r;
+        if (o.n_args != 3)
+                return verb_usage_error(v, "expected LAYOUT, HOST and DEVICE");
+        bool offline = o.inventory || o.osd_tree || o.osd_metadata;
+        if (offline && !o.dry_run)
+                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
+        if (offline && (!o.inventory || !o.osd_tree || !o.osd_metadata))
+                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
+                                           "--osd-metadata");
+        int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        if (layout_load_file(o.args[0], &l, &err) < 0)
+                return report(&err);
+        const char *host = o.args[1], *device = o.args[2];
+        const Host *h = layout_find_host(l, host);
+        if (!h) {
+                error_set(&err, ENOENT, "host '%s' is not in the layout '%s'", host, o.args[0]);
+                return report(&err);
+        }
+        if (!h->profile) {
+                error_set(&err, EINVAL, "host '%s' has no profile in the layout '%s': it has no devices to replace", host,
+                          o.args[0]);
+                return report(&err);
+        }
+        if (offline)
+                return replace_offline(l, host, device, &o);
+
+        /* the plan: saved before the first change, so that a re-run after a kill finishes the
+         * same plan (the OSDs destroyed by then no longer show what they were) */
+        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
+        bool resumed = false;
+        if (replace_inputs_load(l, host, device, &in, &resumed, &err) < 0)
+                return report(&err);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
+        if (convert_inputs_plan(l, in, &p, &err) < 0) {
+                /* a plan that cannot be made from saved inputs cannot be finished either */
+                if (resumed)
+                        error_prefix(&err, -err.code, "the replacement under way (saved plan)");
+                return report(&err);
+        }
+        if (resumed)
+                log_notice("resuming the replacement planned before it started (its inputs were saved); the steps see "
+                           "how far it got");
+        if (print_plan(p, o.json, &err) < 0)
+                return report(&err);
+        if (o.dry_run)
+                return 0;
+        if (!o.json) {
+                printf("mode: in place (playbook replace-device): the OSDs above are destroyed (ids and CRUSH places "
+                       "kept) and made again on the new device; their data comes back from the other copies\n");
+                fflush(stdout);
+        }
+        SaveCtx sc = { .l = l, .in = in };
+        PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
+        r = cli_run_replace(l, host, device, &o, p, hooks);
+        if (r == 0 && replace_inputs_remove(l, &err) < 0)
+                return report(&err);
+        return r;
+}
