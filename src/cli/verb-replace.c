@@ -122,6 +122,12 @@ int verb_replace(int argc, char *argv[]) {
                            "how far it got");
         if (print_plan(p, o.json, &err) < 0)
                 return report(&err);
+        if (convert_plan_count(p, true) == 0) {
+                /* every OSD that depends on the device is up on it in the layout's shape */
+                if (!o.json)
+                        printf("nothing to replace\n");
+                return replace_inputs_remove(l, &err) < 0 ? report(&err) : 0;
+        }
         if (o.dry_run)
                 return 0;
         if (!o.json) {

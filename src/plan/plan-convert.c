@@ -322,11 +322,47 @@ static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
 
 /* ---- a replacement ---- */
 
+static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slot, bool on_bcache, char ***reasons);
+
+/* Nothing to replace for this OSD: it is up, its data device carries its label, and it is
+ * in the layout's shape (for BlueStore: its DB and WAL partitions there, on the slot's fast
+ * device, of the layout's sizes). So a second replace (of a device already replaced) changes
+ * nothing; a failed or swapped device shows as a down OSD, a missing label or a DB partition
+ * that is not there. */
+static int replace_done(ConvertCtx *c, const CephOsdMetadata *m, const InvDevice *d, size_t slot, bool *ret) {
+        const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, m->id);
+        const InvOsd *label = plan_find_osd(c->inv, d, false);
+        *ret = false;
+        if (!t || t->status != CEPH_OSD_TREE_UP || !label || label->id != m->id ||
+            !streq(m->objectstore, objectstore_to_string(c->profile->osd.objectstore)) || !streq(m->objectstore, "bluestore"))
+                return 0;
+        _cleanup_strv_free_ char **differ = NULL;
+        int r = bluestore_reasons(c, m, slot, false, &differ);
+        if (r < 0)
+                return r;
+        *ret = !differ;
+        return 0;
+}
+
 /* Why the OSD on data device d (slot) depends on the device replaced, one line; no line when
- * it does not. Its data device's own state is checked here too: blank, or its own label. */
+ * it does not, or when it is replaced already (replace_done(): counted unchanged, a note says
+ * so). Its data device's own state is checked here too: blank, or its own label. */
 static int replace_reasons(ConvertCtx *c, const CephOsdMetadata *m, const InvDevice *d, size_t slot, char ***reasons) {
         const InvDevice *x = c->replace;
         char *why = NULL;
+        bool depends = (c->replace_slot >= 0 && (size_t) c->replace_slot == slot) ||
+                       (c->replace_fast >= 0 &&
+                        (plan_slot_fast(c->profile, c->n_data, c->n_fast, slot) == c->replace_fast ||
+                         (strv_contains(m->devices, x->name) && x != d)));
+        bool done = false;
+        int r = depends ? replace_done(c, m, d, slot, &done) : 0;
+        if (r < 0)
+                return r;
+        if (done) {
+                c->ch->n_unchanged++;
+                return note(c, strprintf("osd.%d depends on %s and is up, on %s with its label, in the layout's shape: "
+                                         "nothing to replace", m->id, x->path, d->path));
+        }
         if (c->replace_slot >= 0 && (size_t) c->replace_slot == slot) {
                 const InvOsd *label = plan_find_osd(c->inv, d, true);
                 bool blank = !d->content.fstype && !d->pttype && d->n_partitions == 0;
@@ -737,7 +773,7 @@ static int convert_host(ConvertCtx *c) {
                         return r;
         if ((r = foreign_osds(c, bucket)) < 0)
                 return r;
-        if (c->replace && c->ch->n_osds == 0)
+        if (c->replace && c->ch->n_osds == 0 && c->ch->n_unchanged == 0)
                 return error_set(c->err, ENOENT,
                                  "host '%s': no OSD depends on '%s': %s", hn, c->replace->path,
                                  c->replace_slot >= 0 ? "no OSD of its CRUSH host bucket has its data there (per 'ceph "

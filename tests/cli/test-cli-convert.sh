@@ -99,10 +99,10 @@ out=$("$cephprov" replace "$layout" fs1 /dev/sdd --dry-run --json --inventory "$
 check_eq "replace --dry-run --json exits 0" "$rc" 0
 check_eq "replace --dry-run --json is the golden plan" "$out" "$(cat "$data/replace-scenario-3-hdd.json")"
 out=$("$cephprov" replace "$layout" fs1 /dev/sdb --dry-run --inventory "$after" --osd-tree "$tree" --osd-metadata "$bs"); rc=$?
-check_eq "replace of an SSD (still partitioned) exits 0" "$rc" 0
-check_contains "replace of an SSD rebuilds the OSDs with their DB there" "$out" \
-        "replace: /dev/sdb on host fs1: 3 OSDs to rebuild with their ids"
-check "replace of an SSD: osd.3, osd.4 and osd.5" bash -c 'grep -q "osd.3 " <<<"$1" && grep -q "osd.4 " <<<"$1" && grep -q "osd.5 " <<<"$1" && ! grep -q "osd.2 " <<<"$1"' _ "$out"
+check_eq "replace of an SSD whose OSDs are up and in shape exits 0" "$rc" 0
+check_contains "replace of an SSD whose OSDs are up and in shape: nothing to rebuild" "$out" \
+        "replace: /dev/sdb on host fs1: 0 OSDs to rebuild with their ids"
+check "replace of an SSD: osd.3, osd.4 and osd.5 have nothing to replace" bash -c 'for i in 3 4 5; do grep -q "note: osd.$i depends on /dev/sdb and is up" <<<"$1" || exit 1; done; ! grep -q "osd.2 depends" <<<"$1"' _ "$out"
 err=$("$cephprov" replace "$layout" fs1 /dev/sdz --dry-run --inventory "$replaced" --osd-tree "$tree" --osd-metadata "$bs" 2>&1 >/dev/null); rc=$?
 check_eq "replace of a device the host does not have exits 1" "$rc" 1
 check_contains "the device is named" "$err" "host 'fs1': device '/dev/sdz' is not in its inventory"

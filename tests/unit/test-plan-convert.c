@@ -610,9 +610,23 @@ static void make_xfs(json_object *d) {
         json_object_object_add(d, "content", c);
 }
 
+/* The scenario 3 tree with `osd` ("osd.1") in `status` ("down"), as destroyed_osd does it */
+static char *tree_with_status(const char *osd, const char *status) {
+        _cleanup_(freep) char *tj0 = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *name = strprintf("\"name\":\"%s\"", osd);
+        char *at = strstr(tj0, name);
+        char *st = at ? strstr(at, "\"status\":\"up\"") : NULL;
+        CHECK(st != NULL);
+        if (!st)
+                exit(1);
+        return strprintf("%.*s\"status\":\"%s\"%s", (int) (st - tj0), tj0, status, st + strlen("\"status\":\"up\""));
+}
+
+static const char *replace_tree; /* a tree text for replace_plan(); NULL: the shipped one */
+
 static int replace_plan(const Layout *l, const InventorySet *s, const char *host, const char *dev, ConvertPlan **ret,
                         Error *err) {
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *tj = replace_tree ? strdup(replace_tree) : data_file("ceph/synthetic-osd-tree-scenario-3.json");
         _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
@@ -665,12 +679,25 @@ static void test_replace_hdd(void) {
         CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sdd", &r, &err), 0);
         _cleanup_(freep) char *rjs = r ? json_of(r) : NULL;
         CHECK_STREQ(rjs, js);
-        /* the old disk still there, with its OSD's label: the same OSD, its data device wiped */
+        /* the old disk still there with its OSD's label, the OSD up and in the layout's shape
+         * (a device replaced already: replace again): nothing to replace */
         _cleanup_(inventory_set_freep) InventorySet *c = inventories("inventory-scenario-3-filestore-converged.json");
         _cleanup_(convert_plan_freep) ConvertPlan *o = NULL;
         CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sdd", &o, &err), 0);
         h = o ? host_of(o, "fs1") : NULL;
-        CHECK(h && h->n_osds == 1 && h->osds[0].id == 1 &&
+        CHECK(h && h->n_osds == 0 && h->n_unchanged == 1 && h->n_replaced == 0 && h->n_created == 0);
+        CHECK(notes_have(h, "osd.1 depends on /dev/sdd and is up, on /dev/sdd with its label, in the layout's shape: "
+                            "nothing to replace"));
+        _cleanup_(freep) char *otxt = o ? text_of(o) : NULL;
+        CHECK(otxt && strstr(otxt, "replace: /dev/sdd on host fs1: 0 OSDs to rebuild with their ids\n"));
+        /* the same, osd.1 down (its disk failed, still readable): rebuilt, its data device wiped */
+        _cleanup_(freep) char *down = tree_with_status("osd.1", "down");
+        replace_tree = down;
+        _cleanup_(convert_plan_freep) ConvertPlan *od = NULL;
+        CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sdd", &od, &err), 0);
+        replace_tree = NULL;
+        h = od ? host_of(od, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->osds[0].id == 1 && h->n_replaced == 1 && h->n_created == 1 &&
               streq(h->osds[0].reasons[0], "its data device /dev/sdd is the device replaced (it still carries this "
                                            "OSD's label: wiped)"));
 }
