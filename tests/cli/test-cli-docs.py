@@ -14,7 +14,7 @@ What the fenced blocks mean (docs/README conventions, also in README.md "Documen
                      that says "error:" it must fail
   ```sh              lines that start with `cephprov` are run the same way (no output shown)
 Commands that need hosts (apply, inventory, status, drain, run, lock, plan without
---inventory, convert without --dry-run --inventory) are listed and skipped here with the reason; the lab test docs-hosts
+--inventory, convert and replace without --dry-run --inventory) are listed and skipped here with the reason; the lab test docs-hosts
 (tests/lab/test-docs-hosts.sh) runs the plans and dry runs among them on a real host.
 Paths a doc names in backquotes (src/..., tests/..., layouts/..., playbooks/..., contrib/...,
 docs/...) and relative Markdown links must exist.
@@ -103,8 +103,8 @@ def needs_hosts(argv):
         return None
     if verb == "plan":
         return None if "--inventory" in argv else "plan without --inventory inventories the hosts live"
-    if verb == "convert":
-        return None if "--dry-run" in argv and "--inventory" in argv else "convert without --dry-run --inventory needs the hosts"
+    if verb in ("convert", "replace"):
+        return None if "--dry-run" in argv and "--inventory" in argv else f"{verb} without --dry-run --inventory needs the hosts"
     return f"'{verb}' connects to the hosts"
 
 
