@@ -323,7 +323,12 @@ static void status_print(json_object *st, FILE *out) {
 
         json_object *cv = jget(st, "conversion");
         if (cv) {
-                fprintf(out, "\nCONVERSION (started %s UTC)\n", jstr(cv, "started") ?: "?");
+                json_object *rp = jget(cv, "replace");
+                if (rp)
+                        fprintf(out, "\nREPLACEMENT of %s on %s (started %s UTC)\n", jstr(rp, "device") ?: "?",
+                                jstr(rp, "host") ?: "?", jstr(cv, "started") ?: "?");
+                else
+                        fprintf(out, "\nCONVERSION (started %s UTC)\n", jstr(cv, "started") ?: "?");
                 if (jstr(cv, "error"))
                         fprintf(out, "  progress unknown: %s\n", jstr(cv, "error"));
                 const char *cur = jstr(cv, "current");

@@ -299,6 +299,13 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         if (r < 0)
                 return r;
         struct stat st;
+        if (stat(path, &st) < 0 && errno == ENOENT) {
+                /* no conversion: a replacement under way, if any, the same way */
+                free(path);
+                path = NULL;
+                if ((r = state_path_of(l, "replace", &path, err)) < 0)
+                        return r;
+        }
         if (stat(path, &st) < 0)
                 return errno == ENOENT ? 0 : error_set(err, errno, "cannot read '%s': %s", path, strerror(errno));
         _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
@@ -329,7 +336,12 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         _cleanup_json_ json_object *o = convert_progress_json(p, mine);
         if (!o || json_add_string(o, "started", since) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        if (in->hosts) {
+        if (in->replace_host) {
+                json_object *x = json_object_new_object();
+                if (!x || json_add(o, "replace", x) < 0 || json_add_string(x, "host", in->replace_host) < 0 ||
+                    json_add_string(x, "device", in->replace_device) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        } else if (in->hosts) {
                 json_object *h = json_object_new_array();
                 if (!h || json_add(o, "hosts", h) < 0)
                         return error_set(err, ENOMEM, "out of memory");

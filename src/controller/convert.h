@@ -45,5 +45,6 @@ int replace_inputs_remove(const Layout *l, Error *err);
 /* A conversion under way (its saved inputs are there: running, or stopped by a kill or a
  * failure): convert_progress_json() of its plan against the journal's records since the
  * inputs were saved, with "started" (that time) and "hosts" (its --hosts, absent: all).
- * *ret NULL when no conversion is under way. */
+ * Without one, a replacement under way the same way, with "replace": {"host", "device"}.
+ * *ret NULL when neither is under way. */
 int convert_status(const Layout *l, json_object **ret, Error *err);

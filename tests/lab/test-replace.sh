@@ -223,6 +223,10 @@ kill_at destroyed node1 "$dir/replace-a-killed.out" "$layout" node1 "$hdd1"
 check_eq "[a] replace was killed once osd.$id_a was destroyed (still running then)" "$killed" 0 ||
         tail -20 "$dir/replace-a-killed.out"
 check "[a] the plan was saved before the kill" test -s "$saved"
+check_eq "[a] status shows the replacement under way, node1 current" "$("$cephprov" status "$layout" --json 2>/dev/null | py '
+import json, sys
+c = json.load(sys.stdin).get("conversion") or {}
+print((c.get("replace") or {}).get("device"), c.get("current"))')" "$hdd1 node1"
 check_eq "[a] osd.$id_a is destroyed, its id and CRUSH place kept" "$(ceph_ osd tree -f json 2>/dev/null | py '
 import json, sys
 print(next(n.get("status") for n in json.load(sys.stdin)["nodes"] if n["id"] == int(sys.argv[1])))' "$id_a")" destroyed
