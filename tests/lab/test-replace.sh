@@ -190,7 +190,7 @@ hdds2=$(awk '$2 == "hdd" {print $1}' "$dir/lab/hosts/node2/loops")
 out=$("$cephprov" replace "$layout" node1 "$ssd2" --yes 2>&1); rc=$?
 check_eq "replace of node2's SSD on node1 is refused" "$rc" 1
 check_contains "the refusal names host and device" "$out" "host 'node1': device '$ssd2'"
-ceph_ osd set-full-ratio 0.01 >/dev/null 2>&1
+ceph_ osd set-full-ratio 0.001 >/dev/null 2>&1
 for _ in $(seq 60); do ceph_ health 2>/dev/null | grep -q HEALTH_ERR && break; sleep 1; done
 out=$("$cephprov" replace "$layout" node1 "$hdd1" --yes 2>&1); rc=$?
 check_eq "replace in HEALTH_ERR is refused" "$rc" 1
