@@ -216,6 +216,35 @@ static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *
         return n;
 }
 
+/* A BlueStore label at the start of a DB/WAL partition given for an OSD whose data device
+ * carries none is stale: no OSD can run from it (its data device would carry the label), and
+ * the partition is the one the plan names for this OSD (a running OSD holding it was refused
+ * by the in-use check). It is there when the partition was made anew over an old one's bytes
+ * (a replaced SSD that was not zeroed, a partition deleted by hand) or by a prepare killed
+ * before it wrote the data device's label. `ceph-volume raw prepare` then says "Raw device
+ * ... is already prepared", exits 0 and makes nothing: erased here first. Returns 1 when it
+ * erased one, 0 when there was none. */
+static int erase_stale_label(const char *dev, Error *err) {
+        _cleanup_(closep) int fd = open(dev, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(err, errno, "cannot open '%s': %m", dev);
+        uint8_t buf[4096];
+        int r = read_exact_at(fd, buf, sizeof(buf), 0);
+        if (r < 0)
+                return error_set(err, -r, "cannot read '%s': %s", dev, strerror(-r));
+        _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
+        if (bluestore_label_parse(buf, sizeof(buf), &o) != 1)
+                return 0;
+        log_info("'%s' carries a stale BlueStore label (osd.%d, uuid %s) while the data device has none: erasing it",
+                 dev, o.id, o.osd_fsid ? o.osd_fsid : "unknown");
+        memset(buf, 0, sizeof(buf));
+        if ((r = write_exact_at(fd, buf, sizeof(buf), 0)) < 0)
+                return error_set(err, -r, "cannot erase the stale label of '%s': %s", dev, strerror(-r));
+        if (fsync(fd) < 0)
+                return error_set(err, errno, "cannot sync '%s': %m", dev);
+        return 1;
+}
+
 /* LVM needs the lvm tools and device-mapper in the kernel. /dev/mapper/control alone proves
  * nothing: libdevmapper makes that node whenever an lvm command runs (`ceph-volume lvm list`
  * does), also on a kernel without device-mapper, where every lvcreate then fails. The
@@ -476,6 +505,14 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                         return error_set(err, EIO, "'%s' on '%s' still carries a BlueStore label after erasing the half-made OSD",
                                          data, agent_host(s));
         }
+        int stale_erased = 0;
+        for (size_t i = 0; r == 0 && i < 2; i++) {
+                const char *part = i == 0 ? db : wal;
+                int e = part ? erase_stale_label(part, err) : 0;
+                if (e < 0)
+                        return e;
+                stale_erased += e;
+        }
         if (r == 0 && !lvm) {
                 agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);
@@ -563,6 +600,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         json_add_bool(o, "started", !running);
         json_add_bool(o, "adopted", adopted);
         json_add_int(o, "links_made", links_made);
+        json_add_int(o, "stale_labels_erased", stale_erased);
         json_add(o, "seconds_lock_wait", json_object_new_double(t_lock - t0));
         json_add(o, "seconds_prepare", json_object_new_double(t_prep - t_lock));
         json_add(o, "seconds_activate", json_object_new_double(t_act - t_prep));
