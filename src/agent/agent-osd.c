@@ -225,16 +225,15 @@ static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *
  * ... is already prepared", exits 0 and makes nothing: erased here first. Returns 1 when it
  * erased one, 0 when there was none. */
 static int erase_stale_label(const char *dev, Error *err) {
+        _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
+        /* read-only first: opened for writing, a device's close makes udev's watch probe it */
+        int r = read_label(dev, &o, err);
+        if (r <= 0)
+                return r;
         _cleanup_(closep) int fd = open(dev, O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 return error_set(err, errno, "cannot open '%s': %m", dev);
         uint8_t buf[4096];
-        int r = read_exact_at(fd, buf, sizeof(buf), 0);
-        if (r < 0)
-                return error_set(err, -r, "cannot read '%s': %s", dev, strerror(-r));
-        _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
-        if (bluestore_label_parse(buf, sizeof(buf), &o) != 1)
-                return 0;
         log_info("'%s' carries a stale BlueStore label (osd.%d, uuid %s) while the data device has none: erasing it",
                  dev, o.id, o.osd_fsid ? o.osd_fsid : "unknown");
         memset(buf, 0, sizeof(buf));
