@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "rados-probe": client latency as a VM sees it — small ops at queue depth 1 through
- * librados, Ceph's own client library, for a fixed time — for the adaptive throttle and the
- * conversion's canary (docs/agent.md). librados is dlopen()ed as libparted is: headers at
+ * librados, Ceph's own client library, for a fixed time — for the adaptive throttle
+ * (docs/agent.md; the conversion's canary measures its OSDs with `osd bench` instead,
+ * src/ceph/ceph-bench.h). librados is dlopen()ed as libparted is: headers at
  * build time, the library only on the host that probes (the admin host), and whichever
  * release that host has (its C API has been stable since Firefly).
  *

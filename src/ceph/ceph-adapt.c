@@ -44,6 +44,9 @@ int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatency
         w.p95_ms = rank(s, n, 95);
         w.p99_ms = rank(s, n, 99);
         w.max_ms = s[n - 1];
+        w.n_top = MIN(n, (size_t) CEPH_LATENCY_TOP);
+        for (size_t i = 0; i < w.n_top; i++)
+                w.top_ms[i] = s[n - 1 - i];
         *ret = w;
         return 0;
 }
@@ -164,9 +167,12 @@ struct CephAdapt {
         CephAdaptConfig cfg;   /* resolved: no zero defaults left */
         CephLatencyWindow baseline;
         double target_ms, ceiling_ms;
-        /* the error budget's horizon: ops and ops over the target of the last windows (a
-         * ring of cfg.horizon) and their sums */
-        size_t *ring_n, *ring_over;
+        double base_target_ms; /* the target before the anchor (the baseline's, or the given one) */
+        bool ceiling_given;    /* cfg.ceiling_ms was set: the anchor does not move it */
+        /* the error budget's horizon: the last windows (a ring of cfg.horizon; each one's
+         * n_over is its count against the target in force, counted again when the anchor
+         * raises the target) and their sums */
+        CephLatencyWindow *ring;
         unsigned ring_len, ring_pos;
         size_t h_n, h_over;
         int rung;
@@ -180,6 +186,16 @@ struct CephAdapt {
         CephLatencyWindow last;
         CephAdaptAction last_action; /* of the last change (not hold) */
         char *last_reason;           /* of the last change, NULL before one */
+        /* the anchor to the slow preset (ceph-adapt.h) */
+        CephAdaptAnchor anchor;
+        int slow_rung;
+        unsigned anchor_n_windows; /* windows pooled so far */
+        size_t anchor_n;           /* their ops */
+        double anchor_p99_sum;     /* Σ ops × p99 of each (the estimate when the tops fall short) */
+        bool anchor_tops_complete; /* every pooled window carried its largest latencies */
+        double *anchor_top;        /* their largest latencies (anchor_windows × CEPH_LATENCY_TOP) */
+        size_t anchor_n_top;
+        double slow_p99_ms;        /* the pooled p99, once set */
 };
 
 static const char *const action_names[] = {
@@ -210,8 +226,14 @@ void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret) {
                 .min_ops = 20,
                 .rung_min = 0,
                 .rung_max = scheduler == CEPH_SCHEDULER_WPQ ? 4 : 2,
-                .rung_start = scheduler == CEPH_SCHEDULER_WPQ ? 1 : 0,
+                .rung_start = ceph_adapt_slow_rung(scheduler),
+                .anchor_windows = 3,
+                .anchor_factor = 1.05,
         };
+}
+
+int ceph_adapt_slow_rung(CephScheduler scheduler) {
+        return scheduler == CEPH_SCHEDULER_WPQ ? 1 : 0;
 }
 
 static void resolve(const CephAdaptConfig *in, CephAdaptConfig *out) {
@@ -232,6 +254,8 @@ static void resolve(const CephAdaptConfig *in, CephAdaptConfig *out) {
         DEF(window_sec);
         DEF(effect_lag_sec);
         DEF(min_ops);
+        DEF(anchor_windows);
+        DEF(anchor_factor);
 #undef DEF
         if (out->rung_min < 0)
                 out->rung_min = d.rung_min;
@@ -245,8 +269,8 @@ CephAdapt *ceph_adapt_free(CephAdapt *a) {
         if (!a)
                 return NULL;
         free(a->last_reason);
-        free(a->ring_n);
-        free(a->ring_over);
+        free(a->ring);
+        free(a->anchor_top);
         free(a);
         return NULL;
 }
@@ -279,6 +303,10 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                                  "target %g ms, ceiling %g ms: each must be positive (the factor at least 1)",
                                  c.window_sec, c.effect_lag_sec, c.target_factor, c.target_floor_ms, c.target_ms,
                                  c.ceiling_ms);
+        if (c.anchor_windows > 1000 || !(c.anchor_factor >= 1 && c.anchor_factor <= 10))
+                return error_set(err, EINVAL,
+                                 "throttle: an anchor of %u windows or an anchor factor of %g is out of bounds "
+                                 "(1..1000 windows, factor 1..10)", c.anchor_windows, c.anchor_factor);
         if (!((double) c.dwell * c.window_sec > c.effect_lag_sec))
                 return error_set(err, EINVAL,
                                  "throttle: a dwell of %u windows of %g s (%g s) is not longer than the knobs' "
@@ -300,13 +328,21 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                                  target);
 
         _cleanup_(ceph_adapt_freep) CephAdapt *a = calloc(1, sizeof(CephAdapt));
-        if (!a || !(a->ring_n = calloc(c.horizon, sizeof(size_t))) || !(a->ring_over = calloc(c.horizon, sizeof(size_t))))
+        if (!a || !(a->ring = calloc(c.horizon, sizeof(CephLatencyWindow))))
                 return -ENOMEM;
         a->cfg = c;
         if (baseline)
                 a->baseline = *baseline;
-        a->target_ms = target;
+        a->target_ms = a->base_target_ms = target;
         a->ceiling_ms = ceiling;
+        a->ceiling_given = c.ceiling_ms > 0;
+        a->slow_rung = ceph_adapt_slow_rung(c.scheduler);
+        if (!c.no_anchor && c.target_ms == 0 && c.rung_start == a->slow_rung) {
+                if (!(a->anchor_top = calloc((size_t) c.anchor_windows * CEPH_LATENCY_TOP, sizeof(double))))
+                        return -ENOMEM;
+                a->anchor = CEPH_ADAPT_ANCHOR_PENDING;
+                a->anchor_tops_complete = true;
+        }
         a->rung = c.start_braked ? c.rung_min : c.rung_start;
         a->brake = c.start_braked;
         a->since_change = c.dwell; /* the start rung has been in force since before the baseline */
@@ -334,6 +370,14 @@ double ceph_adapt_ceiling_ms(const CephAdapt *a) {
         return a->ceiling_ms;
 }
 
+CephAdaptAnchor ceph_adapt_anchor(const CephAdapt *a) {
+        return a->anchor;
+}
+
+double ceph_adapt_slow_p99_ms(const CephAdapt *a) {
+        return a->slow_p99_ms;
+}
+
 void ceph_adapt_decision_done(CephAdaptDecision *d) {
         if (!d)
                 return;
@@ -351,6 +395,41 @@ static int lowered(const CephAdapt *a) {
         return MAX(a->cfg.rung_min, MIN(r, a->rung - 1));
 }
 
+static int double_cmp_desc(const void *a, const void *b) {
+        return double_cmp(b, a);
+}
+
+/* The ops of `w` over `limit_ms`, a target at least the one they were counted against: from
+ * its largest latencies when they tell (it kept all its ops, or fewer of them are over than
+ * it kept), else its count as it was (never more than that: the limit is not lower) */
+static size_t recount_over(const CephLatencyWindow *w, double limit_ms) {
+        size_t over = MIN(w->n_over, w->n);
+        if (w->n_top == 0)
+                return over;
+        size_t c = ceph_latency_count_above(w->top_ms, w->n_top, limit_ms);
+        return c < w->n_top || w->n_top >= w->n ? MIN(c, over) : over;
+}
+
+/* The ring's windows from the newest back: i = 1 is the last one judged */
+static const CephLatencyWindow *ring_back(const CephAdapt *a, unsigned i) {
+        return &a->ring[(a->ring_pos + a->cfg.horizon - i) % a->cfg.horizon];
+}
+
+/* The anchor's measurement (ceph-adapt.h): the pooled nearest-rank p99 of the windows taken
+ * at the slow rung. Exact from their largest latencies while that op's rank from the top is
+ * within what each window kept (up to 100 × CEPH_LATENCY_TOP ops); otherwise (a caller
+ * without them) the ops-weighted mean of the windows' p99s. The pool's order changes. */
+static double anchor_p99(CephAdapt *a, size_t n, size_t n_top, double p99_sum, bool complete, bool *ret_exact) {
+        size_t from_top = n - (99 * n + 99) / 100 + 1; /* n − ⌈0.99 n⌉ + 1 */
+        if (complete && from_top <= CEPH_LATENCY_TOP && from_top <= n_top) {
+                qsort(a->anchor_top, n_top, sizeof(double), double_cmp_desc);
+                *ret_exact = true;
+                return a->anchor_top[from_top - 1];
+        }
+        *ret_exact = false;
+        return n ? p99_sum / (double) n : 0;
+}
+
 int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops, CephAdaptDecision *ret,
                     Error *err) {
         (void) err;
@@ -360,21 +439,30 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 .rung_after = a->rung,
                 .brake_before = a->brake,
                 .brake_after = a->brake,
+                .target_before = a->target_ms,
+                .target_after = a->target_ms,
         };
-        _cleanup_(freep) char *why = NULL, *what = NULL, *now = change(a, a->rung), *to = NULL;
+        _cleanup_(freep) char *why = NULL, *what = NULL, *now = change(a, a->rung), *to = NULL, *note = NULL;
         if (!now)
                 return -ENOMEM;
         unsigned calm = 0;
         const double p99 = w->p99_ms;
-        const size_t over = MIN(w->n_over, w->n);
+        size_t over = MIN(w->n_over, w->n);
         /* this window joins the horizon (every window: the brake's and a thin one's ops are
          * what clients saw too); the ring is updated only once the decision is made */
+        const bool evict = a->ring_len == a->cfg.horizon;
         size_t h_n = a->h_n + w->n, h_over = a->h_over + over;
-        if (a->ring_len == a->cfg.horizon) {
-                h_n -= a->ring_n[a->ring_pos];
-                h_over -= a->ring_over[a->ring_pos];
+        if (evict) {
+                h_n -= a->ring[a->ring_pos].n;
+                h_over -= a->ring[a->ring_pos].n_over;
         }
         const unsigned h_windows = MIN(a->ring_len + 1, a->cfg.horizon);
+        /* the anchor, committed with the rest once the decision is made */
+        bool pending = a->anchor == CEPH_ADAPT_ANCHOR_PENDING, taken = false, anchored = false;
+        unsigned an_windows = a->anchor_n_windows;
+        size_t an_n = a->anchor_n, an_top = a->anchor_n_top;
+        double an_sum = a->anchor_p99_sum, new_target = a->target_ms, new_ceiling = a->ceiling_ms, slow_p99 = 0;
+        bool an_complete = a->anchor_tops_complete;
 
         /* the ceiling brakes on what cannot be one slow op: a window's p95 over it (5 % of its
          * ops), its p99 over it two windows in a row, or a thin window with an op over it. A
@@ -417,33 +505,112 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                                 a->cfg.min_ops);
                 what = strprintf("not judged (%s)", now);
         } else {
-                const double allowed = a->cfg.budget * (double) h_n, calm_share = a->cfg.budget * (1 - a->cfg.hysteresis);
-                const bool window_calm = (double) over <= calm_share * (double) w->n;
-                const bool horizon_calm = (double) h_over <= calm_share * (double) h_n;
+                const double calm_share = a->cfg.budget * (1 - a->cfg.hysteresis);
+                unsigned prev_calm = a->calm;
+                /* the anchor takes a judged window at the slow rung, brake off, once the rung
+                 * has been in force a whole window (not the run's first: data starts moving
+                 * after the steps that follow `throttle`) */
+                if (pending && a->rung == a->slow_rung && !a->brake && a->n_windows >= 1 && a->since_change >= 1) {
+                        taken = true;
+                        an_windows++;
+                        an_n += w->n;
+                        an_sum += (double) w->n * p99;
+                        size_t k = MIN(w->n_top, (size_t) CEPH_LATENCY_TOP);
+                        an_complete = an_complete && w->n_top == MIN(w->n, (size_t) CEPH_LATENCY_TOP);
+                        memcpy(a->anchor_top + an_top, w->top_ms, k * sizeof(double));
+                        an_top += k;
+                }
+                if (taken && an_windows >= a->cfg.anchor_windows) {
+                        bool exact = false;
+                        anchored = true;
+                        pending = false;
+                        slow_p99 = anchor_p99(a, an_n, an_top, an_sum, an_complete, &exact);
+                        const double cand = slow_p99 * a->cfg.anchor_factor;
+                        _cleanup_(freep) char *measured = strprintf(
+                                "the slow preset's p99 is %s%.1f ms over %u windows (%zu ops)", exact ? "" : "about ",
+                                slow_p99, an_windows, an_n);
+                        if (!measured)
+                                return -ENOMEM;
+                        if (!(cand > a->target_ms))
+                                note = strprintf("%s; × %g = %.1f ms is not above the %.1f ms target, which stays",
+                                                 measured, a->cfg.anchor_factor, cand, a->target_ms);
+                        else if (a->ceiling_given && !(cand < a->ceiling_ms))
+                                note = strprintf("%s; × %g = %.1f ms is not below the %.1f ms ceiling: the %.1f ms "
+                                                 "target stays",
+                                                 measured, a->cfg.anchor_factor, cand, a->ceiling_ms, a->target_ms);
+                        else {
+                                new_target = cand;
+                                if (!a->ceiling_given)
+                                        new_ceiling = 3 * cand;
+                                note = new_ceiling != a->ceiling_ms
+                                               ? strprintf("%s: target %.1f → %.1f ms (× %g), ceiling %.1f → %.1f ms",
+                                                           measured, a->target_ms, new_target, a->cfg.anchor_factor,
+                                                           a->ceiling_ms, new_ceiling)
+                                               : strprintf("%s: target %.1f → %.1f ms (× %g)", measured, a->target_ms,
+                                                           new_target, a->cfg.anchor_factor);
+                        }
+                        if (!note)
+                                return -ENOMEM;
+                        if (new_target != a->target_ms) {
+                                /* the horizon and the calm windows in a row, against the new target */
+                                over = recount_over(w, new_target);
+                                h_over = over;
+                                for (unsigned i = 1; i <= a->ring_len - (evict ? 1 : 0); i++)
+                                        h_over += recount_over(ring_back(a, i), new_target);
+                                prev_calm = 0;
+                                for (unsigned i = 1; i <= MIN(a->since_change, a->ring_len); i++) {
+                                        const CephLatencyWindow *x = ring_back(a, i);
+                                        if (x->n < a->cfg.min_ops || x->n_errors > 0 ||
+                                            (double) recount_over(x, new_target) > calm_share * (double) x->n)
+                                                break;
+                                        prev_calm++;
+                                }
+                        }
+                }
+                const double target = new_target, allowed = a->cfg.budget * (double) h_n;
+                /* before the anchor, below the slow rung only trips count: back to the slow
+                 * rung to measure it */
+                const bool untrusted = pending && !a->brake && a->rung < a->slow_rung;
+                const bool window_calm = untrusted || (double) over <= calm_share * (double) w->n;
+                const bool horizon_calm = untrusted || (double) h_over <= calm_share * (double) h_n;
                 _cleanup_(freep) char *reading = strprintf(
                         "p99 %.1f ms, %zu of %zu op%s over the %.1f ms target; %zu of %zu (%.1f %%) in the last %u "
                         "window%s, budget %g %%",
-                        p99, over, w->n, w->n == 1 ? "" : "s", a->target_ms, h_over, h_n,
+                        p99, over, w->n, w->n == 1 ? "" : "s", target, h_over, h_n,
                         h_n ? 100.0 * (double) h_over / (double) h_n : 0.0, h_windows, h_windows == 1 ? "" : "s",
                         100 * a->cfg.budget);
                 if (!reading)
                         return -ENOMEM;
-                if (over > 0 && (double) h_over > allowed + a->cfg.grace_ops) {
+                if (!untrusted && over > 0 && (double) h_over > allowed + a->cfg.grace_ops) {
                         why = TAKE_PTR(reading);
                         if (a->brake)
                                 what = strprintf("the brake stays on");
+                        else if (pending && a->rung <= a->slow_rung)
+                                what = taken ? strprintf("measuring the slow preset's p99 before the target is trusted "
+                                                         "below it (window %u of %u): holding (%s)",
+                                                         an_windows, a->cfg.anchor_windows, now)
+                                             : strprintf("the slow preset's p99 is measured from the next window "
+                                                         "before the target is trusted below it: holding (%s)",
+                                                         now);
                         else if (a->rung > a->cfg.rung_min) {
                                 d.action = CEPH_ADAPT_LOWER;
-                                d.rung_after = lowered(a);
-                                what = change(a, d.rung_after);
+                                d.rung_after = pending ? MAX(lowered(a), a->slow_rung) : lowered(a);
+                                if (!(to = change(a, d.rung_after)))
+                                        return -ENOMEM;
+                                what = pending && d.rung_after != lowered(a)
+                                               ? strprintf("%s (not below the slow preset before its p99 is measured)", to)
+                                               : strdup(to);
                         } else
                                 what = strprintf("already at the lowest rung (%s)", now);
                 } else if (!window_calm) {
                         why = TAKE_PTR(reading);
                         what = strprintf("within the budget: holding (%s)", now);
                 } else {
-                        calm = a->calm + 1;
-                        why = strprintf("%s; %u calm window%s", reading, calm, calm == 1 ? "" : "s");
+                        calm = prev_calm + 1;
+                        why = untrusted ? strprintf("%s; %u window%s without a trip below the slow preset, whose p99 "
+                                                    "is not measured yet",
+                                                    reading, calm, calm == 1 ? "" : "s")
+                                        : strprintf("%s; %u calm window%s", reading, calm, calm == 1 ? "" : "s");
                         bool settled = calm >= a->cfg.dwell && a->since_change + 1 >= a->cfg.dwell;
                         if (a->brake && settled) {
                                 d.action = CEPH_ADAPT_RELEASE;
@@ -458,6 +625,12 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                         } else if (!a->brake && settled)
                                 what = strprintf("holding until the last %u windows are under %g %% (%s)",
                                                  a->cfg.horizon, 100 * calm_share, now);
+                        else if (taken && pending)
+                                what = strprintf("measuring the slow preset's p99 (window %u of %u); waiting for %u "
+                                                 "calm windows in a row",
+                                                 an_windows, a->cfg.anchor_windows, a->cfg.dwell);
+                        else if (untrusted)
+                                what = strprintf("waiting for %u in a row", a->cfg.dwell);
                         else
                                 what = strprintf("waiting for %u calm window%s in a row", a->cfg.dwell,
                                                  a->cfg.dwell == 1 ? "" : "s");
@@ -465,7 +638,7 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         }
         if (!why || !what)
                 return -ENOMEM;
-        d.reason = strprintf("%s: %s", why, what);
+        d.reason = note ? strprintf("%s; %s: %s", note, why, what) : strprintf("%s: %s", why, what);
         if (!d.reason)
                 return -ENOMEM;
 
@@ -480,8 +653,28 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->last_reason = r;
                 a->last_action = d.action;
         }
-        a->ring_n[a->ring_pos] = w->n;
-        a->ring_over[a->ring_pos] = over;
+        if (taken) {
+                a->anchor_n_windows = an_windows;
+                a->anchor_n = an_n;
+                a->anchor_n_top = an_top;
+                a->anchor_p99_sum = an_sum;
+                a->anchor_tops_complete = an_complete;
+        }
+        if (anchored) {
+                a->anchor = CEPH_ADAPT_ANCHOR_SET;
+                a->slow_p99_ms = slow_p99;
+                if (new_target != a->target_ms)
+                        for (unsigned i = 1; i <= a->ring_len; i++) {
+                                CephLatencyWindow *x = &a->ring[(a->ring_pos + a->cfg.horizon - i) % a->cfg.horizon];
+                                x->n_over = recount_over(x, new_target);
+                        }
+                a->target_ms = new_target;
+                a->ceiling_ms = new_ceiling;
+                d.anchored = true;
+                d.target_after = new_target;
+        }
+        a->ring[a->ring_pos] = *w;
+        a->ring[a->ring_pos].n_over = over;
         a->ring_pos = (a->ring_pos + 1) % a->cfg.horizon;
         a->ring_len = h_windows;
         a->h_n = h_n;
@@ -521,6 +714,12 @@ static int add_or_null(json_object *o, const char *key, bool present, json_objec
         return json_add(o, key, value);
 }
 
+static const char *const anchor_names[] = {
+        [CEPH_ADAPT_ANCHOR_OFF] = "off",
+        [CEPH_ADAPT_ANCHOR_PENDING] = "pending",
+        [CEPH_ADAPT_ANCHOR_SET] = "set",
+};
+
 json_object *ceph_adapt_to_json(const CephAdapt *a) {
         _cleanup_(json_object_putp) json_object *o = json_object_new_object();
         _cleanup_(freep) char *setting = change(a, a->rung);
@@ -542,6 +741,10 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
             json_add_u64(o, "horizon_windows", a->ring_len) < 0 || json_add_u64(o, "horizon_ops", a->h_n) < 0 ||
             json_add_u64(o, "horizon_over", a->h_over) < 0 ||
             json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||
+            json_add_string(o, "anchor", anchor_names[a->anchor]) < 0 ||
+            add_or_null(o, "slow_p99_ms", a->anchor == CEPH_ADAPT_ANCHOR_SET,
+                        a->anchor == CEPH_ADAPT_ANCHOR_SET ? json_object_new_double(a->slow_p99_ms) : NULL) < 0 ||
+            json_add(o, "baseline_target_p99_ms", json_object_new_double(a->base_target_ms)) < 0 ||
             json_add(o, "baseline", window_to_json(&a->baseline)) < 0 ||
             add_or_null(o, "last_window", a->have_last, a->have_last ? window_to_json(&a->last) : NULL) < 0 ||
             json_add_u64(o, "windows", a->n_windows) < 0 ||

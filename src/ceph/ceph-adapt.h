@@ -33,6 +33,38 @@
  *     counts an op still outstanding past the ceiling at the end of a window as an error);
  *   - the rung never leaves [rung_min, rung_max].
  *
+ * The target, and the anchor to the slow preset. Without an explicit target it is first the
+ * baseline's p99 × target_factor (at least + target_floor_ms), measured before data moved.
+ * That says what clients had with no recovery at all, and on slow disks even the gentlest
+ * recovery costs more: the slow preset's own p99 was above it on the slowed lab (baseline
+ * p99 105 ms, target 158 ms, slow preset 200 ms), so the rule lowered below the slow preset
+ * and stayed there. So a controller that starts at the slow preset's rung measures what that
+ * rung costs before it trusts the baseline's target to hold it back:
+ *   - the anchor: the pooled p99 of the first `anchor_windows` (3) judged windows at the slow
+ *     preset's rung, brake off — not the run's first window (data starts moving only after
+ *     the steps that follow `throttle`) nor the first after a change of rung. The target
+ *     becomes max(the baseline's target, that p99 × anchor_factor (1.05)); the ceiling, when
+ *     not given, 3 × the new target. The ops over the target of the windows the error
+ *     budget holds, this one included, and the calm windows in a row, are counted again
+ *     against the new target (from each window's largest latencies, top_ms), so the first
+ *     raise can come in the window the anchor is set: those windows were at the slow rung
+ *     for longer than the dwell already;
+ *   - until then (anchor pending) the baseline's target is not trusted below the slow rung:
+ *     at the slow rung a window over the budget holds instead of lowering; above it a lower
+ *     stops at the slow rung; below it (after a brake) windows without a trip count as calm,
+ *     so the rule goes back to the slow rung to measure it. Trips brake as always, and a raise
+ *     above the slow rung still needs windows calm against the baseline's target (then the
+ *     slow preset costs no more than that target and the anchor is not needed);
+ *   - why this keeps clients no worse off than under the slow preset: at the slow rung about
+ *     1 % of the ops are over its p99, by definition; the rule climbs only while at most
+ *     budget × (1 − hysteresis) = 0.8 % are over 1.05 × that p99, so it climbs only where
+ *     going faster does not fatten the tail past the slow preset's p99 + 5 %, and lowers as
+ *     soon as 1 % (+ grace) are over it. Where the slow preset's tail is smooth (≈ 0.8 % of
+ *     its ops between p99 and 1.05 × p99) it holds at the slow preset: that is the price of
+ *     the p99 promise, not a failure;
+ *   - off with an explicit target, `no_anchor`, or a start rung other than the slow preset's;
+ *     a target that would not stay below an explicit ceiling is not taken.
+ *
  * Rungs: wpq   0: osd_max_backfills 1, osd_recovery_max_active 1, osd_recovery_max_single_start
  *                 1, osd_recovery_sleep 0.2 (gentler than the slow preset)
  *              1: 1/1/1, osd_recovery_sleep 0 (the slow preset; the per-class sleeps apply)
@@ -50,15 +82,21 @@
 
 /* ---- one probe window ------------------------------------------------------------- */
 
+/* A window keeps its largest latencies: the pooled p99 of a few windows is then exact up to
+ * 100 × CEPH_LATENCY_TOP ops, and ops over a new, higher target can be counted again */
+#define CEPH_LATENCY_TOP 100
+
 typedef struct CephLatencyWindow {
         size_t n;         /* ops that completed in the window */
         size_t n_errors;  /* ops that failed or timed out (counted apart, not in the percentiles) */
         double p50_ms, p95_ms, p99_ms, max_ms; /* nearest-rank percentiles of the n; 0 when n is 0 */
         size_t n_over;    /* of the n, ops above the controller's target (ceph_latency_count_above()) */
+        size_t n_top;     /* min(n, CEPH_LATENCY_TOP) from ceph_latency_window(); 0: not known */
+        double top_ms[CEPH_LATENCY_TOP]; /* the n_top largest latencies, largest first */
 } CephLatencyWindow;
 
-/* The percentiles of `n` latencies in milliseconds (not modified; order does not matter).
- * EINVAL for a negative or non-finite latency, ENOMEM. */
+/* The percentiles of `n` latencies in milliseconds (not modified; order does not matter), and
+ * the largest of them (top_ms). EINVAL for a negative or non-finite latency, ENOMEM. */
 int ceph_latency_window(const double *ms, size_t n, size_t n_errors, CephLatencyWindow *ret, Error *err);
 
 /* How many of `n` latencies are above `limit_ms` */
@@ -89,6 +127,9 @@ typedef struct CephAdaptConfig {
         int rung_max;          /* < 0: the fast preset's rung (wpq 4, mClock 2) */
         int rung_start;        /* < 0: the slow preset's rung (wpq 1, mClock 0) */
         bool start_braked;     /* start with the brake on, at rung_min (a resume finds it on) */
+        bool no_anchor;        /* do not anchor the target to the slow preset's p99 (see above) */
+        unsigned anchor_windows; /* 0: 3; judged windows at the slow preset's rung pooled for its p99 */
+        double anchor_factor;  /* 0: 1.05; the target is at least the slow preset's p99 × this */
 } CephAdaptConfig;
 
 /* A CephAdaptConfig with every field at its default for `scheduler` */
@@ -108,6 +149,9 @@ typedef struct CephAdaptDecision {
         CephAdaptAction action;
         int rung_before, rung_after;
         bool brake_before, brake_after;
+        bool anchored; /* the anchor was set in this window (the reason starts with it; the
+                        * target may have changed even when the action is hold: log it) */
+        double target_before, target_after; /* the p99 target before and after the window */
         char *reason; /* "p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ..." (always set) */
 } CephAdaptDecision;
 
@@ -140,8 +184,21 @@ void ceph_adapt_set_paused(CephAdapt *a, bool paused);
 double ceph_adapt_target_ms(const CephAdapt *a);
 double ceph_adapt_ceiling_ms(const CephAdapt *a);
 
+typedef enum CephAdaptAnchor {
+        CEPH_ADAPT_ANCHOR_OFF,     /* explicit target, no_anchor, or not started at the slow rung */
+        CEPH_ADAPT_ANCHOR_PENDING, /* the slow preset's p99 not measured yet */
+        CEPH_ADAPT_ANCHOR_SET,     /* measured (ceph_adapt_slow_p99_ms()); the target follows it or stays */
+} CephAdaptAnchor;
+
+CephAdaptAnchor ceph_adapt_anchor(const CephAdapt *a);
+/* The slow preset's pooled p99 the anchor measured; 0 until it is set */
+double ceph_adapt_slow_p99_ms(const CephAdapt *a);
+/* The slow preset's rung of a ladder (wpq 1, mClock 0): where the controller starts */
+int ceph_adapt_slow_rung(CephScheduler scheduler);
+
 /* The controller's state for `status --json`: scheduler, rung, its settings, brake, target,
- * ceiling, baseline, last window, windows judged, last change and its reason. */
+ * ceiling, the anchor (pending / set / off, the slow preset's p99, the baseline's target),
+ * baseline, last window, windows judged, last change and its reason. */
 json_object *ceph_adapt_to_json(const CephAdapt *a);
 
 /* ---- the ladder ------------------------------------------------------------------- */

@@ -24,6 +24,7 @@ int ceph_json_get_intish(json_object *o, const char *key, bool required, long lo
                          Error *err);
 
 int ceph_int_cmp(const void *a, const void *b);
+int ceph_double_cmp(const void *a, const void *b);
 
 /* Trim a copy of the CLI's stderr to its first non-empty line, for messages. */
 char *ceph_first_line(const char *text);

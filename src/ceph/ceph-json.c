@@ -108,6 +108,11 @@ int ceph_int_cmp(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
+int ceph_double_cmp(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
 char *ceph_first_line(const char *text) {
         if (!text)
                 return NULL;

@@ -131,15 +131,10 @@ static int parse_osd_lines(CephSlowReport *r, const CephHealthCheck *c, const Ce
         return 0;
 }
 
-static int double_cmp(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return (x > y) - (x < y);
-}
-
 static double median(double *v, size_t n) {
         if (n == 0)
                 return -1;
-        qsort(v, n, sizeof(double), double_cmp);
+        qsort(v, n, sizeof(double), ceph_double_cmp);
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -364,6 +364,12 @@ static void status_print(json_object *st, FILE *out) {
                         json_object_get_int(jget(th, "rung_min")), json_object_get_int(jget(th, "rung_max")),
                         jstr(th, "setting") ?: "-", json_object_get_boolean(jget(th, "brake")) ? "on (nobackfill)" : "off",
                         json_object_get_double(jget(th, "target_p99_ms")), json_object_get_double(jget(th, "ceiling_p99_ms")));
+                if (jstr(th, "anchor") && streq(jstr(th, "anchor"), "set"))
+                        fprintf(out, "  target anchored to the slow preset: its p99 %.1f ms (the baseline's target %.1f ms)\n",
+                                json_object_get_double(jget(th, "slow_p99_ms")),
+                                json_object_get_double(jget(th, "baseline_target_p99_ms")));
+                else if (jstr(th, "anchor") && streq(jstr(th, "anchor"), "pending"))
+                        fprintf(out, "  target from the baseline; the slow preset's p99 not measured yet\n");
                 if (lw)
                         fprintf(out, "  last window: p99 %.1f ms over %d ops, %d errors (%" PRId64 " s ago)\n",
                                 json_object_get_double(jget(lw, "p99_ms")), json_object_get_int(jget(lw, "ops")),

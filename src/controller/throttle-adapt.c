@@ -258,9 +258,11 @@ static void *adapt_thread(void *userdata) {
                                 set_error(t, e.message);
                                 log_line(t, "could not carry it out: ", e.message);
                         }
-                }
+                } else if (d.anchored)
+                        log_line(t, "", d.reason); /* the target set from the slow preset's p99 */
                 /* a brake just put on was published before the rung's settings */
-                if (d.action != CEPH_ADAPT_BRAKE && (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1))
+                if (d.action != CEPH_ADAPT_BRAKE &&
+                    (d.action != CEPH_ADAPT_HOLD || d.anchored || t->n_probes % 6 == 1))
                         publish_state(t);
                 ceph_adapt_decision_done(&d);
         }

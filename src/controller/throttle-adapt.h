@@ -7,7 +7,8 @@
  * the decision rule (src/ceph/ceph-adapt.h) and carries out what it decides: the rung's
  * `config set`s (checked in `config dump`) and the brake flag (through the caller's
  * callback, which records it so a restore after a kill takes it off). Every change is one
- * line on `log`: "throttle: p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ...". */
+ * line on `log`: "throttle: p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ...", and
+ * so is the window that anchors the target to the slow preset's p99 (ceph-adapt.h). */
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -434,19 +434,25 @@ const StepEntry step_table[] = {
                 .name = "benchmark", .target = STEP_TARGET_CLUSTER,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) {
-                        { "label", STEP_ARG_STRING, true, NULL, NULL, 0, 0, "names the measurement (before, after)" },
-                        { "pool", STEP_ARG_STRING, false, NULL, NULL, 0, 0, "pool to write to; default: a temporary one" },
-                        { "duration", STEP_ARG_DURATION, false, "60s", NULL, 1, 3600, "how long to probe" },
-                        { "block_size", STEP_ARG_SIZE, false, "4K", NULL, 512, 4194304, "write size" },
-                        { "queue_depth", STEP_ARG_UINT, false, "1", NULL, 1, 64, "writes in flight" },
-                        { "compare_to", STEP_ARG_STRING, false, NULL, NULL, 0, 0, "label of an earlier measurement" },
-                        { "max_regression", STEP_ARG_UINT, false, "20", NULL, 0, 1000,
-                          "percent p99 latency may grow over compare_to before the step fails" },
+                        { "label", STEP_ARG_STRING, true, NULL, NULL, 0, 0,
+                          "names the measurement (before, after), recorded per host in the cluster" },
+                        { "osds", STEP_ARG_OSD_IDS, false, "${host.osds}", NULL, 0, 0, "the OSDs measured" },
+                        { "rounds", STEP_ARG_UINT, false, "5", NULL, 1, 20,
+                          "osd bench rounds per OSD and size; the median counts" },
+                        { "compare_to", STEP_ARG_STRING, false, NULL, NULL, 0, 0,
+                          "label of an earlier measurement of the same host: fail when slower" },
+                        { "max_regression", STEP_ARG_UINT, false, "100", NULL, 1, 1000,
+                          "percent the OSDs may be slower than at compare_to (geometric mean of 4 KiB write IOPS, "
+                          "or of 4 MiB write throughput) before the step fails" },
+                        { "canary_only", STEP_ARG_BOOL, false, "true", NULL, 0, 0,
+                          "per host: only in the first wave (the canary); other hosts pass at once" },
                         ARG_END,
                 },
-                .doc = "small-write latency probe (p50/p95/p99 of synchronous writes)",
-                .verify = "the measurement is recorded in the journal; with compare_to, fails past max_regression",
-                .progress = "writes done, latency so far",
+                .doc = "measure each OSD with `ceph tell osd.N bench` (4 KiB and 4 MiB writes, rounds × each), record the "
+                       "medians, and with compare_to fail when the OSDs got slower than max_regression allows",
+                .verify = "each bench answer parsed; the record read back from the cluster; with compare_to, the "
+                          "figures side by side in the result and the error",
+                .progress = "the OSD and round being measured",
         },
 };
 

@@ -34,7 +34,7 @@ down() {
         rm -rf "$DIR"
         DIR=
 }
-trap 'rc=$?; down; rm -rf "$OUT"; exit $rc' EXIT
+trap 'rc=$?; set +e; down; rm -rf "$OUT"; exit $rc' EXIT
 
 run() { # $1: label, $2...: extra apply options
         local label=$1 t0 t1 t2

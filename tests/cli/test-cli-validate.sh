@@ -95,7 +95,7 @@ check_eq "playbook with several errors: nothing on stdout" "$(cd "$pdir" && "$ce
 got=$(cd "$pdir" && "$cephprov" validate --json several.yaml 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin)
 print(d["format"], len(d["errors"]), d["error"] == d["errors"][0], [(e["line"], e["column"]) for e in d["errors"]])')
 check_eq "--json playbook with several errors: all of them, in file order" "$got" \
-        "1 8 True [(3, 14), (6, 10), (8, 5), (11, 40), (11, 45), (14, 11), (18, 11), (19, 1)]"
+        "1 8 True [(3, 14), (6, 10), (8, 5), (11, 46), (11, 51), (14, 11), (18, 11), (19, 1)]"
 got=$(cd "$pdir" && "$cephprov" validate - <several.yaml 2>&1 >/dev/null | tail -n1)
 check_eq "playbook on stdin with several errors: counted" "$got" "cephprov: error: 8 errors in playbook '<stdin>'"
 

@@ -34,6 +34,7 @@ DIR=$(mktemp -d /tmp/cephprov-osd-rollback.XXXXXX)
 export CEPHPROV_STATE_DIR=$DIR/state
 teardown() {
         local rc=$?
+        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
         "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
         "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true

@@ -37,6 +37,7 @@ export CEPHPROV_LOCK_LEASE=20 CEPHPROV_LOCK_WAIT=120
 APPLY_PID=
 teardown() {
         local rc=$?
+        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
         [ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2>/dev/null
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
         "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true

@@ -35,6 +35,7 @@ CV=$(realpath "$(command -v ceph-volume)")
 hidden=
 teardown() {
         local rc=$?
+        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
         [ -n "$hidden" ] && "$LAB" exec --dir "$DIR" node2 umount "$CV" 2>/dev/null
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
         "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true

@@ -43,6 +43,7 @@ DIR=$(mktemp -d /tmp/cephprov-cluster-lock.XXXXXX)
 PIDS=()
 teardown() {
         local rc=$?
+        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
         for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
         "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true

@@ -23,7 +23,10 @@
 # last run must converge (meson test 'convert-kill': stopped destroyed wiped repartitioned
 # created backfilling, one kill in each phase). With CONVERT_KILL_LATER="node3:wiped" the
 # conversion of node2 and node3 is killed once node3 is half-way (node2 done): kills chained
-# across hosts. Not covered yet: the drain-first mode, bcache, the canary's benchmark gate.
+# across hosts. With CONVERT_CANARY_SLOW=node1 (or node2: the canary of the second run) the
+# canary's disks are made slow once they were benchmarked: the run must stop at the gate
+# before the next host, and go on once they are fast again.
+# Not covered yet: bcache.
 #
 # Usage: test-convert.sh CEPHPROV
 set -u
@@ -208,10 +211,51 @@ print(time.strftime("%H:%M:%S"), d.get("num_objects_degraded", d.get("degraded_o
                 sleep 0.5
         done
 }
+# CONVERT_CANARY_SLOW=HOST (in place): the canary's benchmark gate, on node1 (the first
+# conversion, before its kills if any; the degraded window is then not watched) or node2 (the
+# canary of the run for node2 and node3; with CONVERT_KILL_LATER only).
+# Once the canary's OSDs are measured (its 'benchmark' step done), its disks are made slow
+# (`lab slow`: the new OSDs inherit it); the run must stop at the benchmark after its
+# backfill, with the figures, no step run on the next host, the cluster clean, noout and the
+# config database as before. Disks fast again, the same command measures again and goes on.
+# the config database but the mgr's module options: a balancer put back on (restore-balancer
+# checks it is active) keeps an explicit mgr/balancer/active where its default was
+config_names() { ceph_ config dump -f json 2>/dev/null | py 'import json,sys; print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin) if e["section"] != "mgr"))'; }
+canary_slow() { # canary_slow HOST NEXT ARGS...: the convert ARGS with HOST the canary, NEXT the host after it
+        local h=$1 next=$2 pid rc base=0 config_before
+        shift 2
+        config_before=$(config_names)
+        [ -f "$journal" ] && base=$(wc -l < "$journal")
+        "$cephprov" convert "$layout" "$@" --yes >"$dir/convert-slow.out" 2>&1 &
+        pid=$!
+        while kill -0 "$pid" 2>/dev/null && ! tail -n "+$((base + 1))" "$journal" 2>/dev/null |
+                grep '"event":"wave-step-done"' | grep -q '"name":"benchmark"'; do
+                sleep 0.2
+        done
+        check_contains "[canary $h] its OSDs are measured before they change" "$(cat "$dir/convert-slow.out")" \
+                "benchmark 'convert-before' of host '$h'"
+        "$lab" slow --dir "$dir/lab" "$h" --iops 1000 --bps 52428800 >/dev/null
+        wait "$pid"
+        rc=$?
+        "$lab" slow --dir "$dir/lab" "$h" --off >/dev/null
+        echo "canary $h with slow disks: $((SECONDS - t0)) s; $(grep -E '^all ' "$dir/convert-slow.out" | tr -s ' ')"
+        check "[canary $h] with its disks slow the conversion stops (exit $rc)" test "$rc" -ne 0
+        check_contains "[canary $h] ... at the canary's benchmark, naming the figures" "$(cat "$dir/convert-slow.out")" \
+                "benchmark 'convert-after' against 'convert-before' of host '$h': the OSDs are slower" ||
+                tail -40 "$dir/convert-slow.out"
+        check "[canary $h] ... before any step on $next" bash -c "! tail -n '+$((base + 1))' '$journal' | grep '\"host\":\"$next\"' | grep -q wave-step-start"
+        check "[canary $h] ... with every PG active+clean" wait_clean 120
+        check_eq "[canary $h] ... noout not left set" "$(ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print("noout" in json.load(sys.stdin).get("flags_set", []))')" False
+        check_eq "[canary $h] ... the config database as before (throttle restored)" "$(config_names)" "$config_before"
+}
+[ "${CONVERT_CANARY_SLOW:-}" = node1 ] && [ -z "$mode_args" ] && canary_slow node1 node2 --hosts node1
 degraded_watch node1 &
 watch_pid=$!
 "$cephprov" convert "$layout" --hosts node1 $mode_args --yes >"$dir/convert-1.out" 2>&1
 rc=$?
+[ "${CONVERT_CANARY_SLOW:-}" = node1 ] && [ -z "$mode_args" ] &&
+        check_contains "the re-run with fast disks passes the canary's gate" "$(cat "$dir/convert-1.out")" \
+                "benchmark 'convert-after' against 'convert-before' of host 'node1':"
 t1=$((SECONDS - t0))
 [ "$nkill" -gt 0 ] && check_contains "the re-run resumed the saved plan" "$(cat "$dir/convert-1.out")" \
         "resuming the conversion"
@@ -219,7 +263,7 @@ check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert
 deg=$(degraded_max node1 "$watch_pid")
 echo "most degraded objects seen while node1 converted: $deg"
 # in place, the watch must see the degraded window (so that its 0 in the drain-first mode means something)
-[ -z "$mode_args" ] && [ "$nkill" -eq 0 ] && check "in place: objects degraded while node1 converted ($deg at most)" test "${deg:-0}" -gt 0
+[ -z "$mode_args" ] && [ "$nkill" -eq 0 ] && [ "${CONVERT_CANARY_SLOW:-}" != node1 ] && check "in place: objects degraded while node1 converted ($deg at most)" test "${deg:-0}" -gt 0
 if [ -n "$mode_args" ] && [ "$nkill" -eq 0 ]; then
         # until the new OSDs exist (the first 'created'): the window the in-place mode runs
         # degraded. Once they come in, Ceph may count a few objects degraded for a moment
@@ -248,6 +292,10 @@ check_converted node1
 # with --stop-after-host
 t0=$SECONDS
 nkill=0
+if [ "${CONVERT_CANARY_SLOW:-}" = node2 ] && [ -z "$mode_args" ]; then
+        canary_slow node2 node3
+        nkill=1 # the runs after it resume its saved plan
+fi
 kill_chain convert-killed-later "${CONVERT_KILL_LATER:-}"
 if [ -z "${CONVERT_KILL_LATER:-}" ]; then
         "$cephprov" convert "$layout" --yes --stop-after-host $mode_args >"$dir/convert-stop.out" 2>&1

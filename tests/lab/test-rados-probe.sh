@@ -11,7 +11,10 @@
 #     (ETIMEDOUT named), and the probe still ends in time
 #   - node2's disks throttled to a few IOPS (`lab slow`, a blkio cgroup): the probe's write p99 rises well
 #     above the quiet one (every write waits for node2's replica)
-# Prints the quiet and the slow percentiles.
+#   - the canary's benchmark gate (`benchmark` step, `ceph tell osd.N bench`) on node1: a
+#     measurement recorded in the cluster, BENCH_NOISE_RUNS (default 3) comparisons with
+#     nothing changed all pass, one with node1's disks slow fails with the figures
+# Prints the quiet and the slow percentiles, and the benchmark's ratios.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ceph-lib.sh"
@@ -113,5 +116,47 @@ if [ -w "$blk" ]; then
 else
         check "a writable blkio cgroup ($blk) to make node2's disks slow" false
 fi
+
+# 5. the canary's benchmark gate (issue 11): the `benchmark` step through `cephprov run` on
+# node1's two OSDs, a measurement 'base', then BENCH_NOISE_RUNS comparisons with nothing
+# changed (each must pass: the default threshold is not flaky here), then node1's disks
+# made slow (lab slow) and one more comparison (it must fail, naming the figures)
+cat > "$dir/bench-base.yaml" <<'YAML'
+playbook: bench-base
+per_host:
+  - step: benchmark
+    args: {label: base}
+YAML
+cat > "$dir/bench-compare.yaml" <<'YAML'
+playbook: bench-compare
+per_host:
+  - step: benchmark
+    args: {label: again, compare_to: base}
+YAML
+L=$dir/lab/layout.yaml
+t0=$SECONDS
+"$cephprov" run "$dir/bench-base.yaml" "$L" --hosts node1 --yes >"$dir/bench-base.out" 2>&1
+check "benchmark 'base' of node1 runs ($((SECONDS - t0)) s)" test $? -eq 0 || tail -20 "$dir/bench-base.out"
+rec=$(ceph_ config-key get cephprov/ceph/benchmark/node1/base 2>/dev/null)
+check "the measurement is recorded in the cluster (${rec:0:160})" \
+        py 'import json, sys; r = json.loads(sys.argv[1]); sys.exit(0 if r["label"] == "base" and r["host"] == "node1" and len(r["osds"]) == 2 and all(o["small_iops"] > 0 and o["large_mbps"] > 0 for o in r["osds"]) else 1)' "$rec"
+runs=${BENCH_NOISE_RUNS:-3} passed=0
+for i in $(seq "$runs"); do
+        "$cephprov" run "$dir/bench-compare.yaml" "$L" --hosts node1 --yes >"$dir/bench-same-$i.out" 2>&1 && passed=$((passed + 1))
+        echo "no change, run $i: $(grep -E '^all ' "$dir/bench-same-$i.out" | tr -s ' ')"
+done
+check_eq "with nothing changed the gate passes $runs times of $runs" "$passed" "$runs" || tail -30 "$dir/bench-same-1.out"
+if [ -w "$blk" ]; then
+        check "node1's disks are made slow (lab slow: 1000 IOPS, 50 MiB/s)" "$lab" slow --dir "$dir/lab" node1 --iops 1000 --bps 52428800
+        "$cephprov" run "$dir/bench-compare.yaml" "$L" --hosts node1 --yes >"$dir/bench-slow.out" 2>&1
+        rc=$?
+        "$lab" slow --dir "$dir/lab" node1 --off >/dev/null
+        echo "node1 slow: $(grep -E '^all ' "$dir/bench-slow.out" | tr -s ' ')"
+        check "with node1's disks slow the gate fails" test "$rc" -ne 0
+        check_contains "... saying the OSDs are slower, with the figures" "$(cat "$dir/bench-slow.out")" \
+                "the OSDs are slower than max_regression 100% allows" || tail -30 "$dir/bench-slow.out"
+        check_contains "... side by side per OSD" "$(cat "$dir/bench-slow.out")" "osd.0 "
+fi
+check "clean at the end" wait_clean 120
 
 finish

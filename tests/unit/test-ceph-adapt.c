@@ -3,7 +3,11 @@
  * window, the ladders, the configuration checks, the traces of tests/data/throttle-traces
  * replayed window by window (synthetic, see its README), and properties over many random
  * traces: the rung never leaves its bounds, a spike is answered in the window that shows it,
- * a raise never follows a window that was not calm. */
+ * a raise never follows a window that was not calm. The anchor to the slow preset: a model
+ * of the slowed lab (latency samples per rung, every window built from them as the thread
+ * builds it) on which the rule climbs and keeps the clients' p99 within 1.1 × the slow
+ * preset's while the rule without the anchor sits below the slow preset, and properties of
+ * the anchor over random models. */
 
 #include <errno.h>
 #include <math.h>
@@ -270,6 +274,38 @@ static size_t replay(const char *name) {
                                 return 0;
                         continue;
                 }
+                /* "top=V*K,V*K,...,rest=V" before "->": the window's largest latencies (K
+                 * copies of V), the rest of the ops at most `rest` (the ones it kept: up to
+                 * CEPH_LATENCY_TOP in all) */
+                double top[CEPH_LATENCY_TOP];
+                size_t n_top = 0;
+                double fill = 0;
+                bool have_top = false;
+                char *arrow = strstr(line, "->"), *tp = strstr(line, " top=");
+                if (tp && arrow && tp < arrow) {
+                        have_top = true;
+                        char *q = tp + 5;
+                        while (q < arrow && *q != ' ') {
+                                double v;
+                                unsigned k = 1;
+                                int len = 0;
+                                if (strncmp(q, "rest=", 5) == 0 && sscanf(q + 5, "%lf%n", &fill, &len) == 1)
+                                        q += 5 + len;
+                                else if (sscanf(q, "%lf*%u%n", &v, &k, &len) == 2 || sscanf(q, "%lf%n", &v, &len) == 1) {
+                                        for (unsigned i = 0; i < k && n_top < CEPH_LATENCY_TOP; i++)
+                                                top[n_top++] = v;
+                                        q += len;
+                                } else {
+                                        fprintf(stderr, "%s:%zu: bad top= list\n", name, lineno);
+                                        CHECK(false);
+                                        return 0;
+                                }
+                                if (*q == ',')
+                                        q++;
+                        }
+                        for (char *b = tp; b < q; b++)
+                                *b = ' ';
+                }
                 unsigned long ops, over, errors;
                 unsigned slow;
                 double p99;
@@ -285,6 +321,11 @@ static size_t replay(const char *name) {
                 CHECK(action_from(act, &want));
                 const char *reason = used > 0 && line[used] ? line + used : NULL;
                 CephLatencyWindow w = winv(ops, over, errors, p99);
+                if (have_top) {
+                        w.n_top = MIN((size_t) ops, (size_t) CEPH_LATENCY_TOP);
+                        for (size_t i = 0; i < w.n_top; i++)
+                                w.top_ms[i] = i < n_top ? top[i] : fill;
+                }
                 CephAdaptDecision d = {};
                 Error err = {};
                 CHECK_INTEQ(ceph_adapt_step(a, &w, slow, &d, &err), 0);
@@ -308,6 +349,7 @@ static void test_traces(void) {
         CHECK_INTEQ(replay("spike-lower.trace"), 20);
         CHECK_INTEQ(replay("spike-brake.trace"), 23);
         CHECK_INTEQ(replay("mclock-ladder.trace"), 12);
+        CHECK_INTEQ(replay("anchor-slow.trace"), 38);
 }
 
 /* xorshift: the same traces every run */
@@ -335,6 +377,9 @@ static void test_properties(void) {
                 CephScheduler s = t % 2 ? CEPH_SCHEDULER_WPQ : CEPH_SCHEDULER_MCLOCK;
                 CephAdaptConfig c;
                 ceph_adapt_config_default(s, &c);
+                /* the rule against a target from the baseline alone, as these properties state
+                 * it; test_anchor_properties() covers the anchor */
+                c.no_anchor = true;
                 int top = ceph_adapt_n_rungs(s) - 1;
                 c.rung_min = (int) (rnd() % (uint64_t) (top + 1));
                 c.rung_max = c.rung_min + (int) (rnd() % (uint64_t) (top - c.rung_min + 1));
@@ -430,6 +475,266 @@ static void test_properties(void) {
         CHECK(raises > 100 && lowers > 100 && brakes > 100 && releases > 100);
         fprintf(stderr, "properties: %zu raises, %zu lowers, %zu brakes, %zu releases\n", raises, lowers, brakes,
                 releases);
+}
+
+/* ---- the anchor to the slow preset, on latency samples ----------------------------- */
+
+/* A model of a cluster's client latency per rung, in the shape the slowed lab showed (every
+ * disk at 150 IOPS, blkio throttling in slices of 100 ms): most ops take a few ms, a share
+ * waits one slice (~100 ms), a smaller share two (~200 ms) or three (~300 ms). `tail[r]`:
+ * the shares at ~100, ~200 and ~300 ms at rung r; rung -1: no data moving. */
+typedef struct Plant {
+        double quiet[3];
+        double tail[7][3];
+} Plant;
+
+static double plant_op(const Plant *p, int rung) {
+        const double *t = rung < 0 ? p->quiet : p->tail[rung];
+        double u = (double) (rnd() % 1000000) / 1e6, jitter = (double) (rnd() % 1000) / 1000.0;
+        if (u < t[2])
+                return 300 + 8 * jitter;
+        if (u < t[2] + t[1])
+                return 200 + 8 * jitter;
+        if (u < t[2] + t[1] + t[0])
+                return 100 + 8 * jitter;
+        return 1 + 4 * jitter;
+}
+
+/* one window of `n` ops at `rung`, built as the thread builds it: percentiles and largest
+ * latencies from the samples, the ops over the controller's target counted */
+static CephLatencyWindow plant_window(const Plant *p, int rung, size_t n, double target, double *ms) {
+        for (size_t i = 0; i < n; i++)
+                ms[i] = plant_op(p, rung);
+        CephLatencyWindow w = {};
+        Error err = {};
+        CHECK_INTEQ(ceph_latency_window(ms, n, 0, &w, &err), 0);
+        w.n_over = ceph_latency_count_above(ms, n, target);
+        return w;
+}
+
+static double pooled_p99(const double *ms, size_t n) {
+        CephLatencyWindow w = {};
+        Error err = {};
+        CHECK_INTEQ(ceph_latency_window(ms, n, 0, &w, &err), 0);
+        return w.p99_ms;
+}
+
+/* Runs a drain of `windows` windows of 150 ops on the lab's model (the first window before
+ * data moves); the clients' pooled p99 over the windows after the first and the mean rung */
+static void plant_run(const Plant *p, bool anchor, size_t windows, double *ret_p99, double *ret_mean_rung,
+                      int *ret_min_rung, CephAdapt **ret) {
+        enum { N = 150, NB = 400 };
+        double base_ms[NB];
+        for (size_t i = 0; i < NB; i++)
+                base_ms[i] = plant_op(p, -1);
+        CephLatencyWindow base = {};
+        Error err = {};
+        CHECK_INTEQ(ceph_latency_window(base_ms, NB, 0, &base, &err), 0);
+        CephAdaptConfig c;
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        c.no_anchor = !anchor;
+        CephAdapt *a = NULL;
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        _cleanup_(freep) double *all = malloc(windows * N * sizeof(double));
+        size_t n_all = 0;
+        double rung_sum = 0;
+        int min_rung = 99;
+        for (size_t i = 0; i < windows && a && all; i++) {
+                int rung = ceph_adapt_rung(a);
+                CephLatencyWindow w = plant_window(p, i == 0 ? -1 : rung, N, ceph_adapt_target_ms(a), all + n_all);
+                if (i > 0) {
+                        n_all += N;
+                        rung_sum += rung;
+                        min_rung = MIN(min_rung, rung);
+                }
+                CephAdaptDecision d = {};
+                CHECK_INTEQ(ceph_adapt_step(a, &w, 0, &d, &err), 0);
+                ceph_adapt_decision_done(&d);
+        }
+        *ret_p99 = all ? pooled_p99(all, n_all) : 0;
+        *ret_mean_rung = rung_sum / (double) (windows - 1);
+        *ret_min_rung = min_rung;
+        *ret = a;
+}
+
+/* The slowed lab's model: the baseline's p99 is ~100 ms (target ~150 ms), the slow preset's
+ * ~200 ms, the fast preset's ~300 ms; rungs 2 and 3 fatten the ~200 ms share and add a thin
+ * ~300 ms one. Without the anchor the rule keeps lowering below the slow preset (what the
+ * benchmark measured); with it the rule climbs, and the clients' p99 stays within 1.1 × the
+ * slow preset's. */
+static void test_anchor_lab(void) {
+        const Plant lab = {
+                .quiet = { 0.03, 0, 0 },
+                .tail = {
+                        { 0.025, 0.004, 0 },      /* 0: sleep 0.2 */
+                        { 0.030, 0.013, 0 },      /* 1: the slow preset */
+                        { 0.035, 0.016, 0.002 },  /* 2 */
+                        { 0.040, 0.018, 0.005 },  /* 3 */
+                        { 0.040, 0.020, 0.015 },  /* 4: the fast preset */
+                        { 0.040, 0.020, 0.030 },
+                        { 0.040, 0.020, 0.050 },
+                },
+        };
+        rnd_state = 0x2545f4914f6cdd1dULL; /* this model's own draws, whatever ran before */
+        /* the slow preset alone, as the benchmark runs it */
+        enum { W = 120, N = 150 };
+        _cleanup_(freep) double *slow = malloc(W * N * sizeof(double));
+        for (size_t i = 0; slow && i < W * N; i++)
+                slow[i] = plant_op(&lab, 1);
+        double slow_p99 = slow ? pooled_p99(slow, W * N) : 0;
+        CHECK(slow_p99 >= 200 && slow_p99 <= 208);
+
+        double p99 = 0, mean = 0;
+        int min_rung = 0;
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+        plant_run(&lab, true, W, &p99, &mean, &min_rung, &a);
+        CHECK(a && ceph_adapt_anchor(a) == CEPH_ADAPT_ANCHOR_SET);
+        if (!a)
+                return;
+        /* the target follows the slow preset's p99 (its ops at ~200 ms), not the baseline's */
+        CHECK(ceph_adapt_slow_p99_ms(a) >= 200 && ceph_adapt_slow_p99_ms(a) <= 208);
+        CHECK(fabs(ceph_adapt_target_ms(a) - 1.05 * ceph_adapt_slow_p99_ms(a)) < 1e-9);
+        CHECK(fabs(ceph_adapt_ceiling_ms(a) - 3 * ceph_adapt_target_ms(a)) < 1e-9);
+        /* it never went below the slow preset, climbed past it, and kept the p99 promise */
+        CHECK(min_rung >= 1);
+        CHECK(mean >= 2);
+        CHECK(p99 <= 1.1 * slow_p99);
+        fprintf(stderr, "lab model, anchored: slow p99 %.1f ms, clients' p99 %.1f ms (%.2f ×), mean rung %.2f\n",
+                slow_p99, p99, p99 / slow_p99, mean);
+
+        _cleanup_(ceph_adapt_freep) CephAdapt *b = NULL;
+        plant_run(&lab, false, W, &p99, &mean, &min_rung, &b);
+        CHECK(b && ceph_adapt_anchor(b) == CEPH_ADAPT_ANCHOR_OFF);
+        CHECK(mean < 1);
+        fprintf(stderr, "lab model, baseline only: clients' p99 %.1f ms, mean rung %.2f\n", p99, mean);
+
+        /* where recovery at the slow preset is as cheap as the idle cluster, the baseline's
+         * target stands and the rule climbs to the fast preset */
+        Plant cheap = lab;
+        for (int r = 0; r < 7; r++) {
+                cheap.tail[r][0] = 0.010;
+                cheap.tail[r][1] = cheap.tail[r][2] = 0;
+        }
+        _cleanup_(ceph_adapt_freep) CephAdapt *e = NULL;
+        plant_run(&cheap, true, 40, &p99, &mean, &min_rung, &e);
+        CHECK(e && ceph_adapt_rung(e) == 4);
+}
+
+/* Properties of the anchor over 1,000 random models (the shares per rung drawn, spikes, thin
+ * windows, slow ops and errors mixed in), the pooled p99 computed here from the samples:
+ *   - the rung stays within its bounds, and a trip brakes in its window;
+ *   - while the anchor is pending: no lower at or below the slow rung, and none to below it;
+ *   - the target changes once, in the window that sets the anchor, the `anchor_windows`-th
+ *     taken (judged, at the slow rung, brake off, not the run's first window nor the first
+ *     after a change), to max(the target before, their pooled p99 × 1.05), the ceiling to
+ *     3 × the new target;
+ *   - a raise is one rung and follows a window calm against the target then in force (but
+ *     below the slow rung before the anchor, where only trips count). */
+static void test_anchor_properties(void) {
+        enum { WINDOWS = 120, MAXN = 260 };
+        size_t violations = 0, anchored = 0, raises = 0, held = 0;
+        _cleanup_(freep) double *pool = malloc(3 * MAXN * sizeof(double));
+        for (int t = 0; t < 1000 && pool; t++) {
+                CephScheduler s = t % 3 ? CEPH_SCHEDULER_WPQ : CEPH_SCHEDULER_MCLOCK;
+                CephAdaptConfig c;
+                ceph_adapt_config_default(s, &c);
+                int slow_rung = ceph_adapt_slow_rung(s), top = ceph_adapt_n_rungs(s) - 1;
+                c.rung_min = (int) (rnd() % (uint64_t) (slow_rung + 1));
+                c.rung_max = slow_rung + (int) (rnd() % (uint64_t) (top - slow_rung + 1));
+                Plant p = { .quiet = { 0.005 + (double) (rnd() % 20) / 1000, 0, 0 } };
+                double grow = (double) (rnd() % 100) / 100;
+                for (int r = 0; r <= top; r++) {
+                        p.tail[r][0] = 0.01 + (double) (rnd() % 30) / 1000;
+                        p.tail[r][1] = (double) (rnd() % 20) / 1000 * (1 + grow * r);
+                        p.tail[r][2] = (double) (rnd() % 10) / 1000 * grow * r;
+                }
+                double base_ms[200];
+                for (size_t i = 0; i < 200; i++)
+                        base_ms[i] = plant_op(&p, -1);
+                CephLatencyWindow base = {};
+                Error err = {};
+                CHECK_INTEQ(ceph_latency_window(base_ms, 200, 0, &base, &err), 0);
+                _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+                if (ceph_adapt_new(&c, &base, &a, &err) < 0) {
+                        fprintf(stderr, "config refused: %s\n", err.message);
+                        violations++;
+                        continue;
+                }
+                CHECK(ceph_adapt_anchor(a) == CEPH_ADAPT_ANCHOR_PENDING);
+                size_t n_pool = 0, n_windows = 0;
+                unsigned taken = 0, since = c.dwell;
+                bool prev_over = false;
+                for (int i = 0; i < WINDOWS; i++) {
+                        double ms[MAXN];
+                        int rung = ceph_adapt_rung(a);
+                        bool brake = ceph_adapt_brake(a), pending = ceph_adapt_anchor(a) == CEPH_ADAPT_ANCHOR_PENDING;
+                        double target = ceph_adapt_target_ms(a), ceiling = ceph_adapt_ceiling_ms(a);
+                        size_t n = rnd() % 15 == 0 ? rnd() % 25 : 100 + rnd() % 150;
+                        CephLatencyWindow w = plant_window(&p, i == 0 || brake ? -1 : rung, n, target, ms);
+                        if (rnd() % 40 == 0 && n > 0) /* a spike: most ops far over the ceiling */
+                                for (size_t k = 0; k < n; k++)
+                                        ms[k] = rnd() % 10 ? ceiling * 1.5 : ms[k];
+                        CHECK_INTEQ(ceph_latency_window(ms, n, rnd() % 80 == 0, &w, &err), 0);
+                        w.n_over = ceph_latency_count_above(ms, n, target);
+                        unsigned slow = rnd() % 80 == 0 ? 1 : 0;
+                        bool p99_over = n > 0 && w.p99_ms > ceiling;
+                        bool trip = slow || w.n_errors || (p99_over && (w.p95_ms > ceiling || prev_over || n < c.min_ops));
+                        prev_over = p99_over;
+                        bool judged = !trip && n >= c.min_ops;
+                        bool take = pending && judged && rung == slow_rung && !brake && n_windows >= 1 && since >= 1;
+                        if (take) {
+                                memcpy(pool + n_pool, ms, n * sizeof(double));
+                                n_pool += n;
+                                taken++;
+                        }
+                        CephAdaptDecision d = {};
+                        if (ceph_adapt_step(a, &w, slow, &d, &err) < 0) {
+                                violations++;
+                                break;
+                        }
+                        bool bad = d.rung_after < c.rung_min || d.rung_after > c.rung_max;
+                        if (trip && !brake)
+                                bad |= d.action != CEPH_ADAPT_BRAKE;
+                        if (pending && !d.anchored && d.action == CEPH_ADAPT_LOWER)
+                                bad |= rung <= slow_rung || d.rung_after < slow_rung;
+                        held += pending && rung == slow_rung && d.action == CEPH_ADAPT_HOLD && w.n_over > 0;
+                        bool want_anchor = take && taken == c.anchor_windows;
+                        bad |= d.anchored != want_anchor;
+                        if (d.anchored) {
+                                double want = MAX(d.target_before, pooled_p99(pool, n_pool) * c.anchor_factor);
+                                bad |= fabs(d.target_after - want) > 1e-9 || fabs(ceph_adapt_target_ms(a) - want) > 1e-9 ||
+                                       (want != d.target_before &&
+                                        fabs(ceph_adapt_ceiling_ms(a) - 3 * want) > 1e-9) ||
+                                       ceph_adapt_anchor(a) != CEPH_ADAPT_ANCHOR_SET;
+                                anchored++;
+                        } else
+                                bad |= d.target_after != d.target_before || ceph_adapt_target_ms(a) != target;
+                        if (d.action == CEPH_ADAPT_RAISE) {
+                                bool untrusted = pending && !brake && rung < slow_rung;
+                                size_t over_now = ceph_latency_count_above(ms, n, d.target_after);
+                                double share = c.budget * (1 - c.hysteresis);
+                                bad |= d.rung_after != rung + 1 || brake ||
+                                       (!untrusted && (double) over_now > share * (double) n);
+                                raises++;
+                        }
+                        if (bad) {
+                                if (violations < 5)
+                                        fprintf(stderr, "anchor trace %d window %d: rung %d %s n %zu p99 %.1f → %s %d→%d "
+                                                        "target %.1f→%.1f anchored %d (taken %u): %s\n",
+                                                t, i, rung, pending ? "pending" : "", n, w.p99_ms,
+                                                ceph_adapt_action_to_string(d.action), d.rung_before, d.rung_after,
+                                                d.target_before, d.target_after, d.anchored, taken, d.reason);
+                                violations++;
+                        }
+                        since = d.action != CEPH_ADAPT_HOLD ? 0 : since + 1;
+                        n_windows++;
+                        ceph_adapt_decision_done(&d);
+                }
+        }
+        CHECK_INTEQ(violations, 0);
+        CHECK(anchored > 500 && raises > 1000 && held > 100);
+        fprintf(stderr, "anchor properties: %zu anchored, %zu raises, %zu holds instead of a lower\n", anchored, raises,
+                held);
 }
 
 static void test_value_eq(void) {
@@ -596,6 +901,8 @@ int main(void) {
         TEST_RUN(test_config);
         TEST_RUN(test_traces);
         TEST_RUN(test_properties);
+        TEST_RUN(test_anchor_lab);
+        TEST_RUN(test_anchor_properties);
         TEST_RUN(test_json);
         TEST_RUN(test_plan);
         TEST_RUN(test_value_eq);

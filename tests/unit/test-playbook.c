@@ -315,7 +315,7 @@ static void test_print_plan(void) {
                 "  - step: out\n"
                 "  - step: crush-remove-host\n"
                 "  - step: benchmark\n"
-                "    args: {label: after, duration: 90s}\n"
+                "    args: {label: after, rounds: 5}\n"
                 "gate:\n"
                 "  - step: wait-clean\n"
                 "    args: {timeout: 2h}\n"
@@ -344,7 +344,7 @@ static void test_print_plan(void) {
                     "  node3:\n"
                     "    out osds=[3, 9]\n"
                     "    crush-remove-host host=node3\n"
-                    "    benchmark label=after duration=90s block_size=4KiB queue_depth=1 max_regression=20\n"
+                    "    benchmark label=after osds=[3, 9] rounds=5 max_regression=100 canary_only=true\n"
                     "  then, before the next wave:\n"
                     "    wait-clean timeout=2h\n"
                     "\n"
@@ -352,7 +352,7 @@ static void test_print_plan(void) {
                     "  node4:\n"
                     "    out osds=${host.osds}\n"
                     "    crush-remove-host host=node4\n"
-                    "    benchmark label=after duration=90s block_size=4KiB queue_depth=1 max_regression=20\n"
+                    "    benchmark label=after osds=${host.osds} rounds=5 max_regression=100 canary_only=true\n"
                     "\n"
                     "after the last wave, also after a failure or cancel:\n"
                     "  restore-throttle\n");
@@ -441,7 +441,7 @@ static void test_all_errors(void) {
                 "playbook: p\n"                                  /* 1 */
                 "before:\n"                                      /* 2 */
                 "  - step: benchmark\n"                          /* 3 */
-                "    args: {queue_depth: 100, labl: x}\n"        /* 4 */
+                "    args: {osds: [1], rounds: 100, labl: x}\n"  /* 4 */
                 "per_hots:\n"                                    /* 5 */
                 "  - step: out\n"                                /* 6 */
                 "hosts: {strategy: serial, batch: 3}\n"          /* 7 */
@@ -455,8 +455,8 @@ static void test_all_errors(void) {
         CHECK(!pb);
         CHECK_INTEQ(d.n_errors, 5);
         static const struct { unsigned line, col; const char *start; } want[] = {
-                { 4, 25, "step 'benchmark': invalid value '100' for 'queue_depth'" },
-                { 4, 30, "step 'benchmark': unknown argument 'labl' (did you mean 'label'?)" },
+                { 4, 31, "step 'benchmark': invalid value '100' for 'rounds'" },
+                { 4, 36, "step 'benchmark': unknown argument 'labl' (did you mean 'label'?)" },
                 { 5, 1, "unknown key 'per_hots' (did you mean 'per_host'?)" },
                 { 7, 27, "'batch' with strategy 'serial'" },
                 { 9, 11, "unknown step 'nosuch'" },
@@ -468,12 +468,12 @@ static void test_all_errors(void) {
                 if (strncmp(d.items[i].message, want[i].start, strlen(want[i].start)) != 0)
                         fprintf(stderr, "  got: %s\n", d.items[i].message);
         }
-        CHECK(strncmp(err.message, "t.yaml:4:25: step 'benchmark'", 29) == 0);
+        CHECK(strncmp(err.message, "t.yaml:4:31: step 'benchmark'", 29) == 0);
 
         /* the single-error form: the same first error, in file order */
         Error e1 = {};
         CHECK_INTEQ(playbook_load_string("t.yaml", y, strlen(y), &pb, &e1), -EINVAL);
-        CHECK(strncmp(e1.message, "t.yaml:4:25: step 'benchmark'", 29) == 0);
+        CHECK(strncmp(e1.message, "t.yaml:4:31: step 'benchmark'", 29) == 0);
         CHECK(!pb);
 }
 

@@ -177,9 +177,9 @@ static void test_values(void) {
         CHECK_STREQ(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN), "{\"osds\":\"${host.osds}\"}");
 
         _cleanup_json_ json_object *b = NULL;
-        CHECK_INTEQ(run("benchmark", "{label: before, block_size: 8K, queue_depth: 2}", STEP_SCOPE_CLUSTER, &b, &err), 0);
+        CHECK_INTEQ(run("benchmark", "{label: before, osds: [1, 2], rounds: 5}", STEP_SCOPE_CLUSTER, &b, &err), 0);
         CHECK_STREQ(json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN),
-                    "{\"label\":\"before\",\"duration\":60,\"block_size\":8192,\"queue_depth\":2,\"max_regression\":20}");
+                    "{\"label\":\"before\",\"osds\":[1,2],\"rounds\":5,\"max_regression\":100,\"canary_only\":true}");
 
         _cleanup_json_ json_object *f = NULL;
         CHECK_INTEQ(run("set-flag", "{flag: noout, scope: host}", STEP_SCOPE_HOST, &f, &err), 0);
@@ -230,12 +230,13 @@ static void test_errors(void) {
                     "t.yaml:1:8: step 'out': invalid value '-1' for 'osds' (expected an integer from 0 to 2147483647)");
         check_error("out", "osds: []", STEP_SCOPE_CLUSTER,
                     "t.yaml:1:7: step 'out': empty list 'osds' (expected at least one OSD id)");
-        check_error("benchmark", "{label: x, queue_depth: 65}", STEP_SCOPE_CLUSTER,
-                    "t.yaml:1:25: step 'benchmark': invalid value '65' for 'queue_depth' (expected an integer from 1 to 64)");
-        check_error("benchmark", "{label: x, block_size: 8M}", STEP_SCOPE_CLUSTER,
-                    "t.yaml:1:24: step 'benchmark': invalid value '8M' for 'block_size' (expected a size from 512 B to 4 MiB)");
-        check_error("benchmark", "{label: x, duration: 2h}", STEP_SCOPE_CLUSTER,
-                    "t.yaml:1:22: step 'benchmark': invalid value '2h' for 'duration' (expected a duration from 1s to 3600s)");
+        check_error("benchmark", "{label: x, rounds: 21}", STEP_SCOPE_HOST,
+                    "t.yaml:1:20: step 'benchmark': invalid value '21' for 'rounds' (expected an integer from 1 to 20)");
+        check_error("benchmark", "{label: x, max_regression: 0}", STEP_SCOPE_HOST,
+                    "t.yaml:1:28: step 'benchmark': invalid value '0' for 'max_regression' (expected an integer from 1 to 1000)");
+        check_error("benchmark", "{label: x}", STEP_SCOPE_CLUSTER,
+                    "t.yaml:1:1: step 'benchmark': missing argument 'osds': its default '${host.osds}' is the ids of the "
+                    "host's OSDs, and this step runs for no host (expected 'osds' in args, or the step in per_host)");
         check_error("crush-reweight", "{weight: 1e3}", STEP_SCOPE_HOST,
                     "t.yaml:1:10: step 'crush-reweight': invalid value '1e3' for 'weight' (expected a number from 0 to 1000)");
         check_error("throttle", "preset: custom", STEP_SCOPE_CLUSTER,
