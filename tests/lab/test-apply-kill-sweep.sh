@@ -186,6 +186,7 @@ kill_at() {
         done
         wait_phase "$j" "$phase" "$before" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
         # a crash or a hang-up is timed from the first mkfs: that is when half-made labels exist
+        # (crash-now: at once, before any mkfs)
         if [ "$how" = crash ] || [ "$how" = hangup ]; then
                 local k
                 for k in $(seq 1500); do
@@ -200,7 +201,7 @@ kill_at() {
         wait "$APPLY_PID" 2>/dev/null || true
         APPLY_PID=
         KILLED_LAST=1
-        [ "$how" = crash ] && kill_host_osd_work
+        if [ "$how" = crash ] || [ "$how" = crash-now ]; then kill_host_osd_work; fi
         local hit
         # what was in flight when the kill landed: disk steps started and not ended, each
         # unfinished OSD creation by the last phase it reported, a reused id whose creation
@@ -243,13 +244,19 @@ print(" ".join(sorted(flight)) or "nothing")' "$j" "$(run_of "$j")")
 
 # SIGKILL to every ceph-volume and `ceph-osd --mkfs` in this lab's host namespaces (and
 # nowhere else: only pids inside our own network namespaces).
+# One pgrep over the machine, then only the pids in this lab's host namespaces: a poll of
+# every pid's cmdline with a grep each took long enough, under load, for every OSD of the run
+# to finish its prepare before the first mkfs was seen (CI: the crash meant for prepare hit
+# only activate).
 host_osd_work() { # $1: "mkfs" for ceph-osd --mkfs only
-        local h pid pat='ceph-volume\|ceph-osd.*--mkfs'
+        local h pid ns nets=" " pat='ceph-volume|ceph-osd.*--mkfs'
         [ "${1:-}" = mkfs ] && pat='ceph-osd.*--mkfs'
         for h in $(hosts); do
-                for pid in $(ip netns pids "$LAB_PREFIX-$h" 2>/dev/null); do
-                        { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | grep -q "$pat" && echo "$pid"
-                done
+                nets+="$(stat -L -c %i "/var/run/netns/$LAB_PREFIX-$h" 2>/dev/null) "
+        done
+        for pid in $(pgrep -f "$pat"); do
+                ns=$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) || continue
+                [[ "$nets" == *" $ns "* ]] && echo "$pid"
         done
         return 0
 }
@@ -380,10 +387,11 @@ for POINT in $POINTS; do
         t0=$(date +%s)
         case $phase in
         allocation)
-                # the crash at the first mkfs itself: one second later, on a quiet machine,
-                # every OSD of the run had finished its prepare (CI saw 6 prepared OSDs and no
-                # id left to reuse), so the next run had no allocation to do
-                kill_at prepare 0 "$DIR/apply-a.log" crash >/dev/null
+                # ids allocated and no OSD made: the crash as prepare begins, before any
+                # mkfs. Timed from the first mkfs (1 s, then 0 s after it), every OSD of the
+                # run had finished its prepare on a quiet machine: CI saw no id left to reuse,
+                # then a kill that hit only activate
+                kill_at prepare 0 "$DIR/apply-a.log" crash-now >/dev/null
                 kill_at allocation 0 "$DIR/apply-b.log"
                 ;;
         unreachable)
