@@ -186,7 +186,6 @@ kill_at() {
         done
         wait_phase "$j" "$phase" "$before" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
         # a crash or a hang-up is timed from the first mkfs: that is when half-made labels exist
-        # (crash-now: at once, before any mkfs)
         if [ "$how" = crash ] || [ "$how" = hangup ]; then
                 local k
                 for k in $(seq 1500); do
@@ -201,7 +200,7 @@ kill_at() {
         wait "$APPLY_PID" 2>/dev/null || true
         APPLY_PID=
         KILLED_LAST=1
-        if [ "$how" = crash ] || [ "$how" = crash-now ]; then kill_host_osd_work; fi
+        [ "$how" = crash ] && kill_host_osd_work
         local hit
         # what was in flight when the kill landed: disk steps started and not ended, each
         # unfinished OSD creation by the last phase it reported, a reused id whose creation
@@ -387,11 +386,12 @@ for POINT in $POINTS; do
         t0=$(date +%s)
         case $phase in
         allocation)
-                # ids allocated and no OSD made: the crash as prepare begins, before any
-                # mkfs. Timed from the first mkfs (1 s, then 0 s after it), every OSD of the
-                # run had finished its prepare on a quiet machine: CI saw no id left to reuse,
-                # then a kill that hit only activate
-                kill_at prepare 0 "$DIR/apply-a.log" crash-now >/dev/null
+                # ids in the map (ceph-volume's `osd new`) and no OSD finished: the crash at
+                # the first mkfs itself. 1 s after it, a quiet machine had every OSD prepared
+                # (CI: no id left to reuse); before any mkfs, no `osd new` had run yet (the
+                # re-run allocated fresh ids); with the old per-pid poll, the first mkfs was
+                # seen only once every OSD was activating
+                kill_at prepare 0 "$DIR/apply-a.log" crash >/dev/null
                 kill_at allocation 0 "$DIR/apply-b.log"
                 ;;
         unreachable)
