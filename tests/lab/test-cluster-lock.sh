@@ -160,7 +160,9 @@ done
 t_taken=$(date +%s.%N)
 # taken only once the lease had ended, refused while it ran
 [ "$(echo "$t_taken >= $expires" | bc)" = 1 ] || fail "ctl-b took the lock at $t_taken, before the dead holder's lease ended ($expires)"
-[ "$refused" -ge 2 ] || fail "ctl-b was refused only $refused times: the lease of the killed holder was not honoured"
+# (at least once: under load one attempt of ctl-b can take most of the lease; the check
+# above proves it was not taken early)
+[ "$refused" -ge 1 ] || fail "ctl-b was never refused: the lease of the killed holder was not honoured"
 grep -q "took over the lock of cluster 'ceph' from cephprov on 'ctl-a' (pid $a, lock hold)" "$DIR/b.err" ||
         { cat "$DIR/b.err"; fail "no notice of the takeover"; }
 ok "holder killed (SIGKILL): refused $refused times while its lease ran (last $(echo "$expires - $last_refusal" | bc) s before it ended), taken $(echo "$t_taken - $expires" | bc) s after it ended"
