@@ -88,3 +88,15 @@ int cli_run_convert(const struct Layout *l, char * const *hosts, const struct Cl
 int cli_run_replace(const struct Layout *l, const char *host, const char *device, const struct CliOptions *o,
                     const struct ConvertPlan *plan, struct PlaybookRunHooks hooks);
 int verb_replace(int argc, char *argv[]);
+/* The playbook hook that saves a conversion's or a replacement's plan inputs once the operator
+ * confirmed and the lock is taken, before the first change (verb-convert.c); its userdata is
+ * a CliSaveInputs. */
+struct ConvertInputs;
+struct CephAdmin;
+struct PlaybookHostFacts;
+typedef struct CliSaveInputs {
+        const struct Layout *l;
+        const struct ConvertInputs *in;
+} CliSaveInputs;
+int cli_save_inputs(void *userdata, struct CephAdmin *a, const struct PlaybookHostFacts *hosts, size_t n,
+                    Error *err);

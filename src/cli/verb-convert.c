@@ -21,14 +21,8 @@
 #include "controller/playbook-run.h"
 #include "plan/plan-convert.h"
 
-typedef struct SaveCtx {
-        const Layout *l;
-        const ConvertInputs *in;
-} SaveCtx;
-
-/* After the operator confirmed and the lock is taken, before the first change. */
-static int save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
-        SaveCtx *sc = userdata;
+int cli_save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
+        CliSaveInputs *sc = userdata;
         return convert_inputs_save(sc->l, sc->in, err);
 }
 
@@ -130,8 +124,8 @@ static int convert_live(const Layout *l, const CliOptions *o) {
         }
         if (o->dry_run)
                 return 0;
-        SaveCtx sc = { .l = l, .in = in };
-        PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
+        CliSaveInputs sc = { .l = l, .in = in };
+        PlaybookRunHooks hooks = { .before = resumed ? NULL : cli_save_inputs, .userdata = &sc };
         /* a resumed conversion left its host degraded, its OSDs down and its noout flag on:
          * only going on clears that, so the opening health gate lets those pass */
         static char * const resumed_health[] = { "OSD_FLAGS", "OSDMAP_FLAGS", "OSD_DOWN", "OSD_HOST_DOWN",

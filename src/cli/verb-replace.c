@@ -19,17 +19,6 @@
 #include "options.h"
 #include "plan/plan-convert.h"
 
-typedef struct SaveCtx {
-        const Layout *l;
-        const ConvertInputs *in;
-} SaveCtx;
-
-/* After the operator confirmed and the lock is taken, before the first change. */
-static int save_inputs(void *userdata, CephAdmin *a, const PlaybookHostFacts *hosts, size_t n, Error *err) {
-        SaveCtx *sc = userdata;
-        return convert_inputs_save(sc->l, sc->in, err);
-}
-
 static int print_plan(const ConvertPlan *p, bool json, Error *err) {
         if (json) {
                 if (convert_plan_print_json(p, stdout) < 0)
@@ -135,8 +124,8 @@ int verb_replace(int argc, char *argv[]) {
                        "kept) and made again on the new device; their data comes back from the other copies\n");
                 fflush(stdout);
         }
-        SaveCtx sc = { .l = l, .in = in };
-        PlaybookRunHooks hooks = { .before = resumed ? NULL : save_inputs, .userdata = &sc };
+        CliSaveInputs sc = { .l = l, .in = in };
+        PlaybookRunHooks hooks = { .before = resumed ? NULL : cli_save_inputs, .userdata = &sc };
         r = cli_run_replace(l, host, device, &o, p, hooks);
         if (r == 0 && replace_inputs_remove(l, &err) < 0)
                 return report(&err);
