@@ -100,3 +100,6 @@ typedef struct CliSaveInputs {
 } CliSaveInputs;
 int cli_save_inputs(void *userdata, struct CephAdmin *a, const struct PlaybookHostFacts *hosts, size_t n,
                     Error *err);
+/* convert's and replace's --inventory, --osd-tree and --osd-metadata: all three or none, and
+ * only with --dry-run. Sets *offline; a usage error (its exit code) or 0 (verb-convert.c). */
+int cli_offline_plan_options(const Verb *v, const struct CliOptions *o, bool *offline);

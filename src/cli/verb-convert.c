@@ -136,6 +136,16 @@ static int convert_live(const Layout *l, const CliOptions *o) {
         return r;
 }
 
+int cli_offline_plan_options(const Verb *v, const CliOptions *o, bool *offline) {
+        *offline = o->inventory || o->osd_tree || o->osd_metadata;
+        if (*offline && !o->dry_run)
+                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
+        if (*offline && (!o->inventory || !o->osd_tree || !o->osd_metadata))
+                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
+                                           "--osd-metadata");
+        return 0;
+}
+
 int verb_convert(int argc, char *argv[]) {
         const Verb *v = verb_find("convert");
         _cleanup_(cli_options_done) CliOptions o = {};
@@ -147,12 +157,9 @@ int verb_convert(int argc, char *argv[]) {
                                          &o, &l);
         if (r != 0)
                 return r;
-        bool offline = o.inventory || o.osd_tree || o.osd_metadata;
-        if (offline && !o.dry_run)
-                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
-        if (offline && (!o.inventory || !o.osd_tree || !o.osd_metadata))
-                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
-                                           "--osd-metadata");
+        bool offline;
+        if ((r = cli_offline_plan_options(v, &o, &offline)) != 0)
+                return r;
         if (!offline)
                 return convert_live(l, &o);
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;

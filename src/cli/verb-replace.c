@@ -68,12 +68,9 @@ int verb_replace(int argc, char *argv[]) {
                 return r;
         if (o.n_args != 3)
                 return verb_usage_error(v, "expected LAYOUT, HOST and DEVICE");
-        bool offline = o.inventory || o.osd_tree || o.osd_metadata;
-        if (offline && !o.dry_run)
-                return verb_usage_error(v, "--inventory, --osd-tree and --osd-metadata plan offline: give --dry-run");
-        if (offline && (!o.inventory || !o.osd_tree || !o.osd_metadata))
-                return verb_usage_error(v, "planning from saved files needs all three of --inventory, --osd-tree and "
-                                           "--osd-metadata");
+        bool offline;
+        if ((r = cli_offline_plan_options(v, &o, &offline)) != 0)
+                return r;
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
         Error err = {};
         _cleanup_(layout_freep) Layout *l = NULL;
