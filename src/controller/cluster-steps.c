@@ -1384,9 +1384,9 @@ static int step_benchmark(ClusterSteps *cs, json_object *args, WaveCall *c, json
         json_add(*ret, "large_change_pct", json_object_new_double(round((1 / v.large_slowdown - 1) * 1000) / 10));
         json_add(*ret, "limit_pct", json_object_new_double(round((1 / v.limit - 1) * 1000) / 10));
         json_add_string(*ret, "table", v.text);
-        if (!v.regressed) /* a regression says it in the step's error */
+        if (!v.regressed)
                 log_notice("benchmark '%s' against '%s'%s:\n%s", label, compare_to, where, v.text);
-        if (v.regressed) {
+        else {
                 /* the table to the log, the error one line (it is repeated in the reports) */
                 log_error("benchmark '%s' against '%s'%s:\n%s", label, compare_to, where, v.text);
                 return error_set(err, EDQUOT, "benchmark '%s' against '%s'%s: the OSDs are slower than "
