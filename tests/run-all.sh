@@ -16,6 +16,7 @@ cd "$top"
 fuzz_seconds=${FUZZ_SECONDS:-60}
 suites=${SUITES:-unit cli block lab vm}
 passed=0 failed=0 skipped=0
+failures=() timings=()
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -23,19 +24,33 @@ step() { printf '\n==> %s\n' "$*"; }
 # ($2: the log's name, "testlog" or "testlog-WRAPPER").
 count() {
         local log="$1/meson-logs/${2:-testlog}.json" p f s
-        [ -f "$log" ] || { failed=$((failed + 1)); return; }
-        read -r p f s < <(python3 - "$log" <<'PY'
+        [ -f "$log" ] || { failed=$((failed + 1)) failures+=("$1: no test log"); return; }
+        local out
+        out=$(python3 - "$log" "$1${2:+/$2}" <<'PY'
 import json, sys
 p = f = s = 0
+rest = []
 for line in open(sys.argv[1]):
-    r = json.loads(line).get("result")
+    t = json.loads(line)
+    r = t.get("result")
     if r in ("OK", "EXPECTEDFAIL"): p += 1
     elif r == "SKIP": s += 1
-    else: f += 1
+    else:
+        f += 1
+        rest.append("F %s: %s (%s)" % (sys.argv[2], t.get("name"), r))
+    rest.append("T %6.0f s  %s: %s" % (t.get("duration", 0), sys.argv[2], t.get("name")))
 print(p, f, s)
+print("\n".join(rest))
 PY
 )
+        read -r p f s <<< "$(head -n1 <<< "$out")"
         passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+        while IFS= read -r l; do
+                case $l in
+                "F "*) failures+=("${l#F }") ;;
+                "T "*) timings+=("${l#T }") ;;
+                esac
+        done < <(tail -n +2 <<< "$out")
 }
 
 # Runs `meson test` for the given suites in build dir $1 (extra args after --).
@@ -52,7 +67,7 @@ run_suites() {
 
 step "installing dependencies"
 if [ "$(id -u)" = 0 ]; then
-        bash contrib/install-deps.sh >/dev/null || { echo "dependency installation failed" >&2; failed=$((failed + 1)); }
+        bash contrib/install-deps.sh >/dev/null || { echo "dependency installation failed" >&2; failed=$((failed + 1)) failures+=("dependencies"); }
 else
         echo "not root: skipping apt installation (tests needing root will skip)"
 fi
@@ -63,7 +78,7 @@ if { [ -d build ] || meson setup build; } && ninja -C build; then
         run_suites build
 else
         echo "build failed" >&2
-        failed=$((failed + 1))
+        failed=$((failed + 1)) failures+=("build")
 fi
 
 step "unit and block suites under address and undefined-behaviour sanitizers"
@@ -75,7 +90,7 @@ if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined 
         suites=$suites_save
 else
         echo "sanitizer build failed" >&2
-        failed=$((failed + 1))
+        failed=$((failed + 1)) failures+=("sanitizer build")
 fi
 
 step "unit suite under valgrind"
@@ -91,11 +106,20 @@ fi
 
 step "fuzzers (layout, playbook, ceph, agent, ondisk), ${fuzz_seconds}s in all"
 if [ -x tests/fuzz/run-fuzz.sh ]; then
-        if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)) failures+=("fuzzers"); fi
 else
         echo "no fuzz targets: skipped"
         skipped=$((skipped + 1))
 fi
+
+# The tail of this output is what CI keeps: the slowest tests and every failure go last.
+step "slowest tests"
+printf '%s\n' "${timings[@]}" | sort -rn | head -n 12
+if [ ${#failures[@]} -gt 0 ]; then
+        step "failed"
+        printf '%s\n' "${failures[@]}"
+fi
+echo "wall time: $SECONDS s"
 
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
