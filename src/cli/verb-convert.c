@@ -122,6 +122,10 @@ static int convert_live(const Layout *l, const CliOptions *o) {
                         hosts[i] = NULL;
                 }
         }
+        /* the plan is printed (what it would do), but not started when a step cannot finish it
+         * (on stderr: with --json, stdout has the plan's one document) */
+        if (convert_plan_check_built(p, hosts, &err) < 0)
+                return cli_report(&err);
         if (o->dry_run)
                 return 0;
         CliSaveInputs sc = { .l = l, .in = in };
@@ -204,5 +208,7 @@ int verb_convert(int argc, char *argv[]) {
                 error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
                 return cli_report(&err);
         }
+        if (convert_plan_check_built(p, NULL, &err) < 0)
+                return cli_report(&err);
         return p->missing_hosts ? 1 : 0;
 }

@@ -120,6 +120,25 @@ size_t convert_plan_count(const ConvertPlan *p, bool rebuilt) {
         return n;
 }
 
+int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *err) {
+        for (size_t i = 0; p && i < p->n_hosts; i++) {
+                const ConvertHost *h = &p->hosts[i];
+                if (hosts && !strv_contains(hosts, h->host))
+                        continue;
+                for (size_t k = 0; k < h->n_osds; k++) {
+                        const ConvertOsd *o = &h->osds[k];
+                        bool cache = false;
+                        for (size_t c = 0; c < h->n_created; c++)
+                                cache = cache || (h->created[c].osd == o->id && h->created[c].role == PART_ROLE_CACHE);
+                        if (o->rebuilt && (cache || o->on_bcache))
+                                return error_set(err, ENOTSUP, "host '%s': osd.%d on %s would be rebuilt %s bcache, "
+                                                               "which a conversion does not do yet: nothing changed",
+                                                 h->host, o->id, o->data_device, o->on_bcache ? "from" : "onto");
+                }
+        }
+        return 0;
+}
+
 /* ---- what the inventory shows ---- */
 
 /* The partition whose node (or a link of it, or its PARTUUID link) is `path`, and its device. */
@@ -551,7 +570,7 @@ static int plan_osd(ConvertCtx *c, int id) {
         n[c->ch->n_osds] = (ConvertOsd) {
                 .id = id, .action = action, .data_device = strdup(d->path), .slot = (unsigned) slot,
                 .from = shape_now(m, on_bcache), .to = shape_wanted(c, (size_t) slot), .reasons = TAKE_PTR(reasons),
-                .rebuilt = rebuilt,
+                .rebuilt = rebuilt, .on_bcache = on_bcache,
         };
         c->ch->n_osds++;
         if (!n[c->ch->n_osds - 1].data_device || !n[c->ch->n_osds - 1].from || !n[c->ch->n_osds - 1].to)

@@ -71,6 +71,7 @@ typedef struct ConvertOsd {
         char *to;                /* the layout's shape: "bluestore, DB 60 GiB on /dev/sda" */
         char **reasons;          /* each difference in words, NULL-terminated, at least one */
         bool rebuilt;            /* in this plan: action REBUILD, or NEEDS_RESHAPE with reshape */
+        bool on_bcache;          /* its data device is a bcache device now */
 } ConvertOsd;
 
 typedef struct ConvertHost {
@@ -131,6 +132,12 @@ const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host);
 size_t convert_plan_count(const ConvertPlan *p, bool rebuilt);
 
 const char *convert_action_to_string(ConvertAction a); /* "rebuild", "needs-reshape" */
+
+/* 0 when the steps can carry out every rebuild of plan p on hosts (NULL: all of them);
+ * -ENOTSUP naming the first OSD that would be rebuilt from or onto bcache, which the
+ * rebuild does not do yet: checked before anything changes, so that no OSD is destroyed
+ * for a rebuild that stops after it. */
+int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *err);
 
 /* For people: per host the OSDs with their reasons, the partitions replaced, created and
  * kept, the notes; then the totals. Plain ASCII unless flags has PLAN_PRINT_UTF8. */

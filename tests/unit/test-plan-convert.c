@@ -371,6 +371,17 @@ static void test_reshape_db_size(void) {
                 CHECK(streq(h->created[1].partname, "cp:cache:0:fs1") && h->created[1].size == 4 * GiB);
                 CHECK(h->created[5].offset + h->created[5].size <= UINT64_C(400088440319) + 1);
         }
+        /* ... which the rebuild step does not do yet: refused before anything changes, the
+         * plan without bcache is not */
+        Error nb = {};
+        CHECK_INTEQ(convert_plan_check_built(br, NULL, &nb), -ENOTSUP);
+        CHECK_STREQ(nb.message, "host 'fs1': osd.0 on /dev/sdc would be rebuilt onto bcache, which a conversion does "
+                                "not do yet: nothing changed");
+        char *other[] = { (char *) "fs9", NULL }; /* only the hosts converted count */
+        nb = (Error) {};
+        CHECK_INTEQ(convert_plan_check_built(r, NULL, &nb), 0);
+        CHECK_INTEQ(convert_plan_check_built(b, NULL, &nb), 0); /* needs --reshape: nothing rebuilt */
+        CHECK_INTEQ(convert_plan_check_built(br, other, &nb), 0);
         /* a cache of 5G does not fit: refused, naming the SSD and what is free */
         static const char *const big[] = {
                 "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
