@@ -59,23 +59,9 @@ set -u
 . "$(dirname "$0")/../lab/ceph-lib.sh"
 
 cephprov=${1:?usage: bench-convert.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-command -v sgdisk >/dev/null && command -v mkfs.xfs >/dev/null || skip "no sgdisk or mkfs.xfs"
-
-dir=$(mktemp -d /tmp/cephprov-bench-convert.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cpbc} LAB_SUBNET=${LAB_SUBNET:-10.99.34} CEPHPROV_STATE_DIR=$dir/state
+lab_test_setup bench-convert cpbc 10.99.34 filestore
 throttle_saved=
-cleanup() {
-        [ -n "$throttle_saved" ] && throttle_restore
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
-}
-trap cleanup EXIT
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+lab_cleanup_hook() { [ -n "$throttle_saved" ] && throttle_restore; }
 fail() { echo "FAIL: $*"; exit 1; }
 now() { date +%s.%N; }
 calc() { python3 -c "import sys; print(format(eval(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else '.1f'))" "$@"; }

@@ -1,6 +1,44 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Shared by the lab tests on a real cluster; the test defines ceph_ (the lab's `ceph` CLI).
+# Shared by the lab tests on a real cluster: ceph_ (the lab's `ceph` CLI) and on (a command
+# on one of its hosts) act on the lab in $dir/lab.
 py() { python3 -c "$@"; }
+
+# lab_test_setup NAME PREFIX SUBNET [filestore]: the start of a test or bench on a Ceph lab.
+# Skips (exit 77) without root, network namespaces or Ceph's OSD packages (with filestore:
+# sgdisk and mkfs.xfs too); sets $lab and $ceph_lab (LAB, CEPH_LAB), $dir (a new directory
+# cephprov-NAME.*), LAB_PREFIX and LAB_SUBNET unless given (PREFIX, SUBNET) and
+# CEPHPROV_STATE_DIR=$dir/state; defines ceph_ (the lab's `ceph`) and on HOST CMD...; and
+# traps EXIT with lab_test_cleanup.
+lab_test_setup() {
+        lab=${LAB:?LAB must point to contrib/lab/lab}
+        ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
+        [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+        command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+        command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+        if [ "${4:-}" = filestore ]; then
+                command -v sgdisk >/dev/null && command -v mkfs.xfs >/dev/null || skip "no sgdisk or mkfs.xfs"
+        fi
+        dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-$1.XXXXXX")
+        export LAB_PREFIX=${LAB_PREFIX:-$2} LAB_SUBNET=${LAB_SUBNET:-$3} CEPHPROV_STATE_DIR=$dir/state
+        torn_down=
+        trap lab_test_cleanup EXIT
+}
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
+
+# The EXIT trap of lab_test_setup: the test's lab_cleanup_hook first when it defines one (a
+# command it left running), then, unless KEEP_LAB=1, the lab down (unless the test set
+# torn_down: it took it down itself and checked that) and $dir removed. Never stops half-way.
+lab_test_cleanup() {
+        set +e
+        declare -F lab_cleanup_hook >/dev/null && lab_cleanup_hook
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
+        if [ -z "$torn_down" ]; then
+                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
+                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
+        fi
+        rm -rf "$dir"
+}
 
 wait_clean() { # wait_clean SECONDS: until every PG is active+clean (1 when not within SECONDS)
         local t0=$SECONDS

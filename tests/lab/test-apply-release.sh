@@ -47,7 +47,6 @@ trap cleanup EXIT
 
 "$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up --ceph $release"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up on $release"; exit 1; }
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 layout=$dir/lab/layout.yaml
 # a separate WAL partition beside each DB (nothing else in the suite makes one)
 sed -i 's/^    db_size: 512M$/    db_size: 512M\n    wal_size: 128M/' "$layout"

@@ -34,27 +34,7 @@ set -u
 . "$(dirname "$0")/ceph-lib.sh"
 
 cephprov=${1:?usage: test-convert.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-command -v sgdisk >/dev/null && command -v mkfs.xfs >/dev/null || skip "no sgdisk or mkfs.xfs"
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-convert.XXXXXX")
-export LAB_PREFIX=${LAB_PREFIX:-cpc} LAB_SUBNET=${LAB_SUBNET:-10.95.0} CEPHPROV_STATE_DIR=$dir/state
-torn_down=
-cleanup() {
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        if [ -z "$torn_down" ]; then
-                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
-                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
-        fi
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
-on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
+lab_test_setup convert cpc 10.95.0 filestore
 
 # CONVERT_MODE=drain-first: every convert with --drain-first (playbook convert-filestore-drain)
 mode_args=

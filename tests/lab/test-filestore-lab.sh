@@ -29,28 +29,8 @@ set -u
 . "$(dirname "$0")/ceph-lib.sh"
 
 cephprov=${1:?usage: test-filestore-lab.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-command -v sgdisk >/dev/null && command -v mkfs.xfs >/dev/null || skip "no sgdisk or mkfs.xfs"
+lab_test_setup fslab cpfsl 10.99.36 filestore
 dpkg-query -W ceph-osd 2>/dev/null
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-fslab.XXXXXX")
-export LAB_PREFIX=${LAB_PREFIX:-cpfsl} LAB_SUBNET=${LAB_SUBNET:-10.99.31} CEPHPROV_STATE_DIR=$dir/state
-torn_down=
-cleanup() {
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        if [ -z "$torn_down" ]; then
-                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
-                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
-        fi
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
-on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
 
 secs=$(lab_filestore_up "$dir/lab")
 check "the FileStore lab comes up" test -n "$secs" || { cat "$dir/lab/filestore.log" 2>/dev/null; finish; exit 1; }

@@ -33,7 +33,6 @@ cleanup() {
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
 trap cleanup EXIT
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 
 "$lab" up --dir "$dir/lab" --hosts 2 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
 "$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }

@@ -27,28 +27,9 @@ set -u
 . "$(dirname "$0")/ceph-lib.sh"
 
 cephprov=${1:?usage: test-replace.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-replace.XXXXXX")
-export LAB_PREFIX=${LAB_PREFIX:-cprp} LAB_SUBNET=${LAB_SUBNET:-10.99.31} CEPHPROV_STATE_DIR=$dir/state
-RUN_PID=''
-torn_down=''
-cleanup() {
-        [ -n "$RUN_PID" ] && kill -KILL "$RUN_PID" 2>/dev/null
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        if [ -z "$torn_down" ]; then
-                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
-                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
-        fi
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
-on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
+lab_test_setup replace cprp 10.99.31
+RUN_PID=
+lab_cleanup_hook() { [ -n "$RUN_PID" ] && kill -KILL "$RUN_PID" 2>/dev/null; }
 
 t0=$SECONDS
 "$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
