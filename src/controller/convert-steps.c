@@ -110,14 +110,6 @@ static const char *role_guid(PartRole role) {
         }
 }
 
-/* The plan's new partition of `role` for OSD `id`, NULL when none. */
-static const ConvertPart *created_for(const ConvertHost *h, int id, PartRole role) {
-        for (size_t i = 0; i < h->n_created; i++)
-                if (h->created[i].osd == id && h->created[i].role == role)
-                        return &h->created[i];
-        return NULL;
-}
-
 /* A GPT on each fast device that gets new partitions and has no partition table (a new
  * disk, as in a replacement of an SSD): create-partition needs one. */
 static int create_tables(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
@@ -287,8 +279,8 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
         }
         for (size_t i = 0; i < n; i++) {
                 const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
-                const ConvertPart *db = created_for(c->plan, o->id, PART_ROLE_DB);
-                const ConvertPart *wal = created_for(c->plan, o->id, PART_ROLE_WAL);
+                const ConvertPart *db = convert_host_created(c->plan, o->id, PART_ROLE_DB);
+                const ConvertPart *wal = convert_host_created(c->plan, o->id, PART_ROLE_WAL);
                 const char *db_node = db ? part_node(inv, db->device, db->partname) : NULL;
                 if (db && !db_node) {
                         creations_done(xs, nk);
@@ -408,7 +400,7 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                 problem = NULL;
                 for (size_t i = 0; i < n && !problem; i++) {
                         const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
-                        const ConvertPart *db = created_for(c->plan, o->id, PART_ROLE_DB);
+                        const ConvertPart *db = convert_host_created(c->plan, o->id, PART_ROLE_DB);
                         const char *db_node = db ? part_node(inv, db->device, db->partname) : NULL;
                         const CephTreeOsd *t = ceph_osd_tree_find_osd(tree, o->id);
                         const CephOsdMetadata *m = ceph_osd_metadata_find(meta, o->id);

@@ -120,6 +120,13 @@ size_t convert_plan_count(const ConvertPlan *p, bool rebuilt) {
         return n;
 }
 
+const ConvertPart *convert_host_created(const ConvertHost *h, int id, PartRole role) {
+        for (size_t i = 0; h && i < h->n_created; i++)
+                if (h->created[i].osd == id && h->created[i].role == role)
+                        return &h->created[i];
+        return NULL;
+}
+
 int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *err) {
         for (size_t i = 0; p && i < p->n_hosts; i++) {
                 const ConvertHost *h = &p->hosts[i];
@@ -127,10 +134,7 @@ int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *e
                         continue;
                 for (size_t k = 0; k < h->n_osds; k++) {
                         const ConvertOsd *o = &h->osds[k];
-                        bool cache = false;
-                        for (size_t c = 0; c < h->n_created; c++)
-                                cache = cache || (h->created[c].osd == o->id && h->created[c].role == PART_ROLE_CACHE);
-                        if (o->rebuilt && (cache || o->on_bcache))
+                        if (o->rebuilt && (o->on_bcache || convert_host_created(h, o->id, PART_ROLE_CACHE)))
                                 return error_set(err, ENOTSUP, "host '%s': osd.%d on %s would be rebuilt %s bcache, "
                                                                "which a conversion does not do yet: nothing changed",
                                                  h->host, o->id, o->data_device, o->on_bcache ? "from" : "onto");

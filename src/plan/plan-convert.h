@@ -133,6 +133,9 @@ size_t convert_plan_count(const ConvertPlan *p, bool rebuilt);
 
 const char *convert_action_to_string(ConvertAction a); /* "rebuild", "needs-reshape" */
 
+/* The plan's new partition of `role` for OSD `id` on host h, NULL when it has none. */
+const ConvertPart *convert_host_created(const ConvertHost *h, int id, PartRole role);
+
 /* 0 when the steps can carry out every rebuild of plan p on hosts (NULL: all of them);
  * -ENOTSUP naming the first OSD that would be rebuilt from or onto bcache, which the
  * rebuild does not do yet: checked before anything changes, so that no OSD is destroyed
