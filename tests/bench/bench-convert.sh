@@ -56,7 +56,7 @@
 # Env: LAB, CEPH_LAB, LAB_PREFIX (cpbc), LAB_SUBNET (10.99.34), KEEP_LAB=1
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../lab/ceph-lib.sh"
+. "$(dirname "$0")/../lab/lab-lib.sh"
 
 cephprov=${1:?usage: bench-convert.sh CEPHPROV}
 lab_test_setup bench-convert cpbc 10.99.34 filestore

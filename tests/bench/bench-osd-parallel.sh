@@ -8,60 +8,37 @@
 # max(longest OSD, sum of OSD times / slots), the slowest host).
 #
 # Usage: bench-osd-parallel.sh CEPHPROV
-# Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, BENCH_HOSTS (3), BENCH_HDD (HDDs per host, 4).
+# Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, BENCH_HOSTS (3), BENCH_HDD (HDDs per host, 4),
+#      KEEP_LAB=1 (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cpbo}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.8}
 HOSTS=${BENCH_HOSTS:-3}
 HDD=${BENCH_HDD:-4}
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lab/lab-lib.sh"
+lab_test_setup bench-osd cpbo 10.99.8
+OUT=$dir/out
+mkdir -p "$OUT"
 
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-command -v ceph-volume >/dev/null || { echo "SKIP: ceph-volume is not installed"; exit 77; }
-[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
-
-DIR=
-OUT=$(mktemp -d /tmp/cephprov-bench-osd.XXXXXX)
-down() {
-        [ -n "$DIR" ] || return 0
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        DIR=
-}
-trap 'rc=$?; set +e; down; rm -rf "$OUT"; exit $rc' EXIT
-
-run() { # $1: label, $2...: extra apply options
+run() { # $1: label, $2...: extra apply options; each on a fresh lab, taken down after
         local label=$1 t0 t1 t2
         shift
-        DIR=$(mktemp -d /tmp/cephprov-bench-lab.XXXXXX)
-        "$LAB" up --dir "$DIR" --hosts "$HOSTS" --hdd "$HDD" >/dev/null
-        "$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1
-        export CEPHPROV_STATE_DIR=$DIR/state
-        "$CEPHPROV" apply "$DIR/layout.yaml" --yes --stage disks >/dev/null
+        lab_bringup --hosts "$HOSTS" --hdd "$HDD"
+        rm -rf "$CEPHPROV_STATE_DIR"
+        "$CEPHPROV" apply "$dir/lab/layout.yaml" --yes --stage disks >/dev/null
         t0=$(date +%s.%N)
-        "$CEPHPROV" apply "$DIR/layout.yaml" --yes --stage osds "$@" > "$OUT/$label.log" 2>&1 ||
+        "$CEPHPROV" apply "$dir/lab/layout.yaml" --yes --stage osds "$@" > "$OUT/$label.log" 2>&1 ||
                 { cat "$OUT/$label.log"; echo "apply $label failed"; exit 1; }
         t1=$(date +%s.%N)
-        until "$CEPH_LAB" cli --dir "$DIR" health 2>/dev/null | grep -q HEALTH_OK &&
-                "$CEPH_LAB" cli --dir "$DIR" pg stat -f json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-d = d.get("pg_summary", d)
-n = {x["name"]: x["num"] for x in d["num_pg_by_state"]}
-sys.exit(0 if d["num_pgs"] > 0 and n.get("active+clean") == d["num_pgs"] else 1)'; do
+        until healthy; do
                 [ "$(echo "$(date +%s.%N) - $t1 > 300" | bc)" = 0 ] || { echo "no HEALTH_OK"; exit 1; }
                 sleep 1
         done
         t2=$(date +%s.%N)
         cp "$CEPHPROV_STATE_DIR/ceph.journal" "$OUT/$label.journal"
         echo "$label $(echo "$t1 - $t0" | bc) $(echo "$t2 - $t0" | bc)" >> "$OUT/times"
-        down
+        lab_down || true # as before: the next bring-up says whether it matters
 }
 
 run p1 --parallel 1

@@ -34,50 +34,24 @@
 #
 # Usage: test-apply-kill-sweep.sh CEPHPROV
 # Env: KILL_POINTS (default: one point per phase), LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET,
-#      KEEP_LAB=1.
+#      KEEP_LAB=1 (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cpks}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.15}
 POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable foreign}
-
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-for t in ceph-volume ceph-mon ceph-osd python3 wipefs partx; do
-        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
-done
-
-DIR=$(mktemp -d /tmp/cephprov-kill-sweep.XXXXXX)
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 APPLY_PID=
 KILLED_LAST=0
-teardown() {
-        local rc=$?
-        # set -e must not cut the teardown short: a kill of an apply that already ended
-        # fails, and under -e that ended the trap here and left the lab running (seen in CI)
-        set +e
-        [ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2>/dev/null
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        exit $rc
-}
-trap teardown EXIT
+lab_cleanup_hook() { [ -n "${APPLY_PID:-}" ] && kill -KILL "$APPLY_PID" 2>/dev/null; }
+lab_test_setup kill-sweep cpks 10.99.15 python3 wipefs partx
 
 fail() { echo "FAIL [$POINT]: $*" >&2; exit 1; }
 ok() { echo "ok [$POINT]: $*"; }
 POINT=setup
-ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
-hexec() { "$LAB" exec --dir "$DIR" "$@"; }
-py() { python3 -c "$@"; }
-hosts() { ls "$DIR/hosts" | grep -v '^admin$'; }
 
-"$LAB" up --dir "$DIR" --hosts 3 >/dev/null
-"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+lab_bringup --hosts 3
+DIR=$dir/lab # the test's own files beside the lab's; each point's state in $DIR/state-N
 L=$DIR/layout.yaml
 "$CEPHPROV" inventory "$L" --save "$DIR/inv-blank.json" >/dev/null
 "$CEPHPROV" plan "$L" --inventory "$DIR/inv-blank.json" --json > "$DIR/plan.json"
@@ -87,8 +61,8 @@ n_planned=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for
 # Back to blank disks and an empty OSD map (what a fresh lab would be, in a few seconds).
 reset_lab() {
         local h ids
-        for h in $(hosts); do
-                hexec "$h" sh -c '
+        for h in $(lab_hosts); do
+                on "$h" sh -c '
                         for p in /run/ceph/ceph-osd.*.pid; do
                                 [ -e "$p" ] || continue
                                 n=${p#/run/ceph/ceph-osd.}; n=${n%.pid}
@@ -112,8 +86,8 @@ reset_lab() {
                         sleep 1
                 done
         done
-        for h in $(hosts); do ceph_ osd crush rm "$h" >/dev/null 2>&1 || true; done
-        for h in $(hosts); do
+        for h in $(lab_hosts); do ceph_ osd crush rm "$h" >/dev/null 2>&1 || true; done
+        for h in $(lab_hosts); do
                 while read -r dev _; do
                         partx -d "$dev" 2>/dev/null || true
                         wipefs -a -q "$dev" >/dev/null 2>&1 || true
@@ -147,11 +121,11 @@ def phase(r):
     return None
 '
 
-# Returns when the journal $1, past its first $3 lines (this run's records), shows phase $2
+# Returns when the journal, past its first $2 lines (this run's records), shows phase $1
 # begun; 1 if apply ended first. grep, not python: a poll must cost milliseconds, or the
 # short phases (a partition step is ~0.2 s) are over before the kill.
 wait_phase() {
-        local j=$1 want=$2 skip=$3 pat
+        local want=$1 skip=$2 pat
         case $want in
         partition) pat='"kind":"create-\(gpt\|partition\)".*"event":"step-start"' ;;
         allocation) pat='"reused":.*"event":"osd-allocated"' ;;
@@ -159,7 +133,7 @@ wait_phase() {
         *) pat="\"phase\":\"$want\".*\"event\":\"osd-phase\"" ;;
         esac
         for _ in $(seq 30000); do
-                tail -n +"$((skip + 1))" "$j" 2>/dev/null | grep -q "$pat" && return 0
+                journal_since "$skip" | grep -q "$pat" && return 0
                 kill -0 "$APPLY_PID" 2>/dev/null || return 1
                 sleep 0.005
         done
@@ -174,17 +148,17 @@ print(runs[-1] if runs else "")' "$1" 2>/dev/null || true; }
 # Starts apply in the background, kills it DELAY s after PHASE began, asserts the phase hit.
 kill_at() {
         local phase=$1 delay=$2 j=$CEPHPROV_STATE_DIR/ceph.journal log=$3 how=${4:-}
-        local before=0
-        [ -f "$j" ] && before=$(wc -l < "$j")
+        local before
+        before=$(journal_lines)
         "$CEPHPROV" apply "$L" --yes > "$log" 2>&1 &
         APPLY_PID=$!
         # the new run's records: wait for its first one so run_of names it
         for _ in $(seq 600); do
-                [ -f "$j" ] && [ "$(wc -l < "$j")" -gt "$before" ] && break
+                [ "$(journal_lines)" -gt "$before" ] && break
                 kill -0 "$APPLY_PID" 2>/dev/null || break
                 sleep 0.05
         done
-        wait_phase "$j" "$phase" "$before" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
+        wait_phase "$phase" "$before" || { cat "$log"; fail "apply ended before phase '$phase' began"; }
         # a crash or a hang-up is timed from the first mkfs: that is when half-made labels exist
         if [ "$how" = crash ] || [ "$how" = hangup ]; then
                 local k
@@ -250,7 +224,7 @@ print(" ".join(sorted(flight)) or "nothing")' "$j" "$(run_of "$j")")
 host_osd_work() { # $1: "mkfs" for ceph-osd --mkfs only
         local h pid ns nets=" " pat='ceph-volume|ceph-osd.*--mkfs'
         [ "${1:-}" = mkfs ] && pat='ceph-osd.*--mkfs'
-        for h in $(hosts); do
+        for h in $(lab_hosts); do
                 nets+="$(stat -L -c %i "/var/run/netns/$LAB_PREFIX-$h" 2>/dev/null) "
         done
         for pid in $(pgrep -f "$pat"); do
@@ -270,7 +244,7 @@ kill_host_osd_work() {
 # A half-made label nobody can account for: refused, untouched; the other OSDs are made.
 foreign_half_made() {
         local h dev
-        h=$(hosts | head -1)
+        h=$(lab_hosts | head -1)
         dev=$(py 'import json,sys
 p=json.load(open(sys.argv[1]))
 print([s["device"] for x in p["hosts"] if x["host"]==sys.argv[2] for s in x["steps"] if s["kind"]=="create-osd"][0])' "$DIR/plan.json" "$h")
@@ -302,12 +276,12 @@ with open(sys.argv[1], "r+b") as f:
 # The end of the log of every OSD that failed to start, and what runs on the hosts.
 dump_osd_logs() {
         local h
-        for h in $(hosts); do
+        for h in $(lab_hosts); do
                 echo "--- $h: ceph processes"
-                hexec "$h" sh -c 'ps -eo pid,args | grep "[c]eph-\(osd\|volume\)"; mount | grep /var/lib/ceph/osd' || true
+                on "$h" sh -c 'ps -eo pid,args | grep "[c]eph-\(osd\|volume\)"; mount | grep /var/lib/ceph/osd' || true
                 for f in $(grep -o "/var/log/ceph/ceph-osd\.[0-9]*\.log" "$DIR/rerun.log" | sort -u); do
                         echo "--- $h: $f"
-                        hexec "$h" sh -c "[ -f $f ] && tail -25 $f" || true
+                        on "$h" sh -c "[ -f $f ] && tail -25 $f" || true
                 done
         done
 }
@@ -397,7 +371,7 @@ for POINT in $POINTS; do
         unreachable)
                 kill_at prepare 1 "$DIR/apply-a.log" crash
                 J=$CEPHPROV_STATE_DIR/ceph.journal
-                gone=$(hosts | tail -1)
+                gone=$(lab_hosts | tail -1)
                 # the ids the interrupted run allocated on that host, still in the map now
                 ceph_ osd dump -f json > "$DIR/dump-k.json"
                 pend=$(py 'import json,sys

@@ -17,38 +17,15 @@
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cpar}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.9}
-
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-for t in ceph-volume ceph-mon ceph-osd python3; do
-        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
-done
-[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
-
-DIR=$(mktemp -d /tmp/cephprov-osd-rollback.XXXXXX)
-export CEPHPROV_STATE_DIR=$DIR/state
-teardown() {
-        local rc=$?
-        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        exit $rc
-}
-trap teardown EXIT
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
+lab_test_setup osd-rollback cpar 10.99.9 python3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
-ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
 osd_ids() { ceph_ osd ls -f json | python3 -c 'import json,sys; print(" ".join(str(i) for i in sorted(json.load(sys.stdin))))'; }
 
-"$LAB" up --dir "$DIR" --hosts 1 >/dev/null
-"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+lab_bringup --hosts 1
+DIR=$dir/lab # the test's own files beside the lab's (its state: $CEPHPROV_STATE_DIR, $dir/state)
 L=$DIR/layout.yaml
 "$CEPHPROV" apply "$L" --yes --stage disks >/dev/null || fail "apply --stage disks failed"
 data=$(awk '$2 == "hdd" { print $1; exit }' "$DIR/hosts/node1/loops")

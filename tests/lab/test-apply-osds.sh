@@ -13,69 +13,27 @@
 # Teardown always (trap).
 #
 # Usage: test-apply-osds.sh CEPHPROV
-# Env: LAB (contrib/lab/lab), CEPH_LAB (contrib/lab/ceph), LAB_PREFIX, LAB_SUBNET, KEEP_LAB=1.
+# Env: LAB (contrib/lab/lab), CEPH_LAB (contrib/lab/ceph), LAB_PREFIX, LAB_SUBNET, KEEP_LAB=1
+# (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cpat}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.7}
-
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-for t in ceph-volume ceph-mon ceph-osd rados python3 flock; do
-        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
-done
-[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
-
-DIR=$(mktemp -d /tmp/cephprov-apply-osds.XXXXXX)
-export CEPHPROV_STATE_DIR=$DIR/state
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
+APPLY_PID=
+lab_cleanup_hook() { [ -n "${APPLY_PID:-}" ] && kill -KILL "$APPLY_PID" 2>/dev/null; }
+lab_test_setup apply-osds cpat 10.99.7 python3 flock
 # the run killed below holds the cluster lock until its lease ends: the re-run waits for it
 export CEPHPROV_LOCK_LEASE=20 CEPHPROV_LOCK_WAIT=120
-APPLY_PID=
-teardown() {
-        local rc=$?
-        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
-        [ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2>/dev/null
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        exit $rc
-}
-trap teardown EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
-t0=$(date +%s.%N)
-since() { echo "$(date +%s.%N) - $1" | bc; }
-ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
-hexec() { "$LAB" exec --dir "$DIR" "$@"; }
-py() { python3 -c "$@"; }
-# HEALTH_OK alone is not enough: health stays OK while new PGs are still creating/peering
-healthy() {
-        ceph_ health 2>/dev/null | grep -q HEALTH_OK &&
-                ceph_ pg stat -f json 2>/dev/null | py '
-import json, sys
-d = json.load(sys.stdin)
-d = d.get("pg_summary", d)
-n = {x["name"]: x["num"] for x in d["num_pg_by_state"]}
-sys.exit(0 if d["num_pgs"] > 0 and n.get("active+clean") == d["num_pgs"] else 1)'
-}
-wait_healthy() { # $1: timeout in seconds
-        local t=$(($(date +%s) + $1))
-        until healthy; do
-                [ "$(date +%s)" -lt "$t" ] || return 1
-                sleep 0.5
-        done
-}
+t0=$(lab_now)
 
-"$LAB" up --dir "$DIR" --hosts 3 >/dev/null
-"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+lab_bringup --hosts 3
+DIR=$dir/lab # the test's own files beside the lab's (its state: $CEPHPROV_STATE_DIR, $dir/state)
 L=$DIR/layout.yaml
-echo "lab + cluster up in $(since "$t0") s"
+echo "lab + cluster up in $(lab_since "$t0") s"
 
 # the plan from blank disks: what must exist at the end
 "$CEPHPROV" inventory "$L" --save "$DIR/inv-before.json" >/dev/null
@@ -84,14 +42,14 @@ n_planned=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for
 [ "$n_planned" -ge 6 ] || fail "expected at least 6 planned OSDs, the plan has $n_planned"
 
 # 1. apply from blank disks (kills at every phase: test-apply-kill-sweep.sh)
-t_apply=$(date +%s.%N)
+t_apply=$(lab_now)
 J=$CEPHPROV_STATE_DIR/ceph.journal
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply2.log" 2>&1 || { cat "$DIR/apply2.log"; fail "apply from blank disks did not converge"; }
 grep -q '^converged' "$DIR/apply2.log" || { cat "$DIR/apply2.log"; fail "apply did not say converged"; }
 ok "apply converged"
 
 wait_healthy 180 || { ceph_ health detail; ceph_ pg stat; fail "no HEALTH_OK with all PGs active+clean within 180 s"; }
-ok "HEALTH_OK, all PGs active+clean $(since "$t_apply") s after the first apply started"
+ok "HEALTH_OK, all PGs active+clean $(lab_since "$t_apply") s after the first apply started"
 
 ceph_ osd dump -f json > "$DIR/dump.json"
 ceph_ osd tree -f json > "$DIR/tree.json"
@@ -172,10 +130,10 @@ ok "cluster lock: released after each run, another controller's lock refused (te
 mkdir -p "$DIR/data"
 for i in $(seq 1 30); do head -c 4194304 /dev/urandom > "$DIR/data/obj$i"; done
 (cd "$DIR/data" && md5sum obj* > ../data.md5)
-for i in $(seq 1 30); do hexec admin rados -p data put "obj$i" "$DIR/data/obj$i"; done
+for i in $(seq 1 30); do on admin rados -p data put "obj$i" "$DIR/data/obj$i"; done
 victim=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["osds"][0]["osd"])' "$DIR/dump.json")
 vhost=$(py 'import json,sys; print([m["hostname"] for m in json.load(open(sys.argv[1])) if m["id"]==int(sys.argv[2])][0])' "$DIR/meta.json" "$victim")
-hexec "$vhost" systemctl stop "ceph-osd@$victim"
+on "$vhost" systemctl stop "ceph-osd@$victim"
 for _ in $(seq 60); do
         ceph_ osd dump -f json | py 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if not [o for o in d["osds"] if o["osd"]=='"$victim"'][0]["up"] else 1)' && break
         sleep 1
@@ -184,7 +142,7 @@ done
 grep -q "activated and started (it was on disk, not running)" "$DIR/apply4.log" || { cat "$DIR/apply4.log"; fail "apply did not start the stopped osd.$victim"; }
 wait_healthy 180 || { ceph_ health detail; ceph_ pg stat; fail "no HEALTH_OK with all PGs active+clean after the re-apply"; }
 mkdir -p "$DIR/back"
-for i in $(seq 1 30); do hexec admin rados -p data get "obj$i" "$DIR/back/obj$i"; done
+for i in $(seq 1 30); do on admin rados -p data get "obj$i" "$DIR/back/obj$i"; done
 (cd "$DIR/back" && md5sum -c ../data.md5 >/dev/null) || fail "data read back differs"
 ok "120 MiB written with rados before the re-apply (osd.$victim stopped, started again by apply) read back identical"
 
@@ -193,4 +151,4 @@ grep -q "HEALTH_OK" "$DIR/status.txt" || { cat "$DIR/status.txt"; fail "status d
 "$CEPHPROV" status "$L" --json | py 'import json,sys; s=json.load(sys.stdin); assert len(s["osds"])=='"$n_planned"', s; assert all(o["up"] and o["in"] for o in s["osds"]); assert s["blast_radius"]' \
         || fail "status --json does not list every OSD up and in with a blast radius"
 ok "status shows hosts, OSDs, blast radius, health"
-echo "PASS ($(since "$t0") s)"
+echo "PASS ($(lab_since "$t0") s)"

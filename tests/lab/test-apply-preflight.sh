@@ -12,57 +12,33 @@
 # Teardown always (trap).
 #
 # Usage: test-apply-preflight.sh CEPHPROV
-# Env: LAB (contrib/lab/lab), CEPH_LAB (contrib/lab/ceph), LAB_PREFIX, LAB_SUBNET, KEEP_LAB=1.
+# Env: LAB (contrib/lab/lab), CEPH_LAB (contrib/lab/ceph), LAB_PREFIX, LAB_SUBNET, KEEP_LAB=1
+# (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cppf}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.24}
-
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-for t in ceph-volume ceph-mon ceph-osd python3 sha256sum; do
-        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
-done
-[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
-
-DIR=$(mktemp -d /tmp/cephprov-preflight-lab.XXXXXX)
-export CEPHPROV_STATE_DIR=$DIR/state
-CV=$(realpath "$(command -v ceph-volume)")
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 hidden=
-teardown() {
-        local rc=$?
-        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
-        [ -n "$hidden" ] && "$LAB" exec --dir "$DIR" node2 umount "$CV" 2>/dev/null
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        exit $rc
-}
-trap teardown EXIT
+lab_cleanup_hook() { [ -n "${hidden:-}" ] && on node2 umount "$CV" 2>/dev/null; }
+lab_test_setup preflight-lab cppf 10.99.24 python3 sha256sum
+CV=$(realpath "$(command -v ceph-volume)")
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
-ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
-hexec() { "$LAB" exec --dir "$DIR" "$@"; }
-py() { python3 -c "$@"; }
 
 # one SSD (DB) and one HDD (data) per host, small enough to checksum whole
-"$LAB" up --dir "$DIR" --hosts 2 --ssd 1 --hdd 1 --ssd-size 600M --hdd-size 600M >/dev/null
-"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
+lab_bringup --hosts 2 --ssd 1 --hdd 1 --ssd-size 600M --hdd-size 600M
+DIR=$dir/lab # the test's own files beside the lab's (its state: $CEPHPROV_STATE_DIR, $dir/state)
 L=$DIR/layout.yaml
 
 # node2 loses ceph-volume; every other host still sees it
 : > "$DIR/not-ceph-volume"
 chmod 0644 "$DIR/not-ceph-volume"
-hexec node2 mount --bind "$DIR/not-ceph-volume" "$CV"
+on node2 mount --bind "$DIR/not-ceph-volume" "$CV"
 hidden=1
-hexec node2 test ! -x "$CV" || fail "could not hide ceph-volume on node2"
-hexec node1 test -x "$CV" || fail "hiding ceph-volume on node2 hid it on node1 too"
+on node2 test ! -x "$CV" || fail "could not hide ceph-volume on node2"
+on node1 test -x "$CV" || fail "hiding ceph-volume on node2 hid it on node1 too"
 
 mapfile -t n2 < <(cut -d' ' -f1 "$DIR/hosts/node2/loops")
 [ "${#n2[@]}" -eq 2 ] || fail "node2 should have 2 loop devices, has ${#n2[@]}"
@@ -109,7 +85,7 @@ assert len(hosts.get("node1", [])) == 1, "node1 should hold 1 OSD in CRUSH: %s" 
 ok "the cluster has node1's OSD up and no id for node2"
 
 # 2. ceph-volume back: node2 converges too
-hexec node2 umount "$CV"
+on node2 umount "$CV"
 hidden=
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply2.log" 2>&1 || { cat "$DIR/apply2.log"; fail "apply with ceph-volume back did not converge"; }
 grep -q '^converged' "$DIR/apply2.log" || { cat "$DIR/apply2.log"; fail "second apply did not say converged"; }

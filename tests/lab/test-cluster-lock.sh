@@ -19,45 +19,25 @@
 #   5. `lock break` removes a lock whoever holds it.
 #
 # Usage: test-cluster-lock.sh CEPHPROV
-# Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, LOCK_RACES, KEEP_LAB=1.
+# Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, LOCK_RACES, KEEP_LAB=1 (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
-export LAB_PREFIX=${LAB_PREFIX:-cplk}
-export LAB_SUBNET=${LAB_SUBNET:-10.99.22}
 RACES=${LOCK_RACES:-100}
 # short, so that expiry can be waited for (but each `ceph` call takes 0.5-3 s on a loaded machine)
 export CEPHPROV_LOCK_LEASE=20
-
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root"; exit 77; fi
-for t in ceph-mon ceph-mgr unshare python3; do
-        command -v "$t" >/dev/null || { echo "SKIP: '$t' is not installed"; exit 77; }
-done
-[ -x "$CEPH_LAB" ] || { echo "SKIP: no Ceph lab script '$CEPH_LAB'"; exit 77; }
-
-DIR=$(mktemp -d /tmp/cephprov-cluster-lock.XXXXXX)
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 PIDS=()
-teardown() {
-        local rc=$?
-        set +e # under -e a failing command here (a kill of a process that ended) left the lab up
-        for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR"; exit $rc; fi
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        rm -rf "$DIR"
-        exit $rc
-}
-trap teardown EXIT
+lab_cleanup_hook() { local p; for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; }
+lab_test_setup cluster-lock cplk 10.99.22 ceph-mgr unshare python3
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
-t0=$(date +%s.%N)
-since() { echo "$(date +%s.%N) - $1" | bc; }
-py() { python3 -c "$@"; }
+t0=$(lab_now)
+
+lab_bringup --hosts 1 --ssd 0 --hdd 1
+DIR=$dir/lab # the test's own files beside the lab's (DIR/bin is the hosts' /usr/local/sbin)
 
 # $CTL NAME ARGS...: cephprov as controller NAME (its own host name and state directory); a
 # script that execs down to cephprov, so `$CTL ... &` gives cephprov's own pid in $!
@@ -82,8 +62,6 @@ wait_for() {
 status_json() { "$CEPHPROV" lock status "$L" --json; }
 holder_pid() { status_json | py 'import json,sys; s=json.load(sys.stdin); print(s["holder"]["pid"] if s["locked"] and s["holder"] else "")'; }
 
-"$LAB" up --dir "$DIR" --hosts 1 --ssd 0 --hdd 1 >/dev/null
-"$CEPH_LAB" up --dir "$DIR" >/dev/null 2>&1 || fail "contrib/lab/ceph up failed"
 # Fault injection, not a fake: a `ceph` first in admin's PATH (DIR/bin is /usr/local/sbin on
 # every lab host) that, while DIR/bin/slow-writes exists, holds each write (auth add/rm,
 # config-key set/rm) back 0-1.5 s at random before the real ceph runs it, as a slow monitor
@@ -99,11 +77,11 @@ exec /usr/bin/ceph "$@"
 EOF
 chmod +x "$DIR/bin/ceph"
 L=$DIR/layout.yaml
-echo "lab + cluster (no OSD) up in $(since "$t0") s"
+echo "lab + cluster (no OSD) up in $(lab_since "$t0") s"
 [ "$("$CEPHPROV" lock status "$L")" = "cluster 'ceph' is not locked" ] || fail "a new cluster is locked"
 
 # 1. the race: both start at once; the winner holds until the loser is done
-t_race=$(date +%s.%N)
+t_race=$(lab_now)
 for i in $(seq "$RACES"); do
         # every other race with slow writes
         if [ $((i % 2)) = 0 ]; then touch "$DIR/bin/slow-writes"; else rm -f "$DIR/bin/slow-writes"; fi
@@ -136,7 +114,7 @@ done
 PIDS=()
 rm -f "$DIR/bin/slow-writes"
 [ "$(status_json | py 'import json,sys; print(json.load(sys.stdin)["locked"])')" = False ] || fail "lock still held after the races"
-ok "$RACES races of two controllers (half with writes slowed 0-1.5 s): exactly one held the lock each time (ctl-a ${na:-0}, ctl-b ${nb:-0}), $(since "$t_race") s"
+ok "$RACES races of two controllers (half with writes slowed 0-1.5 s): exactly one held the lock each time (ctl-a ${na:-0}, ctl-b ${nb:-0}), $(lab_since "$t_race") s"
 
 # 2. a holder killed with SIGKILL: refused until its lease ended, then taken over
 : > "$DIR/a.out"
@@ -223,4 +201,4 @@ PIDS=()
 grep -q "removed the lock of cluster 'ceph' (2 objects)" "$DIR/break.log" || { cat "$DIR/break.log"; fail "lock break did not remove the entity and its record"; }
 "$CTL" ctl-b lock hold "$L" 0 > "$DIR/b.out" 2> "$DIR/b.err" || { cat "$DIR/b.err"; fail "the lock is not free after lock break"; }
 ok "lock break frees a dead holder's lock at once"
-echo "PASS ($(since "$t0") s)"
+echo "PASS ($(lab_since "$t0") s)"

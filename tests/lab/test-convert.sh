@@ -31,10 +31,16 @@
 # Usage: test-convert.sh CEPHPROV
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-convert.sh CEPHPROV}
 lab_test_setup convert cpc 10.95.0 filestore
+# what a test that died left running: a convert run, the degraded objects' watch
+RUN_PID= watch_pid=
+lab_cleanup_hook() {
+        [ -n "$RUN_PID" ] && kill -KILL "$RUN_PID" 2>/dev/null
+        [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
+}
 
 # CONVERT_MODE=drain-first: every convert with --drain-first (playbook convert-filestore-drain)
 mode_args=
@@ -140,23 +146,17 @@ print(" ".join("osd.%d %.1fs" % (r["osd_id"], r["seconds"]) for r in rs if r.get
 # kill_chain OUT PHASES ARGS...: for each [HOST:]PHASE of PHASES, runs `cephprov convert ARGS`,
 # kills it (kill -9) once that run has journaled PHASE (for HOST when given); nkill counts
 kill_chain() {
-        local out=$1 phases=$2 ph want host base pid killed
+        local out=$1 phases=$2 ph want host base killed
         shift 2
         for ph in $phases; do
                 want=${ph#*:} host=
                 [ "$want" != "$ph" ] && host=${ph%%:*}
-                base=0
-                [ -f "$journal" ] && base=$(wc -l < "$journal")
+                base=$(journal_lines)
                 "$cephprov" convert "$layout" "$@" $mode_args --yes >"$dir/$out-$want.out" 2>&1 &
-                pid=$!
-                while kill -0 "$pid" 2>/dev/null &&
-                        ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep "\"host\":\"${host:-[^\"]*}\"" |
-                                grep -q "\"phase\":\"$want\".*\"event\":\"convert-phase\""; do
-                        sleep 0.1
-                done
-                kill -9 "$pid" 2>/dev/null
+                RUN_PID=$!
+                journal_kill_at_phase "$RUN_PID" "$base" "$want" "$host"
                 killed=$?
-                wait "$pid" 2>/dev/null
+                RUN_PID=
                 check_eq "[kill $ph] the run was killed in phase '$want' (still running then)" "$killed" 0 ||
                         tail -20 "$dir/$out-$want.out"
                 check "[kill $ph] the plan inputs were saved before the kill" test -s "$dir/state/convert-ceph.json"
@@ -216,13 +216,14 @@ print(time.strftime("%H:%M:%S"), d.get("num_objects_degraded", d.get("degraded_o
 # checks it is active) keeps an explicit mgr/balancer/active where its default was
 config_names() { ceph_ config dump -f json 2>/dev/null | py 'import json,sys; print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin) if e["section"] != "mgr"))'; }
 canary_slow() { # canary_slow HOST NEXT ARGS...: the convert ARGS with HOST the canary, NEXT the host after it
-        local h=$1 next=$2 pid rc base=0 config_before
+        local h=$1 next=$2 pid rc base config_before
         shift 2
         config_before=$(config_names)
-        [ -f "$journal" ] && base=$(wc -l < "$journal")
+        base=$(journal_lines)
         "$cephprov" convert "$layout" "$@" --yes >"$dir/convert-slow.out" 2>&1 &
         pid=$!
-        while kill -0 "$pid" 2>/dev/null && ! tail -n "+$((base + 1))" "$journal" 2>/dev/null |
+        RUN_PID=$pid
+        while kill -0 "$pid" 2>/dev/null && ! journal_since "$base" |
                 grep '"event":"wave-step-done"' | grep -q '"name":"benchmark"'; do
                 sleep 0.2
         done
@@ -231,6 +232,7 @@ canary_slow() { # canary_slow HOST NEXT ARGS...: the convert ARGS with HOST the 
         "$lab" slow --dir "$dir/lab" "$h" --iops 1000 --bps 52428800 >/dev/null
         wait "$pid"
         rc=$?
+        RUN_PID=
         "$lab" slow --dir "$dir/lab" "$h" --off >/dev/null
         echo "canary $h with slow disks: $((SECONDS - t0)) s; $(grep -E '^all ' "$dir/convert-slow.out" | tr -s ' ')"
         check "[canary $h] with its disks slow the conversion stops (exit $rc)" test "$rc" -ne 0
@@ -255,6 +257,7 @@ t1=$((SECONDS - t0))
         "resuming the conversion"
 check_eq "convert --hosts node1 --yes exits 0" "$rc" 0 || tail -30 "$dir/convert-1.out"
 deg=$(degraded_max node1 "$watch_pid")
+watch_pid=
 echo "most degraded objects seen while node1 converted: $deg"
 # in place, the watch must see the degraded window (so that its 0 in the drain-first mode means something)
 [ -z "$mode_args" ] && [ "$nkill" -eq 0 ] && [ "${CONVERT_CANARY_SLOW:-}" != node1 ] && check "in place: objects degraded while node1 converted ($deg at most)" test "${deg:-0}" -gt 0

@@ -29,19 +29,11 @@
 # Prints the drain's time, the bytes it moved and the recovery rate it saw.
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-drain.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-
-dir=$(mktemp -d /tmp/cephprov-drain.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cpdr} LAB_SUBNET=${LAB_SUBNET:-10.99.20} CEPHPROV_STATE_DIR=$dir/state
 DRAIN_PID=
-cleanup() {
+lab_cleanup_hook() {
         [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
         if [ -d "/sys/fs/cgroup/blkio/cephprov-slow-$$" ]; then
                 for p in $(cat "/sys/fs/cgroup/blkio/cephprov-slow-$$/cgroup.procs"); do
@@ -49,13 +41,10 @@ cleanup() {
                 done
                 rmdir "/sys/fs/cgroup/blkio/cephprov-slow-$$"
         fi
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
 }
-trap cleanup EXIT
+lab_test_setup drain cpdr 10.99.20
 
-"$lab" up --dir "$dir/lab" --hosts 4 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_bringup --hosts 4 --ssd 1 --hdd 2
 layout=$dir/lab/layout.yaml
 out=$("$cephprov" apply "$layout" --yes 2>&1)
 check "apply makes the 8 OSDs" test $? -eq 0
@@ -151,26 +140,13 @@ print(sum(n["kb_used_data"] for n in json.load(sys.stdin)["nodes"] if n["id"] in
 
 # kill -9 at moments in every phase of the drain, each time the same command again must
 # converge; between points `drain --cancel` brings node4 back (the last point stays drained)
-journal_since() { tail -n "+$(($1 + 1))" "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null; }
-in_flight() { # the steps the run started after journal line $1 and did not end, by name
-        journal_since "$1" | py '
-import json, sys
-open_ = {}
-for line in sys.stdin:
-    try: r = json.loads(line)
-    except ValueError: continue
-    ev, key = r.get("event", ""), r.get("key")
-    if ev == "wave-step-start": open_[key] = r.get("name")
-    elif ev.startswith("wave-step-") and key in open_: del open_[key]
-print(" ".join(sorted(set(open_.values()))))'
-}
 # kill_at STEP DELAY LOG ARGS...: runs cephprov ARGS, kills it (SIGKILL) DELAY seconds after
 # the journal says STEP started (within 2 minutes); sets hit (the step started) and flying
 # (the steps in flight at the kill, by name)
 kill_at() {
         local step=$1 delay=$2 log=$3 base
         shift 3
-        base=$(cat "$CEPHPROV_STATE_DIR"/*.journal | wc -l)
+        base=$(journal_lines)
         "$cephprov" "$@" > "$log" 2>&1 &
         DRAIN_PID=$!
         hit=
@@ -180,7 +156,7 @@ kill_at() {
                 sleep 0.05
         done
         sleep "$delay"
-        flying=$(in_flight "$base")
+        flying=$(journal_in_flight "$base")
         kill -KILL "$DRAIN_PID" 2>/dev/null
         wait "$DRAIN_PID" 2>/dev/null
         DRAIN_PID=
@@ -263,7 +239,7 @@ id1=$(osds_of node4 | cut -d' ' -f1)
 # only the stopped one: another that is up is refused for that first ("is up")
 printf 'playbook: purge-only\ndescription: purge one OSD (lab test)\ndestructive: true\nhosts:\n  strategy: serial\nper_host:\n  - step: purge-osd\n    args: {osds: [%s]}\n' \
         "$id1" > "$dir/purge.yaml"
-"$lab" exec --dir "$dir/lab" node4 systemctl stop "ceph-osd@$id1" >/dev/null 2>&1
+on node4 systemctl stop "ceph-osd@$id1" >/dev/null 2>&1
 for _ in $(seq 1 60); do
         [ "$(state_of node4 | awk -v id="$id1" '$1 == id {print $2}')" = 0 ] && break
         sleep 1
@@ -273,7 +249,7 @@ out=$("$cephprov" run "$dir/purge.yaml" "$layout" --hosts node4 --yes 2>&1)
 check "a purge of osd.$id1 while it holds data is refused" test $? -ne 0
 check_contains "the refusal says why (not safe to destroy)" "$out" "not safe to destroy"
 check "osd.$id1 is still in the OSD map" test -n "$(ceph_ osd ls 2>/dev/null | grep -x "$id1")"
-"$lab" exec --dir "$dir/lab" node4 systemctl start "ceph-osd@$id1" >/dev/null 2>&1
+on node4 systemctl start "ceph-osd@$id1" >/dev/null 2>&1
 for _ in $(seq 1 60); do
         [ "$(state_of node4 | awk '{print $2, $3}' | sort -u)" = "1 1" ] && break
         sleep 1
@@ -419,7 +395,7 @@ if [ -w "$blk" ]; then
                 [ -n "$p" ] && echo "$p" > "$cg/cgroup.procs"
         done
         check "node2's OSDs are in the slow cgroup" test -n "$(cat "$cg/cgroup.procs")"
-        "$lab" exec --dir "$dir/lab" admin rados bench -p data 25 write -t 16 -b 4096 --no-cleanup >/dev/null 2>&1 &
+        on admin rados bench -p data 25 write -t 16 -b 4096 --no-cleanup >/dev/null 2>&1 &
         bench=$!
         named=
         for _ in $(seq 1 20); do
@@ -433,7 +409,7 @@ if [ -w "$blk" ]; then
         wait "$bench"
         for p in $(cat "$cg/cgroup.procs"); do echo "$p" > "$blk/cgroup.procs"; done
         rmdir "$cg"
-        "$lab" exec --dir "$dir/lab" admin rados -p data cleanup >/dev/null 2>&1
+        on admin rados -p data cleanup >/dev/null 2>&1
 else
         check "a writable blkio cgroup ($blk) to make node2's disks slow" false
 fi

@@ -26,7 +26,7 @@
 # Usage: test-filestore-lab.sh CEPHPROV
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-filestore-lab.sh CEPHPROV}
 lab_test_setup fslab cpfsl 10.99.36 filestore

@@ -24,7 +24,7 @@
 # Usage: test-replace.sh CEPHPROV
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-replace.sh CEPHPROV}
 lab_test_setup replace cprp 10.99.31
@@ -32,8 +32,7 @@ RUN_PID=
 lab_cleanup_hook() { [ -n "$RUN_PID" ] && kill -KILL "$RUN_PID" 2>/dev/null; }
 
 t0=$SECONDS
-"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_bringup --hosts 3 --ssd 1 --hdd 2
 layout=$dir/lab/layout.yaml
 journal=$dir/state/ceph.journal
 saved=$dir/state/replace-ceph.json
@@ -90,19 +89,13 @@ blank() { # blank DEV: a new disk: its first and last MiB zeroed
 # kill_at PHASE HOST LOG ARGS...: runs `cephprov replace ARGS --yes`, kills it (kill -9) once it
 # journaled PHASE for HOST; sets killed (0: it was still running then)
 kill_at() {
-        local want=$1 host=$2 log=$3 base=0
+        local want=$1 host=$2 log=$3 base
         shift 3
-        [ -f "$journal" ] && base=$(wc -l < "$journal")
+        base=$(journal_lines)
         "$cephprov" replace "$@" --yes >"$log" 2>&1 &
         RUN_PID=$!
-        while kill -0 "$RUN_PID" 2>/dev/null &&
-                ! tail -n "+$((base + 1))" "$journal" 2>/dev/null | grep "\"host\":\"$host\"" |
-                        grep -q "\"phase\":\"$want\".*\"event\":\"convert-phase\""; do
-                sleep 0.1
-        done
-        kill -9 "$RUN_PID" 2>/dev/null
+        journal_kill_at_phase "$RUN_PID" "$base" "$want" "$host"
         killed=$?
-        wait "$RUN_PID" 2>/dev/null
         RUN_PID=
         echo "killed at: $(grep '"convert-phase"' "$journal" | tail -n 1)"
 }

@@ -1,0 +1,291 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The one scaffolding of the lab, vm and bench scripts (tests/README.md, "Lab scaffolding"):
+# set-up and teardown of a test's lab and Ceph cluster, the helpers every lab test uses, and
+# the bring-up figures tests/run-all.sh adds up. Source it after tests/lib.sh (check, skip,
+# finish):
+#
+#   . "$(dirname "$0")/../lib.sh"
+#   . "$(dirname "$0")/lab-lib.sh"
+#   lab_test_setup apply-osds cpat 10.99.7        # skips without root, netns or Ceph
+#   lab_bringup --hosts 3 --ssd 1 --hdd 2         # lab + mon + mgr, timed, FAIL on error
+#   ... checks ...
+#   finish
+#
+# What a test gets: $lab and $ceph_lab (contrib/lab/lab and contrib/lab/ceph), $dir (its own
+# directory; the lab in $dir/lab, cephprov's state in $dir/state), LAB_PREFIX and LAB_SUBNET
+# exported (meson's test table gives each test its own: tests/lab/meson.build), ceph_ (the
+# lab's `ceph`), on HOST CMD..., wait_clean, health_of, healthy, put_objects,
+# objects_identical, the journal helpers of the kill tests, and an EXIT trap that runs the
+# test's lab_cleanup_hook (a command it left running), takes the lab down and removes $dir,
+# whatever state the test died in.
+
+py() { python3 -c "$@"; }
+
+# lab_test_setup NAME PREFIX SUBNET [NEED...]: the start of every lab test or bench.
+# Skips (exit 77) without root, network namespaces or, unless a NEED is 'noceph', Ceph's
+# packages (ceph-mon, ceph-osd, ceph-volume, rados); NEED 'filestore' also wants sgdisk and
+# mkfs.xfs; any other NEED is a command that must be in PATH. Fails (exit 1) when a lab with
+# the same prefix is up already (two tests must never share a bridge). Sets $lab, $ceph_lab,
+# $dir, $lab_test_name; exports LAB_PREFIX and LAB_SUBNET unless given (PREFIX, SUBNET) and
+# CEPHPROV_STATE_DIR=$dir/state; traps EXIT with lab_test_cleanup.
+lab_test_setup() {
+        local name=$1 prefix=$2 subnet=$3 need t
+        shift 3
+        lab=${LAB:?LAB must point to contrib/lab/lab}
+        ceph_lab=${CEPH_LAB:-$(dirname "$lab")/ceph}
+        [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
+        command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+        local tools=(ceph-mon ceph-osd ceph-volume rados)
+        for need in "$@"; do
+                case $need in
+                noceph) tools=() ;;
+                filestore) tools+=(sgdisk mkfs.xfs) ;;
+                *) tools+=("$need") ;;
+                esac
+        done
+        for t in "${tools[@]}"; do
+                command -v "$t" >/dev/null || skip "'$t' is not installed (contrib/install-deps.sh)"
+        done
+        export LAB_PREFIX=${LAB_PREFIX:-$prefix} LAB_SUBNET=${LAB_SUBNET:-$subnet}
+        if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
+                echo "FAIL a lab with prefix '$LAB_PREFIX' is up already (bridge ${LAB_PREFIX}br0): each test needs its own"
+                exit 1
+        fi
+        lab_test_name=$name
+        dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-$name.XXXXXX")
+        export CEPHPROV_STATE_DIR=$dir/state
+        torn_down=
+        trap lab_test_cleanup EXIT
+}
+ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
+on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
+lab_hosts() { ls "$dir/lab/hosts" | grep -v '^admin$'; }
+
+# The EXIT trap of lab_test_setup: the test's lab_cleanup_hook first when it defines one (a
+# command it left running), then, unless KEEP_LAB=1, the lab down (unless the test set
+# torn_down: it took it down itself and checked that) and $dir removed. Never stops half-way;
+# keeps the test's exit status.
+lab_test_cleanup() {
+        local rc=$?
+        set +e
+        declare -F lab_cleanup_hook >/dev/null && lab_cleanup_hook
+        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; exit $rc; fi
+        if [ -z "$torn_down" ]; then
+                "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
+                "$lab" down --dir "$dir/lab" >/dev/null 2>&1
+        fi
+        rm -rf "$dir"
+        exit $rc
+}
+
+# lab_stat WHAT SECONDS: one figure for tests/run-all.sh's summary (the lab bring-ups and their
+# time), appended to $CEPHPROV_LAB_STATS when run-all set it
+lab_stat() {
+        [ -n "${CEPHPROV_LAB_STATS:-}" ] || return 0
+        echo "${lab_test_name:-?} $1 $2" >> "$CEPHPROV_LAB_STATS"
+}
+lab_now() { date +%s.%N; }
+lab_since() { py "print(round($(lab_now) - $1, 1))"; }
+
+# lab_up [LAB-UP-OPTIONS...]: the hosts (contrib/lab/lab up into $dir/lab), timed
+lab_up() {
+        local t0 rc
+        t0=$(lab_now)
+        "$lab" up --dir "$dir/lab" "$@" >"$dir/lab-up.log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || { tail -n 20 "$dir/lab-up.log" >&2; return $rc; }
+        lab_stat lab-up "$(lab_since "$t0")"
+}
+# ceph_up: the Ceph cluster on the lab's admin host (mon + mgr, no OSD), timed
+ceph_up() {
+        local t0 rc
+        t0=$(lab_now)
+        "$ceph_lab" up --dir "$dir/lab" "$@" >"$dir/ceph-up.log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || { tail -n 20 "$dir/ceph-up.log" >&2; return $rc; }
+        lab_stat ceph-up "$(lab_since "$t0")"
+}
+# lab_down: the lab taken down now (the Ceph cluster, then the hosts) and $dir/lab removed, for
+# a test or bench that brings up a fresh lab again after it (the EXIT trap's teardown of a lab
+# already down does nothing); 1 when a down failed
+lab_down() {
+        local rc=0
+        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1 || rc=1
+        "$lab" down --dir "$dir/lab" >/dev/null 2>&1 || rc=1
+        rm -rf "$dir/lab"
+        return $rc
+}
+# lab_bringup [LAB-UP-OPTIONS...]: lab_up then ceph_up; a failure is the test's failure (exit 1,
+# the step named). Prints nothing; $lab_bringup_secs says how long it took.
+lab_bringup() {
+        local t0
+        t0=$(lab_now)
+        lab_up "$@" || { echo "FAIL lab up $*"; exit 1; }
+        ceph_up || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+        lab_bringup_secs=$(lab_since "$t0")
+}
+
+wait_clean() { # wait_clean SECONDS: until every PG is active+clean (1 when not within SECONDS)
+        local t0=$SECONDS
+        while [ $((SECONDS - t0)) -lt "$1" ]; do
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+s = json.load(sys.stdin)["pg_summary"]["num_pg_by_state"]
+sys.exit(0 if s and all(x["name"] == "active+clean" for x in s) else 1)' && return 0
+                sleep 2
+        done
+        return 1
+}
+
+# healthy: HEALTH_OK and every PG active+clean (HEALTH_OK alone is not enough: health stays OK
+# while new PGs are still creating or peering); wait_healthy SECONDS: until it is
+healthy() {
+        ceph_ health 2>/dev/null | grep -q HEALTH_OK &&
+                ceph_ pg stat -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+d = d.get("pg_summary", d)
+n = {x["name"]: x["num"] for x in d["num_pg_by_state"]}
+sys.exit(0 if d["num_pgs"] > 0 and n.get("active+clean") == d["num_pgs"] else 1)'
+}
+wait_healthy() {
+        local t=$(($(date +%s) + $1))
+        until healthy; do
+                [ "$(date +%s)" -lt "$t" ] || return 1
+                sleep 0.5
+        done
+}
+
+# health_of SECONDS: prints the cluster's health status word, HEALTH_OK as soon as it is (a
+# warning that is still there after SECONDS is printed with `ceph health detail` on stderr,
+# so that a failed check names the warning)
+health_of() {
+        local t0=$SECONDS h
+        while :; do
+                h=$(ceph_ health 2>/dev/null | cut -d' ' -f1)
+                [ "$h" = HEALTH_OK ] && break
+                [ $((SECONDS - t0)) -lt "$1" ] || { ceph_ health detail >&2 2>/dev/null; break; }
+                sleep 2
+        done
+        echo "$h"
+}
+
+# put_objects COUNT BYTES DIR: COUNT random objects of BYTES each into the pool 'data' through
+# the admin host ($lab, $dir of the test); the files stay in DIR (under the lab directory
+# when the admin host runs chrooted in a release root), their checksums in DIR.sums
+put_objects() {
+        local n=$1 size=$2 d=$3 i
+        mkdir -p "$d"
+        for i in $(seq 1 "$n"); do
+                head -c "$size" /dev/urandom > "$d/obj$i"
+                "$lab" exec --dir "$dir/lab" admin rados -p data put "obj$i" "$d/obj$i" || echo "FAIL rados put obj$i"
+        done
+        (cd "$d" && sha256sum obj*) > "$d.sums"
+}
+
+# objects_identical COUNT DIR BACK: every object, read back into BACK, has DIR's checksum
+objects_identical() {
+        local n=$1 d=$2 b=$3 i
+        rm -rf "$b"
+        mkdir -p "$b"
+        for i in $(seq 1 "$n"); do
+                "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$b/obj$i" || echo "FAIL rados get obj$i"
+        done
+        [ "$(cd "$b" && sha256sum obj*)" = "$(cat "$d.sums")" ]
+}
+
+# The journal helpers of the kill tests (cephprov's journal in $CEPHPROV_STATE_DIR, one JSON
+# record a line). journal_lines: how many lines it has now (0 before the first run, also
+# under pipefail); journal_since N: the lines after line N; journal_in_flight N: the wave
+# steps started after line N and not ended, by name, on one line (what a kill landed in).
+journal_lines() { { cat "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null || :; } | wc -l; }
+journal_since() { tail -n "+$(($1 + 1))" "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null; }
+journal_in_flight() {
+        journal_since "$1" | py '
+import json, sys
+open_ = {}
+for line in sys.stdin:
+    try: r = json.loads(line)
+    except ValueError: continue
+    ev, key = r.get("event", ""), r.get("key")
+    if ev == "wave-step-start": open_[key] = r.get("name")
+    elif ev.startswith("wave-step-") and key in open_: del open_[key]
+print(" ".join(sorted(set(open_.values()))))'
+}
+# journal_kill_at_phase PID BASE PHASE [HOST]: kill -9 PID (a convert or replace run of the
+# test, in the background) as soon as the journal, past its line BASE, has a convert-phase
+# record of PHASE (of HOST when given), polled every 0.1 s, and reaps it; returns 0 when PID
+# was still running at the kill (1: it had ended before PHASE)
+journal_kill_at_phase() {
+        local pid=$1 base=$2 phase=$3 host=${4:-} rc
+        while kill -0 "$pid" 2>/dev/null &&
+                ! journal_since "$base" | grep "\"host\":\"${host:-[^\"]*}\"" |
+                        grep -q "\"phase\":\"$phase\".*\"event\":\"convert-phase\""; do
+                sleep 0.1
+        done
+        rc=0
+        kill -9 "$pid" 2>/dev/null || rc=1
+        wait "$pid" 2>/dev/null || : # (137 after the kill; also under set -e)
+        return $rc
+}
+
+# lab_snapshot: what a test on a shared lab must leave as it found it (OSDs with their
+# state, pools with size and min_size, the OSD map's flags, the config database but the
+# mgr's own keys), one line each, for lab_check_unchanged
+lab_snapshot() {
+        {
+                ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+d = json.load(sys.stdin)
+print("flags", ",".join(sorted(d.get("flags", "").split(","))))
+for o in d["osds"]:
+    print("osd.%d up=%d in=%d" % (o["osd"], o["up"], o["in"]))
+for p in d["pools"]:
+    print("pool %s size=%d min_size=%d" % (p["pool_name"], p["size"], p["min_size"]))'
+                ceph_ config dump -f json 2>/dev/null | py '
+import json, sys
+for e in json.load(sys.stdin):
+    if e["section"] != "mgr" and not e["name"].startswith("mgr/"):
+        print("config %s %s=%s" % (e["section"], e["name"], e["value"]))'
+        } | sort
+}
+# lab_check_unchanged BEFORE-FILE: the check that the lab is as lab_snapshot saw it
+lab_check_unchanged() {
+        local now
+        now=$(lab_snapshot)
+        check_eq "the shared lab is left as it was found (OSDs, pools, flags, config)" "$now" "$(cat "$1")"
+}
+
+# lab_filestore_up LABDIR [LAB-UP-OPTIONS...]: the lab of a FileStore → BlueStore conversion's
+# "before" state (`contrib/lab/ceph filestore`: FileStore OSDs with journals on SSD partitions,
+# ~200 MB in pool 'data', checksums in LABDIR/filestore/objects.sha256, the layout in
+# LABDIR/filestore.yaml) on 3 hosts of 1 SSD (3 journal partitions) + 3 HDDs unless the
+# options say otherwise ($lab and $ceph_lab of the test). Prints the seconds it took.
+lab_filestore_up() {
+        local d=$1 t0 secs
+        shift
+        t0=$(lab_now)
+        "$lab" up --dir "$d" --hosts 3 --ssd 1 --hdd 3 --ssd-size 2G --hdd-size 2G "$@" >/dev/null || return 1
+        "$ceph_lab" up --dir "$d" >/dev/null 2>&1 || { echo "contrib/lab/ceph up failed" >&2; return 1; }
+        "$ceph_lab" filestore --dir "$d" >"$d/filestore.log" 2>&1 || { tail -n 20 "$d/filestore.log" >&2; return 1; }
+        secs=$(lab_since "$t0")
+        lab_stat filestore-up "$secs"
+        echo "$secs"
+}
+
+# lab_filestore_objects_identical LABDIR [SUMS]: every object listed in SUMS (default
+# LABDIR/filestore/objects.sha256, `sha256sum` lines) read back from pool 'data' on the admin
+# host has its checksum; names what differs or is missing
+lab_filestore_objects_identical() {
+        local d=$1 sums=${2:-$1/filestore/objects.sha256} back=$1/filestore/readback rc
+        [ -s "$sums" ] || { echo "no checksums in '$sums'" >&2; return 1; }
+        rm -rf "$back"
+        mkdir -p "$back"
+        # shellcheck disable=SC2016 # expanded by the inner sh
+        "$lab" exec --dir "$d" admin sh -c 'cd "$1" && for o in $(cut -d" " -f3 "$2"); do
+                rados -p data get "$o" "$o" || echo "rados get $o failed" >&2; done' sh "$back" "$sums"
+        (cd "$back" && sha256sum --quiet --strict -c "$sums")
+        rc=$?
+        rm -rf "$back"
+        return $rc
+}
