@@ -1,27 +1,53 @@
 #!/bin/bash
 # Runs cephprov's whole test suite: installs what it needs (apt), builds, then runs
-#   1. every suite (unit, cli, block, lab, vm) in a normal build,
-#   2. the unit and block suites again under AddressSanitizer + UBSan,
-#   3. the unit suite under valgrind,
-#   4. the libFuzzer targets (layout, playbook, Ceph parsers, agent requests, on-disk decoders) for a
-#      bounded time in all (clang/libFuzzer, tests/fuzz/run-fuzz.sh),
-# and ends with one line "N passed, N failed, N skipped".
+#   1. the unit, cli, block and vm suites in a normal build,
+#   2. the lab suite (fake hosts over SSH, real Ceph clusters): every lab test has its own
+#      lab, LAB_JOBS of them at a time (default 3: a lab mostly waits on Ceph),
+#   3. the unit and block suites again under AddressSanitizer + UBSan,
+#   4. the unit suite under valgrind,
+#   5. the libFuzzer targets (layout, playbook, Ceph parsers, agent requests, on-disk decoders)
+#      for a bounded time in all (clang/libFuzzer, tests/fuzz/run-fuzz.sh),
+# and ends with the budget (the wall time of each build and suite, the lab bring-ups and
+# their time), the slowest tests, every failure by name, and one line
+# "N passed, N failed, N skipped".
+#
+#   tests/run-all.sh           what CI runs (.ci/run)
+#   tests/run-all.sh --long    also the suites 'sweep' (the long kill sweeps, 100 lock races,
+#                              the canary's noise), 'convert' (the conversion's and replace's
+#                              long lab tests), 'throttle' and the benchmarks ('bench'). Run it
+#                              before resolving anything that touches resume or a kill
+#                              sweep's path (tests/README.md).
+#
 # Tiers that need root, loop devices, network namespaces or qemu skip with a message where
-# those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (default "unit cli block lab vm").
+# those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (the suites of the
+# normal build, default "unit cli block vm lab"; --long adds "sweep convert throttle bench"),
+# LAB_JOBS (default 3).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
+long=0
+case ${1:-} in
+--long) long=1 ;;
+'') ;;
+*) echo "usage: tests/run-all.sh [--long]" >&2; exit 2 ;;
+esac
+
 fuzz_seconds=${FUZZ_SECONDS:-60}
-suites=${SUITES:-unit cli block lab vm}
+suites=${SUITES:-unit cli block vm lab}
+[ $long = 1 ] && suites="$suites sweep convert throttle bench"
+lab_jobs=${LAB_JOBS:-3}
 passed=0 failed=0 skipped=0
-failures=() timings=()
+failures=() timings=() budget=()
+export CEPHPROV_LAB_STATS=$top/build/lab-stats.txt
 
 step() { printf '\n==> %s\n' "$*"; }
+has_suite() { case " $suites " in *" $1 "*) return 0 ;; esac; return 1; }
 
-# Adds the counts of the last `meson test` run in build dir $1 to the totals
-# ($2: the log's name, "testlog" or "testlog-WRAPPER").
+# Adds the counts of the last `meson test` run in build dir $1 to the totals ($2: the log's
+# name, "testlog" or "testlog-WRAPPER"), the tests' times to the slowest list, and each
+# suite's wall time (its first start to its last end) to the budget.
 count() {
         local log="$1/meson-logs/${2:-testlog}.json" p f s
         [ -f "$log" ] || { failed=$((failed + 1)) failures+=("$1: no test log"); return; }
@@ -30,6 +56,7 @@ count() {
 import json, sys
 p = f = s = 0
 rest = []
+span = {}
 for line in open(sys.argv[1]):
     t = json.loads(line)
     r = t.get("result")
@@ -38,8 +65,16 @@ for line in open(sys.argv[1]):
     else:
         f += 1
         rest.append("F %s: %s (%s)" % (sys.argv[2], t.get("name"), r))
-    rest.append("T %6.0f s  %s: %s" % (t.get("duration", 0), sys.argv[2], t.get("name")))
+    d = t.get("duration", 0)
+    rest.append("T %6.0f s  %s: %s" % (d, sys.argv[2], t.get("name")))
+    suite = t.get("name", "?").split(":")[-1].split(" / ")[0]
+    st = t.get("starttime")
+    if st is not None:
+        a, b, n, cpu = span.get(suite, (st, st + d, 0, 0))
+        span[suite] = (min(a, st), max(b, st + d), n + 1, cpu + d)
 print(p, f, s)
+for suite, (a, b, n, cpu) in sorted(span.items()):
+    rest.append("B %-28s %6.0f s  (%d tests, %.0f s of test time)" % (sys.argv[2] + " " + suite, b - a, n, cpu))
 print("\n".join(rest))
 PY
 )
@@ -49,51 +84,89 @@ PY
                 case $l in
                 "F "*) failures+=("${l#F }") ;;
                 "T "*) timings+=("${l#T }") ;;
+                "B "*) budget+=("  suite ${l#B }") ;;
                 esac
         done < <(tail -n +2 <<< "$out")
 }
 
-# Runs `meson test` for the given suites in build dir $1 (extra args after --).
+# phase NAME START: the wall time of a phase since START ($SECONDS) into the budget
+phase() { budget+=("$(printf '%-36s %6d s' "$1" $((SECONDS - $2)))"); }
+
+# Runs `meson test` for the suites given as "s1 s2 ..." in build dir $1 (extra args after).
 run_suites() {
-        local dir=$1; shift
-        local args=()
-        for s in $suites; do
-                args+=(--suite "$s")
-        done
+        local dir=$1 list=$2 s args=()
+        shift 2
+        for s in $list; do args+=(--suite "$s"); done
+        [ ${#args[@]} -gt 0 ] || return 0
         rm -f "$dir/meson-logs/testlog.json"
         meson test -C "$dir" --print-errorlogs "${args[@]}" "$@"
         count "$dir"
 }
 
+t=$SECONDS
 step "installing dependencies"
 if [ "$(id -u)" = 0 ]; then
         bash contrib/install-deps.sh >/dev/null || { echo "dependency installation failed" >&2; failed=$((failed + 1)) failures+=("dependencies"); }
 else
         echo "not root: skipping apt installation (tests needing root will skip)"
 fi
+phase "dependencies (apt)" $t
 
+t=$SECONDS
 step "building (warnings are errors)"
+built=0
 if { [ -d build ] || meson setup build; } && ninja -C build; then
-        step "all suites: $suites"
-        run_suites build
+        built=1
 else
         echo "build failed" >&2
         failed=$((failed + 1)) failures+=("build")
 fi
+phase "build: normal" $t
+rm -f "$CEPHPROV_LAB_STATS"
 
+if [ $built = 1 ]; then
+        # the quick suites first: a broken build shows in minutes, not after the labs
+        quick= labs= benches=
+        for s in $suites; do
+                case $s in
+                lab|sweep|convert|throttle) labs+="$s " ;;
+                bench) benches+="$s " ;;
+                *) quick+="$s " ;;
+                esac
+        done
+        t=$SECONDS
+        step "suites: ${quick:-none}"
+        run_suites build "$quick"
+        phase "normal build: $quick" $t
+
+        # every lab test brings up its own lab (own prefix and subnet: tests/lab/meson.build),
+        # LAB_JOBS at a time; tests marked exclusive run alone
+        t=$SECONDS
+        step "lab suites: ${labs:-none} ($lab_jobs at a time)"
+        run_suites build "$labs" --num-processes "$lab_jobs"
+        phase "normal build: $labs($lab_jobs at a time)" $t
+
+        # benchmarks: one at a time, nothing beside them
+        t=$SECONDS
+        step "benchmarks: ${benches:-none}"
+        run_suites build "$benches" --num-processes 1
+        [ -n "$benches" ] && phase "normal build: bench" $t
+fi
+
+t=$SECONDS
 step "unit and block suites under address and undefined-behaviour sanitizers"
 if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
-        suites_save=$suites
-        suites=$(for s in $suites_save; do case $s in unit|block) echo -n "$s ";; esac; done)
+        asan_suites=$(for s in $suites; do case $s in unit|block) echo -n "$s ";; esac; done)
         # (ceph-adapt's unit test: 2.6 s native, 16.6 s here on a quiet machine, its timeout 30 s)
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-                run_suites build-asan --timeout-multiplier 3
-        suites=$suites_save
+                run_suites build-asan "$asan_suites" --timeout-multiplier 3
 else
         echo "sanitizer build failed" >&2
         failed=$((failed + 1)) failures+=("sanitizer build")
 fi
+phase "asan+ubsan build: build, unit, block" $t
 
+t=$SECONDS
 step "unit suite under valgrind"
 if command -v valgrind >/dev/null; then
         rm -f build/meson-logs/testlog-valgrind.json
@@ -106,7 +179,9 @@ else
         echo "valgrind missing: skipped"
         skipped=$((skipped + 1))
 fi
+phase "valgrind: unit" $t
 
+t=$SECONDS
 step "fuzzers (layout, playbook, ceph, agent, ondisk), ${fuzz_seconds}s in all"
 if [ -x tests/fuzz/run-fuzz.sh ]; then
         if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)) failures+=("fuzzers"); fi
@@ -114,8 +189,29 @@ else
         echo "no fuzz targets: skipped"
         skipped=$((skipped + 1))
 fi
+phase "fuzz build: build and ${fuzz_seconds} s of fuzzing" $t
 
-# The tail of this output is what CI keeps: the slowest tests and every failure go last.
+# The tail of this output is what CI keeps: the budget, the slowest tests and every failure
+# go last.
+step "budget (wall time)"
+printf '%s\n' "${budget[@]}"
+if [ -s "$CEPHPROV_LAB_STATS" ]; then
+        python3 - "$CEPHPROV_LAB_STATS" <<'PY'
+import sys
+n, total, kinds = 0, 0.0, {}
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) != 3:
+        continue
+    name, kind, secs = parts
+    k = kinds.setdefault(kind, [0, 0.0])
+    k[0] += 1
+    k[1] += float(secs)
+    total += float(secs)
+print("lab bring-ups: %s; %.0f s in all" % (
+    ", ".join("%d %s (%.0f s)" % (c, kind, s) for kind, (c, s) in sorted(kinds.items())), total))
+PY
+fi
 step "slowest tests"
 printf '%s\n' "${timings[@]}" | sort -rn | head -n 12
 if [ ${#failures[@]} -gt 0 ]; then
