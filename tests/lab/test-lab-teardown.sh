@@ -5,32 +5,16 @@
 # machine clean — also after an `up` that failed half-way (LAB_FAIL_AT test hook).
 #
 #   test-lab-teardown.sh        (env LAB: path of contrib/lab/lab)
+#
+# Its lab (tests/lab/lab-lib.sh): LAB_PREFIX=cptd, LAB_SUBNET=10.99.2 unless the environment
+# gives others. It takes the lab down itself (that is what it checks).
 
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
-LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
-export LAB_PREFIX=${TEST_LAB_PREFIX:-cpt}
-export LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.3}
-
-skip() { echo "SKIP: $*" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, loop devices)"
-ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd"
-if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
-        skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
-fi
-
-DIR=$(mktemp -u /tmp/cephprov-lab-teardown.XXXXXX)
-trap '"$LAB" down --dir "$DIR" >/dev/null 2>&1' EXIT
-
-FAILED=0
-CHECKS=0
-check() {
-        local what=$1
-        shift
-        CHECKS=$((CHECKS + 1))
-        if "$@"; then echo "ok   $what"; else echo "FAIL $what"; FAILED=$((FAILED + 1)); fi
-}
+lab_test_setup lab-teardown cptd 10.99.2 noceph /usr/sbin/sshd
+DIR=$dir/lab # the lab's directory: `up` creates it, `down` removes it
 
 not() { ! "$@" 2>/dev/null; }
 
@@ -49,7 +33,7 @@ leftovers() {
 check "nothing of ours before the test" [ -z "$(leftovers)" ]
 
 # A complete lab.
-"$LAB" up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M --dir "$DIR" >/dev/null
+lab_up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M
 check "up: 3 namespaces" [ "$(ip netns list | grep -c "^$LAB_PREFIX-")" = 3 ]
 check "up: route to the subnet via the bridge" grep -q "dev ${LAB_PREFIX}br0" <<< "$(ip route show "$LAB_SUBNET.0/24")"
 check "up: lab.env, known_hosts, key, layout.yaml" \
@@ -59,46 +43,46 @@ check "up: 2 loops per storage host, SSD non-rotational" \
         "$(cat "/sys/block/$(awk '$2 == "ssd" {sub("/dev/", "", $1); print $1}' "$DIR/hosts/node1/loops")/queue/rotational")" = 0
 check "up: layout allow-list = the host's loops" \
         grep -qF "allow: [$(cut -d' ' -f1 "$DIR/hosts/node2/loops" | paste -sd, - | sed 's/,/, /g')]" "$DIR/layout.yaml"
-check "exec: hostname is the host's" [ "$("$LAB" exec --dir "$DIR" node2 hostname)" = node2 ]
-check "exec: own /root" [ "$("$LAB" exec --dir "$DIR" node1 findmnt -n -o SOURCE /root | grep -c hosts/node1/root)" = 1 ]
-check "exec: own address" grep -q "$LAB_SUBNET.12/24" <<< "$("$LAB" exec --dir "$DIR" node2 ip -o addr show eth0)"
-check "status: all up" "$LAB" status --dir "$DIR"
-check "up refuses a second lab in the same dir" not "$LAB" up --dir "$DIR"
+check "exec: hostname is the host's" [ "$("$lab" exec --dir "$DIR" node2 hostname)" = node2 ]
+check "exec: own /root" [ "$("$lab" exec --dir "$DIR" node1 findmnt -n -o SOURCE /root | grep -c hosts/node1/root)" = 1 ]
+check "exec: own address" grep -q "$LAB_SUBNET.12/24" <<< "$("$lab" exec --dir "$DIR" node2 ip -o addr show eth0)"
+check "status: all up" "$lab" status --dir "$DIR"
+check "up refuses a second lab in the same dir" not "$lab" up --dir "$DIR"
 # slow: the host's processes in a blkio cgroup limiting each of its loops; --off undoes it
 if [ -w /sys/fs/cgroup/blkio ]; then
         cg=/sys/fs/cgroup/blkio/cephprov-lab-$LAB_PREFIX-node1
         sshd1=$(cat "$DIR/hosts/node1/sshd.pid")
         loop1=$(lsblk -dno MAJ:MIN "$(head -1 "$DIR/hosts/node1/loops" | cut -d' ' -f1)" | tr -d ' ')
-        check "slow: node1 slow" "$LAB" slow --dir "$DIR" node1 --iops 40 --bps 1048576
+        check "slow: node1 slow" "$lab" slow --dir "$DIR" node1 --iops 40 --bps 1048576
         check "slow: node1's sshd in the cgroup" grep -qx "$sshd1" "$cg/cgroup.procs"
         check "slow: a process node1's sshd starts later is in it too" \
                 grep -q ":blkio:/cephprov-lab-$LAB_PREFIX-node1\$" <<< "$(ssh -i "$DIR/id_ed25519" -o UserKnownHostsFile="$DIR/known_hosts" \
                         -o BatchMode=yes root@"$LAB_SUBNET.11" cat /proc/self/cgroup)"
         check "slow: the limits on node1's loop" grep -qx "$loop1 40" "$cg/blkio.throttle.write_iops_device"
         check "slow: bytes per second too" grep -qx "$loop1 1048576" "$cg/blkio.throttle.read_bps_device"
-        check "slow: refuses a bad number" not "$LAB" slow --dir "$DIR" node1 --iops fast
-        check "slow: refuses an unknown host" not "$LAB" slow --dir "$DIR" node9
-        check "slow --off: gone" "$LAB" slow --dir "$DIR" node1 --off
+        check "slow: refuses a bad number" not "$lab" slow --dir "$DIR" node1 --iops fast
+        check "slow: refuses an unknown host" not "$lab" slow --dir "$DIR" node9
+        check "slow --off: gone" "$lab" slow --dir "$DIR" node1 --off
         check "slow --off: the cgroup is removed" test ! -d "$cg"
         check "slow --off: sshd back in the root group" grep -qx "$sshd1" /sys/fs/cgroup/blkio/cgroup.procs
-        "$LAB" slow --dir "$DIR" node2 >/dev/null
+        "$lab" slow --dir "$DIR" node2 >/dev/null
 else
         echo "no writable blkio cgroup: lab slow not checked"
 fi
-"$LAB" exec --dir "$DIR" node1 sh -c 'sleep 300 </dev/null >/dev/null 2>&1 &'
-"$LAB" down --dir "$DIR" >/dev/null
+"$lab" exec --dir "$DIR" node1 sh -c 'sleep 300 </dev/null >/dev/null 2>&1 &'
+"$lab" down --dir "$DIR" >/dev/null
 check "down after a full up: nothing left (also a process started in a host, a slow cgroup)" [ -z "$(leftovers)" ]
 
 # Half-built labs.
 for step in bridge setup-admin setup-node2 start-node1; do
-        LAB_FAIL_AT=$step "$LAB" up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M --dir "$DIR" \
+        LAB_FAIL_AT=$step "$lab" up --hosts 2 --ssd 1 --hdd 1 --ssd-size 128M --hdd-size 128M --dir "$DIR" \
                 >/dev/null 2>&1
         check "up failing at '$step' fails" [ $? != 0 ]
-        "$LAB" down --dir "$DIR" >/dev/null
+        "$lab" down --dir "$DIR" >/dev/null
         left=$(leftovers)
         check "down after up failed at '$step': nothing left${left:+ ($left)}" [ -z "$left" ]
 done
-check "down with no lab is fine" "$LAB" down --dir "$DIR"
+check "down with no lab is fine" "$lab" down --dir "$DIR"
+torn_down=1 # and checked: lab-lib's EXIT trap need not take it down again
 
-echo "$CHECKS checks, $FAILED failed"
-[ $FAILED = 0 ]
+finish

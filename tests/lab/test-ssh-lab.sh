@@ -8,54 +8,26 @@
 #
 #   test-ssh-lab.sh PATH/TO/lab-ssh-tool     (env LAB: path of contrib/lab/lab)
 #
-# Runs its own lab with LAB_PREFIX=cpt, LAB_SUBNET=10.99.3 (override with
-# TEST_LAB_PREFIX / TEST_LAB_SUBNET); tears it down on exit.
+# Runs its own lab (tests/lab/lab-lib.sh) with LAB_PREFIX=cpt, LAB_SUBNET=10.99.3 unless the
+# environment gives others; tears it down on exit.
 
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 TOOL=${1:?usage: test-ssh-lab.sh LAB-SSH-TOOL}
-LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
-export LAB_PREFIX=${TEST_LAB_PREFIX:-cpt}
-export LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.3}
+lab_test_setup ssh-lab cpt 10.99.3 noceph /usr/sbin/sshd python3
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, loop devices)"
-ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd"
-command -v python3 >/dev/null || skip "no python3 (used to read JSON results)"
-if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
-        skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
-fi
-
-DIR=$(mktemp -d /tmp/cephprov-ssh-lab.XXXXXX)
-rmdir "$DIR" # the lab creates (and so removes) it
-cleanup() {
-        "$LAB" down --dir "$DIR" >/dev/null || echo "lab down failed" >&2
-}
-trap cleanup EXIT
-
-FAILED=0
-CHECKS=0
-ok() { CHECKS=$((CHECKS + 1)); echo "ok   $*"; }
-fail() { CHECKS=$((CHECKS + 1)); FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-check() { # check DESCRIPTION COMMAND...
-        local what=$1
-        shift
-        if "$@"; then ok "$what"; else fail "$what"; fi
-}
-now() { date +%s.%N; }
-elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }
+elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(lab_now)"; }
 lt() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2"; }
 # jget FILE PYTHON-EXPR: evaluate with r = the parsed JSON array of host results
 jget() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); h={x['host']: x for x in r}; print(($2))" "$1"; }
 
 echo "# lab up ($LAB_PREFIX, $LAB_SUBNET.0/24)"
-t0=$(now)
-if ! "$LAB" up --hosts 3 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M --dir "$DIR"; then
-        fail "lab up"
-        exit 1
-fi
+t0=$(lab_now)
+lab_up --hosts 3 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M || { echo "FAIL lab up"; exit 1; }
 echo "# lab up took $(elapsed "$t0") s"
+DIR=$dir/lab # the lab's directory
 # shellcheck disable=SC1091
 . "$DIR/lab.env"
 
@@ -70,7 +42,7 @@ OUT=$DIR/out.json
 ERR=$DIR/err.txt
 
 # --- 1. exec on 3 hosts in parallel -----------------------------------------------------
-t0=$(now)
+t0=$(lab_now)
 "${T[@]}" --json exec "${HOSTS[@]}" -- sh -c 'sleep 1; hostname' > "$OUT" 2> "$ERR"
 rc=$?
 el=$(elapsed "$t0")
@@ -124,14 +96,14 @@ NAMES=("a b" "it's" "x;touch pwned1" "\$(touch pwned2)" "\`touch pwned3\`"
        $'new\nline' "*" "a|touch pwned4" "\${HOME}" "\"dq\" && touch pwned5" "-rf" "'; touch pwned6; '")
 ARGS=()
 for n in "${NAMES[@]}"; do ARGS+=("/root/inj/$n"); done
-"$LAB" exec --dir "$DIR" node1 mkdir -p /root/inj
+on node1 mkdir -p /root/inj
 "${T[@]}" --json exec "${HOSTS[0]}" -- touch -- "${ARGS[@]}" > "$OUT"
 check "injection: touch with hostile names exits 0" [ "$(jget "$OUT" "h['node1']['exit']")" = 0 ]
-got=$("$LAB" exec --dir "$DIR" node1 python3 -c 'import os; print(sorted(os.listdir("/root/inj")))')
+got=$(on node1 python3 -c 'import os; print(sorted(os.listdir("/root/inj")))')
 want=$(python3 -c 'import sys; print(sorted(sys.argv[1:]))' "${NAMES[@]}")
 check "injection: exactly the named files exist" [ "$got" = "$want" ]
 check "injection: nothing else ran (no /root/pwned*)" \
-        [ -z "$("$LAB" exec --dir "$DIR" node1 sh -c 'ls /root | grep pwned')" ]
+        [ -z "$(on node1 sh -c 'ls /root | grep pwned')" ]
 "${T[@]}" --json exec "${HOSTS[0]}" -- printf '%s|' "${NAMES[@]}" > "$OUT"
 want=$(printf '%s|' "${NAMES[@]}")
 check "injection: arguments arrive byte for byte" \
@@ -142,20 +114,20 @@ check "injection: arguments arrive byte for byte" \
 check "agent upload: uploaded to all three" \
         [ "$(jget "$OUT" "[h[n]['uploaded'] for n in ['node1','node2','node3']]")" = "[True, True, True]" ]
 LOCAL_SHA=$(sha256sum "$TOOL" | cut -d' ' -f1)
-st1=$("$LAB" exec --dir "$DIR" node2 stat -c '%a %U %Y.%y' /root/.cephprov/cephprov)
-sha=$("$LAB" exec --dir "$DIR" node2 sha256sum /root/.cephprov/cephprov | cut -d' ' -f1)
+st1=$(on node2 stat -c '%a %U %Y.%y' /root/.cephprov/cephprov)
+sha=$(on node2 sha256sum /root/.cephprov/cephprov | cut -d' ' -f1)
 check "agent upload: same sha256 as the local binary" [ "$sha" = "$LOCAL_SHA" ]
 check "agent upload: mode 0755, owned by root ($st1)" grep -q '^755 root ' <<< "$st1"
 check "agent upload: no temporary file left" \
-        [ "$("$LAB" exec --dir "$DIR" node2 sh -c 'ls /root/.cephprov | wc -l')" = 1 ]
+        [ "$(on node2 sh -c 'ls /root/.cephprov | wc -l')" = 1 ]
 check "agent upload: per-host path (not on the machine's own /root)" [ ! -e /root/.cephprov/cephprov ] 
 sleep 1.1
 "${T[@]}" --json push-agent "${HOSTS[@]}" > "$OUT"
 check "agent upload: second run uploads nothing" \
         [ "$(jget "$OUT" "[h[n]['uploaded'] for n in ['node1','node2','node3']]")" = "[False, False, False]" ]
-st2=$("$LAB" exec --dir "$DIR" node2 stat -c '%a %U %Y.%y' /root/.cephprov/cephprov)
+st2=$(on node2 stat -c '%a %U %Y.%y' /root/.cephprov/cephprov)
 check "agent upload: second run left the file alone (mtime)" [ "$st1" = "$st2" ]
-"$LAB" exec --dir "$DIR" node3 sh -c 'echo corrupt >> /root/.cephprov/cephprov'
+on node3 sh -c 'echo corrupt >> /root/.cephprov/cephprov'
 "${T[@]}" --json push-agent "${HOSTS[@]}" > "$OUT"
 check "agent upload: a changed remote binary is replaced (only there)" \
         [ "$(jget "$OUT" "[h[n]['uploaded'] for n in ['node1','node2','node3']]")" = "[False, False, True]" ]
@@ -177,7 +149,7 @@ msg=$(jget "$OUT" "h['node2'].get('error', '')")
 check "agent channel: protocol 2 refused clearly ('$msg')" grep -q "agent protocol 2 on 'node2'.*speaks 1" <<< "$msg"
 check "agent channel: other hosts unaffected" [ "$(jget "$OUT" "'error' in h['node1'], 'error' in h['node3']")" = "(False, False)" ]
 rm -f "$DIR/hosts/node2/root/fake-agent-protocol"
-t0=$(now)
+t0=$(lab_now)
 "${T[@]}" --timeout 2 --json agent-call "${HOSTS[0]}" -- hang > "$OUT"
 el=$(elapsed "$t0")
 check "agent channel: a read times out (ETIME in $el s)" \
@@ -185,7 +157,7 @@ check "agent channel: a read times out (ETIME in $el s)" \
 check "agent channel: timeout within 3.5 s ($el)" lt "$el" 3.5
 
 # --- 7. timeouts ------------------------------------------------------------------------
-t0=$(now)
+t0=$(lab_now)
 "${T[@]}" --timeout 2 --json exec "${HOSTS[0]}" -- sleep 100 > "$OUT"
 el=$(elapsed "$t0")
 check "sleep 100 with timeout 2: ETIME" [ "$(jget "$OUT" "h['node1'].get('errno')")" = ETIME ]
@@ -195,7 +167,7 @@ check "sleep 100 with timeout 2: the remote command was killed too" \
         [ -z "$(for p in $(ip netns pids "$LAB_NETNS_node1"); do ps -o args= -p "$p"; done | grep '^sleep 100')" ]
 
 # a connect timeout: an address in the lab subnet where nothing answers
-t0=$(now)
+t0=$(lab_now)
 "${T[@]}" --connect-timeout 2 --json exec "dead=$LAB_SUBNET.99" -- true > "$OUT"
 el=$(elapsed "$t0")
 check "connect timeout: reported for 'dead' ($(jget "$OUT" "h['dead'].get('errno')"))" \
@@ -217,7 +189,7 @@ check "ECDSA identity works" [ "$(jget "$OUT" "h['node1'].get('exit')")" = 0 ]
 "${T[@]}" --identity "$DIR/id_rsa" --json exec "${HOSTS[0]}" -- true > "$OUT"
 msg=$(jget "$OUT" "h['node1'].get('error', '')")
 if [ "$(jget "$OUT" "h['node1'].get('exit')")" = 0 ]; then
-        ok "RSA identity works with this libssh2 (newer than 1.10?)"
+        check "RSA identity works with this libssh2 (newer than 1.10?)" true
 else
         check "RSA identity refused with a clear message ('$msg')" grep -q "RSA keys do not work with libssh2 1.10" <<< "$msg"
 fi
@@ -227,7 +199,7 @@ check "missing identity file named" grep -q "cannot read identity '$DIR/no-such-
 # --- 8. a host whose sshd is stopped ----------------------------------------------------
 kill "$(cat "$DIR/hosts/node3/sshd.pid")"
 sleep 0.2
-t0=$(now)
+t0=$(lab_now)
 "${T[@]}" --json exec "${HOSTS[@]}" -- hostname > "$OUT"
 rc=$?
 el=$(elapsed "$t0")
@@ -241,5 +213,4 @@ check "stopped sshd: reported in $el s (< 5 s)" lt "$el" 5
 check "text output: one block per host, in order" \
         [ "$(grep '^==' "$DIR/out.txt" | cut -d: -f1)" = "$(printf '== node1\n== node2\n== node3')" ]
 
-echo "$CHECKS checks, $FAILED failed"
-[ $FAILED = 0 ]
+finish
