@@ -6,35 +6,21 @@
 #   sh -c 'sleep 100 & sleep 100'; kill -9 of the client; no sleep is left on the host.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=$(realpath "${1:?usage: test-agent-hangup.sh CEPHPROV}")
-lab=${LAB:?LAB must point to contrib/lab/lab}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "no sshd (openssh-server)"
-command -v ssh >/dev/null || skip "no ssh client (openssh-client)"
-
-dir=$(mktemp -d /tmp/cephprov-agent-hangup.XXXXXX)
-export LAB_PREFIX=${TEST_LAB_PREFIX:-cph} LAB_SUBNET=${TEST_LAB_SUBNET:-10.99.12} CEPHPROV_STATE_DIR=$dir/state
-if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
-        skip "bridge ${LAB_PREFIX}br0 exists: another test lab with prefix '$LAB_PREFIX' is running"
-fi
+lab_test_setup agent-hangup cph 10.99.12 noceph /usr/sbin/sshd ssh
 client=
-cleanup() {
+lab_cleanup_hook() { # the OpenSSH client, if the test died before killing it
         [ -n "$client" ] && kill -9 "$client" 2>/dev/null
         exec 3>&- 2>/dev/null
-        "$lab" down --dir "$dir/lab" >/dev/null 2>&1
-        rm -rf "$dir"
 }
-trap cleanup EXIT
 
-"$lab" up --dir "$dir/lab" --hosts 1 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M >/dev/null ||
-        { echo "FAIL lab up"; exit 1; }
+lab_up --hosts 1 --ssd 1 --hdd 1 --ssd-size 256M --hdd-size 256M || { echo "FAIL lab up"; exit 1; }
 # shellcheck disable=SC1091
 . "$dir/lab/lab.env"
-on() { "$lab" exec --dir "$dir/lab" node1 "$@"; }
 "$cephprov" inventory "$dir/lab/layout.yaml" >/dev/null 2>&1
-check "the agent was pushed" on test -x /root/.cephprov/cephprov
+check "the agent was pushed" on node1 test -x /root/.cephprov/cephprov
 
 running() { # running PID: exists and is not a zombie
         local st
@@ -52,10 +38,10 @@ pids=/root/hangup-pids
 printf '%s\n' '{"id":1,"op":"configure","args":{"allow":[]}}' \
         "{\"id\":2,\"op\":\"run\",\"args\":{\"argv\":[\"sh\",\"-c\",\"echo \$\$ > $pids; sleep 100 & echo \$! >> $pids; sleep 100\"],\"timeout\":600}}" >&3
 for _ in $(seq 100); do
-        [ "$(on sh -c "wc -l < $pids" 2>/dev/null)" = 2 ] && break
+        [ "$(on node1 sh -c "wc -l < $pids" 2>/dev/null)" = 2 ] && break
         sleep 0.1
 done
-mapfile -t P < <(on cat "$pids")
+mapfile -t P < <(on node1 cat "$pids")
 check_eq "the command and its background sleep started" "${#P[@]}" 2
 check "both run before the kill" running "${P[0]}"
 check "  (the background one too)" running "${P[1]}"

@@ -4,29 +4,19 @@
 # to it: the transport retries dropped connections with backoff instead of failing.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 tool=${1:?usage: test-ssh-maxstartups.sh LAB-SSH-TOOL}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-[ -x /usr/sbin/sshd ] || skip "no sshd (openssh-server)"
-
-dir=$(mktemp -d /tmp/cephprov-maxstartups.XXXXXX)
-export LAB_PREFIX=cpm LAB_SUBNET=10.99.6
+lab_test_setup ssh-maxstartups cpm 10.99.6 noceph /usr/sbin/sshd
 pid=
-cleanup() {
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null
-        "$lab" down --dir "$dir/lab" >/dev/null 2>&1
-        rm -rf "$dir"
-}
-trap cleanup EXIT
+lab_cleanup_hook() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; } # the second sshd
 
-"$lab" up --dir "$dir/lab" --hosts 1 --ssd 0 --hdd 0 >/dev/null || { echo "FAIL lab up"; exit 1; }
-ip=10.99.6.11
+lab_up --hosts 1 --ssd 0 --hdd 0 || { echo "FAIL lab up"; exit 1; }
+ip=$LAB_SUBNET.11
 # a second sshd on node1, port 2222, with a harsh MaxStartups
 sed -e 's/^Port 22$/Port 2222/' -e 's/^MaxStartups .*/MaxStartups 1:100:1/' \
         "$dir/lab/hosts/node1/sshd_config" >"$dir/sshd_config"
-pid=$("$lab" exec --dir "$dir/lab" node1 sh -c \
+pid=$(on node1 sh -c \
         "/usr/sbin/sshd -D -f '$dir/sshd_config' </dev/null >'$dir/sshd.log' 2>&1 & echo \$!")
 echo "[$ip]:2222 $(cut -d' ' -f1,2 "$dir/lab/hosts/node1/ssh_host_ed25519_key.pub")" >"$dir/known_hosts"
 for _ in $(seq 50); do
