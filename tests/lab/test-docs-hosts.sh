@@ -12,22 +12,12 @@
 # such command at all (the listing broke) or one no longer works.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-docs-hosts.sh CEPHPROV SRCDIR}
 src=${2:?usage: test-docs-hosts.sh CEPHPROV SRCDIR}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-mon >/dev/null || skip "no ceph-mon (Debian's ceph packages)"
-
-dir=$(mktemp -d /tmp/cephprov-docs-hosts.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cpdh} LAB_SUBNET=${LAB_SUBNET:-10.99.25} CEPHPROV_STATE_DIR=$dir/state
-cleanup() { "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
-trap cleanup EXIT
-
-"$lab" up --dir "$dir/lab" --hosts 1 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_test_setup docs-hosts cpdh 10.99.25
+lab_bringup --hosts 1 --ssd 1 --hdd 2
 layout=$dir/lab/layout.yaml
 
 list=$(python3 "$src/tests/cli/test-cli-docs.py" "$cephprov" "$src" --host-commands)
