@@ -40,7 +40,7 @@ esac
 
 fuzz_seconds=${FUZZ_SECONDS:-60}
 suites=${SUITES:-unit cli block vm lab}
-[ $long = 1 ] && suites="$suites sweep convert throttle bench"
+[ $long = 1 ] && suites="$suites sweep convert throttle solo bench"
 lab_jobs=${LAB_JOBS:-3}
 passed=0 failed=0 skipped=0
 failures=() timings=() budget=()
@@ -133,7 +133,7 @@ if [ $built = 1 ]; then
         quick= labs= benches=
         for s in $suites; do
                 case $s in
-                lab|sweep|convert|throttle) labs+="$s " ;;
+                lab|sweep|convert|throttle|solo) labs+="$s " ;;
                 bench) benches+="$s " ;;
                 *) quick+="$s " ;;
                 esac

@@ -46,12 +46,24 @@ lab_test_setup() {
         for t in "${tools[@]}"; do
                 command -v "$t" >/dev/null || skip "'$t' is not installed (contrib/install-deps.sh)"
         done
+        lab_test_name=$name
+        if [ -n "${LAB_SHARED:-}" ]; then
+                # a member of tests/lab/test-shared-lab.sh: its lab is the shared one (the
+                # runner exported its LAB_PREFIX and LAB_SUBNET), never brought up nor taken
+                # down here
+                [ -f "$LAB_SHARED/lab.env" ] || { echo "FAIL LAB_SHARED='$LAB_SHARED' is not a lab"; exit 1; }
+                dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-$name.XXXXXX")
+                ln -s "$LAB_SHARED" "$dir/lab"
+                export CEPHPROV_STATE_DIR=$dir/state
+                torn_down=shared
+                trap lab_test_cleanup EXIT
+                return 0
+        fi
         export LAB_PREFIX=${LAB_PREFIX:-$prefix} LAB_SUBNET=${LAB_SUBNET:-$subnet}
         if ip link show "${LAB_PREFIX}br0" >/dev/null 2>&1; then
                 echo "FAIL a lab with prefix '$LAB_PREFIX' is up already (bridge ${LAB_PREFIX}br0): each test needs its own"
                 exit 1
         fi
-        lab_test_name=$name
         dir=$(mktemp -d "${TMPDIR:-/tmp}/cephprov-$name.XXXXXX")
         export CEPHPROV_STATE_DIR=$dir/state
         torn_down=
@@ -87,9 +99,33 @@ lab_stat() {
 lab_now() { date +%s.%N; }
 lab_since() { py "print(round($(lab_now) - $1, 1))"; }
 
-# lab_up [LAB-UP-OPTIONS...]: the hosts (contrib/lab/lab up into $dir/lab), timed
+# lab_shared_fits [LAB-UP-OPTIONS...]: on a shared lab (LAB_SHARED), whether it has at least
+# the hosts and the disks a member asks for (it may have more); names what it lacks
+lab_shared_fits() {
+        local want_hosts=3 want_ssd=2 want_hdd=2 have_hosts have_ssd have_hdd
+        while [ $# -gt 0 ]; do
+                case $1 in
+                --hosts) want_hosts=$2; shift 2 ;;
+                --ssd) want_ssd=$2; shift 2 ;;
+                --hdd) want_hdd=$2; shift 2 ;;
+                --*) shift 2 ;;
+                *) shift ;;
+                esac
+        done
+        have_hosts=$(lab_hosts | wc -l)
+        have_ssd=$(ls "$dir/lab/images/" 2>/dev/null | grep -c '^node1-ssd[0-9]*\.img$' || true)
+        have_hdd=$(ls "$dir/lab/images/" 2>/dev/null | grep -c '^node1-hdd[0-9]*\.img$' || true)
+        [ "$have_hosts" -ge "$want_hosts" ] || { echo "FAIL the shared lab has $have_hosts hosts, $lab_test_name needs $want_hosts"; return 1; }
+        [ "$have_ssd" -ge "$want_ssd" ] && [ "$have_hdd" -ge "$want_hdd" ] ||
+                { echo "FAIL the shared lab's hosts have $have_ssd SSDs and $have_hdd HDDs, $lab_test_name needs $want_ssd and $want_hdd"; return 1; }
+        return 0
+}
+
+# lab_up [LAB-UP-OPTIONS...]: the hosts (contrib/lab/lab up into $dir/lab), timed; on a shared
+# lab, the check that it fits
 lab_up() {
         local t0 rc
+        [ "$torn_down" = shared ] && { lab_shared_fits "$@"; return; }
         t0=$(lab_now)
         "$lab" up --dir "$dir/lab" "$@" >"$dir/lab-up.log" 2>&1
         rc=$?
@@ -99,6 +135,7 @@ lab_up() {
 # ceph_up: the Ceph cluster on the lab's admin host (mon + mgr, no OSD), timed
 ceph_up() {
         local t0 rc
+        [ "$torn_down" = shared ] && return 0
         t0=$(lab_now)
         "$ceph_lab" up --dir "$dir/lab" "$@" >"$dir/ceph-up.log" 2>&1
         rc=$?
