@@ -16,11 +16,13 @@
 #                              the canary's noise), 'convert' (the conversion's and replace's
 #                              long lab tests), 'throttle' and the benchmarks ('bench'). Run it
 #                              before resolving anything that touches resume or a kill
-#                              sweep's path (tests/README.md).
+#                              sweep's path (tests/README.md). Also 'solo': the shared lab's
+#                              members each on a lab of its own.
 #
 # Tiers that need root, loop devices, network namespaces or qemu skip with a message where
 # those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (the suites of the
-# normal build, default "unit cli block vm lab"; --long adds "sweep convert throttle bench"),
+# normal build, default "unit cli block vm lab"; --long adds "sweep convert throttle solo
+# bench"),
 # LAB_JOBS (default 3).
 set -uo pipefail
 
