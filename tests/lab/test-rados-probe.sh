@@ -17,25 +17,11 @@
 # Prints the quiet and the slow percentiles, and the benchmark's ratios.
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-rados-probe.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
-
-dir=$(mktemp -d /tmp/cephprov-probe.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cppr} LAB_SUBNET=${LAB_SUBNET:-10.99.26} CEPHPROV_STATE_DIR=$dir/state
-cleanup() {
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
-}
-trap cleanup EXIT
-
-"$lab" up --dir "$dir/lab" --hosts 2 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_test_setup rados-probe cppr 10.99.26
+lab_bringup --hosts 2 --ssd 1 --hdd 2
 "$cephprov" apply "$dir/lab/layout.yaml" --yes >"$dir/apply.out" 2>&1
 check "apply makes the 4 OSDs" test $? -eq 0
 ceph_ osd pool create cephprov-probe 8 8 >/dev/null 2>&1
@@ -46,7 +32,7 @@ check "the cluster is clean" wait_clean 300
 # probe ARGS_JSON: the agent on the admin host answers one rados-probe request; prints the
 # result (or the error) object as one line of JSON
 probe() {
-        "$lab" exec --dir "$dir/lab" admin "$cephprov" agent 2>>"$dir/agent.err" <<EOF | py '
+        on admin "$cephprov" agent 2>>"$dir/agent.err" <<EOF | py '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -79,7 +65,7 @@ check "writes and reads both timed ($nw)" py 'import sys; w, r = map(int, sys.ar
 el=$(field "$quiet" elapsed_ms)
 check "the window lasted the 3 s asked ($el ms)" py 'import sys; sys.exit(0 if 3000 <= float(sys.argv[1]) < 3500 else 1)' "$el"
 check "every latency is positive" py 'import json, sys; r = json.loads(sys.argv[1]); sys.exit(0 if all(x > 0 for x in r["write_ms"] + r["read_ms"]) else 1)' "$quiet"
-listed=$("$lab" exec --dir "$dir/lab" admin rados -p cephprov-probe ls 2>/dev/null | sort | tr '\n' ' ')
+listed=$(on admin rados -p cephprov-probe ls 2>/dev/null | sort | tr '\n' ' ')
 check_eq "the 8 objects are in the pool" "$listed" "probe-0 probe-1 probe-2 probe-3 probe-4 probe-5 probe-6 probe-7 "
 qw99=$(pct "$quiet" write_ms 99) qr99=$(pct "$quiet" read_ms 99) qw50=$(pct "$quiet" write_ms 50)
 echo "quiet: $ops ops in $el ms; write p50 $qw50 ms p99 $qw99 ms; read p99 $qr99 ms"
