@@ -144,9 +144,10 @@ ceph_up() {
 }
 # lab_down: the lab taken down now (the Ceph cluster, then the hosts) and $dir/lab removed, for
 # a test or bench that brings up a fresh lab again after it (the EXIT trap's teardown of a lab
-# already down does nothing); 1 when a down failed
+# already down does nothing); 1 when a down failed. Never a shared lab (LAB_SHARED): refused
 lab_down() {
         local rc=0
+        [ "$torn_down" = shared ] && { echo "FAIL lab_down on the shared lab"; return 1; }
         "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1 || rc=1
         "$lab" down --dir "$dir/lab" >/dev/null 2>&1 || rc=1
         rm -rf "$dir/lab"
