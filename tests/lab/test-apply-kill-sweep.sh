@@ -28,17 +28,26 @@
 #   unreachable a crash in prepare, then a re-run with one host unreachable: that host's
 #               pending ids must stay in the OSD map (not released), the others converge;
 #               then with the host back, everything converges
-# After every kill: the re-run converges exactly — the planned number of OSDs, ids dense
-# from 0 (none leaked or stray), all up and in, none destroyed, one OSD per planned data
-# device with block.db on its planned partition — and a third run is a no-op.
+# After every point (a chain: after its last kill): the re-run converges exactly — the
+# planned number of OSDs, ids dense from 0 (none leaked or stray), all up and in, none
+# destroyed, one OSD per planned data device with block.db on its planned partition — and a
+# third run is a no-op.
 #
 # Usage: test-apply-kill-sweep.sh CEPHPROV
+# A chain P1>P2>...: one run killed at P1, the next run (which resumes what P1's left) killed
+# at P2, and so on; then the re-run that converges. A kill pays for its phase only, not for
+# a whole apply from blank disks before it (tests/README.md). Each run after a kill must
+# take the dead run's cluster lock at once. 'foreign' and 'unreachable' are points of their
+# own (they need blank disks and a run of their own).
+# CI (the default): one chain through every phase, then unreachable and foreign; the
+# `sweep` suite runs 11 points each alone (a blank lab and a converging re-run after each).
+#
 # Env: KILL_POINTS (default: one point per phase), LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET,
 #      KEEP_LAB=1 (tests/lab/lab-lib.sh).
 set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
-POINTS=${KILL_POINTS:-partition:0 allocation prepare:4 crash:1 activate:0 start:0 wait-up:0.5 unreachable foreign}
+POINTS=${KILL_POINTS:-partition:0>crash:1>allocation>prepare:4>activate:0>start:0>wait-up:0.5 unreachable foreign}
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lab-lib.sh"
 APPLY_PID=
@@ -350,14 +359,11 @@ rerun_converges() {
         ok "re-run converged ($hm half-made OSDs redone): $n_planned OSDs, ids 0..$((n_planned - 1)), all up and in, block.db as planned; third run a no-op"
 }
 
-n=0
-for POINT in $POINTS; do
-        n=$((n + 1))
-        phase=${POINT%%:*} delay=0
-        [ "$phase" != "$POINT" ] && delay=${POINT#*:}
-        [ "$n" -gt 1 ] && reset_lab
-        export CEPHPROV_STATE_DIR=$DIR/state-$n
-        t0=$(date +%s)
+# kill_point POINT LOG: one kill of a point (its phase, its set-up); for 'unreachable' also
+# the run with the host unreachable and its checks
+kill_point() {
+        local phase=${1%%:*} delay=0 log=$2
+        [ "$phase" != "$1" ] && delay=${1#*:}
         case $phase in
         allocation)
                 # ids in the map (ceph-volume's `osd new`) and no OSD finished: the crash at
@@ -365,11 +371,11 @@ for POINT in $POINTS; do
                 # (CI: no id left to reuse); before any mkfs, no `osd new` had run yet (the
                 # re-run allocated fresh ids); with the old per-pid poll, the first mkfs was
                 # seen only once every OSD was activating
-                kill_at prepare 0 "$DIR/apply-a.log" crash >/dev/null
-                kill_at allocation 0 "$DIR/apply-b.log"
+                kill_at prepare 0 "$log-a" crash >/dev/null
+                kill_at allocation 0 "$log"
                 ;;
         unreachable)
-                kill_at prepare 1 "$DIR/apply-a.log" crash
+                kill_at prepare 1 "$log-a" crash
                 J=$CEPHPROV_STATE_DIR/ceph.journal
                 gone=$(lab_hosts | tail -1)
                 # the ids the interrupted run allocated on that host, still in the map now
@@ -391,28 +397,51 @@ print(" ".join(str(i) for i in sorted(i for i in ids if i in dump)))' "$J" "$DIR
                 ok "with '$gone' unreachable its pending ids ($pend) stay in the OSD map"
                 ;;
         crash)
-                kill_at prepare "$delay" "$DIR/apply-1.log" crash
+                kill_at prepare "$delay" "$log" crash
                 ;;
         hangup)
-                kill_at prepare "$delay" "$DIR/apply-1.log" hangup
-                ;;
-        foreign)
-                foreign_half_made
-                continue
+                kill_at prepare "$delay" "$log" hangup
                 ;;
         wait-up)
                 # the OSDs of loop devices come up within one `osd dump` of the wait's start:
                 # noup holds them booting (test scaffolding) so that the kill lands in the wait
                 ceph_ osd set noup >/dev/null 2>&1
-                kill_at wait-up "$delay" "$DIR/apply-1.log"
+                kill_at wait-up "$delay" "$log"
                 ceph_ osd unset noup >/dev/null 2>&1
                 ;;
         *)
-                kill_at "$phase" "$delay" "$DIR/apply-1.log"
+                kill_at "$phase" "$delay" "$log"
                 ;;
         esac
+}
+
+n=0
+for chain in $POINTS; do
+        n=$((n + 1))
+        [ "$n" -gt 1 ] && reset_lab
+        export CEPHPROV_STATE_DIR=$DIR/state-$n
+        t0=$(date +%s)
+        if [ "$chain" = foreign ]; then
+                POINT=foreign
+                foreign_half_made
+                continue
+        fi
+        k=0
+        for POINT in ${chain//>/ }; do
+                k=$((k + 1))
+                case $POINT in foreign) fail "'foreign' cannot be part of a chain ($chain)" ;; esac
+                was_killed=$KILLED_LAST
+                kill_point "$POINT" "$DIR/apply-$n-$k.log"
+                # a run after a kill takes the dead run's lock at once (its state directory
+                # proves the holder dead), killed or not
+                if [ "$k" -gt 1 ] && [ "$was_killed" = 1 ]; then
+                        grep -q "a run of this state directory that died holding it" "$DIR/apply-$n-$k.log" ||
+                                { cat "$DIR/apply-$n-$k.log"; fail "the run after the kill did not take over the dead run's cluster lock at once"; }
+                fi
+        done
+        POINT=$chain
         rerun_converges
-        echo "point $n ($POINT): $(($(date +%s) - t0)) s"
+        echo "point $n ($chain): $(($(date +%s) - t0)) s"
 done
 POINT=all
 echo "PASS: $n kill points ($POINTS)"

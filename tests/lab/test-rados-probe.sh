@@ -23,7 +23,7 @@ cephprov=${1:?usage: test-rados-probe.sh CEPHPROV}
 lab_test_setup rados-probe cppr 10.99.26
 lab_bringup --hosts 2 --ssd 1 --hdd 2
 "$cephprov" apply "$dir/lab/layout.yaml" --yes >"$dir/apply.out" 2>&1
-check "apply makes the 4 OSDs" test $? -eq 0
+check "apply makes the 4 OSDs (on the shared lab: finds its 6 made)" test $? -eq 0
 ceph_ osd pool create cephprov-probe 8 8 >/dev/null 2>&1
 ceph_ osd pool set cephprov-probe size 2 >/dev/null 2>&1
 ceph_ osd pool application enable cephprov-probe cephprov >/dev/null 2>&1
@@ -143,5 +143,12 @@ if [ -w "$blk" ]; then
         check_contains "... side by side per OSD" "$(cat "$dir/bench-slow.out")" "osd.0 "
 fi
 check "clean at the end" wait_clean 120
+
+# the cluster as it was found (tests/lab/test-shared-lab.sh checks it): the probe's pool gone,
+# the monitors' permission to delete it taken back
+ceph_ config set mon mon_allow_pool_delete true >/dev/null 2>&1
+ceph_ osd pool rm cephprov-probe cephprov-probe --yes-i-really-really-mean-it >/dev/null 2>&1
+check "the probe's pool is removed" bash -c "! $(printf %q "$ceph_lab") cli --dir $(printf %q "$dir/lab") osd pool ls 2>/dev/null | grep -qx cephprov-probe"
+ceph_ config rm mon mon_allow_pool_delete >/dev/null 2>&1
 
 finish
