@@ -65,4 +65,11 @@ for m in $members; do
         check "the data reads back identical after member $m" objects_identical 10 "$dir/data" "$dir/back"
 done
 
+# the left-as-found check can fail: a flag set on purpose is seen, and taken back
+lab_snapshot > "$dir/before-self"
+ceph_ osd set noscrub >/dev/null 2>&1
+check "the left-as-found check sees a flag set on purpose" test "$(lab_snapshot)" != "$(cat "$dir/before-self")"
+ceph_ osd unset noscrub >/dev/null 2>&1
+check_eq "... and nothing once it is taken back" "$(lab_snapshot)" "$(cat "$dir/before-self")"
+
 finish
