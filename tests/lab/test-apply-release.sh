@@ -22,31 +22,30 @@
 # Usage: test-apply-release.sh CEPHPROV RELEASE
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-apply-release.sh CEPHPROV RELEASE}
 release=${2:?usage: test-apply-release.sh CEPHPROV RELEASE}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-ceph_root=$(dirname "$lab")/ceph-root
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
+# the lab's prefix and subnet of each release's row in tests/lab/meson.build
+case $release in
+pacific) prefix=cprpa subnet=10.99.17 ;;
+reef) prefix=cprre subnet=10.99.18 ;;
+tentacle) prefix=cprte subnet=10.99.19 ;;
+*) prefix=cprl subnet=10.99.17 ;;
+esac
+# Pacific runs this machine's Ceph packages; a later release, the lab hosts chrooted in its
+# root (built by mmdebstrap)
 if [ "$release" != pacific ]; then
-        command -v mmdebstrap >/dev/null || skip "no mmdebstrap to build the $release root (contrib/install-deps.sh)"
+        lab_test_setup "release-$release" "$prefix" "$subnet" noceph mmdebstrap
+        ceph_root=$(dirname "$lab")/ceph-root
         root=$("$ceph_root" path "$release") || { echo "FAIL: cannot build the $release root"; exit 1; }
         "$ceph_root" versions "$release"
 else
-        command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+        lab_test_setup "release-$release" "$prefix" "$subnet"
         dpkg-query -W ceph-osd ceph-mon ceph-common 2>/dev/null
 fi
 
-dir=$(mktemp -d /tmp/cephprov-release.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cprl} LAB_SUBNET=${LAB_SUBNET:-10.99.17} CEPHPROV_STATE_DIR=$dir/state
-cleanup() { "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"; }
-trap cleanup EXIT
-
-"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up --ceph $release"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up on $release"; exit 1; }
+lab_bringup --hosts 3 --ssd 1 --hdd 2 --ceph "$release"
 layout=$dir/lab/layout.yaml
 # a separate WAL partition beside each DB (nothing else in the suite makes one)
 sed -i 's/^    db_size: 512M$/    db_size: 512M\n    wal_size: 128M/' "$layout"
@@ -87,8 +86,8 @@ check_eq "every OSD has a dedicated DB and a dedicated WAL" \
 # the DB and WAL devices are the partitions the plan named for that OSD's slot
 while read -r id host _ _ dbp walp; do
         [ -n "$id" ] || continue
-        dbname=$("$lab" exec --dir "$dir/lab" "$host" blkid -p -s PART_ENTRY_NAME -o value "$dbp" 2>/dev/null)
-        walname=$("$lab" exec --dir "$dir/lab" "$host" blkid -p -s PART_ENTRY_NAME -o value "$walp" 2>/dev/null)
+        dbname=$(on "$host" blkid -p -s PART_ENTRY_NAME -o value "$dbp" 2>/dev/null)
+        walname=$(on "$host" blkid -p -s PART_ENTRY_NAME -o value "$walp" 2>/dev/null)
         check_contains "osd.$id: its DB is a cephprov DB partition of $host" "$dbname" "cp:db:"
         check_contains "osd.$id: its WAL is a cephprov WAL partition of $host" "$walname" "cp:wal:"
         check_eq "osd.$id: DB and WAL of the same slot" "${dbname#cp:db:}" "${walname#cp:wal:}"
@@ -139,7 +138,7 @@ if [ -n "${CAPTURE_DIR:-}" ]; then
         capture balancer-status balancer status -f json
         capture osd-perf osd perf -f json
         capture crush-class-ls osd crush class ls -f json
-        "$lab" exec --dir "$dir/lab" node1 env CEPH_VOLUME_ALLOW_LOOP_DEVICES=1 ceph-volume raw list \
+        on node1 env CEPH_VOLUME_ALLOW_LOOP_DEVICES=1 ceph-volume raw list \
                 $(awk '$2 == "hdd" {print $1}' "$dir/lab/hosts/node1/loops") --format json \
                 >"$CAPTURE_DIR/ceph-volume-raw-list-node1.out" 2>"$CAPTURE_DIR/ceph-volume-raw-list-node1.err"
         echo $? >"$CAPTURE_DIR/ceph-volume-raw-list-node1.rc"
@@ -224,8 +223,8 @@ import json, sys
 t = json.load(sys.stdin)
 print(min(c for n in t["nodes"] if n["type"] == "host" and n["name"] == "node1" for c in n["children"]))')
 ceph_ config set "osd.$wpq_osd" osd_op_queue wpq >/dev/null 2>&1
-"$lab" exec --dir "$dir/lab" node1 systemctl stop "ceph-osd@$wpq_osd" >/dev/null 2>&1
-"$lab" exec --dir "$dir/lab" node1 systemctl start "ceph-osd@$wpq_osd" >/dev/null 2>&1
+on node1 systemctl stop "ceph-osd@$wpq_osd" >/dev/null 2>&1
+on node1 systemctl start "ceph-osd@$wpq_osd" >/dev/null 2>&1
 check "osd.$wpq_osd restarted with osd_op_queue wpq: clean again" wait_clean 300
 before=$(throttle_settings)
 before_value=$(ceph_ config get osd "$key" 2>/dev/null)
