@@ -14,12 +14,15 @@
 #   bench-fanout.sh PATH/TO/lab-ssh-tool [--hosts N] [--concurrency C] [--runs R]
 #
 # With CEPHPROV=PATH/TO/cephprov, `cephprov inventory` (agent inventory over SSH) is measured
-# too and the targets are judged on it.
+# too and the targets are judged on it; without, it is skipped (said so).
 #
-# Env: LAB (contrib/lab/lab), BENCH_LAB_PREFIX / BENCH_LAB_SUBNET (default cpb / 10.99.4).
-# Needs root. Targets: ours ≤ 0.8 × OpenSSH-curve25519 wall, ≤ 1 s CPU for 50 hosts.
+# Env: LAB (contrib/lab/lab), LAB_PREFIX / LAB_SUBNET (default cpb / 10.99.4; the lab set up
+# by tests/lab/lab-lib.sh). Needs root. Targets: ours ≤ 0.8 × OpenSSH-curve25519 wall, ≤ 1 s
+# CPU for 50 hosts.
 
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lab/lab-lib.sh"
 
 TOOL=${1:?usage: bench-fanout.sh LAB-SSH-TOOL [--hosts N] [--concurrency C] [--runs R]}
 shift
@@ -34,21 +37,13 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option '$1'" >&2; exit 2 ;;
         esac
 done
-LAB=${LAB:-$(dirname "$0")/../../contrib/lab/lab}
-export LAB_PREFIX=${BENCH_LAB_PREFIX:-cpb}
-export LAB_SUBNET=${BENCH_LAB_SUBNET:-10.99.4}
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root" >&2; exit 77; }
-ip netns list >/dev/null 2>&1 || { echo "SKIP: no 'ip netns'" >&2; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
-
-DIR=$(mktemp -u /tmp/cephprov-bench-fanout.XXXXXX)
-trap '"$LAB" down --dir "$DIR" >/dev/null' EXIT
+lab_test_setup bench-fanout cpb 10.99.4 noceph python3
 
 echo "# lab: $HOSTS_N hosts (one 64 MiB loop \"HDD\" each), concurrency $CONC, best of $RUNS runs"
-start=$(date +%s.%N)
-"$LAB" up --hosts "$HOSTS_N" --ssd 0 --hdd 1 --hdd-size 64M --dir "$DIR" >/dev/null || exit 1
-echo "# lab up: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$start") s"
+start=$(lab_now)
+lab_up --hosts "$HOSTS_N" --ssd 0 --hdd 1 --hdd-size 64M || { echo "FAIL lab up"; exit 1; }
+echo "# lab up: $(lab_since "$start") s"
+DIR=$dir/lab # the lab's directory
 # shellcheck disable=SC1091
 . "$DIR/lab.env"
 
@@ -97,7 +92,11 @@ EOF
 # `cephprov inventory` itself: agent pushed to every host on the first run (timed apart),
 # then the agent's libudev/libblkid inventory of each host over one SSH session per host.
 CEPHPROV_INVENTORY=0
-if [ -n "$CEPHPROV" ] && [ -x "$CEPHPROV" ]; then
+if [ -z "${CEPHPROV:-}" ]; then
+        echo "# CEPHPROV not set: cephprov inventory not measured (the transport fan-out is)"
+elif [ ! -x "$CEPHPROV" ]; then
+        echo "# CEPHPROV '$CEPHPROV' is not an executable: cephprov inventory not measured"
+else
         sed -i "s/^  concurrency: .*/  concurrency: $CONC/" "$DIR/layout.yaml"
         start=$(date +%s.%N)
         "$CEPHPROV" inventory "$DIR/layout.yaml" --json >/dev/null || exit 1
