@@ -21,14 +21,11 @@
 # Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../lab/ceph-lib.sh"
+. "$(dirname "$0")/../lab/lab-lib.sh"
 
 cephprov=${1:?usage: bench-throttle.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+lab_test_setup bench-throttle cpbt 10.99.28
 blk=/sys/fs/cgroup/blkio
 [ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make the disks slow"
 iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} modes=${BENCH_MODES:-slow fast adaptive}
@@ -38,18 +35,10 @@ if [ "$release" != pacific ]; then
 fi
 echo "Ceph: $release"
 
-dir=$(mktemp -d /tmp/cephprov-bench-throttle.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cpbt} LAB_SUBNET=${LAB_SUBNET:-10.99.28} CEPHPROV_STATE_DIR=$dir/state
 LOAD_PID=
-cleanup() {
-        [ -n "$LOAD_PID" ] && { touch "$dir/stop"; wait "$LOAD_PID" 2>/dev/null; }
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
-}
-trap cleanup EXIT
+lab_cleanup_hook() { [ -n "$LOAD_PID" ] && { touch "$dir/stop"; wait "$LOAD_PID" 2>/dev/null; }; } # the client load
 
-"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 --ceph "$release" >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_bringup --hosts 3 --ssd 1 --hdd 2 --ceph "$release"
 layout=$dir/lab/layout.yaml
 sed -i 's/^profiles:$/throttle:\n  preset: slow\nprofiles:/' "$layout"
 "$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
@@ -58,7 +47,7 @@ ceph_ osd pool set data size 2 >/dev/null 2>&1
 for k in osd_min_pg_log_entries osd_max_pg_log_entries; do ceph_ config set osd "$k" 10; done
 ceph_ config set osd osd_pg_log_trim_min 1
 put_objects 50 4194304 "$dir/data"
-"$lab" exec --dir "$dir/lab" admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
+on admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
 
 # every storage host's disks slow: its sshd and so every OSD it starts (after each cancel too)
