@@ -15,26 +15,35 @@
 # today, see below).
 #
 # usage: test-vm-host.sh CEPHPROV
-# Env: LAB, CEPH_LAB, VM_HOST (the contrib scripts), LAB_BASE (where the lab directory goes,
-# default the directory of this script), LAB_PREFIX (cpv), LAB_SUBNET (10.96.0), KEEP_LAB=1,
-# VM_HOST_APPLY=1.
+# Env: LAB, CEPH_LAB, VM_HOST (the contrib scripts), LAB_BASE (where the test's directory,
+# and so the lab's, goes: default the directory of this script), LAB_PREFIX (cpv), LAB_SUBNET
+# (10.96.0), KEEP_LAB=1, VM_HOST_APPLY=1. The lab: tests/lab/lab-lib.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/../lib.sh"
+# shellcheck source=tests/lab/lab-lib.sh
+. "$here/../lab/lab-lib.sh"
 
 CEPHPROV=$(realpath "${1:?usage: test-vm-host.sh CEPHPROV}")
 top=$(cd "$here/../.." && pwd)
-LAB=${LAB:-$top/contrib/lab/lab}
-CEPH_LAB=${CEPH_LAB:-$top/contrib/lab/ceph}
 VM_HOST=${VM_HOST:-$top/contrib/vm/host}
-export LAB_PREFIX=${LAB_PREFIX:-cpv}
-export LAB_SUBNET=${LAB_SUBNET:-10.96.0}
-
-[ "$(id -u)" = 0 ] || skip "needs root"
-for t in qemu-system-x86_64 qemu-img mmdebstrap jq ceph-mon ceph-mgr ssh bc; do
-        command -v "$t" >/dev/null || skip "'$t' is not installed (contrib/install-deps.sh)"
-done
+base=$(realpath "${LAB_BASE:-$here}")
+# the guest's Ceph is its own: of this machine's packages only the mon and mgr
+TMPDIR=$base lab_test_setup vm-host cpv 10.96.0 noceph qemu-system-x86_64 qemu-img mmdebstrap jq ceph-mon ceph-mgr ssh bc
+DIR=$dir/lab # the lab's directory
+vm_done= # set at the end: a test that fails or stops before shows the guest's console
+lab_cleanup_hook() { # the guest down before lab-lib takes the lab down (or the commands to, with KEEP_LAB=1)
+        if [ "${KEEP_LAB:-0}" = 1 ]; then
+                echo "to take it down: $VM_HOST down --dir $DIR; $ceph_lab down --dir $DIR; $lab down --dir $DIR"
+                return
+        fi
+        if { [ "$failures" -gt 0 ] || [ -z "$vm_done" ]; } && [ -f "$DIR/vm/vm1/console.log" ]; then
+                echo "--- guest console (last 30 lines)"
+                tail -n 30 "$DIR/vm/vm1/console.log"
+        fi
+        "$VM_HOST" down --dir "$DIR" >/dev/null 2>&1
+}
 
 t0=$SECONDS
 "$(dirname "$VM_HOST")/host-image" build >/dev/null
@@ -43,24 +52,7 @@ rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL host-image build (exit $rc)"; exit 1; }
 t_image=$((SECONDS - t0))
 
-base=$(realpath "${LAB_BASE:-$here}")
-DIR=$base/vm-host-lab.$$
-teardown() {
-        local rc=$?
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $DIR ($VM_HOST down --dir $DIR; $CEPH_LAB down --dir $DIR; $LAB down --dir $DIR)"; exit $rc; fi
-        if [ "$rc" -ne 0 ] && [ -f "$DIR/vm/vm1/console.log" ]; then
-                echo "--- guest console (last 30 lines)"
-                tail -n 30 "$DIR/vm/vm1/console.log"
-        fi
-        "$VM_HOST" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$CEPH_LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        "$LAB" down --dir "$DIR" >/dev/null 2>&1 || true
-        exit $rc
-}
-trap teardown EXIT
-
-"$LAB" up --dir "$DIR" --hosts 0 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$CEPH_LAB" up --dir "$DIR" || { echo "FAIL ceph up"; exit 1; }
+lab_bringup --hosts 0
 
 if ! "$VM_HOST" up --dir "$DIR" --name vm1; then echo "FAIL host up"; exit 1; fi
 # shellcheck disable=SC1091
@@ -143,7 +135,6 @@ fi
 # cache partitions as blank (through the disk's stale page cache) and missed the OSDs on the
 # LVM volumes on /dev/bcacheN, so apply's verification planned 13 steps again.
 if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
-        export CEPHPROV_STATE_DIR=$DIR/state
         vm modprobe bcache
         t_apply=$SECONDS
         timeout 1200 "$CEPHPROV" apply "$DIR/layout.yaml" --hosts vm1 --yes >"$DIR/apply.out" 2>&1
@@ -154,7 +145,6 @@ if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
         osd_s=$(jq -rs '[.[] | select(.kind == "create-osd" and (.event == "step-start" or .event == "step-done"))]
                 | group_by(.device)[] | map({(.event): (.time | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)}) | add
                 | select(."step-done") | ."step-done" - ."step-start"' "$CEPHPROV_STATE_DIR"/*.journal | paste -sd' ' -)
-        ceph_() { "$CEPH_LAB" cli --dir "$DIR" "$@"; }
         check_eq "4 OSDs of class hdd up on host vm1" \
                 "$(ceph_ osd tree -f json 2>/dev/null | jq -r '[.nodes[] | select(.type == "osd" and .status == "up" and .device_class == "hdd")] | length')" 4
         inv=$("$CEPHPROV" inventory "$DIR/layout.yaml" --hosts vm1 --json 2>/dev/null)
@@ -179,4 +169,5 @@ if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
 fi
 
 echo "figures: image $t_image s (0 when cached), boot to SSH ${boot_cold} s cold, ${VM_BOOT_S} s again; qemu RSS $rss MiB; guest used $guest_used MiB of $(vm free -m | awk '/^Mem:/ { print $2 }') MiB"
+vm_done=1
 finish
