@@ -227,7 +227,7 @@ ceph_ osd pool rm three three --yes-i-really-really-mean-it >/dev/null 2>&1
 
 # cancel: node4 back in and up
 out=$("$cephprov" drain "$layout" node4 --cancel --yes 2>&1)
-check "drain --cancel succeeds" test $? -eq 0
+check "drain --cancel succeeds" test $? -eq 0 || echo "$out" | tail -15
 check_eq "node4's OSDs are up and in again" "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
 check "clean again" wait_clean 300
 check_eq "the drained record is gone" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
