@@ -24,8 +24,10 @@ set -euo pipefail
 
 CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
 RACES=${LOCK_RACES:-100}
-# short, so that expiry can be waited for (but each `ceph` call takes 0.5-3 s on a loaded machine)
-export CEPHPROV_LOCK_LEASE=20
+# short, so that expiry can be waited for, but a renewal (every lease/3, a few `ceph` calls of
+# 0.5-3 s each on a loaded machine, more at load 12) must fit in what is left of it: at 20 s a
+# race's winner ended before it was told to release, with five labs on the machine
+export CEPHPROV_LOCK_LEASE=30
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lab-lib.sh"
 PIDS=()
@@ -106,7 +108,8 @@ for i in $(seq "$RACES"); do
         # the loser saw the winner's lock (its host and pid: the pid inside unshare is the same)
         grep -q "cluster 'ceph' is locked by cephprov on '$wname' (pid $win, lock hold, lease until " "$DIR/$lname.err" ||
                 { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the loser's message does not name the winner ($wname, pid $win)"; }
-        kill -TERM "$win"
+        kill -TERM "$win" 2>/dev/null ||
+                { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the winner ($wname) had ended before it was told to release (it holds for 60 s)"; }
         wait "$win" || { cat "$DIR/a.out" "$DIR/a.err" "$DIR/b.out" "$DIR/b.err" >&2; fail "race $i: the winner did not hold and release the lock cleanly"; }
         [ "$wa" = 1 ] && na=$((${na:-0} + 1)) || nb=$((${nb:-0} + 1))
         for f in a.out a.err b.out b.err; do mv "$DIR/$f" "$DIR/prev-$f"; done
