@@ -25,28 +25,15 @@
 # Prints the decisions it saw and the drain's time.
 set -u
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/ceph-lib.sh"
+. "$(dirname "$0")/lab-lib.sh"
 
 cephprov=${1:?usage: test-drain-adaptive.sh CEPHPROV}
-lab=${LAB:?LAB must point to contrib/lab/lab}
-ceph_lab=${CEPH_LAB:?CEPH_LAB must point to contrib/lab/ceph}
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
-command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
-command -v ceph-osd >/dev/null || skip "no ceph-osd (Debian's ceph packages)"
+lab_test_setup drain-adaptive cpda 10.99.27
 [ -w /sys/fs/cgroup/blkio ] || skip "no writable blkio cgroup (/sys/fs/cgroup/blkio) to make a host's disks slow"
-
-dir=$(mktemp -d /tmp/cephprov-drain-adaptive.XXXXXX)
-export LAB_PREFIX=${LAB_PREFIX:-cpda} LAB_SUBNET=${LAB_SUBNET:-10.99.27} CEPHPROV_STATE_DIR=$dir/state
 DRAIN_PID=
-cleanup() {
-        [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null
-        if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; return; fi
-        "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1; "$lab" down --dir "$dir/lab" >/dev/null 2>&1; rm -rf "$dir"
-}
-trap cleanup EXIT
+lab_cleanup_hook() { [ -n "$DRAIN_PID" ] && kill -KILL "$DRAIN_PID" 2>/dev/null; } # a drain the test left running
 
-"$lab" up --dir "$dir/lab" --hosts 3 --ssd 1 --hdd 2 >/dev/null || { echo "FAIL lab up"; exit 1; }
-"$ceph_lab" up --dir "$dir/lab" >/dev/null 2>&1 || { echo "FAIL contrib/lab/ceph up"; exit 1; }
+lab_bringup --hosts 3 --ssd 1 --hdd 2
 layout=$dir/lab/layout.yaml
 sed -i 's/^profiles:$/throttle:\n  preset: adaptive\n  target_p99_ms: 200\n  ceiling_p99_ms: 1000\nprofiles:/' "$layout"
 check_contains "the layout asks for the adaptive throttle" "$(cat "$layout")" "preset: adaptive"
@@ -58,7 +45,7 @@ ceph_ osd pool set data size 2 >/dev/null 2>&1
 for k in osd_min_pg_log_entries osd_max_pg_log_entries; do ceph_ config set osd "$k" 10; done
 ceph_ config set osd osd_pg_log_trim_min 1
 put_objects 30 4194304 "$dir/data"
-"$lab" exec --dir "$dir/lab" admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
+on admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
 check "10 000 small objects too (rados bench)" test "$(ceph_ df -f json | py 'import json,sys; print(sum(p["stats"]["objects"] for p in json.load(sys.stdin)["pools"] if p["name"] == "data"))')" -ge 2000
 check "the cluster is clean with the data" wait_clean 300
 
