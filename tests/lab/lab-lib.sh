@@ -68,6 +68,21 @@ lab_test_setup() {
         export CEPHPROV_STATE_DIR=$dir/state
         torn_down=
         trap lab_test_cleanup EXIT
+        # meson ends a test past its timeout with SIGTERM to its process group and SIGKILL
+        # 0.5 s later, before a teardown can end (seen: two timed-out tests left their labs
+        # up): on SIGTERM the teardown goes to a session of its own, out of that group's reach
+        trap lab_test_terminated TERM
+}
+lab_test_terminated() {
+        set +e
+        declare -F lab_cleanup_hook >/dev/null && lab_cleanup_hook
+        if [ -z "$torn_down" ] && [ "${KEEP_LAB:-0}" != 1 ]; then
+                setsid bash -c '"$1" down --dir "$3"; "$2" down --dir "$3"; rm -rf "$4"' _ \
+                        "$ceph_lab" "$lab" "$dir/lab" "$dir" </dev/null >/dev/null 2>&1 &
+                torn_down=detached
+        fi
+        echo "FAIL terminated (SIGTERM: meson's timeout?); the lab is taken down in the background"
+        exit 143
 }
 ceph_() { "$ceph_lab" cli --dir "$dir/lab" "$@"; }
 on() { local h=$1; shift; "$lab" exec --dir "$dir/lab" "$h" "$@"; }
@@ -82,6 +97,7 @@ lab_test_cleanup() {
         set +e
         declare -F lab_cleanup_hook >/dev/null && lab_cleanup_hook
         if [ "${KEEP_LAB:-0}" = 1 ]; then echo "lab kept in $dir/lab"; exit $rc; fi
+        [ "$torn_down" = detached ] && exit $rc # lab_test_terminated's teardown removes $dir
         if [ -z "$torn_down" ]; then
                 "$ceph_lab" down --dir "$dir/lab" >/dev/null 2>&1
                 "$lab" down --dir "$dir/lab" >/dev/null 2>&1
