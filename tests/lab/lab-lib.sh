@@ -290,6 +290,18 @@ journal_kill_at_phase() {
         return $rc
 }
 
+# journal_osd_phases JOURNAL ID: the conversion phases (convert-phase records) of osd.ID in
+# the order they first appear (a re-run after a kill journals again what it redoes)
+journal_osd_phases() {
+        py '
+import json, sys
+seen = []
+for r in map(json.loads, open(sys.argv[1])):
+    if r.get("event") == "convert-phase" and r.get("osd_id") == int(sys.argv[2]) and r["phase"] not in seen:
+        seen.append(r["phase"])
+print(" ".join(seen))' "$1" "$2"
+}
+
 # lab_snapshot: what a test on a shared lab must leave as it found it (OSDs with their
 # state, pools with size and min_size, the OSD map's flags, the config database but the
 # mgr's own keys), one line each, for lab_check_unchanged

@@ -117,13 +117,7 @@ print(m.get("osd_objectstore"), m.get("hostname"), m.get("bluefs_dedicated_db"),
                 check_eq "[$1] osd.$id: $node is the plan's partition '$pname' (GPT, read by blkid)" \
                         "$(on "$h" blkid -p -o value -s PART_ENTRY_NAME "$node")" "$pname"
                 # (first occurrences: a re-run after a kill journals again what it redoes)
-                check_eq "[$1] osd.$id: its phases in the journal, in order" "$(py '
-import json, sys
-seen = []
-for r in map(json.loads, open(sys.argv[1])):
-    if r.get("event") == "convert-phase" and r.get("osd_id") == int(sys.argv[2]) and r["phase"] not in seen:
-        seen.append(r["phase"])
-print(" ".join(seen))' "$journal" "$id")" \
+                check_eq "[$1] osd.$id: its phases in the journal, in order" "$(journal_osd_phases "$journal" "$id")" \
                         "stopped destroyed wiped repartitioned created backfilling converted"
         done <<< "$planned"
         check_eq "[$1] HEALTH_OK" "$(health_of 120)" HEALTH_OK

@@ -126,13 +126,7 @@ print(m.get("osd_objectstore"), m.get("bluestore_bdev_partition_path"), m.get("b
                         "bluestore $dev $node"
                 check_eq "[$what] osd.$id: $node is the plan's '$pname' (GPT name, blkid)" \
                         "$(on "$host" blkid -p -o value -s PART_ENTRY_NAME "$node")" "$pname"
-                check_eq "[$what] osd.$id: its phases in the journal, in order" "$(py '
-import json, sys
-seen = []
-for r in map(json.loads, open(sys.argv[1])):
-    if r.get("event") == "convert-phase" and r.get("osd_id") == int(sys.argv[2]) and r["phase"] not in seen:
-        seen.append(r["phase"])
-print(" ".join(seen))' "$journal" "$id")" "stopped destroyed wiped repartitioned created backfilling converted"
+                check_eq "[$what] osd.$id: its phases in the journal, in order" "$(journal_osd_phases "$journal" "$id")" "stopped destroyed wiped repartitioned created backfilling converted"
         done
         check_eq "[$what] HEALTH_OK" "$(health_of 120)" HEALTH_OK
         check "[$what] every PG active+clean" wait_clean 120
