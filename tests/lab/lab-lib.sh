@@ -290,6 +290,67 @@ journal_kill_at_phase() {
         return $rc
 }
 
+# lab_check_plan_matched DIR CEPHPROV LAYOUT: the cluster is exactly what DIR/plan.json (a
+# `cephprov plan --json` from blank disks) planned: as many OSD ids as planned OSDs, dense from
+# 0 (none leaked or released), all up and in, none destroyed, one OSD on each planned data
+# device with the planned device class and its block.db dedicated on the planned partition.
+# Saves what it read in DIR (dump, tree, metadata, the inventory after); prints an "osd.N"
+# line per OSD, and on stderr what differs.
+lab_check_plan_matched() {
+        local d=$1
+        ceph_ osd dump -f json > "$d/dump.json"
+        ceph_ osd tree -f json > "$d/tree.json"
+        ceph_ osd metadata -f json > "$d/meta.json"
+        "$2" inventory "$3" --save "$d/inv-after.json" >/dev/null
+        py '
+import json, sys
+d = sys.argv[1]
+plan = json.load(open(d + "/plan.json"))
+dump = json.load(open(d + "/dump.json"))
+tree = json.load(open(d + "/tree.json"))
+meta = {m["id"]: m for m in json.load(open(d + "/meta.json"))}
+inv = {i["host"]: i for i in json.load(open(d + "/inv-after.json"))["inventories"]}
+err = []
+osds = dump["osds"]
+planned = [(h["host"], s) for h in plan["hosts"] for s in h["steps"] if s["kind"] == "create-osd"]
+if len(osds) != len(planned):
+    err.append("%d OSD ids in the cluster, %d planned (duplicate or leaked id)" % (len(osds), len(planned)))
+ids = sorted(o["osd"] for o in osds)
+if ids != list(range(len(ids))):
+    err.append("OSD ids are not dense: %s (an id was leaked and released)" % ids)
+for o in osds:
+    if not o["up"] or not o["in"]:
+        err.append("osd.%d is not up and in" % o["osd"])
+    if "destroyed" in o["state"]:
+        err.append("osd.%d is destroyed (leaked id)" % o["osd"])
+cls = {n["id"]: n.get("device_class") for n in tree["nodes"] + tree.get("stray", []) if n["type"] == "osd"}
+def part_node(host, dev, name):
+    for dv in inv[host]["devices"]:
+        if dv["path"] == dev:
+            for p in dv.get("partitions", []):
+                if p.get("name") == name:
+                    return p.get("node")
+for host, s in planned:
+    found = [i for i, m in meta.items() if m.get("hostname") == host and m.get("bluestore_bdev_partition_path") == s["device"]]
+    if len(found) != 1:
+        err.append("%s:%s carries %d OSDs (want 1)" % (host, s["device"], len(found)))
+        continue
+    i = found[0]
+    m = meta[i]
+    if cls.get(i) != s["device_class"]:
+        err.append("osd.%d has class %s, planned %s" % (i, cls.get(i), s["device_class"]))
+    if s.get("db_partname"):
+        want = part_node(host, s["db_device"], s["db_partname"])
+        got = m.get("bluefs_db_partition_path")
+        if m.get("bluefs_dedicated_db") != "1" or not want or got != want:
+            err.append("osd.%d block.db is %s, planned %s (%s on %s)" % (i, got, want, s["db_partname"], s["db_device"]))
+    print("osd.%d %s:%s class %s db %s" % (i, host, s["device"], cls.get(i), m.get("bluefs_db_partition_path")))
+if err:
+    print("\n".join("FAIL: " + e for e in err), file=sys.stderr)
+    sys.exit(1)
+' "$d"
+}
+
 # journal_osd_phases JOURNAL ID: the conversion phases (convert-phase records) of osd.ID in
 # the order they first appear (a re-run after a kill journals again what it redoes)
 journal_osd_phases() {

@@ -297,46 +297,7 @@ dump_osd_logs() {
 
 # The cluster matches the plan exactly.
 check_converged() {
-        ceph_ osd dump -f json > "$DIR/dump.json"
-        ceph_ osd tree -f json > "$DIR/tree.json"
-        ceph_ osd metadata -f json > "$DIR/meta.json"
-        "$CEPHPROV" inventory "$L" --save "$DIR/inv-after.json" >/dev/null
-        py '
-import json, sys
-d = sys.argv[1]
-plan = json.load(open(d + "/plan.json"))
-dump = json.load(open(d + "/dump.json"))
-meta = {m["id"]: m for m in json.load(open(d + "/meta.json"))}
-inv = {i["host"]: i for i in json.load(open(d + "/inv-after.json"))["inventories"]}
-planned = [(h["host"], s) for h in plan["hosts"] for s in h["steps"] if s["kind"] == "create-osd"]
-err = []
-osds = dump["osds"]
-ids = sorted(o["osd"] for o in osds)
-if ids != list(range(len(planned))):
-    err.append("OSD ids %s, want 0..%d (a leaked, stray or missing id)" % (ids, len(planned) - 1))
-for o in osds:
-    if not o["up"] or not o["in"]:
-        err.append("osd.%d is not up and in" % o["osd"])
-    if "destroyed" in o["state"]:
-        err.append("osd.%d is destroyed" % o["osd"])
-def part_node(host, dev, name):
-    for dv in inv[host]["devices"]:
-        if dv["path"] == dev:
-            for p in dv.get("partitions", []):
-                if p.get("name") == name:
-                    return p.get("node")
-for host, s in planned:
-    found = [i for i, m in meta.items() if m.get("hostname") == host and m.get("bluestore_bdev_partition_path") == s["device"]]
-    if len(found) != 1:
-        err.append("%s:%s carries %d OSDs (want 1)" % (host, s["device"], len(found)))
-        continue
-    m = meta[found[0]]
-    if s.get("db_partname") and m.get("bluefs_db_partition_path") != part_node(host, s["db_device"], s["db_partname"]):
-        err.append("osd.%d block.db is %s, planned %s" % (found[0], m.get("bluefs_db_partition_path"), s["db_partname"]))
-if err:
-    print("\n".join("  " + e for e in err), file=sys.stderr)
-    sys.exit(1)
-' "$DIR" || fail "the cluster does not match the plan"
+        lab_check_plan_matched "$DIR" "$CEPHPROV" "$L" >/dev/null || fail "the cluster does not match the plan"
 }
 
 rerun_converges() {
