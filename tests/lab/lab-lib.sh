@@ -351,6 +351,18 @@ if err:
 ' "$d"
 }
 
+# crush_places: "ID HOST WEIGHT" of every OSD, from the CRUSH tree, one a line by id
+crush_places() {
+        ceph_ osd tree -f json 2>/dev/null | py '
+import json, sys
+t = json.load(sys.stdin)["nodes"]
+w = {n["id"]: n["crush_weight"] for n in t if n["type"] == "osd"}
+for h in t:
+    if h["type"] == "host":
+        for c in h.get("children", []):
+            print(c, h["name"], "%.5f" % w[c])' | sort -n
+}
+
 # journal_osd_phases JOURNAL ID: the conversion phases (convert-phase records) of osd.ID in
 # the order they first appear (a re-run after a kill journals again what it redoes)
 journal_osd_phases() {

@@ -53,17 +53,6 @@ journal=$dir/state/ceph.journal
 check_eq "HEALTH_OK before" "$(health_of 120)" HEALTH_OK
 check "every PG active+clean before" wait_clean 120
 
-# "ID HOST WEIGHT" of every OSD, from the CRUSH tree
-crush_places() {
-        ceph_ osd tree -f json 2>/dev/null | py '
-import json, sys
-t = json.load(sys.stdin)["nodes"]
-w = {n["id"]: n["crush_weight"] for n in t if n["type"] == "osd"}
-for h in t:
-    if h["type"] == "host":
-        for c in h.get("children", []):
-            print(c, h["name"], "%.5f" % w[c])' | sort -n
-}
 before_places=$(crush_places)
 check_eq "9 OSDs in CRUSH before" "$(wc -l <<< "$before_places")" 9
 

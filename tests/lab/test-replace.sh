@@ -44,17 +44,6 @@ check "the cluster is clean with the data" wait_clean 300
 check_eq "HEALTH_OK before" "$(health_of 120)" HEALTH_OK
 echo "bring-up (lab, 6 OSDs, 100 MB written, clean): $((SECONDS - t0)) s"
 
-# "ID HOST WEIGHT" of every OSD, from the CRUSH tree
-crush_places() {
-        ceph_ osd tree -f json 2>/dev/null | py '
-import json, sys
-t = json.load(sys.stdin)["nodes"]
-w = {n["id"]: n["crush_weight"] for n in t if n["type"] == "osd"}
-for h in t:
-    if h["type"] == "host":
-        for c in h.get("children", []):
-            print(c, h["name"], "%.5f" % w[c])' | sort -n
-}
 # the OSD of CRUSH host $1 whose data device is $2 (osd metadata)
 osd_on() {
         local ids
