@@ -144,26 +144,27 @@ lab_shared_fits() {
         return 0
 }
 
+# lab_timed KIND CMD...: CMD with its output in $dir/KIND.log (its tail on stderr when it
+# fails), its time one figure of the bring-ups (lab_stat KIND)
+lab_timed() {
+        local kind=$1 t0 rc
+        shift
+        t0=$(lab_now)
+        "$@" >"$dir/$kind.log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || { tail -n 20 "$dir/$kind.log" >&2; return $rc; }
+        lab_stat "$kind" "$(lab_since "$t0")"
+}
 # lab_up [LAB-UP-OPTIONS...]: the hosts (contrib/lab/lab up into $dir/lab), timed; on a shared
 # lab, the check that it fits
 lab_up() {
-        local t0 rc
         [ "$torn_down" = shared ] && { lab_shared_fits "$@"; return; }
-        t0=$(lab_now)
-        "$lab" up --dir "$dir/lab" "$@" >"$dir/lab-up.log" 2>&1
-        rc=$?
-        [ $rc = 0 ] || { tail -n 20 "$dir/lab-up.log" >&2; return $rc; }
-        lab_stat lab-up "$(lab_since "$t0")"
+        lab_timed lab-up "$lab" up --dir "$dir/lab" "$@"
 }
 # ceph_up: the Ceph cluster on the lab's admin host (mon + mgr, no OSD), timed
 ceph_up() {
-        local t0 rc
         [ "$torn_down" = shared ] && return 0
-        t0=$(lab_now)
-        "$ceph_lab" up --dir "$dir/lab" "$@" >"$dir/ceph-up.log" 2>&1
-        rc=$?
-        [ $rc = 0 ] || { tail -n 20 "$dir/ceph-up.log" >&2; return $rc; }
-        lab_stat ceph-up "$(lab_since "$t0")"
+        lab_timed ceph-up "$ceph_lab" up --dir "$dir/lab" "$@"
 }
 # lab_down: the lab taken down now (the Ceph cluster, then the hosts) and $dir/lab removed, for
 # a test or bench that brings up a fresh lab again after it (the EXIT trap's teardown of a lab
