@@ -187,6 +187,16 @@ lab_bringup() {
         lab_bringup_secs=$(lab_since "$t0")
 }
 
+# lab_check_teardown: the test takes its lab down itself and checks it: both downs succeed,
+# no namespace of its prefix and no loop device of its images is left
+lab_check_teardown() {
+        check "contrib/lab/ceph down" "$ceph_lab" down --dir "$dir/lab"
+        check "contrib/lab/lab down" "$lab" down --dir "$dir/lab"
+        torn_down=1
+        check_eq "no namespace of the lab" "$(ip netns list | grep "^$LAB_PREFIX-")" ""
+        check_eq "no loop device of the lab's images" "$(losetup -n -O NAME,BACK-FILE | grep -F "$dir/")" ""
+}
+
 wait_clean() { # wait_clean SECONDS: until every PG is active+clean (1 when not within SECONDS)
         local t0=$SECONDS
         while [ $((SECONDS - t0)) -lt "$1" ]; do

@@ -315,10 +315,6 @@ check_eq "status shows no conversion under way after it" \
         "$("$cephprov" status "$layout" --json 2>/dev/null | py 'import json,sys; print("conversion" in json.load(sys.stdin))')" False
 
 # teardown
-check "contrib/lab/ceph down" "$ceph_lab" down --dir "$dir/lab"
-check "contrib/lab/lab down" "$lab" down --dir "$dir/lab"
-torn_down=1
-check_eq "no namespace of the lab" "$(ip netns list | grep "^$LAB_PREFIX-")" ""
-check_eq "no loop device of the lab's images" "$(losetup -n -O NAME,BACK-FILE | grep -F "$dir/")" ""
+lab_check_teardown
 
 finish

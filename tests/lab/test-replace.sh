@@ -235,10 +235,6 @@ check_noop b node2 "$ssd2"
 echo "whole test so far: $((SECONDS - t0)) s"
 
 # ---- teardown -------------------------------------------------------------------------------------
-check "contrib/lab/ceph down" "$ceph_lab" down --dir "$dir/lab"
-check "contrib/lab/lab down" "$lab" down --dir "$dir/lab"
-torn_down=1
-check_eq "no namespace of the lab" "$(ip netns list | grep "^$LAB_PREFIX-")" ""
-check_eq "no loop device of the lab's images" "$(losetup -n -O NAME,BACK-FILE | grep -F "$dir/")" ""
+lab_check_teardown
 
 finish
