@@ -36,9 +36,10 @@ lab_test_setup() {
         [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and loop devices"
         command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns'"
         local tools=(ceph-mon ceph-osd ceph-volume rados)
+        case " $* " in *" noceph "*) tools=() ;; esac
         for need in "$@"; do
                 case $need in
-                noceph) tools=() ;;
+                noceph) ;;
                 filestore) tools+=(sgdisk mkfs.xfs) ;;
                 *) tools+=("$need") ;;
                 esac
