@@ -49,7 +49,6 @@ failures=() timings=() budget=()
 export CEPHPROV_LAB_STATS=$top/build/lab-stats.txt
 
 step() { printf '\n==> %s\n' "$*"; }
-has_suite() { case " $suites " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # Adds the counts of the last `meson test` run in build dir $1 to the totals ($2: the log's
 # name, "testlog" or "testlog-WRAPPER"), the tests' times to the slowest list, and each
