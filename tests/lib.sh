@@ -40,6 +40,14 @@ check_contains() { # check_contains DESCRIPTION HAYSTACK NEEDLE
 
 skip() { echo "SKIP: $*"; exit 77; }
 
+# cp_tag LOOPDEV: the identity tag cephprov names a loop device's partitions by ("@" and 8 hex
+# digits of SHA-256 over "file BACKING-FILE", plan_device_tag() in src/plan/plan-names.c)
+cp_tag() {
+        local f
+        f=$(cat "/sys/block/$(basename "$(readlink -f "$1")")/loop/backing_file") || return 1
+        printf '@%s' "$(printf 'file %s' "$f" | sha256sum | cut -c1-8)"
+}
+
 finish() {
         echo "$checks checks, $failures failed"
         [ "$checks" -gt 0 ] && [ "$failures" -eq 0 ]

@@ -359,6 +359,8 @@ static int probe_disk(AgentState *s, char * const *allow_real, struct udev_devic
                 d->serial = strdup(v);
         if ((v = udev_device_get_property_value(ud, "ID_WWN")))
                 d->wwn = strdup(v);
+        if (startswith(name, "loop"))
+                d->backing_file = dup_attr(ud, "loop/backing_file");
         if (!d->name)
                 return -ENOMEM;
         *ret_include = true;

@@ -115,6 +115,7 @@ void inv_device_done(InvDevice *d) {
         free(d->serial);
         free(d->vendor);
         free(d->wwn);
+        free(d->backing_file);
         free(d->pttype);
         free(d->ptuuid);
         inv_content_done(&d->content);
@@ -307,6 +308,7 @@ static int inv_device_to_json(const InvDevice *d, json_object **ret) {
             (r = json_add_string(o, "serial", d->serial)) < 0 ||
             (r = json_add_string(o, "vendor", d->vendor)) < 0 ||
             (r = json_add_string(o, "wwn", d->wwn)) < 0 ||
+            (r = json_add_string(o, "backing_file", d->backing_file)) < 0 ||
             (r = json_add_string(o, "pttype", d->pttype)) < 0 ||
             (r = json_add_string(o, "ptuuid", d->ptuuid)) < 0 ||
             (r = json_add_u64(o, "first_usable", d->first_usable)) < 0 ||
@@ -574,6 +576,7 @@ static int inv_device_from_json(json_object *o, InvDevice *d, const char *hostwh
             (r = get_str(o, "serial", &d->serial, what, err)) < 0 ||
             (r = get_str(o, "vendor", &d->vendor, what, err)) < 0 ||
             (r = get_str(o, "wwn", &d->wwn, what, err)) < 0 ||
+            (r = get_str(o, "backing_file", &d->backing_file, what, err)) < 0 ||
             (r = get_str(o, "pttype", &d->pttype, what, err)) < 0 ||
             (r = get_str(o, "ptuuid", &d->ptuuid, what, err)) < 0 ||
             (r = get_u64_opt(o, "first_usable", false, &d->first_usable, what, err)) < 0 ||

@@ -87,6 +87,7 @@ typedef struct InvDevice {
         char *serial;
         char *vendor;
         char *wwn;
+        char *backing_file;      /* loop devices: the file behind it (their stable identity), else NULL */
         char *pttype;            /* "gpt", "dos", NULL when none */
         char *ptuuid;
         uint64_t first_usable;   /* GPT first/last usable byte (inclusive); 0/0 when no table */

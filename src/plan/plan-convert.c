@@ -682,10 +682,17 @@ static int create_parts(ConvertCtx *c, size_t j) {
                         if (specs[k]->kind == SIZE_UNSET || (roles[k] == PART_ROLE_CACHE && !p->bcache.enabled))
                                 continue;
                         uint64_t size = plan_resolve_size(specs[k], f->dev->size);
-                        _cleanup_(freep) char *name = plan_partition_name(c->host->name, roles[k], (unsigned) i);
+                        char tag[PLAN_TAG_MAX];
+                        plan_device_tag(c->data[i], tag);
+                        _cleanup_(freep) char *name = plan_partition_name(c->host->name, roles[k], tag);
                         if (!name)
                                 return oom(c);
-                        const InvPartition *ex = existing_named(c, f->dev, name);
+                        /* its own partition from an earlier run: named by its tag, or by its
+                         * slot when a release before identity names made it */
+                        _cleanup_(freep) char *legacy = plan_partition_name_legacy(c->host->name, roles[k], (unsigned) i);
+                        if (!legacy)
+                                return oom(c);
+                        const InvPartition *ex = existing_named(c, f->dev, name) ?: existing_named(c, f->dev, legacy);
                         if (ex) {
                                 if (ex->size < size)
                                         return error_set(c->err, ENOSPC,

@@ -87,8 +87,7 @@ static int add(DestroyPlan *p, DestroyActionKind kind, const char *device, unsig
 static bool owned_partition(const InvPartition *pt, const char *host, const char *cluster_fsid, const int *osds,
                             size_t n, char **sets, bool whole_host) {
         PartRole role;
-        unsigned slot;
-        if (!pt->name || !plan_partition_name_parse(pt->name, &role, &slot))
+        if (!pt->name || !plan_partition_name_parse(pt->name, &role, NULL, NULL))
                 return false;
         if (cluster_fsid && pt->content.osd.id >= 0 &&
             (!pt->content.osd.cluster_fsid || strcasecmp(pt->content.osd.cluster_fsid, cluster_fsid) != 0))

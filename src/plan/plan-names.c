@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The names the plan gives things: step kinds, partition roles, and the GPT names that mark
- * a partition as cephprov's ("cp:<role>:<slot>:<host>"). */
+/* The names the plan gives things: step kinds, partition roles, the identity of a device, and
+ * the GPT names that mark a partition as cephprov's ("cp:<role>:@<tag>:<host>", and before
+ * identity names "cp:<role>:<slot>:<host>"). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/sha256.h"
 #include "basic/strv.h"
 #include "plan.h"
 
@@ -40,14 +43,42 @@ const char *part_role_to_string(PartRole r) {
 }
 
 
-char *plan_partition_name(const char *host, PartRole role, unsigned slot) {
-        char *s = strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: "");
+char *plan_device_identity(const InvDevice *d) {
+        if (d->wwn && d->wwn[0])
+                return strprintf("wwn %s", d->wwn);
+        if (d->serial && d->serial[0])
+                return strprintf("serial %s%s%s", d->model ?: "", d->model ? " " : "", d->serial);
+        if (d->backing_file && d->backing_file[0])
+                return strprintf("file %s", d->backing_file);
+        return NULL;
+}
+
+void plan_device_tag(const InvDevice *d, char ret[static PLAN_TAG_MAX]) {
+        _cleanup_(freep) char *id = plan_device_identity(d);
+        _cleanup_(freep) char *path = id ? NULL : strprintf("path %s", d->path ?: "");
+        const char *what = id ?: path ?: "";
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        sha256_buffer(what, strlen(what), digest);
+        ret[0] = '@';
+        for (unsigned i = 0; i < 4; i++)
+                snprintf(ret + 1 + 2 * i, 3, "%02x", digest[i]);
+}
+
+static char *name_cut(char *s) {
         if (s && strlen(s) > 36)
                 s[36] = 0; /* GPT names hold 36 UTF-16 units; host names are ASCII */
         return s;
 }
 
-bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot) {
+char *plan_partition_name(const char *host, PartRole role, const char *tag) {
+        return name_cut(strprintf("cp:%s:%s:%s", part_role_to_string(role) ?: "none", tag ?: "", host ?: ""));
+}
+
+char *plan_partition_name_legacy(const char *host, PartRole role, unsigned slot) {
+        return name_cut(strprintf("cp:%s:%u:%s", part_role_to_string(role) ?: "none", slot, host ?: ""));
+}
+
+bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot, char ret_tag[PLAN_TAG_MAX]) {
         if (!name || !startswith(name, "cp:"))
                 return false;
         const char *p = name + 3;
@@ -62,17 +93,31 @@ bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *r
         if (role == PART_ROLE_NONE)
                 return false;
         p = colon + 1;
-        char *end;
-        if (*p < '0' || *p > '9')
-                return false;
-        errno = 0;
-        unsigned long slot = strtoul(p, &end, 10);
-        if (errno != 0 || *end != ':' || slot > UINT32_MAX)
-                return false;
+        unsigned long slot = UINT_MAX;
+        char tag[PLAN_TAG_MAX] = "";
+        if (*p == '@') {
+                /* "@" and 8 lowercase hex digits: the data device's tag */
+                for (unsigned i = 1; i <= 8; i++)
+                        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+                                return false;
+                if (p[9] != ':')
+                        return false;
+                memcpy(tag, p, 9);
+                tag[9] = 0;
+        } else {
+                char *end;
+                if (*p < '0' || *p > '9')
+                        return false;
+                errno = 0;
+                slot = strtoul(p, &end, 10);
+                if (errno != 0 || *end != ':' || slot >= UINT_MAX)
+                        return false;
+        }
         if (ret_role)
                 *ret_role = role;
         if (ret_slot)
                 *ret_slot = (unsigned) slot;
+        if (ret_tag)
+                memcpy(ret_tag, tag, PLAN_TAG_MAX);
         return true;
 }
-

@@ -253,9 +253,10 @@ uint64_t plan_resolve_size(const SizeSpec *s, uint64_t device_size) {
 bool plan_partition_is_ours(const char *host, const InvPartition *p) {
         PartRole role;
         unsigned slot;
-        if (!plan_partition_name_parse(p->name, &role, &slot))
+        char tag[PLAN_TAG_MAX];
+        if (!plan_partition_name_parse(p->name, &role, &slot, tag))
                 return false;
-        char *want = plan_partition_name(host, role, slot);
+        char *want = tag[0] ? plan_partition_name(host, role, tag) : plan_partition_name_legacy(host, role, slot);
         bool ours = want && streq(want, p->name);
         free(want);
         return ours;

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,24 @@ typedef struct SlotPart {
         const InvPartition *existing;
 } SlotPart;
 
+/* A cephprov partition of this host and the data device it serves (docs/plan.md "Identity"):
+ * by the OSD label it carries, else by the bcache backing device attached to its cache set,
+ * else by the tag in its name (a legacy name: by its slot position, for a data device with no
+ * OSD of its own). Names never decide against a label. */
+typedef struct Owned {
+        const InvDevice *dev;        /* the device holding the partition */
+        const InvPartition *pt;
+        PartRole role;
+        const InvDevice *owner;      /* the data device it serves; NULL: none on the host */
+        const InvOsd *label;         /* the OSD label it carries (DB, WAL, journal); NULL: none */
+        unsigned legacy_slot;        /* UINT_MAX: named by tag */
+        char tag[PLAN_TAG_MAX];      /* "": a legacy name */
+        bool taken;                  /* a slot uses it */
+} Owned;
+
 typedef struct Slot {
         const InvDevice *data;
+        char tag[PLAN_TAG_MAX];      /* the data device's identity tag (plan_device_tag()) */
         int fast;                    /* index into fast states, -1 none */
         const InvOsd *osd;           /* existing OSD on the data device */
         const InvOsd *half_made;     /* a BlueStore label whose mkfs never finished */
@@ -74,6 +91,11 @@ typedef struct Ctx {
         size_t n_slots;
         FastState *fast;
         size_t n_fast;
+        Owned *owned;                /* every cephprov partition of the host */
+        size_t n_owned;
+        const int *ids_in_use;       /* the cluster's OSD ids (sorted), when ids_known */
+        size_t n_ids_in_use;
+        bool ids_known;
         signed char *allowed;        /* per inventory device: -1 not known yet, else plan_device_allowed() */
         size_t steps_cap;            /* allocated entries of hp->steps */
 } Ctx;
@@ -386,12 +408,15 @@ static unsigned fast_next_number(const FastState *f) {
         return 0;
 }
 
-static const InvPartition *fast_find_partition(const FastState *f, const char *name) {
-        if (f->blank)
+/* The existing partition of `role` that serves slot s on its fast device, not taken yet. */
+static Owned *slot_find_partition(Ctx *c, const Slot *s, PartRole role) {
+        if (s->fast < 0 || c->fast[s->fast].blank)
                 return NULL;
-        for (size_t i = 0; i < f->dev->n_partitions; i++)
-                if (streq_ptr(f->dev->partitions[i].name, name))
-                        return &f->dev->partitions[i];
+        for (size_t k = 0; k < c->n_owned; k++) {
+                Owned *o = &c->owned[k];
+                if (!o->taken && o->owner == s->data && o->role == role && o->dev == c->fast[s->fast].dev)
+                        return o;
+        }
         return NULL;
 }
 
@@ -607,13 +632,9 @@ static uint64_t fast_needed(Ctx *c, size_t j) {
                 const Slot *s = &c->slots[i];
                 if (s->fast != (int) j || (s->osd && !s->convert))
                         continue;
-                for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++) {
-                        if (!s->parts[role].wanted)
-                                continue;
-                        _cleanup_free_ char *n = plan_partition_name(c->host->name, role, (unsigned) i);
-                        if (!n || !fast_find_partition(&c->fast[j], n))
+                for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++)
+                        if (s->parts[role].wanted && !s->parts[role].existing && !slot_find_partition(c, s, role))
                                 need += s->parts[role].size;
-                }
         }
         return need;
 }
@@ -625,22 +646,27 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
 
         if (!sp->wanted)
                 return 0;
-        sp->name = plan_partition_name(c->host->name, role, (unsigned) slot);
-        if (!sp->name)
-                return oom(c);
 
         const SizeSpec *spec = role_size(c->profile, role);
-        const InvPartition *ex = fast_find_partition(f, sp->name);
-        if (ex) {
+        Owned *own = slot_find_partition(c, s, role);
+        if (own) {
+                const InvPartition *ex = own->pt;
                 if (ex->size < sp->size)
                         return fail_at(c, ENOSPC, spec->mark,
                                        "host '%s': existing partition %u '%s' on '%s' is %s, the layout wants %s (cephprov never resizes partitions)",
-                                       c->host->name, ex->number, sp->name, f->dev->path,
+                                       c->host->name, ex->number, ex->name, f->dev->path,
                                        fmt_size(ex->size, a), fmt_size(sp->size, b));
+                own->taken = true;
                 sp->existing = ex;
                 sp->partnum = ex->number;
+                /* its own name, legacy or not: the partition is found by it at act time */
+                if (!(sp->name = strdup(ex->name)))
+                        return oom(c);
                 return 0;
         }
+        sp->name = plan_partition_name(c->host->name, role, s->tag);
+        if (!sp->name)
+                return oom(c);
 
         uint64_t largest;
         uint64_t off = fast_find_free(f, sp->size, &largest);
@@ -926,69 +952,269 @@ static const char *role_unwanted(const Ctx *c, PartRole role) {
         }
 }
 
-/* Why a cephprov partition of this host is not what the layout asks for, NULL: it is. */
-static char *drift_reason(const Ctx *c, const InvDevice *d, PartRole role, unsigned slot) {
-        int fast = -1;
+static int slot_of(const Ctx *c, const InvDevice *d) {
+        for (size_t i = 0; i < c->n_slots; i++)
+                if (c->slots[i].data == d)
+                        return (int) i;
+        return -1;
+}
+
+static int fast_of(const Ctx *c, const InvDevice *d) {
         for (size_t j = 0; j < c->n_fast; j++)
                 if (c->fast[j].dev == d)
-                        fast = (int) j;
+                        return (int) j;
+        return -1;
+}
+
+/* An OSD label whose OSD the cluster still has, or may have (ids not known): its partition
+ * is that OSD's until the OSD is purged. */
+static bool label_live(const Ctx *c, const InvOsd *label) {
+        if (!label || label->id < 0)
+                return false;
+        if (!c->ids_known)
+                return true;
+        for (size_t k = 0; k < c->n_ids_in_use; k++)
+                if (c->ids_in_use[k] == label->id)
+                        return true;
+        return false;
+}
+
+/* Why a cephprov partition of this host that no slot took is not what the layout asks for;
+ * NULL: nothing to say (its fast device is wiped by this plan, or it is the kept partition
+ * of an OSD whose data device is gone: a note says so). */
+static char *drift_reason(const Ctx *c, const Owned *o) {
+        int fast = fast_of(c, o->dev);
         if (fast < 0)
-                return strprintf("the profile does not select %s as a fast device", d->path);
+                return strprintf("the profile does not select %s as a fast device", o->dev->path);
         if (c->fast[fast].blank)
                 return NULL; /* wiped by this plan: it goes with the table */
-        if (slot >= c->n_slots)
-                return strprintf("slot %u does not exist: the profile selects %zu data device%s", slot, c->n_slots,
-                                 c->n_slots == 1 ? "" : "s");
-        const Slot *s = &c->slots[slot];
+        if (!o->owner) {
+                if (label_live(c, o->label))
+                        return NULL;
+                if (o->label)
+                        return strprintf("osd.%d, whose %s it held, is gone from the cluster and its data device from the host",
+                                         o->label->id, o->label->role ?: "partition");
+                if (o->tag[0])
+                        return strprintf("the data device it was made for (%s) is not on the host", o->tag);
+                return strprintf("slot %u does not exist: the profile selects %zu data device%s", o->legacy_slot,
+                                 c->n_slots, c->n_slots == 1 ? "" : "s");
+        }
+        int i = slot_of(c, o->owner);
+        if (i < 0)
+                return strprintf("it serves %s, which the profile does not select as a data device", o->owner->path);
+        const Slot *s = &c->slots[i];
         if (s->fast != fast)
-                return strprintf("slot %u (%s) has its partitions on %s now", slot, s->data->path,
-                                 c->fast[s->fast].dev->path);
-        if (!s->parts[role].wanted)
-                return strdup(role_unwanted(c, role));
-        return NULL;
+                return strprintf("slot %d (%s) has its partitions on %s", i, s->data->path, c->fast[s->fast].dev->path);
+        if (!s->parts[o->role].wanted)
+                return strdup(role_unwanted(c, o->role));
+        return strprintf("%s has another %s partition", s->data->path, part_role_title(o->role));
 }
 
 static int collect_drift(Ctx *c) {
-        for (size_t i = 0; i < c->inv->n_devices; i++) {
-                const InvDevice *d = &c->inv->devices[i];
-                bool data = false;
-                for (size_t k = 0; k < c->n_slots; k++)
-                        data = data || c->slots[k].data == d;
-                if (data)
-                        continue; /* a data device's partitions were refused or are wiped */
+        for (size_t k = 0; k < c->n_owned; k++) {
+                const Owned *o = &c->owned[k];
+                if (o->taken || slot_of(c, o->dev) >= 0)
+                        continue; /* used; or on a data device: its partitions were refused or are wiped */
+                const InvPartition *pt = o->pt;
+                char *why = drift_reason(c, o);
+                if (!why)
+                        continue;
+                /* what still uses it: the operator must not delete that */
+                char *use = NULL;
+                if (pt->content.osd.id >= 0)
+                        use = strprintf("%s; it holds the %s of osd.%d", why, pt->content.osd.role ?: "data",
+                                        pt->content.osd.id);
+                else if (pt->content.holders && pt->content.holders[0])
+                        use = strprintf("%s; it is held by %s", why, pt->content.holders[0]);
+                if (use) {
+                        free(why);
+                        why = use;
+                }
+                PlanDrift *n = realloc(c->hp->drift, sizeof(PlanDrift) * (c->hp->n_drift + 1));
+                if (!n) {
+                        free(why);
+                        return oom(c);
+                }
+                c->hp->drift = n;
+                int i = o->owner ? slot_of(c, o->owner) : -1;
+                n[c->hp->n_drift++] = (PlanDrift) {
+                        .device = strdup(o->dev->path), .partnum = pt->number, .partname = strdup(pt->name),
+                        .role = o->role, .slot = i >= 0 ? (unsigned) i : o->legacy_slot, .size = pt->size, .reason = why,
+                };
+                if (!n[c->hp->n_drift - 1].device || !n[c->hp->n_drift - 1].partname)
+                        return oom(c);
+        }
+        return 0;
+}
+
+/* ---- identity: which data device each cephprov partition serves ---- */
+
+static bool osd_fsid_eq(const char *a, const char *b) {
+        return a && b && strcasecmp(a, b) == 0;
+}
+
+/* The data device (not a bcacheN device) whose OSD has this osd uuid, a half-made one too. */
+static const InvDevice *device_of_osd(const Inventory *inv, const char *osd_fsid) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (startswith(d->name, "bcache"))
+                        continue;
+                const InvOsd *o = plan_find_osd(inv, d, true);
+                if (o && osd_fsid_eq(o->osd_fsid, osd_fsid))
+                        return d;
+        }
+        return NULL;
+}
+
+static const InvDevice *device_of_cache_set(const Inventory *inv, const char *set_uuid) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (d->content.bcache.role == BCACHE_ROLE_BACKING && osd_fsid_eq(d->content.bcache.set_uuid, set_uuid))
+                        return d;
+        }
+        return NULL;
+}
+
+static const InvDevice *device_of_tag(const Inventory *inv, const char *tag) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (startswith(d->name, "bcache"))
+                        continue;
+                char t[PLAN_TAG_MAX];
+                plan_device_tag(d, t);
+                if (streq(t, tag))
+                        return d;
+        }
+        return NULL;
+}
+
+static int resolve_owners(Ctx *c, const InvDevice **data, size_t n_data) {
+        const Inventory *inv = c->inv;
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                n += inv->devices[i].n_partitions;
+        c->owned = calloc(n + 1, sizeof(Owned));
+        if (!c->owned)
+                return oom(c);
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
                 for (size_t k = 0; k < d->n_partitions; k++) {
                         const InvPartition *pt = &d->partitions[k];
-                        PartRole role;
-                        unsigned slot;
-                        if (!partition_is_ours(c, pt) || !plan_partition_name_parse(pt->name, &role, &slot))
+                        Owned o = { .dev = d, .pt = pt };
+                        if (!partition_is_ours(c, pt) || !plan_partition_name_parse(pt->name, &o.role, &o.legacy_slot, o.tag))
                                 continue;
-                        char *why = drift_reason(c, d, role, slot);
-                        if (!why)
-                                continue;
-                        /* what still uses it: the operator must not delete that */
-                        char *use = NULL;
-                        if (pt->content.osd.id >= 0)
-                                use = strprintf("%s; it holds the %s of osd.%d", why, pt->content.osd.role ?: "data",
-                                                pt->content.osd.id);
-                        else if (pt->content.holders && pt->content.holders[0])
-                                use = strprintf("%s; it is held by %s", why, pt->content.holders[0]);
-                        if (use) {
-                                free(why);
-                                why = use;
+                        const InvOsd *l = &pt->content.osd;
+                        if (l->osd_fsid && (!l->role || (!streq(l->role, "block") && !streq(l->role, "data")))) {
+                                o.label = l;
+                                o.owner = device_of_osd(inv, l->osd_fsid);
+                        } else if (o.role == PART_ROLE_CACHE && pt->content.bcache.role == BCACHE_ROLE_CACHE &&
+                                   pt->content.bcache.set_uuid)
+                                o.owner = device_of_cache_set(inv, pt->content.bcache.set_uuid);
+                        if (!o.owner && !o.label) {
+                                if (o.tag[0])
+                                        o.owner = device_of_tag(inv, o.tag);
+                                else if (o.legacy_slot < n_data && !plan_find_osd(inv, data[o.legacy_slot], false))
+                                        /* made before identity names, never labelled: its position */
+                                        o.owner = data[o.legacy_slot];
                         }
-                        PlanDrift *n = realloc(c->hp->drift, sizeof(PlanDrift) * (c->hp->n_drift + 1));
-                        if (!n) {
-                                free(why);
-                                return oom(c);
-                        }
-                        c->hp->drift = n;
-                        n[c->hp->n_drift++] = (PlanDrift) {
-                                .device = strdup(d->path), .partnum = pt->number, .partname = strdup(pt->name),
-                                .role = role, .slot = slot, .size = pt->size, .reason = why,
-                        };
-                        if (!n[c->hp->n_drift - 1].device || !n[c->hp->n_drift - 1].partname)
-                                return oom(c);
+                        c->owned[c->n_owned++] = o;
                 }
+        }
+        /* a partition with no owner and no label (a bcache cache, a WAL never labelled) goes
+         * with the labelled one of the same name: the same OSD's, whose data device is gone */
+        for (size_t k = 0; k < c->n_owned; k++) {
+                Owned *o = &c->owned[k];
+                if (o->owner || o->label)
+                        continue;
+                for (size_t m = 0; m < c->n_owned && !o->label; m++) {
+                        const Owned *x = &c->owned[m];
+                        if (!x->owner && x->label && x->label->id >= 0 && streq(x->tag, o->tag) &&
+                            x->legacy_slot == o->legacy_slot)
+                                o->label = x->label;
+                }
+        }
+        return 0;
+}
+
+/* Fast devices for the slots: where a slot's partitions are, else by the profile's spread
+ * among the rest (balanced: the fast device serving the fewest; fill: the first with room).
+ * On a blank host this is slot i on fast device i mod n (balanced) or i / data_per_fast
+ * (fill); on a converged one, a data device gone or added moves no other slot. */
+static int assign_fast(Ctx *c, size_t per) {
+        _cleanup_free_ size_t *count = calloc(c->n_fast + 1, sizeof(size_t));
+        if (!count)
+                return oom(c);
+        for (size_t i = 0; i < c->n_slots; i++) {
+                Slot *s = &c->slots[i];
+                s->fast = -1;
+                for (size_t k = 0; k < c->n_owned && s->fast < 0; k++)
+                        if (c->owned[k].owner == s->data)
+                                s->fast = fast_of(c, c->owned[k].dev);
+                if (s->fast >= 0)
+                        count[s->fast]++;
+        }
+        for (size_t i = 0; i < c->n_slots; i++) {
+                Slot *s = &c->slots[i];
+                if (s->fast >= 0 || c->n_fast == 0)
+                        continue;
+                for (size_t j = 0; j < c->n_fast; j++) {
+                        if (count[j] >= per)
+                                continue;
+                        if (s->fast < 0 || (c->profile->spread != SPREAD_FILL && count[j] < count[s->fast]))
+                                s->fast = (int) j;
+                }
+                if (s->fast < 0)
+                        return error_set(c->err, ERANGE,
+                                         "host '%s': no fast device has room for the partitions of %s (data_per_fast %zu)",
+                                         c->host->name, s->data->path, per);
+                count[s->fast]++;
+        }
+        return 0;
+}
+
+/* The kept partitions of OSDs whose data device is gone: notes for people, and no new OSD on
+ * this host while there is one (a blank disk in a dead one's place is `replace`'s, never a
+ * new id beside a ghost). */
+static int check_orphans(Ctx *c) {
+        const char *hn = c->host->name;
+        const Owned *first = NULL;
+        for (size_t k = 0; k < c->n_owned; k++) {
+                const Owned *o = &c->owned[k];
+                if (o->owner || !label_live(c, o->label))
+                        continue;
+                bool seen = false;
+                for (size_t m = 0; m < k; m++)
+                        if (!c->owned[m].owner && c->owned[m].label && c->owned[m].label->id == o->label->id)
+                                seen = true;
+                if (seen)
+                        continue;
+                if (!first)
+                        first = o;
+                char *note = strprintf("osd.%d's data device is gone: its %s partition %u '%s' on %s is kept for it "
+                                       "(once a new disk is in, `cephprov replace LAYOUT %s DEVICE` rebuilds osd.%d there "
+                                       "with its id; if osd.%d is gone for good, purge it and delete its partitions)",
+                                       o->label->id, part_role_title(o->role), o->pt->number, o->pt->name, o->dev->path,
+                                       hn, o->label->id, o->label->id);
+                if (strv_consume(&c->hp->notes, note) < 0)
+                        return oom(c);
+        }
+        if (!first)
+                return 0;
+        for (size_t i = 0; i < c->n_slots; i++) {
+                const Slot *s = &c->slots[i];
+                if (s->osd || s->half_made)
+                        continue;
+                _cleanup_free_ char *id = plan_device_identity(s->data);
+                int osd = first->label->id;
+                return error_set(c->err, EEXIST,
+                                 "host '%s': osd.%d's data device is gone (its %s partition %u '%s' on %s carries its label) "
+                                 "and %s%s%s%s carries no OSD: cephprov builds no new OSD beside a dead one. If %s took "
+                                 "osd.%d's place, `cephprov replace LAYOUT %s %s` rebuilds osd.%d there with its id (a "
+                                 "`cephprov convert` that was rebuilding it: run it again); if osd.%d is gone for good, "
+                                 "purge it (`ceph osd purge %d`) and delete its partitions first",
+                                 hn, osd, part_role_title(first->role), first->pt->number, first->pt->name,
+                                 first->dev->path, s->data->path, id ? " (" : "", id ?: "", id ? ")" : "",
+                                 s->data->path, osd, hn, s->data->path, osd, osd, osd);
         }
         return 0;
 }
@@ -998,6 +1224,7 @@ static void ctx_done(Ctx *c) {
                 for (unsigned r = 0; r < _PART_ROLE_MAX_; r++)
                         free(c->slots[i].parts[r].name);
         free(c->slots);
+        free(c->owned);
         for (size_t i = 0; i < c->n_fast; i++)
                 free(c->fast[i].used);
         free(c->fast);
@@ -1070,12 +1297,16 @@ static int plan_host(Ctx *c) {
         for (size_t i = 0; i < n_data; i++) {
                 Slot *s = &c->slots[i];
                 s->data = data[i];
-                s->fast = plan_slot_fast(p, n_data, n_fast, i);
+                plan_device_tag(data[i], s->tag);
         }
+        for (size_t j = 0; j < n_fast; j++)
+                c->fast[j].dev = fast[j];
+        r = resolve_owners(c, data, n_data);
+        if (r < 0)
+                return r;
 
         /* analysis: safety checks and what exists */
         for (size_t j = 0; j < n_fast; j++) {
-                c->fast[j].dev = fast[j];
                 r = fast_analyze(c, &c->fast[j]);
                 if (r < 0)
                         return r;
@@ -1085,6 +1316,15 @@ static int plan_host(Ctx *c) {
                 r = data_analyze(c, s);
                 if (r < 0)
                         return r;
+        }
+        r = check_orphans(c);
+        if (r < 0)
+                return r;
+        r = assign_fast(c, per);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_data; i++) {
+                Slot *s = &c->slots[i];
                 if (s->fast < 0)
                         continue;
                 uint64_t fsize = c->fast[s->fast].dev->size;
@@ -1141,13 +1381,16 @@ static int plan_host(Ctx *c) {
                                 for (unsigned role = PART_ROLE_DB; role < _PART_ROLE_MAX_; role++) {
                                         if (!s->parts[role].wanted)
                                                 continue;
-                                        _cleanup_free_ char *n = plan_partition_name(hn, role, (unsigned) i);
-                                        if (n && !fast_find_partition(&c->fast[j], n)) {
-                                                char *note = strprintf("osd.%d on %s has no %s partition '%s': recreate the OSD to apply the layout",
-                                                                       s->osd->id, s->data->path, part_role_title(role), n);
-                                                if (strv_consume(&c->hp->notes, note) < 0)
-                                                        return oom(c);
+                                        Owned *own = slot_find_partition(c, s, role);
+                                        if (own) {
+                                                own->taken = true;
+                                                continue;
                                         }
+                                        char *note = strprintf("osd.%d on %s has no %s partition on %s: recreate the OSD to apply the layout",
+                                                               s->osd->id, s->data->path, part_role_title(role),
+                                                               c->fast[j].dev->path);
+                                        if (strv_consume(&c->hp->notes, note) < 0)
+                                                return oom(c);
                                 }
                                 continue;
                         }
@@ -1305,6 +1548,9 @@ int plan_compute_each(const Layout *l, const InventorySet *inv, const PlanOption
                         .inv = hi,
                         .hp = &hp,
                         .err = err,
+                        .ids_known = opts->osd_ids_known,
+                        .ids_in_use = opts->osd_ids_in_use,
+                        .n_ids_in_use = opts->n_osd_ids_in_use,
                 };
                 r = hp.host ? plan_host(&c) : error_set(err, ENOMEM, "out of memory");
                 ctx_done(&c);

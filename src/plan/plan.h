@@ -279,8 +279,21 @@ void plan_totals_done(PlanTotals *t);
 const char *step_kind_to_string(StepKind k);
 const char *part_role_to_string(PartRole r);
 
-/* GPT name identifying a cephprov partition: "cp:<role>:<slot>:<host>", cut to 36 UTF-16
- * units (GPT's limit). Returns a malloc'd string. */
-char *plan_partition_name(const char *host, PartRole role, unsigned slot);
-/* Parse such a name; returns false if it is not cephprov's. */
-bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot);
+/* A device's stable identity, for people and for its tag: "wwn 0x5000c500a1b2c3d4", else
+ * "serial MODEL SERIAL", else (loop devices) "file /path/of/the/backing/file"; NULL when it
+ * has none (malloc'd). */
+char *plan_device_identity(const InvDevice *d);
+#define PLAN_TAG_MAX 10
+/* "@" and 8 hex digits of SHA-256 over plan_device_identity() (a device without one: over its
+ * path, so that device is known by its name only). */
+void plan_device_tag(const InvDevice *d, char ret[static PLAN_TAG_MAX]);
+
+/* GPT name identifying a cephprov partition: "cp:<role>:<tag>:<host>" with the tag of the data
+ * device it serves (plan_device_tag()), cut to 36 UTF-16 units (GPT's limit). Malloc'd. */
+char *plan_partition_name(const char *host, PartRole role, const char *tag);
+/* The name the planner gave before identity names: "cp:<role>:<slot>:<host>", slot a position
+ * in the host's data devices. Still recognised as cephprov's; never given to a new partition. */
+char *plan_partition_name_legacy(const char *host, PartRole role, unsigned slot);
+/* Parse either form; returns false if it is not cephprov's. *ret_slot gets the legacy slot
+ * (UINT_MAX for a tag name), ret_tag the tag ("" for a legacy name); each may be NULL. */
+bool plan_partition_name_parse(const char *name, PartRole *ret_role, unsigned *ret_slot, char ret_tag[PLAN_TAG_MAX]);

@@ -72,9 +72,11 @@ hosts:
     profile: hc
 YAML
 
+# partitions are named by their HDD's identity (a loop device's: its backing file)
+t0=$(cp_tag "$hdd0") t1=$(cp_tag "$hdd1")
 out=$(LC_ALL=C "$cephprov" plan "$dir/layout.yaml" 2>&1)
 check "plan succeeds" test $? -eq 0
-check_contains "plan shows the DB partition of slot 0" "$out" "cp:db:0:local1"
+check_contains "plan shows the DB partition of slot 0, named by its HDD" "$out" "cp:db:$t0:local1"
 check_contains "plan shows the blast radius" "$out" "blast radius: $ssd -> $hdd0, $hdd1 (2 OSDs)"
 
 out=$("$cephprov" apply "$dir/layout.yaml" --stage disks --dry-run 2>&1)
@@ -96,14 +98,17 @@ table=$(sgdisk -p "$ssd")
 echo "$table" | tail -8
 # 1 MiB boot at 1 MiB, OS at 2 MiB, swap at 258 MiB → free space from 386 MiB (sector 790528)
 check_eq "partition 4: DB of slot 0 after the kept ones" \
-        "$(echo "$table" | awk '$1 == 4 {print $2, $3, $7}')" "790528 1404927 cp:db:0:local1"
-check_eq "partition 5: WAL of slot 0" "$(echo "$table" | awk '$1 == 5 {print $2, $3, $7}')" "1404928 1535999 cp:wal:0:local1"
-check_eq "partition 6: DB of slot 1" "$(echo "$table" | awk '$1 == 6 {print $7}')" "cp:db:1:local1"
-check_eq "partition 7: WAL of slot 1" "$(echo "$table" | awk '$1 == 7 {print $7}')" "cp:wal:1:local1"
+        "$(echo "$table" | awk '$1 == 4 {print $2, $3, $7}')" "790528 1404927 cp:db:$t0:local1"
+# (sgdisk -p cuts names at 20 characters: the whole name from sgdisk -i)
+partname() { sgdisk -i "$1" "$ssd" | sed -n "s/^Partition name: '\(.*\)'\$/\1/p"; }
+check_eq "partition 5: WAL of slot 0" "$(echo "$table" | awk '$1 == 5 {print $2, $3}') $(partname 5)" \
+        "1404928 1535999 cp:wal:$t0:local1"
+check_eq "partition 6: DB of slot 1" "$(echo "$table" | awk '$1 == 6 {print $7}')" "cp:db:$t1:local1"
+check_eq "partition 7: WAL of slot 1" "$(partname 7)" "cp:wal:$t1:local1"
 check_eq "DB type GUID is Ceph's block.db" "$(sgdisk -i 4 "$ssd" | awk '/GUID code/ {print $4}')" "30CD0809-C2B2-499C-8879-2D6B78529876"
 check_eq "WAL type GUID is Ceph's block.wal" "$(sgdisk -i 5 "$ssd" | awk '/GUID code/ {print $4}')" "5CE17FCE-4087-4169-B7FF-056CC58473F9"
 check "the kernel knows partition 7 (BLKPG)" test -b "${ssd}p7"
-check_eq "blkid sees the partition name" "$(blkid -p -s PART_ENTRY_NAME -o value "${ssd}p4")" "cp:db:0:local1"
+check_eq "blkid sees the partition name" "$(blkid -p -s PART_ENTRY_NAME -o value "${ssd}p4")" "cp:db:$t0:local1"
 check_eq "kept partitions and HDDs are byte-identical" \
         "$(sha256sum "${ssd}p1" "${ssd}p2" "${ssd}p3" "$hdd0" "$hdd1")" "$sums_before"
 

@@ -17,6 +17,7 @@ tests/update-golden.sh runs both around the golden update.
 """
 
 import copy
+import hashlib
 import json
 import os
 import sys
@@ -391,6 +392,21 @@ def converged(name):
     return s
 
 
+def device_tag(d):
+    """plan_device_tag() (src/plan/plan-names.c): "@" and 8 hex digits of SHA-256 over the
+    device's stable identity (WWN, else model and serial, else a loop device's backing file,
+    else its path)."""
+    if d.get("wwn"):
+        ident = "wwn " + d["wwn"]
+    elif d.get("serial"):
+        ident = "serial " + (d["model"] + " " if d.get("model") else "") + d["serial"]
+    elif d.get("backing_file"):
+        ident = "file " + d["backing_file"]
+    else:
+        ident = "path " + d["path"]
+    return "@" + hashlib.sha256(ident.encode()).hexdigest()[:8]
+
+
 def convert_filestore(inv):
     """What a conversion does on a scenario-3 host (as `cephprov convert` does it, in place):
     each FileStore OSD replaced (id kept), its HDD zapped, and recreated as BlueStore with its DB on the partition the
@@ -407,7 +423,7 @@ def convert_filestore(inv):
         d["content"] = {"fstype": "ceph_bluestore", "uuid": osd_fsid,
                         "osd": {"id": osd_id, "osd_fsid": osd_fsid, "cluster_fsid": CLUSTER_FSID,
                                 "role": "block", "objectstore": "bluestore"}}
-        partname = ("cp:db:%d:%s" % (slot, host))[:36]
+        partname = ("cp:db:%s:%s" % (device_tag(d), host))[:36]
         for fast in inv["devices"]:
             for p in fast["partitions"]:
                 if p.get("name") == partname:

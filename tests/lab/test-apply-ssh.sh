@@ -28,8 +28,9 @@ check_contains "and is verified" "$out" "converged"
 for h in node1 node2 node3; do
         # slot 0's fast device: the planner takes devices in natural path order
         ssd=$(awk '$2 == "ssd" {print $1}' "$dir/lab/hosts/$h/loops" | sort -V | head -1)
-        check_eq "$h: DB partition of slot 0 on its first SSD" \
-                "$(sgdisk -p "$ssd" | awk '$1 == 1 {print $7}')" "cp:db:0:$h"
+        hdd=$(awk '$2 == "hdd" {print $1}' "$dir/lab/hosts/$h/loops" | sort -V | head -1)
+        check_eq "$h: DB partition of slot 0 on its first SSD, named by its HDD's identity" \
+                "$(sgdisk -i 1 "$ssd" | sed -n "s/^Partition name: '\(.*\)'\$/\1/p")" "cp:db:$(cp_tag "$hdd"):$h"
 done
 check_eq "the agent was not pushed again" "$(on node2 stat -c %Y /root/.cephprov/cephprov 2>&1)" "$agent"
 

@@ -4,6 +4,7 @@
  * Golden files: tests/data/plan-<name>.txt and .json are compared exactly. With
  * UPDATE_GOLDEN=1 in the environment they are written instead (tests/update-golden.sh). */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "basic/json-util.h"
@@ -245,7 +246,16 @@ static void test_scenario1(void) {
                                 CHECK_STREQ(st->type_guid, BCACHE_GUID);
                         } else
                                 CHECK(false);
-                        _cleanup_(freep) char *name = plan_partition_name(hp->host, st->role, st->slot);
+                        /* named by the tag of the data device of its slot */
+                        const InvDevice *data = NULL;
+                        for (size_t k = 0; k < hp->n_devices; k++)
+                                if (!hp->devices[k].fast && hp->devices[k].slot == st->slot)
+                                        data = inventory_find_device(inventory_set_find(s, hp->host), hp->devices[k].path);
+                        CHECK(data != NULL);
+                        char tag[PLAN_TAG_MAX] = "";
+                        if (data)
+                                plan_device_tag(data, tag);
+                        _cleanup_(freep) char *name = plan_partition_name(hp->host, st->role, tag);
                         CHECK_STREQ(st->partname, name);
                 }
                 CHECK_INTEQ(n_db, 4);
@@ -311,27 +321,67 @@ static void test_device_without_by_id(void) {
 }
 
 static void test_partition_names(void) {
-        _cleanup_(freep) char *a = plan_partition_name("node1", PART_ROLE_DB, 3);
-        CHECK_STREQ(a, "cp:db:3:node1");
-        _cleanup_(freep) char *b = plan_partition_name("a-very-long-host-name.rack12.example.net", PART_ROLE_CACHE, 12);
-        CHECK_STREQ(b, "cp:cache:12:a-very-long-host-name.ra");
+        _cleanup_(freep) char *a = plan_partition_name("node1", PART_ROLE_DB, "@3f9a01c2");
+        CHECK_STREQ(a, "cp:db:@3f9a01c2:node1");
+        _cleanup_(freep) char *b = plan_partition_name("a-very-long-host-name.rack12.example.net", PART_ROLE_CACHE, "@00000012");
+        CHECK_STREQ(b, "cp:cache:@00000012:a-very-long-host-");
         CHECK_INTEQ(strlen(b), 36);
         PartRole role;
         unsigned slot;
-        CHECK(plan_partition_name_parse(b, &role, &slot));
+        char tag[PLAN_TAG_MAX];
+        CHECK(plan_partition_name_parse(b, &role, &slot, tag));
         CHECK_INTEQ(role, PART_ROLE_CACHE);
-        CHECK_INTEQ(slot, 12);
-        CHECK(plan_partition_name_parse("cp:wal:0:x", &role, &slot) && role == PART_ROLE_WAL && slot == 0);
-        CHECK(!plan_partition_name_parse("ceph journal", NULL, NULL));
-        CHECK(!plan_partition_name_parse("cp:foo:1:x", NULL, NULL));
-        CHECK(!plan_partition_name_parse("cp:db:x:node1", NULL, NULL));
-        CHECK(!plan_partition_name_parse("cp:db:1", NULL, NULL));
+        CHECK_INTEQ(slot, UINT_MAX);
+        CHECK_STREQ(tag, "@00000012");
+        /* the names of before: a slot position, still read */
+        _cleanup_(freep) char *c = plan_partition_name_legacy("node1", PART_ROLE_DB, 3);
+        CHECK_STREQ(c, "cp:db:3:node1");
+        CHECK(plan_partition_name_parse("cp:wal:0:x", &role, &slot, tag) && role == PART_ROLE_WAL && slot == 0 && !tag[0]);
+        CHECK(!plan_partition_name_parse("ceph journal", NULL, NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:foo:1:x", NULL, NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:x:node1", NULL, NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:1", NULL, NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:@3F9A01C2:node1", NULL, NULL, NULL));
+        CHECK(!plan_partition_name_parse("cp:db:@3f9a01:node1", NULL, NULL, NULL));
+
+        /* identity: WWN, else model and serial, else a loop device's backing file, else none
+         * (the tag then stands for the path) */
+        InvDevice d = { .name = (char *) "sdc", .path = (char *) "/dev/sdc", .model = (char *) "ST2000NM0135",
+                        .serial = (char *) "ZFL01410K", .wwn = (char *) "0x5000c50000000010" };
+        _cleanup_(freep) char *i1 = plan_device_identity(&d);
+        CHECK_STREQ(i1, "wwn 0x5000c50000000010");
+        char t1[PLAN_TAG_MAX], t2[PLAN_TAG_MAX], t3[PLAN_TAG_MAX];
+        plan_device_tag(&d, t1);
+        d.path = (char *) "/dev/sdq"; /* moved: the same tag */
+        plan_device_tag(&d, t2);
+        CHECK_STREQ(t1, t2);
+        CHECK_INTEQ(strlen(t1), 9);
+        d.wwn = NULL;
+        _cleanup_(freep) char *i2 = plan_device_identity(&d);
+        CHECK_STREQ(i2, "serial ST2000NM0135 ZFL01410K");
+        plan_device_tag(&d, t3);
+        CHECK(!streq(t1, t3));
+        InvDevice loop = { .name = (char *) "loop3", .path = (char *) "/dev/loop3",
+                           .backing_file = (char *) "/var/lib/lab/node1-hdd0.img" };
+        _cleanup_(freep) char *i3 = plan_device_identity(&loop);
+        CHECK_STREQ(i3, "file /var/lib/lab/node1-hdd0.img");
+        loop.backing_file = NULL;
+        CHECK(plan_device_identity(&loop) == NULL);
 }
 
 /* ---- refusals and variations ---- */
 
 static Profile *profile0(Layout *l) {
         return &l->profiles[0];
+}
+
+/* The GPT name the planner gives the `role` partition of data device `path` on `host`. */
+static char *name_for(const InventorySet *s, const char *host, const char *path, PartRole role) {
+        const InvDevice *d = inventory_find_device(inventory_set_find(s, host), path);
+        char tag[PLAN_TAG_MAX] = "@none";
+        if (d)
+                plan_device_tag(d, tag);
+        return plan_partition_name(host, role, tag);
 }
 
 static void test_free_space_refused(void) {
@@ -829,11 +879,26 @@ static void test_scenario3(void) {
                                                   "partition of slot 2 (/dev/sde): it needs 70 GiB", l->path);
         CHECK(startswith(msg, want70));
 
-        /* mid-conversion: osd.0's HDD zapped → its OSD is created on the DB partition */
+        /* osd.0's HDD blank while its DB partition carries osd.0's label: osd.0's, not a new
+         * OSD's (a disk that lost its data, or a rebuild that died half-way) */
         profile0(l)->db_size.bytes = 60 * GiB;
         _cleanup_(inventory_set_freep) InventorySet *conv = load_inv("scenario-3-filestore", "-converged");
         InvDevice *sdc = dev_mut(conv, "fs1", "/dev/sdc");
         inv_content_done(&sdc->content);
+        _cleanup_(freep) char *dbname = name_for(conv, "fs1", "/dev/sdc", PART_ROLE_DB);
+        _cleanup_(freep) char *refused = strprintf(
+                "host 'fs1': osd.0's data device is gone (its DB partition 4 '%s' on /dev/sda carries its label) and "
+                "/dev/sdc (wwn %s) carries no OSD: cephprov builds no new OSD beside a dead one. If /dev/sdc took osd.0's "
+                "place, `cephprov replace LAYOUT fs1 /dev/sdc` rebuilds osd.0 there with its id (a `cephprov convert` that "
+                "was rebuilding it: run it again); if osd.0 is gone for good, purge it (`ceph osd purge 0`) and delete its "
+                "partitions first", dbname, sdc->wwn);
+        CHECK_STREQ(plan_refused(l, conv, &err), refused);
+        /* mid-conversion: osd.0's HDD zapped, its new DB partition made (no label yet) → its
+         * OSD is created on that DB partition */
+        InvDevice *sda = dev_mut(conv, "fs1", "/dev/sda");
+        for (size_t i = 0; i < sda->n_partitions; i++)
+                if (streq_ptr(sda->partitions[i].name, dbname))
+                        inv_osd_done(&sda->partitions[i].content.osd);
         _cleanup_(plan_freep) Plan *p = plan_ok(l, conv);
         if (!p)
                 return;
@@ -843,7 +908,7 @@ static void test_scenario3(void) {
                 const Step *st = &p->hosts[0].steps[0];
                 CHECK_INTEQ(st->kind, STEP_CREATE_OSD);
                 CHECK_STREQ(st->device, "/dev/sdc");
-                CHECK_STREQ(st->db_partname, "cp:db:0:fs1");
+                CHECK_STREQ(st->db_partname, dbname);
                 CHECK_INTEQ(st->db_partnum, 4);
                 CHECK_INTEQ(st->n_deps, 0);
                 CHECK(!st->data_is_bcache);
@@ -923,6 +988,18 @@ static void test_partial(void) {
         InvDevice *sde = dev_mut(s, "node1", "/dev/sde");
         InvDevice *bc = dev_mut(s, "node1", sde->content.bcache.bcache_device);
         inv_content_done(&bc->content);
+        /* the OSD never made on its bcache device: its DB partition carries no label either */
+        _cleanup_(freep) char *dbname = name_for(s, "node1", "/dev/sde", PART_ROLE_DB);
+        InvDevice *sda = dev_mut(s, "node1", "/dev/sda");
+        InvOsd *dblabel = NULL;
+        for (size_t i = 0; i < sda->n_partitions; i++)
+                if (streq_ptr(sda->partitions[i].name, dbname))
+                        dblabel = &sda->partitions[i].content.osd;
+        CHECK(dblabel && dblabel->id == 2);
+        if (!dblabel)
+                return;
+        InvOsd saved = *dblabel;
+        *dblabel = (InvOsd) { .id = -1 };
 
         _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
         if (!p)
@@ -938,9 +1015,16 @@ static void test_partial(void) {
                 CHECK_INTEQ(hp->steps[1].kind, STEP_CREATE_OSD);
                 CHECK_STREQ(hp->steps[1].device, "/dev/sde");
                 CHECK(hp->steps[1].data_is_bcache);
-                CHECK_STREQ(hp->steps[1].db_partname, "cp:db:2:node1");
+                CHECK_STREQ(hp->steps[1].db_partname, dbname);
         }
         CHECK_INTEQ(p->hosts[1].n_steps, 0);
+
+        /* its DB partition still labelled for osd.2: osd.2's, no new OSD there */
+        *dblabel = saved;
+        Error err0;
+        const char *why = plan_refused(l, s, &err0);
+        CHECK(why && startswith(why, "host 'node1': osd.2's data device is gone (its DB partition"));
+        CHECK(why && strstr(why, "`cephprov replace LAYOUT node1 /dev/sde` rebuilds osd.2 there with its id"));
 
         /* OSDs of another cluster are refused when the layout names its fsid */
         l->fsid = strdup("0b0c0d0e-0000-4000-8000-000000000001");
@@ -961,6 +1045,157 @@ static Layout *layout_str(const char *yaml) {
         if (!l)
                 exit(1);
         return l;
+}
+
+/* ---- identity: a device is who it is, not where it sits (docs/plan.md "Identity") ---- */
+
+static void drop_device(InventorySet *s, const char *host, const char *path) {
+        Inventory *inv = (Inventory *) inventory_set_find(s, host);
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (streq(inv->devices[i].path, path)) {
+                        inv_device_done(&inv->devices[i]);
+                        memmove(&inv->devices[i], &inv->devices[i + 1], sizeof(InvDevice) * (inv->n_devices - i - 1));
+                        inv->n_devices--;
+                        return;
+                }
+        CHECK(false);
+}
+
+/* `path` becomes a new blank disk: no signature, no table, a serial and WWN of its own */
+static void blank_device(InventorySet *s, const char *host, const char *path, const char *serial) {
+        InvDevice *d = dev_mut(s, host, path);
+        inv_content_done(&d->content);
+        for (size_t i = 0; i < d->n_partitions; i++) {
+                inv_content_done(&d->partitions[i].content);
+                free(d->partitions[i].node);
+                free(d->partitions[i].partuuid);
+                free(d->partitions[i].name);
+                free(d->partitions[i].type_guid);
+        }
+        free(d->partitions);
+        d->partitions = NULL;
+        d->n_partitions = 0;
+        free(d->pttype);
+        free(d->ptuuid);
+        d->pttype = d->ptuuid = NULL;
+        free(d->serial);
+        d->serial = strdup(serial);
+        free(d->wwn);
+        d->wwn = NULL;
+        strv_free(d->links);
+        d->links = NULL;
+        _cleanup_(freep) char *byid = strprintf("/dev/disk/by-id/ata-ST2000NM0135_%s", serial);
+        strv_extend(&d->links, byid);
+        /* the bcache device it backed is gone with it */
+        Inventory *inv = (Inventory *) inventory_set_find(s, host);
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                InvDevice *b = &inv->devices[i];
+                bool backed = false;
+                for (size_t k = 0; k < inv->n_devices; k++)
+                        backed = backed || streq_ptr(inv->devices[k].content.bcache.bcache_device, b->path);
+                if (startswith(b->name, "bcache") && !backed)
+                        inv_content_done(&b->content);
+        }
+}
+
+/* two devices trade kernel names (a reboot that renamed /dev/sdX) */
+static void swap_names(InventorySet *s, const char *host, const char *a, const char *b) {
+        InvDevice *x = dev_mut(s, host, a), *y = dev_mut(s, host, b);
+        char *t = x->path; x->path = y->path; y->path = t;
+        t = x->name; x->name = y->name; y->name = t;
+        for (size_t i = 0; i < x->n_partitions || i < y->n_partitions; i++)
+                CHECK(false); /* data devices without partitions only */
+}
+
+static void check_noop(const Layout *l, const InventorySet *s, const char *what) {
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        CHECK_INTEQ(plan_count_steps(p), 0);
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                CHECK_INTEQ(p->hosts[i].n_drift, 0);
+                CHECK_INTEQ(strv_length(p->hosts[i].notes), 0);
+        }
+        if (plan_count_steps(p) != 0 || p->hosts[0].n_drift != 0) {
+                _cleanup_(freep) char *txt = plan_text(p);
+                fprintf(stderr, "%s:\n%s", what, txt);
+        }
+}
+
+static void test_identity(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        /* "-converged": partitions named by tag; "-converged-legacy": the same hosts converged by
+         * a release before identity names (cp:db:SLOT:HOST) */
+        static const char *const suffixes[] = { "-converged", "-converged-legacy" };
+        for (size_t v = 0; v < ELEMENTSOF(suffixes); v++) {
+                const char *sfx = suffixes[v];
+                /* converged: a no-op, also with every HDD's /dev name moved */
+                {
+                        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", sfx);
+                        check_noop(l, s, sfx);
+                        swap_names(s, "node1", "/dev/sdc", "/dev/sdf");
+                        swap_names(s, "node1", "/dev/sdd", "/dev/sde");
+                        check_noop(l, s, "names moved");
+                }
+                /* osd.1's HDD (sdd) gone: osd.1 named, its partitions its own (not drift), no step;
+                 * the healthy osd.3 (sdf, now third of three) keeps its partitions */
+                {
+                        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", sfx);
+                        drop_device(s, "node1", "/dev/sdd");
+                        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                        if (!p)
+                                continue;
+                        const HostPlan *h = &p->hosts[0];
+                        CHECK_INTEQ(h->n_steps, 0);
+                        CHECK_INTEQ(h->n_drift, 0);
+                        CHECK_INTEQ(strv_length(h->notes), 1);
+                        CHECK(h->notes && startswith(h->notes[0], "osd.1's data device is gone: its DB partition 4 'cp:db:"));
+                        CHECK(h->notes && strstr(h->notes[0], "on /dev/sdb is kept for it (once a new disk is in, "
+                                                              "`cephprov replace LAYOUT node1 DEVICE` rebuilds osd.1 there"));
+                        CHECK_INTEQ(h->n_osds, 3);
+                        /* blast radius as it is: sdb serves only sdf now */
+                        CHECK(h->n_fast == 2 && strv_length(h->fast[1].data_devices) == 1 &&
+                              streq(h->fast[1].data_devices[0], "/dev/sdf"));
+                        _cleanup_(freep) char *txt = plan_text(p);
+                        CHECK(txt && strstr(txt, "host node1: nothing to do\n"));
+                        CHECK(txt && !strstr(txt, "drift"));
+                }
+                /* a blank disk with another serial where osd.1's was: refused, osd.1 and replace
+                 * named; with keep_going the other hosts are planned */
+                {
+                        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", sfx);
+                        blank_device(s, "node1", "/dev/sdd", "ZFL01411R");
+                        Error err;
+                        const char *why = plan_refused(l, s, &err);
+                        CHECK(why && startswith(why, "host 'node1': osd.1's data device is gone (its DB partition 4 'cp:db:"));
+                        CHECK(why && strstr(why, "on /dev/sdb carries its label) and /dev/sdd (serial ST2000NM0135 ZFL01411R) "
+                                                 "carries no OSD: cephprov builds no new OSD beside a dead one. If /dev/sdd "
+                                                 "took osd.1's place, `cephprov replace LAYOUT node1 /dev/sdd` rebuilds osd.1 "
+                                                 "there with its id"));
+                        Plan *p = NULL;
+                        err = (Error) {};
+                        CHECK(plan_compute_ext(l, s, &(PlanOptions) { .keep_going = true }, &p, &err) == 0);
+                        CHECK(p && p->n_refused == 1 && streq(p->refused[0].host, "node1") && p->n_hosts == 2);
+                        plan_free(p);
+                        /* the same disk blanked in place (same serial): osd.1's DB label decides */
+                        _cleanup_(inventory_set_freep) InventorySet *s2 = load_inv("scenario-1-hyperconverged", sfx);
+                        blank_device(s2, "node1", "/dev/sdd", "ZFL01411K");
+                        dev_mut(s2, "node1", "/dev/sdd")->wwn = strdup("0x5000c50000000011");
+                        why = plan_refused(l, s2, &err);
+                        CHECK(why && startswith(why, "host 'node1': osd.1's data device is gone"));
+                        /* the cluster purged osd.1: its partitions are drift (not reused: nothing
+                         * says they are the new disk's), and the new disk's own do not fit
+                         * beside them until they are deleted, as the refusal says */
+                        int ids[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+                        p = NULL;
+                        err = (Error) {};
+                        CHECK(plan_compute_ext(l, s, &(PlanOptions) { .osd_ids_known = true, .osd_ids_in_use = ids,
+                                                                      .n_osd_ids_in_use = ELEMENTSOF(ids) }, &p, &err) < 0);
+                        CHECK(strstr(err.message, "host 'node1': not enough free space on '/dev/sdb' for the 30 GiB DB "
+                                                  "partition of slot 1 (/dev/sdd)"));
+                        plan_free(p);
+                }
+        }
 }
 
 /* FileStore journals and separate WAL partitions, on scenario 1's hosts (node1 only). */
@@ -985,10 +1220,11 @@ static void test_journal_and_wal(void) {
                         const HostPlan *hp = &p->hosts[0];
                         CHECK_INTEQ(hp->n_steps, 4);
                         CHECK_STREQ(hp->steps[0].type_guid, CEPH_GUID_JOURNAL);
-                        CHECK_STREQ(hp->steps[0].partname, "cp:journal:0:node1");
+                        _cleanup_(freep) char *jn = name_for(s, "node1", "/dev/sdc", PART_ROLE_JOURNAL);
+                        CHECK_STREQ(hp->steps[0].partname, jn);
                         CHECK_INTEQ(hp->steps[0].size, 10 * GiB);
                         CHECK_INTEQ(hp->steps[2].kind, STEP_CREATE_OSD);
-                        CHECK_STREQ(hp->steps[2].journal_partname, "cp:journal:0:node1");
+                        CHECK_STREQ(hp->steps[2].journal_partname, jn);
                         CHECK(hp->steps[2].db_device == NULL);
                         CHECK_INTEQ(hp->steps[2].objectstore, OBJECTSTORE_FILESTORE);
                         CHECK_STREQ(hp->steps[2].device_class, "archive");
@@ -1009,7 +1245,8 @@ static void test_journal_and_wal(void) {
                         CHECK_INTEQ(hp->steps[1].offset, hp->steps[0].offset + hp->steps[0].size);
                         const Step *osd = &hp->steps[4];
                         CHECK_INTEQ(osd->kind, STEP_CREATE_OSD);
-                        CHECK_STREQ(osd->wal_partname, "cp:wal:0:node1");
+                        _cleanup_(freep) char *wn = name_for(s, "node1", "/dev/sdc", PART_ROLE_WAL);
+                        CHECK_STREQ(osd->wal_partname, wn);
                         CHECK_INTEQ(osd->wal_partnum, 5);
                         CHECK(osd->n_deps == 2 && osd->deps[0] == 1 && osd->deps[1] == 2);
                 }
@@ -1100,22 +1337,38 @@ static void test_drift(void) {
                         CHECK(p->hosts[i].steps[k].kind != STEP_WIPE);
 
         _cleanup_(freep) char *txt = plan_text(p);
+        /* the cache partitions are named by the tags of their HDDs */
         CHECK(txt && strstr(txt, "host node2: nothing to do\n"
-                                 "  drift: /dev/sda partition 5 'cp:cache:0:node2' (cache, 60 GiB) is cephprov's but not in the "
+                                 "  drift: /dev/sda partition 5 'cp:cache:@"));
+        CHECK(txt && strstr(txt, ":node2' (cache, 60 GiB) is cephprov's but not in the "
                                  "layout: the profile has no bcache; it is held by bcache0; no step removes it"));
         CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 9 'cp:db:5:node2' (db, 2 GiB) is cephprov's but not in the layout: "
                                  "slot 5 does not exist: the profile selects 4 data devices; no step removes it (removing "
                                  "partitions is for `cephprov destroy`, not implemented yet: delete it by hand once nothing uses it)\n"));
         CHECK(txt && strstr(txt, "plan: nothing to do on 3 hosts; 13 drifted partitions\n"));
-        CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 5 'cp:cache:1:node2' (cache, 60 GiB) is cephprov's but not in the "
+        CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 5 'cp:cache:@"));
+        CHECK(txt && strstr(txt, ":node2' (cache, 60 GiB) is cephprov's but not in the "
                                  "layout: the profile has no bcache; it is held by bcache1; no step removes it"));
-        /* holding some OSD's DB: said so */
-        sdb->partitions[sdb->n_partitions - 1].content.osd = (InvOsd) { .id = 12, .role = strdup("block.db") };
+        /* holding the DB of an OSD whose data device is not on the host: that OSD's, kept and
+         * said so, not drift */
+        sdb->partitions[sdb->n_partitions - 1].content.osd =
+                (InvOsd) { .id = 12, .role = strdup("block.db"), .osd_fsid = strdup("0c0c0c0c-0000-4000-8000-000000000012") };
         Plan *p3 = plan_ok(l, s);
-        CHECK(p3 && p3->hosts[1].n_drift == 5 &&
-              streq(p3->hosts[1].drift[4].reason, "slot 5 does not exist: the profile selects 4 data devices; "
-                                                   "it holds the block.db of osd.12"));
+        CHECK(p3 && p3->hosts[1].n_drift == 4 && p3->hosts[1].n_steps == 0);
+        CHECK(p3 && strv_length(p3->hosts[1].notes) == 1 &&
+              startswith(p3->hosts[1].notes[0], "osd.12's data device is gone: its DB partition 9 'cp:db:5:node2' on "
+                                                "/dev/sdb is kept for it"));
         plan_free(p3);
+        /* the cluster says osd.12 is purged: the partition is drift again */
+        int ids[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+        Plan *p4 = NULL;
+        Error e4 = {};
+        CHECK(plan_compute_ext(l, s, &(PlanOptions) { .osd_ids_known = true, .osd_ids_in_use = ids, .n_osd_ids_in_use = 12 },
+                               &p4, &e4) == 0);
+        CHECK(p4 && p4->hosts[1].n_drift == 5 &&
+              streq(p4->hosts[1].drift[4].reason, "osd.12, whose block.db it held, is gone from the cluster and its data "
+                                                   "device from the host; it holds the block.db of osd.12"));
+        plan_free(p4);
         _cleanup_(freep) char *js = plan_json_text(p);
         CHECK(js && strstr(js, "\n      ],\n      \"drift\": [\n        {\n          \"device\": \"/dev/sda\",\n"));
         CHECK(js && strstr(js, "        {\n          \"device\": \"/dev/sdb\",\n          \"partnum\": 9,\n"
@@ -1280,6 +1533,7 @@ int main(void) {
         TEST_RUN(test_blank_fast_device);
         TEST_RUN(test_scenario3);
         TEST_RUN(test_partial);
+        TEST_RUN(test_identity);
         TEST_RUN(test_journal_and_wal);
         TEST_RUN(test_bcache_unavailable_noted);
         TEST_RUN(test_device_without_by_id);
