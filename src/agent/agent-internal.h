@@ -174,6 +174,22 @@ int block_check_node(const char *path, const ClaimOptions *o, Error *err);
  * request's id is the request's own. */
 int agent_osd_check_devices(AgentState *s, json_object *args, Error *err);
 
+/* osd-create (agent-osd.c): may it erase `label`, found at the start of `part`, the `role`
+ * ("DB", "WAL") partition given for the OSD on `data` (of `host`), a data device that
+ * carries no label? Only a label whose osd uuid is `redo_osd_fsid` (the half-made OSD the
+ * controller proved cephprov's), or whose OSD `map` (the request's "osd_map"; NULL: none
+ * sent) does not have or has destroyed; never one of a cluster other than map's. Returns
+ * why it may (AGENT_LABEL_ERASABLE_*), else -EEXIST with a message naming the partition,
+ * the OSD, its uuid and the way out. Pure. */
+enum {
+        AGENT_LABEL_ERASABLE_REDO = 1,
+        AGENT_LABEL_ERASABLE_GONE = 2,      /* not in the OSD map (purged, or `osd new` never ran) */
+        AGENT_LABEL_ERASABLE_DESTROYED = 3,
+};
+struct CephOsdDump;
+int agent_label_erasable(const InvOsd *label, const char *redo_osd_fsid, const struct CephOsdDump *map,
+                         const char *part, const char *role, const char *data, const char *host, Error *err);
+
 /* Tell the kernel about one partition of the disk open at `fd` (BLKPG, never a re-read). */
 int blkpg_add_partition(int fd, const char *disk, unsigned partno, uint64_t start, uint64_t size, Error *err);
 int blkpg_del_partition(int fd, const char *disk, unsigned partno, Error *err);

@@ -25,6 +25,7 @@
 #include "agent-internal.h"
 #include "basic/lock-file.h"
 #include "ceph/ceph-volume.h"
+#include "ceph/ceph.h"
 
 #define OSD_LOCK_DIR "/run/cephprov"
 #define CEPH_VOLUME_TIMEOUT 1800 /* bitmap allocator mkfs on big HDDs takes minutes */
@@ -41,8 +42,13 @@ typedef struct OsdArgs {
         const char *device_class;
         const char *objectstore;
         const char *redo_osd_fsid; /* the controller proved this half-made OSD is cephprov's */
+        CephOsdDump *osd_map;      /* "osd_map": the cluster's OSDs by uuid (NULL: not sent) */
         int64_t osd_id;
 } OsdArgs;
+
+static void osd_args_done(OsdArgs *a) {
+        a->osd_map = ceph_osd_dump_free(a->osd_map);
+}
 
 static double now_sec(void) {
         struct timespec ts;
@@ -94,17 +100,24 @@ static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout,
         return 0;
 }
 
-/* The BlueStore label at the start of `dev`: 1 found (ret filled), 0 none. */
-static int read_label(const char *dev, InvOsd *ret, Error *err) {
+#define LABEL_BLOCK 4096
+
+/* The BlueStore label at the start of `dev`: 1 found (ret filled), 0 none; the block read
+ * in `buf`. */
+static int read_label_block(const char *dev, uint8_t buf[static LABEL_BLOCK], InvOsd *ret, Error *err) {
         _cleanup_(closep) int fd = open(dev, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return error_set(err, errno, "cannot open '%s': %m", dev);
-        uint8_t buf[4096];
-        int r = read_exact_at(fd, buf, sizeof(buf), 0);
+        int r = read_exact_at(fd, buf, LABEL_BLOCK, 0);
         if (r < 0)
                 return error_set(err, -r, "cannot read '%s': %s", dev, strerror(-r));
         *ret = (InvOsd) { .id = -1 };
-        return bluestore_label_parse(buf, sizeof(buf), ret);
+        return bluestore_label_parse(buf, LABEL_BLOCK, ret);
+}
+
+static int read_label(const char *dev, InvOsd *ret, Error *err) {
+        uint8_t buf[LABEL_BLOCK];
+        return read_label_block(dev, buf, ret, err);
 }
 
 /* The bcache device (/dev/bcacheN) registered for backing device `dev`. */
@@ -216,32 +229,94 @@ static int erase_half_made_labels(const char *dev, const char *osd_fsid, Error *
         return n;
 }
 
+int agent_label_erasable(const InvOsd *label, const char *redo_osd_fsid, const CephOsdDump *map, const char *part,
+                         const char *role, const char *data, const char *host, Error *err) {
+        const char *uuid = label->osd_fsid;
+        const CephDumpOsd *o = map && uuid ? ceph_osd_dump_find_uuid(map, uuid) : NULL;
+        int id = o ? o->id : label->id;
+        char who[32] = "an OSD";
+        if (id >= 0)
+                snprintf(who, sizeof(who), "osd.%d", id);
+        char what[512];
+        snprintf(what, sizeof(what),
+                 "'%s' (%s partition for the OSD on '%s' of '%s') carries the BlueStore label of %s (uuid %s)", part,
+                 role, data, host, who, uuid ? uuid : "unreadable");
+
+        /* a label of another cluster is never this plan's to erase, whatever its uuid */
+        if (map && map->fsid && label->cluster_fsid && strcasecmp(label->cluster_fsid, map->fsid) != 0)
+                return error_set(err, EEXIST, "%s of another cluster (%s, this one is %s): refusing to erase it", what,
+                                 label->cluster_fsid, map->fsid);
+        if (!uuid)
+                return error_set(err, EEXIST, "%s: without its uuid nothing shows that OSD gone, refusing to erase it",
+                                 what);
+        if (redo_osd_fsid && strcasecmp(uuid, redo_osd_fsid) == 0)
+                return AGENT_LABEL_ERASABLE_REDO;
+        if (!map)
+                return error_set(err, EEXIST,
+                                 "%s, and the request carries no OSD map to show that OSD gone (an older controller, "
+                                 "or no cluster reachable): refusing to erase it; run apply again with the cluster "
+                                 "reachable",
+                                 what);
+        if (!o)
+                return AGENT_LABEL_ERASABLE_GONE;
+        if (o->destroyed)
+                return AGENT_LABEL_ERASABLE_DESTROYED;
+        return error_set(err, EEXIST,
+                         "%s, which the cluster still has and which is not destroyed (osd map epoch %llu): refusing to "
+                         "erase it; if '%s' replaced %s's disk, run `cephprov replace LAYOUT %s %s`",
+                         what, (unsigned long long) map->epoch, data, who, host, data);
+}
+
 /* A BlueStore label at the start of a DB/WAL partition given for an OSD whose data device
- * carries none is stale: no OSD can run from it (its data device would carry the label), and
- * the partition is the one the plan names for this OSD (a running OSD holding it was refused
- * by the in-use check). It is there when the partition was made anew over an old one's bytes
- * (a replaced SSD that was not zeroed, a partition deleted by hand) or by a prepare killed
- * before it wrote the data device's label. `ceph-volume raw prepare` then says "Raw device
- * ... is already prepared", exits 0 and makes nothing: erased here first. Returns 1 when it
- * erased one, 0 when there was none. */
-static int erase_stale_label(const char *dev, Error *err) {
-        _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
-        /* read-only first: opened for writing, a device's close makes udev's watch probe it */
-        int r = read_label(dev, &o, err);
+ * carries none. It is there when a prepare was killed before it wrote the data device's
+ * label, when the partition was made anew over an old one's bytes (a partition deleted by
+ * hand, an SSD reused without zeroing) — and when the OSD it belongs to lost its data
+ * device and a blank disk took its place: that OSD's DB is the only copy of its metadata,
+ * not stale at all. `ceph-volume raw prepare` says "Raw device ... is already prepared",
+ * exits 0 and makes nothing over any of them, so osd-create erases one first, but only
+ * when agent_label_erasable() says its OSD is gone. Returns 1 with the block read into
+ * `buf` (and `ret`) when there is an erasable label, 0 when there is no label, else the
+ * refusal. */
+static int stale_label_check(const char *dev, const char *role, const OsdArgs *a, const char *host,
+                             uint8_t buf[static LABEL_BLOCK], InvOsd *ret, Error *err) {
+        /* read-only: opened for writing, a device's close makes udev's watch probe it */
+        int r = read_label_block(dev, buf, ret, err);
         if (r <= 0)
                 return r;
+        char node[PATH_MAX];
+        const char *part = realpath(dev, node) ? node : dev;
+        r = agent_label_erasable(ret, a->redo_osd_fsid, a->osd_map, part, role, a->data, host, err);
+        if (r < 0)
+                return r;
+        static const char *const why[] = {
+                [AGENT_LABEL_ERASABLE_REDO] = "the half-made OSD this request redoes",
+                [AGENT_LABEL_ERASABLE_GONE] = "not in the OSD map",
+                [AGENT_LABEL_ERASABLE_DESTROYED] = "destroyed in the OSD map",
+        };
+        log_info("'%s' carries a stale BlueStore label (osd uuid %s: %s) while the data device has none: erasing it",
+                 part, ret->osd_fsid, why[r]);
+        return 1;
+}
+
+/* Zeroes the label block at the start of `dev`, provided it still holds the bytes that
+ * were judged (`expect`): a block that changed since is another writer's, left alone. */
+static int erase_label_block(const char *dev, const uint8_t expect[static LABEL_BLOCK], Error *err) {
         _cleanup_(closep) int fd = open(dev, O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 return error_set(err, errno, "cannot open '%s': %m", dev);
-        uint8_t buf[4096];
-        log_info("'%s' carries a stale BlueStore label (osd.%d, uuid %s) while the data device has none: erasing it",
-                 dev, o.id, o.osd_fsid ? o.osd_fsid : "unknown");
+        uint8_t buf[LABEL_BLOCK];
+        int r = read_exact_at(fd, buf, sizeof(buf), 0);
+        if (r < 0)
+                return error_set(err, -r, "cannot read '%s': %s", dev, strerror(-r));
+        if (memcmp(buf, expect, sizeof(buf)) != 0)
+                return error_set(err, EAGAIN,
+                                 "the BlueStore label of '%s' changed while osd-create looked at it: left alone", dev);
         memset(buf, 0, sizeof(buf));
         if ((r = write_exact_at(fd, buf, sizeof(buf), 0)) < 0)
                 return error_set(err, -r, "cannot erase the stale label of '%s': %s", dev, strerror(-r));
         if (fsync(fd) < 0)
                 return error_set(err, errno, "cannot sync '%s': %m", dev);
-        return 1;
+        return 0;
 }
 
 /* LVM needs the lvm tools and device-mapper in the kernel. /dev/mapper/control alone proves
@@ -378,6 +453,12 @@ static int parse_args(json_object *args, OsdArgs *a, Error *err) {
                 return r;
         if (a->osd_id < 0 || a->osd_id > INT_MAX)
                 return error_set(err, EINVAL, "osd-create: osd_id %lld is out of range", (long long) a->osd_id);
+        json_object *map = NULL;
+        r = json_get_object(args, "osd_map", false, &map, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (map && (r = ceph_osd_dump_identities_from_json(map, "osd-create: osd_map", &a->osd_map, err)) < 0)
+                return r;
         struct { const char *key; const char **ret; } opt[] = {
                 { "db_device", &a->db_device }, { "db_partname", &a->db_partname },
                 { "wal_device", &a->wal_device }, { "wal_partname", &a->wal_partname },
@@ -401,7 +482,7 @@ static int parse_args(json_object *args, OsdArgs *a, Error *err) {
 }
 
 int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
-        OsdArgs a;
+        _cleanup_(osd_args_done) OsdArgs a = {};
         int r = parse_args(args, &a, err);
         if (r < 0)
                 return r;
@@ -457,10 +538,6 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return r;
         double t_lock = now_sec();
 
-        /* normally made by the ceph-osd package; ceph-volume does not create the parent */
-        if (mkdir("/var/lib/ceph/osd", 0755) < 0 && errno != EEXIST)
-                return error_set(err, errno, "cannot create '/var/lib/ceph/osd' on '%s': %m", agent_host(s));
-
         bool lvm = have_lvm();
         bool loop = startswith(data, "/dev/loop");
         char *env_loop[] = { (char *) CEPH_VOLUME_ENV_ALLOW_LOOP, NULL };
@@ -505,13 +582,32 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                                          data, agent_host(s));
         }
         int stale_erased = 0;
-        for (size_t i = 0; r == 0 && i < 2; i++) {
-                const char *part = i == 0 ? db : wal;
-                int e = part ? erase_stale_label(part, err) : 0;
-                if (e < 0)
-                        return e;
-                stale_erased += e;
+        if (r == 0) {
+                /* both judged before either is erased: a refusal leaves every byte as it was */
+                const char *parts[2] = { db, wal }, *roles[2] = { "DB", "WAL" };
+                uint8_t blocks[2][LABEL_BLOCK];
+                bool stale[2] = {};
+                for (size_t i = 0; i < 2; i++) {
+                        if (!parts[i] || (i == 1 && db && streq(db, wal)))
+                                continue;
+                        _cleanup_(inv_osd_done) InvOsd o = { .id = -1 };
+                        int e = stale_label_check(parts[i], roles[i], &a, agent_host(s), blocks[i], &o, err);
+                        if (e < 0)
+                                return e;
+                        stale[i] = e > 0;
+                }
+                for (size_t i = 0; i < 2; i++) {
+                        if (!stale[i])
+                                continue;
+                        int e = erase_label_block(parts[i], blocks[i], err);
+                        if (e < 0)
+                                return e;
+                        stale_erased++;
+                }
         }
+        /* normally made by the ceph-osd package; ceph-volume does not create the parent */
+        if (mkdir("/var/lib/ceph/osd", 0755) < 0 && errno != EEXIST)
+                return error_set(err, errno, "cannot create '/var/lib/ceph/osd' on '%s': %m", agent_host(s));
         if (r == 0 && !lvm) {
                 agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);

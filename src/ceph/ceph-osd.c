@@ -480,3 +480,64 @@ const CephOsdMetadata *ceph_osd_metadata_find(const CephOsdMetadataList *l, int 
                         return &l->osds[i];
         return NULL;
 }
+
+/* ---- the OSD map's identities (osd-create's "osd_map") ------------------------------ */
+
+json_object *ceph_osd_dump_identities_to_json(const CephOsdDump *d) {
+        _cleanup_json_ json_object *o = json_object_new_object(), *osds = json_object_new_array();
+        if (!o || !osds || json_add_string(o, "fsid", d->fsid) < 0 || json_add_u64(o, "epoch", d->epoch) < 0)
+                return NULL;
+        for (size_t i = 0; i < d->n_osds; i++) {
+                const CephDumpOsd *x = &d->osds[i];
+                json_object *e = json_object_new_object();
+                if (!e || json_object_array_add(osds, e) < 0) {
+                        json_object_put(e);
+                        return NULL;
+                }
+                if (json_add_int(e, "osd", x->id) < 0 || json_add_string(e, "uuid", x->uuid) < 0 ||
+                    json_add_bool(e, "destroyed", x->destroyed) < 0)
+                        return NULL;
+        }
+        if (json_add(o, "osds", TAKE_PTR(osds)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+int ceph_osd_dump_identities_from_json(json_object *o, const char *what, CephOsdDump **ret, Error *err) {
+        if (!json_object_is_type(o, json_type_object))
+                return error_set(err, EBADMSG, "%s: not a JSON object", what);
+        const char *fsid = NULL;
+        json_object *osds = NULL;
+        uint64_t epoch = 0;
+        int r;
+        if ((r = json_get_string(o, "fsid", true, &fsid, what, err)) < 0 ||
+            (r = json_get_u64(o, "epoch", true, &epoch, what, err)) < 0 ||
+            (r = json_get_array(o, "osds", true, &osds, what, err)) < 0)
+                return r;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = calloc(1, sizeof(CephOsdDump));
+        size_t n = json_object_array_length(osds);
+        if (!d || !(d->fsid = strdup(fsid)) || !(d->flags = calloc(1, sizeof(char *))) ||
+            !(d->osds = calloc(n ? n : 1, sizeof(CephDumpOsd))) || !(d->pools = calloc(1, sizeof(CephDumpPool))))
+                return error_set(err, ENOMEM, "out of memory");
+        d->epoch = epoch;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(osds, i);
+                CephDumpOsd *x = &d->osds[d->n_osds];
+                int64_t id = -1;
+                const char *uuid = NULL;
+                bool destroyed = false;
+                if (!json_object_is_type(e, json_type_object) || json_get_int(e, "osd", true, &id, what, NULL) < 0 ||
+                    id < 0 || id > INT32_MAX || json_get_bool(e, "destroyed", true, &destroyed, what, NULL) < 0 ||
+                    ((r = json_get_string(e, "uuid", false, &uuid, what, NULL)) < 0 && r != -ENOENT))
+                        return error_set(err, EBADMSG, "%s: osds[%zu] is not {\"osd\", \"uuid\", \"destroyed\"}",
+                                         what, i);
+                *x = (CephDumpOsd) { .id = (int) id, .exists = true, .destroyed = destroyed };
+                if (uuid && !(x->uuid = strdup(uuid)))
+                        return error_set(err, ENOMEM, "out of memory");
+                d->n_osds++;
+                d->max_osd = MAX(d->max_osd, (int) id + 1);
+        }
+        qsort(d->osds, d->n_osds, sizeof(CephDumpOsd), dump_osd_cmp);
+        *ret = TAKE_PTR(d);
+        return 0;
+}

@@ -12,6 +12,7 @@
  * Ownership: every `*_parse` returns a new object through `ret` (untouched on failure);
  * free it with the matching `*_free` (NULL-safe, returns NULL). */
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -180,6 +181,15 @@ bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag);
 /* 0 when every id exists in the map, else -ENOENT naming the first missing one. Ask this
  * before a gate: ok-to-stop and safe-to-destroy answer "yes" for ids that do not exist. */
 int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err);
+
+/* The OSD map's identities, as an osd-create request carries them ("osd_map",
+ * docs/agent.md): {"fsid": F, "epoch": E, "osds": [{"osd": N, "uuid": U, "destroyed": B},
+ * ...]}, every OSD of the map — what an agent needs to tell whether the OSD of a BlueStore
+ * label is still the cluster's. NULL when out of memory. */
+json_object *ceph_osd_dump_identities_to_json(const CephOsdDump *d);
+/* Reads that object back: a CephOsdDump with only epoch, fsid and each OSD's id, uuid and
+ * destroyed (exists set; no flags, no pools). An error naming `what` when it is not that. */
+int ceph_osd_dump_identities_from_json(json_object *o, const char *what, CephOsdDump **ret, Error *err);
 
 /* ---- osd metadata ------------------------------------------------------------------ */
 

@@ -736,6 +736,29 @@ static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object
         return agent_channel_call(slot->ch.channel, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
 }
 
+/* The OSD map as it is now, for the agent to judge a BlueStore label it would erase (on a
+ * DB/WAL partition given for a data device without one: agent_label_erasable()): taken at
+ * each call, after the allocator destroyed an id it reuses — the killed creation's own DB
+ * label then belongs to a destroyed OSD (its uuid zeroed by Ceph), not to a live one. When
+ * the map cannot be read the request goes without it and the agent erases no such label
+ * but the redo's. */
+static int osd_map_arg(OsdFlow *f, json_object *args, Error *err) {
+        if (!f->admin)
+                return 0;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        Error e = {};
+        if (ceph_admin_osd_dump(f->admin, &dump, &e) < 0) {
+                log_warning("cannot read the OSD map for an OSD creation (%s): its agent will erase no BlueStore label "
+                            "on its DB/WAL partitions but a half-made OSD's it redoes",
+                            e.message);
+                return 0;
+        }
+        json_object *m = ceph_osd_dump_identities_to_json(dump);
+        if (!m || json_add(args, "osd_map", m) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        return 0;
+}
+
 static int pool_osd_create(HostPool *p, const char *device, int id, const char *redo_fsid, json_object *step_args,
                            json_object **ret, Error *err) {
         _cleanup_json_ json_object *args = NULL;
@@ -748,6 +771,9 @@ static int pool_osd_create(HostPool *p, const char *device, int id, const char *
         json_add_int(args, "osd_id", id);
         json_object_object_del(args, "redo_osd_fsid");
         json_add_string(args, "redo_osd_fsid", redo_fsid);
+        json_object_object_del(args, "osd_map");
+        if (osd_map_arg(p->flow, args, err) < 0)
+                return -err->code;
 
         ChannelSlot *slot = slot_acquire(p);
         int r = slot_call(p, slot, "osd-create", args, ret, err);
