@@ -341,11 +341,11 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
 }
 
 static const char * const selector_keys[] = {
-        "devices", "rotational", "size", "model", "serial", "vendor", "limit",
+        "devices", "rotational", "size", "model", "serial", "vendor", "limit", "count",
         /* fast only, must stay last (see parse_selector) */
         "keep_partitions", "data_per_fast", "spread",
 };
-#define SELECTOR_COMMON_KEYS 7
+#define SELECTOR_COMMON_KEYS 8
 
 /* "MIN..MAX", "MIN..", "..MAX" */
 static int get_size_range(Ctx *c, const YamlNode *k, const YamlNode *v, uint64_t *ret_min, uint64_t *ret_max) {
@@ -452,6 +452,10 @@ static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fas
                 TRY(yaml_get_string(c, FK(&f, "vendor"), FV(&f, "vendor"), glob, &s->vendor));
         if (FV(&f, "limit"))
                 TRY(yaml_get_uint(c, FK(&f, "limit"), FV(&f, "limit"), 1, 4096, &s->limit));
+        if (FV(&f, "count")) {
+                s->count_mark = FV(&f, "count")->mark;
+                TRY(yaml_get_uint(c, FK(&f, "count"), FV(&f, "count"), 1, 4096, &s->count));
+        }
         if (!fast)
                 return 0;
 

@@ -275,7 +275,8 @@ static int add_selector(json_object *o, const char *key, const DeviceSelector *s
             add_string_or_null(v, "model", s->model) < 0 ||
             add_string_or_null(v, "serial", s->serial) < 0 ||
             add_string_or_null(v, "vendor", s->vendor) < 0 ||
-            json_add_u64(v, "limit", s->limit) < 0)
+            json_add_u64(v, "limit", s->limit) < 0 ||
+            json_add_u64(v, "count", s->count) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -93,6 +93,8 @@ typedef struct DeviceSelector {
         char *serial;
         char *vendor;
         unsigned limit;        /* take at most this many (0 = all) */
+        unsigned count;        /* the host must have exactly this many (0 = any number) */
+        YamlMark count_mark;
         YamlMark mark;
         YamlMark size_mark;    /* where `size` is written (line 0: none) */
         char *size_text;       /* `size` as written ("2T..4T"), NULL: none */

@@ -244,7 +244,17 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_FORMAT_MAX]) {
 
 static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
                           const InvDevice ***ret, size_t *ret_n) {
-        return plan_select_devices(c->host, c->profile, c->inv, s, role, c->allowed, ret, ret_n, c->err);
+        int r = plan_select_devices(c->host, c->profile, c->inv, s, role, c->allowed, ret, ret_n, c->err);
+        if (r < 0 || s->count == 0 || *ret_n == s->count)
+                return r;
+        char list[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < *ret_n && used < sizeof list; i++)
+                used += (size_t) snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", (*ret)[i]->path);
+        return fail_at(c, ERANGE, s->count_mark.line > 0 ? s->count_mark : s->mark,
+                       "host '%s': profile '%s' %s selects %zu device%s, its count says %u%s%s%s", c->host->name,
+                       c->profile->name, role, *ret_n, *ret_n == 1 ? "" : "s", s->count, *ret_n ? " (" : "", list,
+                       *ret_n ? ")" : "");
 }
 
 /* ---- what the plan saw (Step.seen) ---- */

@@ -1198,6 +1198,23 @@ static void test_identity(void) {
         }
 }
 
+/* data.count: a host with another number of data devices is refused with both numbers */
+static void test_data_count(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "-converged");
+        profile0(l)->data.count = 4;
+        profile0(l)->data.count_mark = (YamlMark) { .line = 23, .column = 14 };
+        {
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                CHECK(p && plan_count_steps(p) == 0);
+        }
+        drop_device(s, "node1", "/dev/sdd");
+        Error err;
+        _cleanup_(freep) char *want = strprintf("%s:23:14: host 'node1': profile '%s' data selects 3 devices, its count says 4 "
+                                                "(/dev/sdc, /dev/sde, /dev/sdf)", l->path, profile0(l)->name);
+        CHECK_STREQ(plan_refused(l, s, &err), want);
+}
+
 /* FileStore journals and separate WAL partitions, on scenario 1's hosts (node1 only). */
 static void test_journal_and_wal(void) {
         _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
@@ -1534,6 +1551,7 @@ int main(void) {
         TEST_RUN(test_scenario3);
         TEST_RUN(test_partial);
         TEST_RUN(test_identity);
+        TEST_RUN(test_data_count);
         TEST_RUN(test_journal_and_wal);
         TEST_RUN(test_bcache_unavailable_noted);
         TEST_RUN(test_device_without_by_id);
