@@ -19,6 +19,7 @@
 #include <parted/parted.h>
 
 #include "agent-internal.h"
+#include "basic/size.h"
 #include "plan/plan.h"
 
 /* ---- libparted glue ---- */
@@ -632,13 +633,67 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
 
 /* ---- delete-partition (destroy: what cephprov owns on a disk that keeps other partitions) ---- */
 
+/* What the kernel has as partition `partno` of `d` (its node `kname`) must be the bytes the
+ * GPT entry names, `start`/`size`: the signatures are zeroed through the kernel's node, so a
+ * table changed behind the kernel's back (sgdisk on a disk in use, whose re-read failed)
+ * would have us erase whatever the kernel's partition covers — another partition's data. */
+static int delete_check_kernel(const BlockDev *d, const char *kname, unsigned partno, uint64_t start,
+                               uint64_t size, Error *err) {
+        /* sysfs counts 512-byte sectors, whatever the logical sector size */
+        uint64_t kstart, ksize;
+        int r;
+        if ((r = sysfs_read_u64(kname, "start", &kstart)) < 0 || (r = sysfs_read_u64(kname, "size", &ksize)) < 0)
+                return error_set(err, r, "cannot read where the kernel has partition %u of '%s' ('%s'): %s", partno,
+                                 d->path, kname, strerror(-r));
+        if (kstart > UINT64_MAX / 512 || ksize > UINT64_MAX / 512)
+                return error_set(err, ERANGE, "the kernel's partition '%s' of '%s' is out of range", kname, d->path);
+        kstart *= 512;
+        ksize *= 512;
+        if (kstart == start && ksize == size)
+                return 0;
+        char gs[SIZE_FORMAT_MAX], gl[SIZE_FORMAT_MAX], ks[SIZE_FORMAT_MAX], kl[SIZE_FORMAT_MAX];
+        return error_set(err, EBUSY,
+                         "partition %u of '%s': the GPT puts it at %s, %s long (%" PRIu64 "+%" PRIu64
+                         "), the kernel ('%s') at %s, %s long (%" PRIu64 "+%" PRIu64
+                         "): refusing to delete it (re-read the partition table with partprobe first)",
+                         partno, d->path, size_format(start, gs, sizeof gs), size_format(size, gl, sizeof gl), start,
+                         size, kname, size_format(kstart, ks, sizeof ks), size_format(ksize, kl, sizeof kl), kstart,
+                         ksize);
+}
+
+/* The entry is a place on this disk: first <= last, inside the GPT's usable area and the
+ * device (the size and the bytes zeroed are computed from it: last < first would wrap). */
+static int delete_check_entry(const BlockDev *d, const GptHeader *h, unsigned partno, const GptEntry *e,
+                              Error *err) {
+        unsigned lss = d->logical_sector_size;
+        uint64_t n_lba = d->size / lss;
+        if (e->first_lba > e->last_lba)
+                return error_set(err, EBADMSG,
+                                 "partition %u of '%s' ends (LBA %" PRIu64 ") before it starts (LBA %" PRIu64
+                                 ") in the GPT: refusing to delete it",
+                                 partno, d->path, e->last_lba, e->first_lba);
+        if (e->first_lba < h->first_usable || e->last_lba > h->last_usable)
+                return error_set(err, EBADMSG,
+                                 "partition %u of '%s' (LBA %" PRIu64 "..%" PRIu64 ") lies outside the GPT's usable area "
+                                 "(LBA %" PRIu64 "..%" PRIu64 "): refusing to delete it",
+                                 partno, d->path, e->first_lba, e->last_lba, h->first_usable, h->last_usable);
+        if (e->last_lba >= n_lba)
+                return error_set(err, EBADMSG,
+                                 "partition %u of '%s' (LBA %" PRIu64 "..%" PRIu64 ") ends beyond the device's %" PRIu64
+                                 " sectors: refusing to delete it",
+                                 partno, d->path, e->first_lba, e->last_lba, n_lba);
+        return 0;
+}
+
 /* Deletes partition `number` of `device`, which must be named `name` (the request says what
- * it deletes: a renumbered or foreign partition is refused). The disk is claimed as for
- * create-partition (its other partitions may be in use); the partition itself is claimed
- * exclusively and its first and last MiB zeroed through that claim (signatures: a BlueFS or
- * bcache superblock must not come back with a later partition at the same place); then the
- * kernel's partition goes (BLKPG: fails if anyone opened it since), then the GPT entry
- * (libparted, both copies), read back. A partition already gone is success ("deleted":
+ * it deletes: a renumbered or foreign partition is refused). Before anything is written, dry
+ * run or not, the entry must be a place on the disk and the kernel's partition of that
+ * number, if it has one, exactly that place (delete_check_entry, delete_check_kernel). The
+ * disk is claimed as for create-partition (its other partitions may be in use); the
+ * partition itself is claimed exclusively and its first and last MiB zeroed through that
+ * claim (signatures: a BlueFS or bcache superblock must not come back with a later
+ * partition at the same place); then the kernel's partition goes (BLKPG: fails if anyone
+ * opened it since), then the GPT entry (libparted, both copies), read back. A partition already gone is success ("deleted":
  * false), also after a crash between the two. */
 int agent_op_delete_partition(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
@@ -690,7 +745,11 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
         if (!streq(e.name, name))
                 return error_set(err, EEXIST, "partition %u of '%s' is named '%s', not '%s': refusing to delete it",
                                  partno, d.path, e.name, name);
+        if ((r = delete_check_entry(&d, &h, partno, &e, err)) < 0)
+                return r;
         uint64_t start = e.first_lba * lss, size = (e.last_lba - e.first_lba + 1) * lss;
+        if (kname && (r = delete_check_kernel(&d, kname, partno, start, size, err)) < 0)
+                return r;
         json_add_string(o, "name", e.name);
         json_add_u64(o, "bytes", size);
         if (s->dry_run) {
@@ -715,6 +774,9 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 r = block_claim(&pd, &(ClaimOptions) { .what = "delete", .allow_osd_id = { -1, -1 } }, &pc, err);
                 if (r < 0)
                         return r;
+                /* once more, now that the node is ours: the disk was not claimed in between */
+                if ((r = delete_check_kernel(&d, kname, partno, start, size, err)) < 0)
+                        return r;
                 agent_progress(p, 0, 3, "erasing the signatures of partition %u of '%s'", partno, d.path);
                 uint64_t head = MIN(size, (uint64_t) 1 << 20), tail = MIN(size, (uint64_t) 1 << 20);
                 if (zero_range(pc.fd, 0, head) < 0 || zero_range(pc.fd, size - tail, tail) < 0 || fsync(pc.fd) < 0)
@@ -735,6 +797,12 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
         gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &again);
         if (!again.used || !streq(again.name, name) || again.first_lba != e.first_lba || again.last_lba != e.last_lba)
                 return error_set(err, ESTALE, "partition %u of '%s' changed while it was being deleted", partno, d.path);
+        _cleanup_(freep) char *kname_now = kname ? NULL : block_partition_name(d.name, partno);
+        if (kname_now)
+                /* its bytes would go through the disk, unchecked against the kernel's node */
+                return error_set(err, ESTALE,
+                                 "partition %u of '%s' changed while it was being deleted: the kernel added '%s'",
+                                 partno, d.path, kname_now);
         if (kname) {
                 agent_progress(p, 1, 3, "removing partition %u of '%s' from the kernel", partno, d.path);
                 if ((r = blkpg_del_partition(c.fd, d.path, partno, err)) < 0)
