@@ -241,8 +241,8 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                 return r;
         if (selected && !selected[0])
                 return error_set(err, ENOENT, "no host left to apply: every host given was destroyed (see above)");
-        if ((r = controller_plan_live_inventory(l, selected ? selected : o->hosts, o->dry_run, quiet, &f, &p, &inv,
-                                                &failed_hosts, err)) < 0)
+        if ((r = controller_plan_live_keep_going(l, selected ? selected : o->hosts, o->dry_run, quiet, &f, &p, &inv,
+                                                 &failed_hosts, err)) < 0)
                 return r;
 
         /* the cluster only when there are OSDs to make or to check (layouts without an
@@ -262,8 +262,8 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                         f = fleet_close(f);
                         p = plan_free(p);
                         inv = inventory_set_free(inv);
-                        if ((r = controller_plan_live_inventory(l, selected ? selected : o->hosts, false, quiet, &f, &p, &inv, &failed_hosts,
-                                                                err)) < 0 ||
+                        if ((r = controller_plan_live_keep_going(l, selected ? selected : o->hosts, false, quiet, &f, &p, &inv,
+                                                                 &failed_hosts, err)) < 0 ||
                             (r = osd_stage_open(l, f, j, parallel_osds, &admin, &flow, err)) < 0)
                                 return r;
                 }
@@ -276,7 +276,13 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
         /* refuse, untouched, a host that lacks what its steps need (before anything runs) */
         if ((r = controller_preflight(f, p, inv, stages, !o->dry_run, true, &res->preflight, err)) < 0)
                 return r;
-        size_t refused = res->preflight->n_refused + strv_length(res->destroyed_hosts);
+        /* a host the planner refused is left as it is (the plan names it and why) */
+        size_t refused = res->preflight->n_refused + strv_length(res->destroyed_hosts) + p->n_refused;
+        if (!o->out)
+                for (size_t i = 0; i < p->n_refused; i++)
+                        if (result_add_error(res, "host %s: not planned: refused: %s", p->refused[i].host,
+                                             p->refused[i].message) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
 
         size_t n_steps = steps_in_stages(p, stages);
         res->n_steps = n_steps;
@@ -366,7 +372,8 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                 _cleanup_(plan_freep) Plan *after = NULL;
                 size_t failed_after = 0;
                 Error verr = {};
-                if (controller_plan_live(l, o->hosts, false, true, NULL, &after, &failed_after, &verr) < 0) {
+                if (controller_plan_live_keep_going(l, o->hosts, false, true, NULL, &after, NULL,
+                                                    &failed_after, &verr) < 0) {
                         if (result_add_error(res, "cannot verify the result: %s", verr.message) < 0)
                                 return error_set(err, ENOMEM, "out of memory");
                         converged = false;

@@ -9,6 +9,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
+#include "controller/ceph-admin.h"
 #include "transport/fleet.h"
 
 int hosts_select(const Layout *l, char * const *only, const Host ***ret, size_t *ret_n, Error *err) {
@@ -315,6 +316,28 @@ static int layout_view(const Layout *l, const InventorySet *inv, Layout *view) {
         return 0;
 }
 
+/* The DB/WAL labels of OSDs whose data device is gone carry no id: named from the OSD map,
+ * so the plan says "osd.1" rather than its uuid. Only when there are such labels; a cluster
+ * that does not answer leaves them named by uuid. */
+static void name_orphan_labels(const Layout *l, InventorySet *inv) {
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_hosts; i++)
+                n += plan_inventory_unnamed_labels(inv->hosts[i]);
+        if (n == 0 || !l->admin_host)
+                return;
+        _cleanup_(ceph_admin_closep) CephAdmin *admin = NULL;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        Error err = {};
+        if (ceph_admin_open(l, &admin, &err) < 0 || ceph_admin_osd_dump(admin, &dump, &err) < 0) {
+                log_warning("cannot read the OSD map to name the OSDs whose data device is gone: %s", err.message);
+                return;
+        }
+        for (size_t i = 0; i < dump->n_osds; i++)
+                if (dump->osds[i].uuid)
+                        for (size_t h = 0; h < inv->n_hosts; h++)
+                                plan_inventory_set_label_id(inv->hosts[h], dump->osds[i].uuid, dump->osds[i].id);
+}
+
 /* Inventory the hosts and plan against what they have; also returns the inventories. */
 static int plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, bool keep_going, Fleet **ret_fleet,
                      Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
@@ -324,6 +347,7 @@ static int plan_live(const Layout *l, char * const *only, bool dry_run, bool qui
         if (r < 0)
                 return r;
 
+        name_orphan_labels(l, inv);
         Layout view;
         if (layout_view(l, inv, &view) < 0)
                 return error_set(err, ENOMEM, "out of memory");
@@ -346,6 +370,11 @@ int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry
 int controller_plan_live_all(const Layout *l, char * const *only, bool quiet, Fleet **ret_fleet, Plan **ret,
                              InventorySet **ret_inv, size_t *ret_failed, Error *err) {
         return plan_live(l, only, false, quiet, true, ret_fleet, ret, ret_inv, ret_failed, err);
+}
+
+int controller_plan_live_keep_going(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                                    Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err) {
+        return plan_live(l, only, dry_run, quiet, true, ret_fleet, ret, ret_inv, ret_failed, err);
 }
 
 int controller_plan_live(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,

@@ -103,10 +103,13 @@ int controller_plan_live(const Layout *l, char * const *only, bool dry_run, bool
 /* The same, also handing back the inventories (ret_inv may be NULL). */
 int controller_plan_live_inventory(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
                             Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err);
-/* The same for `plan`: a host the planner refuses is named in (*ret)->refused and the other
- * hosts are still planned (apply stops at the first refusal, before anything runs). */
+/* The same for `plan` and `apply`: a host the planner refuses is named in (*ret)->refused and
+ * the other hosts are still planned (apply leaves a refused host untouched, goes on with the
+ * others and ends non-zero). */
 int controller_plan_live_all(const Layout *l, char * const *only, bool quiet, Fleet **ret_fleet, Plan **ret,
                              InventorySet **ret_inv, size_t *ret_failed, Error *err);
+int controller_plan_live_keep_going(const Layout *l, char * const *only, bool dry_run, bool quiet, Fleet **ret_fleet,
+                                    Plan **ret, InventorySet **ret_inv, size_t *ret_failed, Error *err);
 
 /* The preflight (src/controller/preflight.h) of every host of `p` with steps in `stages`,
  * over the fleet's connections. A refused host is then unusable like an unreachable one

@@ -979,9 +979,11 @@ static int fast_of(const Ctx *c, const InvDevice *d) {
 /* An OSD label whose OSD the cluster still has, or may have (ids not known): its partition
  * is that OSD's until the OSD is purged. */
 static bool label_live(const Ctx *c, const InvOsd *label) {
-        if (!label || label->id < 0)
+        if (!label)
                 return false;
-        if (!c->ids_known)
+        /* a DB or WAL label carries no id (BlueStore writes whoami on the main label only):
+         * nothing shows that OSD purged */
+        if (!c->ids_known || label->id < 0)
                 return true;
         for (size_t k = 0; k < c->n_ids_in_use; k++)
                 if (c->ids_in_use[k] == label->id)
@@ -1004,6 +1006,7 @@ static char *drift_reason(const Ctx *c, const Owned *o) {
                 if (o->label)
                         return strprintf("osd.%d, whose %s it held, is gone from the cluster and its data device from the host",
                                          o->label->id, o->label->role ?: "partition");
+                /* (a label without an id is live: label_live()) */
                 if (o->tag[0])
                         return strprintf("the data device it was made for (%s) is not on the host", o->tag);
                 return strprintf("slot %u does not exist: the profile selects %zu data device%s", o->legacy_slot,
@@ -1098,6 +1101,32 @@ static const InvDevice *device_of_tag(const Inventory *inv, const char *tag) {
         return NULL;
 }
 
+size_t plan_inventory_unnamed_labels(const Inventory *inv) {
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                for (size_t k = 0; k < inv->devices[i].n_partitions; k++) {
+                        const InvPartition *pt = &inv->devices[i].partitions[k];
+                        const InvOsd *l = &pt->content.osd;
+                        if (l->id < 0 && l->osd_fsid && l->role && !streq(l->role, "block") && !streq(l->role, "data") &&
+                            plan_partition_name_parse(pt->name, NULL, NULL, NULL) && !device_of_osd(inv, l->osd_fsid))
+                                n++;
+                }
+        return n;
+}
+
+size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id) {
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                for (size_t k = 0; k < inv->devices[i].n_partitions; k++) {
+                        InvOsd *l = &inv->devices[i].partitions[k].content.osd;
+                        if (l->id < 0 && osd_fsid_eq(l->osd_fsid, osd_fsid)) {
+                                l->id = id;
+                                n++;
+                        }
+                }
+        return n;
+}
+
 static int resolve_owners(Ctx *c, const InvDevice **data, size_t n_data) {
         const Inventory *inv = c->inv;
         size_t n = 0;
@@ -1138,7 +1167,7 @@ static int resolve_owners(Ctx *c, const InvDevice **data, size_t n_data) {
                         continue;
                 for (size_t m = 0; m < c->n_owned && !o->label; m++) {
                         const Owned *x = &c->owned[m];
-                        if (!x->owner && x->label && x->label->id >= 0 && streq(x->tag, o->tag) &&
+                        if (!x->owner && x->label && streq(x->tag, o->tag) &&
                             x->legacy_slot == o->legacy_slot)
                                 o->label = x->label;
                 }
@@ -1185,46 +1214,62 @@ static int assign_fast(Ctx *c, size_t per) {
 /* The kept partitions of OSDs whose data device is gone: notes for people, and no new OSD on
  * this host while there is one (a blank disk in a dead one's place is `replace`'s, never a
  * new id beside a ghost). */
+/* "osd.1"; a DB or WAL label has no id: "the OSD of osd uuid 2a4f..." */
+static const char *label_who(const InvOsd *l, char *buf, size_t len) {
+        if (l->id >= 0)
+                snprintf(buf, len, "osd.%d", l->id);
+        else
+                snprintf(buf, len, "the OSD of osd uuid %s", l->osd_fsid ?: "unknown");
+        return buf;
+}
+
 static int check_orphans(Ctx *c) {
         const char *hn = c->host->name;
         const Owned *first = NULL;
+        char who[96], purge[160];
         for (size_t k = 0; k < c->n_owned; k++) {
                 const Owned *o = &c->owned[k];
                 if (o->owner || !label_live(c, o->label))
                         continue;
                 bool seen = false;
                 for (size_t m = 0; m < k; m++)
-                        if (!c->owned[m].owner && c->owned[m].label && c->owned[m].label->id == o->label->id)
+                        if (!c->owned[m].owner && c->owned[m].label &&
+                            osd_fsid_eq(c->owned[m].label->osd_fsid, o->label->osd_fsid))
                                 seen = true;
                 if (seen)
                         continue;
                 if (!first)
                         first = o;
-                char *note = strprintf("osd.%d's data device is gone: its %s partition %u '%s' on %s is kept for it "
-                                       "(once a new disk is in, `cephprov replace LAYOUT %s DEVICE` rebuilds osd.%d there "
-                                       "with its id; if osd.%d is gone for good, purge it and delete its partitions)",
-                                       o->label->id, part_role_title(o->role), o->pt->number, o->pt->name, o->dev->path,
-                                       hn, o->label->id, o->label->id);
+                label_who(o->label, who, sizeof who);
+                char *note = strprintf("%s's data device is gone: its %s partition %u '%s' on %s is kept for it "
+                                       "(once a new disk is in, `cephprov replace LAYOUT %s DEVICE` rebuilds it there "
+                                       "with its id; if it is gone for good, purge it and delete its partitions)",
+                                       who, part_role_title(o->role), o->pt->number, o->pt->name, o->dev->path, hn);
                 if (strv_consume(&c->hp->notes, note) < 0)
                         return oom(c);
         }
         if (!first)
                 return 0;
+        label_who(first->label, who, sizeof who);
+        if (first->label->id >= 0)
+                snprintf(purge, sizeof purge, "`ceph osd purge %d`", first->label->id);
+        else
+                snprintf(purge, sizeof purge, "`ceph osd purge ID`, the id that `ceph osd dump` gives uuid %s",
+                         first->label->osd_fsid ?: "unknown");
         for (size_t i = 0; i < c->n_slots; i++) {
                 const Slot *s = &c->slots[i];
                 if (s->osd || s->half_made)
                         continue;
                 _cleanup_free_ char *id = plan_device_identity(s->data);
-                int osd = first->label->id;
                 return error_set(c->err, EEXIST,
-                                 "host '%s': osd.%d's data device is gone (its %s partition %u '%s' on %s carries its label) "
+                                 "host '%s': %s's data device is gone (its %s partition %u '%s' on %s carries its label) "
                                  "and %s%s%s%s carries no OSD: cephprov builds no new OSD beside a dead one. If %s took "
-                                 "osd.%d's place, `cephprov replace LAYOUT %s %s` rebuilds osd.%d there with its id (a "
-                                 "`cephprov convert` that was rebuilding it: run it again); if osd.%d is gone for good, "
-                                 "purge it (`ceph osd purge %d`) and delete its partitions first",
-                                 hn, osd, part_role_title(first->role), first->pt->number, first->pt->name,
+                                 "its place, `cephprov replace LAYOUT %s %s` rebuilds %s there with its id (a "
+                                 "`cephprov convert` that was rebuilding it: run it again); if it is gone for good, "
+                                 "purge it (%s) and delete its partitions first",
+                                 hn, who, part_role_title(first->role), first->pt->number, first->pt->name,
                                  first->dev->path, s->data->path, id ? " (" : "", id ?: "", id ? ")" : "",
-                                 s->data->path, osd, hn, s->data->path, osd, osd, osd);
+                                 s->data->path, hn, s->data->path, who, purge);
         }
         return 0;
 }

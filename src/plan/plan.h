@@ -279,6 +279,14 @@ void plan_totals_done(PlanTotals *t);
 const char *step_kind_to_string(StepKind k);
 const char *part_role_to_string(PartRole r);
 
+/* The BlueStore DB/WAL labels on the host's cephprov partitions whose OSD is on none of the
+ * host's data devices (an OSD whose data device is gone) and that carry no id (BlueStore
+ * writes whoami on the main label only): the caller may name them with
+ * plan_inventory_set_label_id() from the cluster's OSD map. */
+size_t plan_inventory_unnamed_labels(const Inventory *inv);
+/* Sets the id of every label with this osd uuid that has none; returns how many. */
+size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id);
+
 /* A device's stable identity, for people and for its tag: "wwn 0x5000c500a1b2c3d4", else
  * "serial MODEL SERIAL", else (loop devices) "file /path/of/the/backing/file"; NULL when it
  * has none (malloc'd). */

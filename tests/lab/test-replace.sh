@@ -7,7 +7,9 @@
 #   - refused before anything changes: a device that is not node1's, a cluster in HEALTH_ERR
 #     (full ratio lowered under the OSDs' use)
 #   (a) a failed HDD of node1: its OSD stopped on the host, the disk's first and last MiB
-#       zeroed (a new blank disk); `replace --dry-run --json` plans that OSD alone with a new
+#       zeroed (a new blank disk); `plan` and `apply` refuse node1 naming the OSD and `replace`
+#       (no new OSD id, its DB label unchanged, the other hosts converge); `replace --dry-run
+#       --json` plans that OSD alone with a new
 #       DB partition in the place of its old one; `replace --yes` killed (kill -9) once the
 #       OSD is destroyed, then run again: the OSD back with the same id, in the same CRUSH
 #       host with the same weight, up and in, BlueStore on the same device with its DB on the
@@ -164,6 +166,29 @@ check "node1's $hdd1 carries an OSD (osd.$id_a)" test -n "$id_a"
 check "osd.$id_a stopped on node1" on node1 systemctl stop "ceph-osd@$id_a"
 check "osd.$id_a is down" wait_down "$id_a"
 check "$hdd1 zeroed (a new blank disk)" blank "$hdd1"
+# plan and apply name osd.$id_a and `replace`, build nothing on the blank disk, leave the DB
+# partition's label as it is and converge the other hosts (issue 25, item 2)
+tag_a=$(cp_tag "$hdd1")
+dbpart_a=
+for p in "$ssd1"p*; do
+        [ "$(blkid -p -o value -s PART_ENTRY_NAME "$p")" = "cp:db:$tag_a:node1" ] && dbpart_a=$p
+done
+check "osd.$id_a's DB partition on $ssd1 is found by $hdd1's tag" test -n "$dbpart_a"
+label_a=$(on node1 dd if="$dbpart_a" bs=4096 count=1 status=none | sha256sum)
+ids_before=$(ceph_ osd ls 2>/dev/null | paste -sd' ')
+out=$("$cephprov" plan "$layout" 2>&1); rc=$?
+check_eq "plan with osd.$id_a's disk blank exits 1" "$rc" 1
+check_contains "plan names osd.$id_a and replace" "$out" \
+        "host 'node1': osd.$id_a's data device is gone (its DB partition"
+check_contains "plan gives the way out" "$out" "\`cephprov replace LAYOUT node1 $hdd1\` rebuilds osd.$id_a there with its id"
+check_contains "plan has nothing to do on node2" "$out" "host node2: nothing to do"
+out=$("$cephprov" apply "$layout" --yes 2>&1); rc=$?
+check_eq "apply with osd.$id_a's disk blank exits non-zero" "$([ "$rc" -ne 0 ] && echo yes)" yes
+check_contains "apply names osd.$id_a" "$out" "osd.$id_a's data device is gone"
+check_contains "apply leaves node1 alone, the others converge" "$out" "except the unreachable or refused ones above"
+check_eq "no new OSD id (osd ls)" "$(ceph_ osd ls 2>/dev/null | paste -sd' ')" "$ids_before"
+check_eq "osd.$id_a's DB label unchanged" "$(on node1 dd if="$dbpart_a" bs=4096 count=1 status=none | sha256sum)" "$label_a"
+check_eq "nothing written on $hdd1" "$(dd if="$hdd1" bs=1M count=1 status=none | tr -d '\0' | wc -c)" 0
 plan=$("$cephprov" replace "$layout" node1 "$hdd1" --dry-run --json 2>"$dir/plan-a.err"); rc=$?
 check_eq "replace --dry-run --json exits 0" "$rc" 0 || cat "$dir/plan-a.err"
 dbs_a=$(planned_dbs <<<"$plan")

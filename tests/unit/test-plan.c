@@ -888,9 +888,9 @@ static void test_scenario3(void) {
         _cleanup_(freep) char *dbname = name_for(conv, "fs1", "/dev/sdc", PART_ROLE_DB);
         _cleanup_(freep) char *refused = strprintf(
                 "host 'fs1': osd.0's data device is gone (its DB partition 4 '%s' on /dev/sda carries its label) and "
-                "/dev/sdc (wwn %s) carries no OSD: cephprov builds no new OSD beside a dead one. If /dev/sdc took osd.0's "
+                "/dev/sdc (wwn %s) carries no OSD: cephprov builds no new OSD beside a dead one. If /dev/sdc took its "
                 "place, `cephprov replace LAYOUT fs1 /dev/sdc` rebuilds osd.0 there with its id (a `cephprov convert` that "
-                "was rebuilding it: run it again); if osd.0 is gone for good, purge it (`ceph osd purge 0`) and delete its "
+                "was rebuilding it: run it again); if it is gone for good, purge it (`ceph osd purge 0`) and delete its "
                 "partitions first", dbname, sdc->wwn);
         CHECK_STREQ(plan_refused(l, conv, &err), refused);
         /* mid-conversion: osd.0's HDD zapped, its new DB partition made (no label yet) → its
@@ -1151,7 +1151,7 @@ static void test_identity(void) {
                         CHECK_INTEQ(strv_length(h->notes), 1);
                         CHECK(h->notes && startswith(h->notes[0], "osd.1's data device is gone: its DB partition 4 'cp:db:"));
                         CHECK(h->notes && strstr(h->notes[0], "on /dev/sdb is kept for it (once a new disk is in, "
-                                                              "`cephprov replace LAYOUT node1 DEVICE` rebuilds osd.1 there"));
+                                                              "`cephprov replace LAYOUT node1 DEVICE` rebuilds it there"));
                         CHECK_INTEQ(h->n_osds, 3);
                         /* blast radius as it is: sdb serves only sdf now */
                         CHECK(h->n_fast == 2 && strv_length(h->fast[1].data_devices) == 1 &&
@@ -1170,8 +1170,23 @@ static void test_identity(void) {
                         CHECK(why && startswith(why, "host 'node1': osd.1's data device is gone (its DB partition 4 'cp:db:"));
                         CHECK(why && strstr(why, "on /dev/sdb carries its label) and /dev/sdd (serial ST2000NM0135 ZFL01411R) "
                                                  "carries no OSD: cephprov builds no new OSD beside a dead one. If /dev/sdd "
-                                                 "took osd.1's place, `cephprov replace LAYOUT node1 /dev/sdd` rebuilds osd.1 "
+                                                 "took its place, `cephprov replace LAYOUT node1 /dev/sdd` rebuilds osd.1 "
                                                  "there with its id"));
+                        /* as BlueStore writes them: a DB label has no whoami, the OSD is named by
+                         * its uuid (and never taken for purged) */
+                        {
+                                InvDevice *sdb = dev_mut(s, "node1", "/dev/sdb");
+                                InvOsd *lab = &sdb->partitions[3].content.osd;
+                                CHECK(lab->id == 1 && lab->osd_fsid);
+                                int id1 = lab->id;
+                                lab->id = -1;
+                                _cleanup_(freep) char *w = strprintf(
+                                        "host 'node1': the OSD of osd uuid %s's data device is gone", lab->osd_fsid);
+                                why = plan_refused(l, s, &err);
+                                CHECK(why && startswith(why, w));
+                                CHECK(why && strstr(why, "purge it (`ceph osd purge ID`, the id that `ceph osd dump` gives uuid"));
+                                lab->id = id1;
+                        }
                         Plan *p = NULL;
                         err = (Error) {};
                         CHECK(plan_compute_ext(l, s, &(PlanOptions) { .keep_going = true }, &p, &err) == 0);
