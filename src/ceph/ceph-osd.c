@@ -348,6 +348,7 @@ static void metadata_done(CephOsdMetadata *m) {
         free(m->osd_data);
         free(m->default_device_class);
         strv_free(m->devices);
+        strv_free(m->device_ids);
         free(m->bdev_type);
         free(m->bdev_path);
         free(m->filestore_path);
@@ -439,6 +440,10 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
         const char *devices = NULL;
         (void) json_get_string(e, "devices", false, &devices, what, NULL);
         if (devices && !(m->devices = strv_split(devices, ",")))
+                return -ENOMEM;
+        const char *ids = NULL;
+        (void) json_get_string(e, "device_ids", false, &ids, what, NULL);
+        if (ids && ids[0] && !(m->device_ids = strv_split(ids, ",")))
                 return -ENOMEM;
         return 0;
 }

@@ -203,6 +203,8 @@ typedef struct CephOsdMetadata {
         char **devices;           /* kernel names of every device used: "sdc", "sdb", NULL-terminated;
                                    * NULL when not reported (an OSD that never booted is listed
                                    * with its id only) */
+        char **device_ids;        /* "sdc=ST2000NM0135_ZFL01410K", as the OSD reported them (its
+                                   * disks' model_serial); NULL when not reported */
         /* BlueStore */
         char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
         char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" ("/dev/bcache0" on bcache) */

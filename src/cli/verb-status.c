@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "controller/hosts.h"
 #include "options.h"
+#include "plan/plan.h"
 
 static json_object *jget(json_object *o, const char *key) {
         json_object *v = NULL;
@@ -258,6 +259,15 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                 json_add_string(oj, "db", m ? m->db_path : NULL);
                 json_add_string(oj, "wal", m ? m->wal_path : NULL);
                 json_add_string(oj, "devices", devices);
+                /* its host inventoried and none of its devices carries it: its data device is gone */
+                const Inventory *hi = inventory_set_find(inv, crush_host ?: "");
+                if (!hi && host)
+                        hi = inventory_set_find(inv, host);
+                if (hi && n && n->status != CEPH_OSD_TREE_DESTROYED && !plan_inventory_has_osd(hi, id, o->uuid)) {
+                        json_add_bool(oj, "data_device_gone", true);
+                        _cleanup_(freep) char *ids = m && m->device_ids ? strv_join(m->device_ids, ",") : NULL;
+                        json_add_string(oj, "device_ids", ids);
+                }
                 json_object_array_add(osds_j, oj);
         }
         *ret = TAKE_PTR(st);
@@ -285,6 +295,20 @@ static void status_print(json_object *st, FILE *out) {
                         jstr(o, "host") ?: "-", json_object_get_boolean(jget(o, "up")) ? "up" : "DOWN",
                         json_object_get_boolean(jget(o, "in")) ? "in" : "OUT", jstr(o, "device_class") ?: "-",
                         jstr(o, "data") ?: "-", jstr(o, "db") ?: "(on data)");
+        }
+
+        bool gone_head = false;
+        for (size_t i = 0; i < json_object_array_length(osds); i++) {
+                json_object *o = json_object_array_get_idx(osds, i);
+                if (!json_object_get_boolean(jget(o, "data_device_gone")))
+                        continue;
+                if (!gone_head)
+                        fprintf(out, "\nDATA DEVICES GONE (the host has none of the OSD's devices: a new disk in its place is "
+                                     "`cephprov replace LAYOUT HOST DEVICE`'s, never apply's)\n");
+                gone_head = true;
+                fprintf(out, "  osd.%d on %s: its data device %s%s%s%s is gone\n", json_object_get_int(jget(o, "id")),
+                        jstr(o, "host") ?: "-", jstr(o, "data") ?: "-", jstr(o, "device_ids") ? " (" : "",
+                        jstr(o, "device_ids") ?: "", jstr(o, "device_ids") ? ")" : "");
         }
 
         json_object *blast = jget(st, "blast_radius");

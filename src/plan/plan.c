@@ -1101,6 +1101,18 @@ static const InvDevice *device_of_tag(const Inventory *inv, const char *tag) {
         return NULL;
 }
 
+bool plan_inventory_has_osd(const Inventory *inv, int id, const char *osd_fsid) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const InvDevice *d = &inv->devices[i];
+                if (startswith(d->name, "bcache"))
+                        continue;
+                const InvOsd *o = plan_find_osd(inv, d, true);
+                if (o && ((id >= 0 && o->id == id) || osd_fsid_eq(o->osd_fsid, osd_fsid)))
+                        return true;
+        }
+        return false;
+}
+
 size_t plan_inventory_unnamed_labels(const Inventory *inv) {
         size_t n = 0;
         for (size_t i = 0; i < inv->n_devices; i++)

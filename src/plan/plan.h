@@ -287,6 +287,10 @@ size_t plan_inventory_unnamed_labels(const Inventory *inv);
 /* Sets the id of every label with this osd uuid that has none; returns how many. */
 size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id);
 
+/* Some data device of the host carries OSD `id` (or the OSD of that uuid): on the device, a
+ * partition, or the bcache device it backs. */
+bool plan_inventory_has_osd(const Inventory *inv, int id, const char *osd_fsid);
+
 /* A device's stable identity, for people and for its tag: "wwn 0x5000c500a1b2c3d4", else
  * "serial MODEL SERIAL", else (loop devices) "file /path/of/the/backing/file"; NULL when it
  * has none (malloc'd). */

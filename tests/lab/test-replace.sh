@@ -189,6 +189,10 @@ check_contains "apply leaves node1 alone, the others converge" "$out" "except th
 check_eq "no new OSD id (osd ls)" "$(ceph_ osd ls 2>/dev/null | paste -sd' ')" "$ids_before"
 check_eq "osd.$id_a's DB label unchanged" "$(on node1 dd if="$dbpart_a" bs=4096 count=1 status=none | sha256sum)" "$label_a"
 check_eq "nothing written on $hdd1" "$(dd if="$hdd1" bs=1M count=1 status=none | tr -d '\0' | wc -c)" 0
+check_eq "status --json marks osd.$id_a alone as its data device gone" "$("$cephprov" status "$layout" --json 2>/dev/null | py '
+import json, sys
+print(*[o["id"] for o in json.load(sys.stdin)["osds"] if o.get("data_device_gone")])')" "$id_a"
+check_contains "status says so" "$("$cephprov" status "$layout" 2>/dev/null)" "osd.$id_a on node1: its data device $hdd1"
 plan=$("$cephprov" replace "$layout" node1 "$hdd1" --dry-run --json 2>"$dir/plan-a.err"); rc=$?
 check_eq "replace --dry-run --json exits 0" "$rc" 0 || cat "$dir/plan-a.err"
 dbs_a=$(planned_dbs <<<"$plan")
