@@ -332,10 +332,25 @@ static void name_orphan_labels(const Layout *l, InventorySet *inv) {
                 log_warning("cannot read the OSD map to name the OSDs whose data device is gone: %s", err.message);
                 return;
         }
-        for (size_t i = 0; i < dump->n_osds; i++)
-                if (dump->osds[i].uuid)
-                        for (size_t h = 0; h < inv->n_hosts; h++)
-                                plan_inventory_set_label_id(inv->hosts[h], dump->osds[i].uuid, dump->osds[i].id);
+        for (size_t h = 0; h < inv->n_hosts; h++) {
+                Inventory *hi = inv->hosts[h];
+                for (size_t d = 0; d < hi->n_devices; d++)
+                        for (size_t k = 0; k < hi->devices[d].n_partitions; k++) {
+                                const InvOsd *lab = &hi->devices[d].partitions[k].content.osd;
+                                if (lab->id >= 0 || !lab->osd_fsid || lab->incomplete)
+                                        continue;
+                                const CephDumpOsd *o = ceph_osd_dump_find_uuid(dump, lab->osd_fsid);
+                                _cleanup_(freep) char *uuid = strdup(lab->osd_fsid);
+                                if (!uuid)
+                                        return;
+                                if (o)
+                                        plan_inventory_set_label_id(hi, uuid, o->id);
+                                /* not in the map (purged, or `osd new` never ran) or never booted:
+                                 * what an apply killed in its mkfs leaves */
+                                if (!o || (!o->up && o->up_from == 0))
+                                        plan_inventory_mark_stale_label(hi, uuid);
+                        }
+        }
 }
 
 /* Inventory the hosts and plan against what they have; also returns the inventories. */

@@ -1139,6 +1139,20 @@ size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id)
         return n;
 }
 
+size_t plan_inventory_mark_stale_label(Inventory *inv, const char *osd_fsid) {
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                for (size_t k = 0; k < inv->devices[i].n_partitions; k++) {
+                        InvOsd *l = &inv->devices[i].partitions[k].content.osd;
+                        if (osd_fsid_eq(l->osd_fsid, osd_fsid) && l->role && !streq(l->role, "block") &&
+                            !streq(l->role, "data")) {
+                                l->incomplete = true;
+                                n++;
+                        }
+                }
+        return n;
+}
+
 static int resolve_owners(Ctx *c, const InvDevice **data, size_t n_data) {
         const Inventory *inv = c->inv;
         size_t n = 0;
@@ -1158,6 +1172,10 @@ static int resolve_owners(Ctx *c, const InvDevice **data, size_t n_data) {
                         if (l->osd_fsid && (!l->role || (!streq(l->role, "block") && !streq(l->role, "data")))) {
                                 o.label = l;
                                 o.owner = device_of_osd(inv, l->osd_fsid);
+                                /* an OSD that never booted (the cluster says so): the label of
+                                 * an apply killed in its mkfs, not a dead OSD's */
+                                if (!o.owner && l->incomplete)
+                                        o.label = NULL;
                         } else if (o.role == PART_ROLE_CACHE && pt->content.bcache.role == BCACHE_ROLE_CACHE &&
                                    pt->content.bcache.set_uuid)
                                 o.owner = device_of_cache_set(inv, pt->content.bcache.set_uuid);

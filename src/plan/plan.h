@@ -286,6 +286,11 @@ const char *part_role_to_string(PartRole r);
 size_t plan_inventory_unnamed_labels(const Inventory *inv);
 /* Sets the id of every label with this osd uuid that has none; returns how many. */
 size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id);
+/* Marks every DB/WAL label with this osd uuid incomplete: the cluster says its OSD never
+ * booted (an apply killed in its mkfs) or does not have it. Such a label does not make its
+ * partition a dead OSD's: the partition goes with the data device its name says (the
+ * agent then decides whether that label may be erased, from the OSD map). */
+size_t plan_inventory_mark_stale_label(Inventory *inv, const char *osd_fsid);
 
 /* Some data device of the host carries OSD `id` (or the OSD of that uuid): on the device, a
  * partition, or the bcache device it backs. */

@@ -1198,6 +1198,26 @@ static void test_identity(void) {
                         dev_mut(s2, "node1", "/dev/sdd")->wwn = strdup("0x5000c50000000011");
                         why = plan_refused(l, s2, &err);
                         CHECK(why && startswith(why, "host 'node1': osd.1's data device is gone"));
+                        /* ... unless the cluster says osd.1 never booted (an apply killed in its
+                         * mkfs): then the partition is that disk's, by its name, and the OSD is
+                         * made there again (the agent decides on the label from the OSD map) */
+                        {
+                                Inventory *n1 = (Inventory *) inventory_set_find(s2, "node1");
+                                const char *u = dev_mut(s2, "node1", "/dev/sdb")->partitions[3].content.osd.osd_fsid;
+                                _cleanup_(freep) char *uuid = u ? strdup(u) : NULL;
+                                CHECK(uuid && plan_inventory_mark_stale_label(n1, uuid) == 1);
+                                /* its bcache device is gone: the cache set is still attached */
+                                _cleanup_(plan_freep) Plan *pr = plan_ok(l, s2);
+                                const HostPlan *h = pr ? &pr->hosts[0] : NULL;
+                                CHECK(h && h->n_new_osds == 1);
+                                for (size_t k = 0; h && k < h->n_steps; k++)
+                                        if (h->steps[k].kind == STEP_CREATE_OSD) {
+                                                CHECK_STREQ(h->steps[k].device, "/dev/sdd");
+                                                CHECK_STREQ(h->steps[k].db_partname,
+                                                            dev_mut(s2, "node1", "/dev/sdb")->partitions[3].name);
+                                        }
+                                CHECK(h && h->n_drift == 0);
+                        }
                         /* the cluster purged osd.1: its partitions are drift (not reused: nothing
                          * says they are the new disk's), and the new disk's own do not fit
                          * beside them until they are deleted, as the refusal says */
