@@ -464,6 +464,20 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 return r;
         if (r == 0 || sb.role != BCACHE_ROLE_BACKING)
                 return error_set(err, EINVAL, "bcache-teardown: '%s' is not a bcache backing device", backing.path);
+        /* the backing device the plan saw, before anything changes (bcache holds it: no claim) */
+        DevExpect e;
+        if ((r = dev_expect_parse(args, "expect", "bcache-teardown", &e, err)) < 0)
+                return r;
+        if (e.present) {
+                _cleanup_(closep) int fd = open(backing.node, O_RDONLY | O_CLOEXEC);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        return error_set(err, errno, "cannot open '%s': %m", backing.path);
+                if (!S_ISBLK(st.st_mode) || st.st_rdev != backing.devnum)
+                        return error_set(err, ESTALE, "'%s' changed while it was opened; re-run plan", backing.path);
+                if ((r = dev_expect_check(fd, &backing, &e, err)) < 0)
+                        return r;
+        }
         if (s->dry_run)
                 return error_set(err, EPERM, "dry run on '%s': not tearing down '%s'", agent_host(s), backing.path);
 

@@ -121,16 +121,30 @@ void filestore_link_journals(Inventory *inv);
  * each field is compared only when present; a NULL string means "none" (JSON null). */
 typedef struct DevExpect {
         bool present;
-        bool has_type, has_uuid, has_pttype, has_ptuuid, has_size;
+        bool has_type, has_uuid, has_pttype, has_ptuuid, has_size, has_start;
         const char *type, *uuid, *pttype, *ptuuid; /* borrowed from the request */
-        uint64_t size;
+        uint64_t size, start;
+        /* who it is: the whole device's identity (a partition's: its disk's), a partition's
+         * PARTUUID, the BlueStore label's osd uuid, whoami (-1: not compared) and cluster
+         * fsid; NULL or "": not compared */
+        const char *identity, *partuuid;
+        const char *osd_uuid, *ceph_fsid;
+        int64_t whoami;
 } DevExpect;
 
 /* args[key] → *ret (all false when the key is absent: older controllers). */
 int dev_expect_parse(json_object *args, const char *key, const char *what, DevExpect *ret, Error *err);
-/* ESTALE "'/dev/sdb2' changed since the plan: type ceph_bluestore, was empty; re-run plan"
- * when what is on the device open at `fd` differs from `e`. */
+/* ESTALE when the device open at `fd` (the descriptor the op writes through) is not the one
+ * the plan saw — "'/dev/sdc' is not the device the plan saw: it is serial ST2000NM0135
+ * ZFL01499X, the plan saw wwn 0x5000c500a1b2c3d4; re-run plan" (identity, PARTUUID, start,
+ * OSD label) — or when what is on it differs: "'/dev/sdb2' changed since the plan: type
+ * ceph_bluestore, was empty; re-run plan". */
 int dev_expect_check(int fd, const BlockDev *d, const DevExpect *e, Error *err);
+/* The same for partition `partno` of the disk `disk` open at `fd`, as its GPT entry `ge`
+ * says (delete-partition, which writes through the disk): identity of the disk, PARTUUID,
+ * start, size, and the OSD label at the partition's start. */
+int dev_expect_check_entry(int fd, const BlockDev *disk, unsigned partno, const GptEntry *ge, const DevExpect *e,
+                           Error *err);
 
 typedef struct ClaimOptions {
         const char *what;              /* the op, for messages: "wipe", "create a GPT on" */
@@ -241,6 +255,10 @@ int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret);
 /* Fill InvBcache from the superblock plus sysfs of the registered device `name`. */
 void bcache_fill_sysfs(const char *name, InvBcache *b);
 uint64_t bcache_parse_hsize(const char *s);
+
+/* inventory_device_identity() of the whole device `disk_name` (kernel name), read from udev
+ * and sysfs as the inventory reads it: *ret NULL when it has none. */
+int agent_device_identity(const char *disk_name, char **ret);
 
 /* ---- BlueStore label (agent-probe.c) ---- */
 /* Parses a label read from the start of a device: returns 1 found, 0 not a label. */

@@ -22,6 +22,7 @@
 #include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -65,8 +66,131 @@ int dev_expect_parse(json_object *args, const char *key, const char *what, DevEx
         if (r < 0 && r != -ENOENT)
                 return r;
         e.has_size = r >= 0;
+        r = json_get_u64(o, "start", false, &e.start, what, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        e.has_start = r >= 0;
+        bool has;
+        if ((r = expect_field(o, "identity", &has, &e.identity, what, err)) < 0 ||
+            (r = expect_field(o, "partuuid", &has, &e.partuuid, what, err)) < 0)
+                return r;
+        e.whoami = -1;
+        json_object *osd;
+        if (json_object_object_get_ex(o, "osd", &osd) && osd) {
+                if (!json_object_is_type(osd, json_type_object))
+                        return error_set(err, EINVAL, "%s: expect.osd must be an object", what);
+                if ((r = expect_field(osd, "osd_uuid", &has, &e.osd_uuid, what, err)) < 0 ||
+                    (r = expect_field(osd, "ceph_fsid", &has, &e.ceph_fsid, what, err)) < 0)
+                        return r;
+                r = json_get_int(osd, "whoami", false, &e.whoami, what, err);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                if (r < 0)
+                        e.whoami = -1;
+        }
         *ret = e;
         return 0;
+}
+
+static bool expect_set(const char *s) {
+        return s && s[0];
+}
+
+/* Identity: whose device is this (its disk, for a partition)? Compared only when both
+ * sides have one: a device without WWN, serial or backing file is known by its path only,
+ * as in the plan (docs/plan.md, "Identity"). */
+static int expect_identity(const BlockDev *d, const DevExpect *e, Error *err) {
+        if (!expect_set(e->identity))
+                return 0;
+        _cleanup_(freep) char *now = NULL;
+        int r = agent_device_identity(d->disk_name, &now);
+        if (r < 0)
+                return error_set(err, r, "cannot read the identity of '%s': %s", d->path, strerror(-r));
+        if (!expect_set(now) || streq(now, e->identity))
+                return 0;
+        if (d->is_partition)
+                return error_set(err, ESTALE, "'%s' is not on the device the plan saw: its disk '/dev/%s' is %s, the "
+                                              "plan saw %s; re-run plan", d->path, d->disk_name, now, e->identity);
+        return error_set(err, ESTALE, "'%s' is not the device the plan saw: it is %s, the plan saw %s; re-run plan",
+                         d->path, now, e->identity);
+}
+
+static int expect_partition(const char *what, const char *partuuid, uint64_t start, const DevExpect *e, Error *err) {
+        if (expect_set(e->partuuid) && (!partuuid || strcasecmp(partuuid, e->partuuid) != 0))
+                return error_set(err, ESTALE, "%s is not the partition the plan saw: its PARTUUID is %s, the plan saw "
+                                              "%s; re-run plan", what, partuuid ?: "none", e->partuuid);
+        if (e->has_start && start != e->start)
+                return error_set(err, ESTALE, "%s is not the partition the plan saw: it starts at byte %" PRIu64 ", the "
+                                              "plan saw %" PRIu64 "; re-run plan", what, start, e->start);
+        return 0;
+}
+
+/* The BlueStore label at `off` of fd, against the one the plan saw there. */
+static int expect_osd(int fd, uint64_t off, const char *what, const DevExpect *e, Error *err) {
+        if (!expect_set(e->osd_uuid))
+                return 0;
+        uint8_t buf[4096];
+        InvOsd l = { .id = -1 };
+        int r = read_exact_at(fd, buf, sizeof(buf), off);
+        if (r < 0)
+                return error_set(err, r, "cannot read the OSD label of %s: %s", what, strerror(-r));
+        bool found = bluestore_label_parse(buf, sizeof(buf), &l) > 0;
+        bool same = found && l.osd_fsid && strcasecmp(l.osd_fsid, e->osd_uuid) == 0 &&
+                    (e->whoami < 0 || l.id == e->whoami) &&
+                    (!expect_set(e->ceph_fsid) || (l.cluster_fsid && strcasecmp(l.cluster_fsid, e->ceph_fsid) == 0));
+        char now[160] = "no OSD label";
+        if (found)
+                snprintf(now, sizeof(now), "the label of osd.%d (osd uuid %s, cluster %s)", l.id,
+                         l.osd_fsid ?: "none", l.cluster_fsid ?: "none");
+        inv_osd_done(&l);
+        if (same)
+                return 0;
+        char was[160];
+        snprintf(was, sizeof(was), "osd.%" PRId64 "'s (osd uuid %s, cluster %s)", e->whoami, e->osd_uuid,
+                 expect_set(e->ceph_fsid) ? e->ceph_fsid : "?");
+        return error_set(err, ESTALE, "%s is not the device the plan saw: it carries %s, the plan saw %s; re-run plan",
+                         what, now, was);
+}
+
+/* libblkid's PARTUUID of the partition open at fd (it reads its disk's table, as the
+ * inventory's probe of the disk does); NULL when there is none. */
+static int probe_partuuid(int fd, char **ret) {
+        *ret = NULL;
+        blkid_probe pr = blkid_new_probe();
+        if (!pr)
+                return -ENOMEM;
+        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+                blkid_free_probe(pr);
+                return -EIO;
+        }
+        blkid_probe_enable_superblocks(pr, 0);
+        blkid_probe_enable_partitions(pr, 1);
+        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+        const char *v = NULL;
+        if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "PART_ENTRY_UUID", &v, NULL) == 0 && v)
+                *ret = strdup(v);
+        blkid_free_probe(pr);
+        return v && !*ret ? -ENOMEM : 0;
+}
+
+int dev_expect_check_entry(int fd, const BlockDev *disk, unsigned partno, const GptEntry *ge, const DevExpect *e,
+                           Error *err) {
+        if (!e || !e->present)
+                return 0;
+        int r = expect_identity(disk, e, err);
+        if (r < 0)
+                return r;
+        unsigned lss = disk->logical_sector_size ?: 512;
+        uint64_t start = ge->first_lba * lss, size = (ge->last_lba - ge->first_lba + 1) * lss;
+        char guid[37], what[PATH_MAX + 32];
+        guid_to_string(ge->uuid, guid);
+        snprintf(what, sizeof(what), "partition %u of '%s'", partno, disk->path);
+        if ((r = expect_partition(what, guid, start, e, err)) < 0)
+                return r;
+        if (e->has_size && size != e->size)
+                return error_set(err, ESTALE, "%s is not the partition the plan saw: it has %" PRIu64 " bytes, the plan "
+                                              "saw %" PRIu64 "; re-run plan", what, size, e->size);
+        return expect_osd(fd, start, what, e, err);
 }
 
 static void lookup_dup(blkid_probe pr, const char *name, char **ret) {
@@ -112,8 +236,23 @@ static void diff_add(char *buf, size_t len, const char *field, const char *now, 
 int dev_expect_check(int fd, const BlockDev *d, const DevExpect *e, Error *err) {
         if (!e || !e->present)
                 return 0;
+        /* who it is, then what is on it: a swapped disk is named as such */
+        int r = expect_identity(d, e, err);
+        if (r < 0)
+                return r;
+        char what[PATH_MAX + 2];
+        snprintf(what, sizeof(what), "'%s'", d->path);
+        if (d->is_partition && (expect_set(e->partuuid) || e->has_start)) {
+                _cleanup_(freep) char *partuuid = NULL;
+                if ((r = probe_partuuid(fd, &partuuid)) < 0)
+                        return error_set(err, r, "cannot probe '%s': %s", d->path, strerror(-r));
+                if ((r = expect_partition(what, partuuid, d->start, e, err)) < 0)
+                        return r;
+        }
+        if ((r = expect_osd(fd, 0, what, e, err)) < 0)
+                return r;
         _cleanup_(freep) char *type = NULL, *uuid = NULL, *pttype = NULL, *ptuuid = NULL;
-        int r = probe_identity(fd, !d->is_partition, &type, &uuid, &pttype, &ptuuid);
+        r = probe_identity(fd, !d->is_partition, &type, &uuid, &pttype, &ptuuid);
         if (r < 0)
                 return error_set(err, r, "cannot probe '%s': %s", d->path, strerror(-r));
         uint64_t size = 0;

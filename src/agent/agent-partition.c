@@ -706,6 +706,9 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 return r;
         if (number < 1 || number > 128)
                 return error_set(err, EINVAL, "delete-partition: number %" PRIu64 " is not in 1..128", number);
+        DevExpect ex;
+        if ((r = dev_expect_parse(args, "expect", "delete-partition", &ex, err)) < 0)
+                return r;
         r = whole_device_arg(s, args, "delete-partition", &d, err);
         if (r < 0)
                 return r;
@@ -746,6 +749,9 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, EEXIST, "partition %u of '%s' is named '%s', not '%s': refusing to delete it",
                                  partno, d.path, e.name, name);
         if ((r = delete_check_entry(&d, &h, partno, &e, err)) < 0)
+                return r;
+        /* the partition the plan saw, read through the disk's claim before any byte changes */
+        if ((r = dev_expect_check_entry(c.fd, &d, partno, &e, &ex, err)) < 0)
                 return r;
         uint64_t start = e.first_lba * lss, size = (e.last_lba - e.first_lba + 1) * lss;
         if (kname && (r = delete_check_kernel(&d, kname, partno, start, size, err)) < 0)
@@ -795,7 +801,8 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, r, "cannot read the GPT of '%s': %s", d.path, gerr.message);
         GptEntry again;
         gpt_entry_decode(entries + (size_t) (partno - 1) * h.entry_size, &again);
-        if (!again.used || !streq(again.name, name) || again.first_lba != e.first_lba || again.last_lba != e.last_lba)
+        if (!again.used || !streq(again.name, name) || again.first_lba != e.first_lba || again.last_lba != e.last_lba ||
+            memcmp(again.uuid, e.uuid, sizeof(e.uuid)) != 0)
                 return error_set(err, ESTALE, "partition %u of '%s' changed while it was being deleted", partno, d.path);
         _cleanup_(freep) char *kname_now = kname ? NULL : block_partition_name(d.name, partno);
         if (kname_now)

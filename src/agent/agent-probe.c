@@ -313,6 +313,48 @@ static bool bcache_of_allowed(AgentState *s, char * const *allow_real, const cha
         return found;
 }
 
+/* What a device's identity (inventory_device_identity()) is made of: model, serial, WWN,
+ * a loop device's backing file. The inventory and the act-time check read them here. */
+static void probe_identity_facts(struct udev_device *ud, InvDevice *d) {
+        const char *name = udev_device_get_sysname(ud), *v;
+        d->model = dup_attr(ud, "device/model");
+        if (!d->model && (v = udev_device_get_property_value(ud, "ID_MODEL")))
+                d->model = strdup(v);
+        if ((v = udev_device_get_property_value(ud, "ID_SERIAL_SHORT")) ||
+            (v = udev_device_get_property_value(ud, "ID_SERIAL")))
+                d->serial = strdup(v);
+        if ((v = udev_device_get_property_value(ud, "ID_WWN")))
+                d->wwn = strdup(v);
+        if (name && startswith(name, "loop"))
+                d->backing_file = dup_attr(ud, "loop/backing_file");
+}
+
+int agent_device_identity(const char *disk_name, char **ret) {
+        struct udev *u = udev_new();
+        if (!u)
+                return -ENOMEM;
+        struct udev_device *ud = udev_device_new_from_subsystem_sysname(u, "block", disk_name);
+        if (!ud) {
+                int r = errno > 0 ? -errno : -ENODEV;
+                udev_unref(u);
+                return r;
+        }
+        InvDevice d = {};
+        probe_identity_facts(ud, &d);
+        udev_device_unref(ud);
+        udev_unref(u);
+        char *id = inventory_device_identity(&d);
+        bool some = (d.wwn && d.wwn[0]) || (d.serial && d.serial[0]) || (d.backing_file && d.backing_file[0]);
+        free(d.model);
+        free(d.serial);
+        free(d.wwn);
+        free(d.backing_file);
+        if (some && !id)
+                return -ENOMEM;
+        *ret = id;
+        return 0;
+}
+
 static int probe_disk(AgentState *s, char * const *allow_real, struct udev_device *ud, const UsageTable *ut, bool all,
                       InvDevice *d, bool *ret_include) {
         const char *name = udev_device_get_sysname(ud);
@@ -349,18 +391,8 @@ static int probe_disk(AgentState *s, char * const *allow_real, struct udev_devic
         d->rotational = attr_u64(ud, "queue/rotational", 1) != 0;
         d->readonly = attr_u64(ud, "ro", 0) != 0;
         d->removable = attr_u64(ud, "removable", 0) != 0;
-        d->model = dup_attr(ud, "device/model");
+        probe_identity_facts(ud, d);
         d->vendor = dup_attr(ud, "device/vendor");
-        const char *v;
-        if (!d->model && (v = udev_device_get_property_value(ud, "ID_MODEL")))
-                d->model = strdup(v);
-        if ((v = udev_device_get_property_value(ud, "ID_SERIAL_SHORT")) ||
-            (v = udev_device_get_property_value(ud, "ID_SERIAL")))
-                d->serial = strdup(v);
-        if ((v = udev_device_get_property_value(ud, "ID_WWN")))
-                d->wwn = strdup(v);
-        if (startswith(name, "loop"))
-                d->backing_file = dup_attr(ud, "loop/backing_file");
         if (!d->name)
                 return -ENOMEM;
         *ret_include = true;

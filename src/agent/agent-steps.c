@@ -9,12 +9,9 @@ static json_object *string_or_null(const char *v) {
         return v ? json_object_new_string(v) : NULL;
 }
 
-/* args[key] = what the plan saw of a target (docs/agent.md "expect"); nothing when unknown. */
-static int add_expect(json_object *a, const char *key, const StepSeen *s) {
-        if (!s->set)
-                return 0;
-        json_object *e = json_object_new_object();
-        if (!e || json_add(a, key, e) < 0)
+int agent_expect_to_json(const StepSeen *s, json_object **ret) {
+        _cleanup_json_ json_object *e = json_object_new_object();
+        if (!e)
                 return -ENOMEM;
         if (s->content) {
                 const struct {
@@ -28,7 +25,29 @@ static int add_expect(json_object *a, const char *key, const StepSeen *s) {
                         }
                 }
         }
-        return json_add_u64(e, "size", s->size);
+        if (json_add_u64(e, "size", s->size) < 0 || (s->identity && json_add_string(e, "identity", s->identity) < 0) ||
+            (s->partuuid && json_add_string(e, "partuuid", s->partuuid) < 0) ||
+            (s->start > 0 && json_add_u64(e, "start", s->start) < 0))
+                return -ENOMEM;
+        if (s->osd_uuid) {
+                json_object *o = json_object_new_object();
+                if (!o || json_add(e, "osd", o) < 0 || json_add_string(o, "osd_uuid", s->osd_uuid) < 0 ||
+                    (s->whoami >= 0 && json_add_int(o, "whoami", s->whoami) < 0) ||
+                    (s->ceph_fsid && json_add_string(o, "ceph_fsid", s->ceph_fsid) < 0))
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+/* args[key] = what the plan saw of a target (docs/agent.md "expect"); nothing when unknown. */
+static int add_expect(json_object *a, const char *key, const StepSeen *s) {
+        if (!s->set)
+                return 0;
+        json_object *e = NULL;
+        if (agent_expect_to_json(s, &e) < 0 || json_add(a, key, e) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 /* Local names so that this file needs only the layout header, not its library. */

@@ -14,6 +14,11 @@
  * the host, so the request does not depend on kernel names. -EINVAL for an unknown kind. */
 int agent_request_from_step(const Step *s, json_object **ret);
 
+/* A request's "expect" object (docs/agent.md) for what the plan saw of a target: type,
+ * uuid, pttype, ptuuid (when the content is known), size, identity, partuuid, start and
+ * osd {osd_uuid, whoami, ceph_fsid} (each when known). -ENOMEM. */
+int agent_expect_to_json(const StepSeen *s, json_object **ret);
+
 /* What a host must have for a step to run there. The controller sends the union over a
  * host's planned steps to the agent's "preflight" op, which checks each before any step of
  * the host runs (docs/agent.md), so a host that lacks one is refused untouched instead of

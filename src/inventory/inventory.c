@@ -168,6 +168,16 @@ const Inventory *inventory_set_find(const InventorySet *s, const char *host) {
         return NULL;
 }
 
+char *inventory_device_identity(const InvDevice *d) {
+        if (d->wwn && d->wwn[0])
+                return strprintf("wwn %s", d->wwn);
+        if (d->serial && d->serial[0])
+                return strprintf("serial %s%s%s", d->model ?: "", d->model ? " " : "", d->serial);
+        if (d->backing_file && d->backing_file[0])
+                return strprintf("file %s", d->backing_file);
+        return NULL;
+}
+
 const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or_link) {
         if (!inv || !path_or_link)
                 return NULL;

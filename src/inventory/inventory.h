@@ -135,6 +135,12 @@ const Inventory *inventory_set_find(const InventorySet *s, const char *host);
 /* Find a device by path, kernel name or any of its links. */
 const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or_link);
 
+/* A device's stable identity: "wwn 0x5000c500a1b2c3d4", else "serial MODEL SERIAL" (what
+ * by-id names are made of), else, for a loop device, "file /path/of/the/backing/file"; NULL
+ * when it has none (malloc'd; NULL too when out of memory). The one rule for the planner
+ * (plan_device_identity(), partition names) and the agent (a destructive op's "expect"). */
+char *inventory_device_identity(const InvDevice *d);
+
 const char *bcache_role_to_string(BcacheRole r);
 
 /* What an operator must hear about one bcache backing device (status): no cache attached,

@@ -44,13 +44,8 @@ const char *part_role_to_string(PartRole r) {
 
 
 char *plan_device_identity(const InvDevice *d) {
-        if (d->wwn && d->wwn[0])
-                return strprintf("wwn %s", d->wwn);
-        if (d->serial && d->serial[0])
-                return strprintf("serial %s%s%s", d->model ?: "", d->model ? " " : "", d->serial);
-        if (d->backing_file && d->backing_file[0])
-                return strprintf("file %s", d->backing_file);
-        return NULL;
+        /* one rule, shared with the agent's act-time check (docs/agent.md, "expect") */
+        return inventory_device_identity(d);
 }
 
 void plan_device_tag(const InvDevice *d, char ret[static PLAN_TAG_MAX]) {

@@ -127,6 +127,10 @@ static void seen_done(StepSeen *s) {
         free(s->uuid);
         free(s->pttype);
         free(s->ptuuid);
+        free(s->identity);
+        free(s->partuuid);
+        free(s->osd_uuid);
+        free(s->ceph_fsid);
         *s = (StepSeen) {};
 }
 
@@ -259,40 +263,71 @@ static int select_devices(Ctx *c, const DeviceSelector *s, const char *role,
 
 /* ---- what the plan saw (Step.seen) ---- */
 
-static void seen_size(StepSeen *s, uint64_t size) {
+/* Only the size and who the device is: what the plan knows of a target whose content an
+ * earlier step of the plan changes. `dev`: the whole device (a partition's disk), NULL for a
+ * partition this plan creates. */
+static int seen_size(StepSeen *s, const InvDevice *dev, uint64_t size) {
         seen_done(s);
-        *s = (StepSeen) { .set = true, .size = size };
-}
-
-/* Nothing on it: what a wipe leaves. */
-static void seen_blank(StepSeen *s, uint64_t size) {
-        seen_size(s, size);
-        s->content = true;
-}
-
-static int seen_content(StepSeen *s, uint64_t size, const InvContent *c, const char *pttype, const char *ptuuid) {
-        seen_blank(s, size);
-        if ((c->fstype && !(s->type = strdup(c->fstype))) || (c->uuid && !(s->uuid = strdup(c->uuid))) ||
-            (pttype && !(s->pttype = strdup(pttype))) || (ptuuid && !(s->ptuuid = strdup(ptuuid))))
+        *s = (StepSeen) { .set = true, .size = size, .whoami = -1 };
+        if (dev && (dev->wwn || dev->serial || dev->backing_file) && !(s->identity = plan_device_identity(dev)))
                 return -ENOMEM;
         return 0;
 }
 
-static int seen_device(StepSeen *s, const InvDevice *d) {
-        return seen_content(s, d->size, &d->content, d->pttype, d->ptuuid);
+/* Nothing on it: what a wipe leaves. */
+static int seen_blank(StepSeen *s, const InvDevice *dev, uint64_t size) {
+        int r = seen_size(s, dev, size);
+        s->content = true;
+        return r;
 }
 
-static int seen_partition(StepSeen *s, const InvPartition *p) {
-        return seen_content(s, p->size, &p->content, NULL, NULL);
-}
-
-/* A partition of the layout: as seen when it exists, else one this plan creates (whose
- * bytes nobody has looked at): its size. */
-static int seen_slot_part(StepSeen *s, const SlotPart *sp) {
-        if (sp->existing)
-                return seen_partition(s, sp->existing);
-        seen_size(s, sp->size);
+static int seen_content(StepSeen *s, const InvDevice *dev, uint64_t size, const InvContent *c, const char *pttype,
+                        const char *ptuuid) {
+        if (seen_blank(s, dev, size) < 0)
+                return -ENOMEM;
+        if ((c->fstype && !(s->type = strdup(c->fstype))) || (c->uuid && !(s->uuid = strdup(c->uuid))) ||
+            (pttype && !(s->pttype = strdup(pttype))) || (ptuuid && !(s->ptuuid = strdup(ptuuid))))
+                return -ENOMEM;
+        /* the label blkid saw at the start of this very target; one further in (an OSD on
+         * the bcache device a backing device carries) is not read there */
+        if (streq_ptr(c->fstype, "ceph_bluestore") && c->osd.osd_fsid) {
+                s->whoami = c->osd.id;
+                if (!(s->osd_uuid = strdup(c->osd.osd_fsid)) ||
+                    (c->osd.cluster_fsid && !(s->ceph_fsid = strdup(c->osd.cluster_fsid))))
+                        return -ENOMEM;
+        }
         return 0;
+}
+
+static int seen_device(StepSeen *s, const InvDevice *d) {
+        return seen_content(s, d, d->size, &d->content, d->pttype, d->ptuuid);
+}
+
+static int seen_partition(StepSeen *s, const InvDevice *disk, const InvPartition *p) {
+        if (seen_content(s, disk, p->size, &p->content, NULL, NULL) < 0)
+                return -ENOMEM;
+        s->start = p->start;
+        return p->partuuid && !(s->partuuid = strdup(p->partuuid)) ? -ENOMEM : 0;
+}
+
+int plan_seen_device(StepSeen *s, const InvDevice *d) {
+        return seen_device(s, d);
+}
+
+int plan_seen_partition(StepSeen *s, const InvDevice *disk, const InvPartition *p) {
+        return seen_partition(s, disk, p);
+}
+
+void plan_seen_done(StepSeen *s) {
+        seen_done(s);
+}
+
+/* A partition of the layout on `disk`: as seen when it exists, else one this plan creates
+ * (whose bytes nobody has looked at): its size. */
+static int seen_slot_part(StepSeen *s, const InvDevice *disk, const SlotPart *sp) {
+        if (sp->existing)
+                return seen_partition(s, disk, sp->existing);
+        return seen_size(s, NULL, sp->size);
 }
 
 static unsigned add_step(Ctx *c, StepKind kind, const char *device, char *reason) {
@@ -714,9 +749,7 @@ static int emit_partition(Ctx *c, Slot *s, size_t slot, PartRole role) {
         if (!st->partname)
                 return oom(c);
         /* a GPT the plan creates has a disk GUID nobody knows yet */
-        if (f->gpt)
-                seen_size(&st->seen, f->dev->size);
-        else if (seen_device(&st->seen, f->dev) < 0)
+        if (f->gpt ? seen_size(&st->seen, f->dev, f->dev->size) < 0 : seen_device(&st->seen, f->dev) < 0)
                 return oom(c);
         /* partition table edits on one device run one after the other */
         if (step_dep(c, id, f->last_part_step ?: f->gpt_step) < 0)
@@ -767,7 +800,7 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->mk_cache_step = id;
-                if (seen_slot_part(&step_get(c, id)->seen, cp) < 0)
+                if (seen_slot_part(&step_get(c, id)->seen, c->fast[s->fast].dev, cp) < 0)
                         return oom(c);
                 break;
         case STEP_MAKE_BCACHE_BACKING:
@@ -778,9 +811,8 @@ static int emit_bcache(Ctx *c, size_t slot, StepKind phase) {
                 if (id == 0)
                         return oom(c);
                 s->mk_back_step = id;
-                if (s->wipe)
-                        seen_blank(&step_get(c, id)->seen, d->size);
-                else if (seen_device(&step_get(c, id)->seen, d) < 0)
+                if (s->wipe ? seen_blank(&step_get(c, id)->seen, d, d->size) < 0
+                            : seen_device(&step_get(c, id)->seen, d) < 0)
                         return oom(c);
                 if (step_dep(c, id, s->wipe_step) < 0)
                         return oom(c);
@@ -865,12 +897,11 @@ static int emit_osd(Ctx *c, size_t slot) {
         st->db_partnum = db->partnum;
         st->wal_partnum = wal->partnum;
         /* the data device as seen, unless this plan wipes it or puts bcache on it first */
-        if (s->wipe || s->mk_back_step)
-                seen_size(&st->seen, d->size);
-        else if (seen_device(&st->seen, d) < 0)
+        if (s->wipe || s->mk_back_step ? seen_size(&st->seen, d, d->size) < 0 : seen_device(&st->seen, d) < 0)
                 return oom(c);
-        if ((db->wanted && seen_slot_part(&st->db_seen, db) < 0) ||
-            (wal->wanted && seen_slot_part(&st->wal_seen, wal) < 0))
+        const InvDevice *fdev = s->fast >= 0 ? c->fast[s->fast].dev : NULL;
+        if ((db->wanted && seen_slot_part(&st->db_seen, fdev, db) < 0) ||
+            (wal->wanted && seen_slot_part(&st->wal_seen, fdev, wal) < 0))
                 return oom(c);
         st->journal_partnum = jn->partnum;
 
@@ -1451,9 +1482,8 @@ static int plan_host(Ctx *c) {
                 f->gpt_step = add_step(c, STEP_CREATE_GPT, f->dev->path, strprintf("create an empty GPT on %s", f->dev->path));
                 if (!f->gpt_step || step_dep(c, f->gpt_step, f->wipe_step) < 0)
                         return oom(c);
-                if (f->wipe)
-                        seen_blank(&step_get(c, f->gpt_step)->seen, f->dev->size);
-                else if (seen_device(&step_get(c, f->gpt_step)->seen, f->dev) < 0)
+                if (f->wipe ? seen_blank(&step_get(c, f->gpt_step)->seen, f->dev, f->dev->size) < 0
+                            : seen_device(&step_get(c, f->gpt_step)->seen, f->dev) < 0)
                         return oom(c);
         }
         /* phase 3: partitions, per fast device in slot order; an OSD already in place needs none */

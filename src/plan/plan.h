@@ -54,7 +54,24 @@ typedef struct StepSeen {
         char *type, *uuid;       /* blkid TYPE and UUID; NULL: none */
         char *pttype, *ptuuid;   /* whole devices: the partition table; NULL: none */
         uint64_t size;           /* bytes */
+        /* who the target is, which no step of the plan changes: plan_device_identity() of the
+         * whole device (a partition's: of its disk), NULL when it has none; an existing
+         * partition's PARTUUID; the BlueStore label blkid found on it (fstype
+         * ceph_bluestore), osd_uuid NULL when none. A partition this plan creates has none
+         * of them (only its size). */
+        char *identity;
+        char *partuuid;          /* an existing partition: its PARTUUID (NULL: none) */
+        uint64_t start;          /* an existing partition: bytes from its disk's start (0: not known) */
+        char *osd_uuid, *ceph_fsid;
+        int whoami;              /* -1: the label names none (a half-made OSD) */
 } StepSeen;
+
+/* What the plan saw of a device as the inventory shows it, for a destructive act outside a
+ * host plan (destroy's wipes and partition deletions). *s is emptied first; -ENOMEM. */
+int plan_seen_device(StepSeen *s, const InvDevice *d);
+/* Of an existing partition `p` of `disk` (identity of the disk, PARTUUID, start, size, ...). */
+int plan_seen_partition(StepSeen *s, const InvDevice *disk, const InvPartition *p);
+void plan_seen_done(StepSeen *s);
 
 typedef struct Step {
         unsigned id;             /* 1-based, unique within the host plan; steps are in a valid order */

@@ -779,6 +779,172 @@ static void test_unchanged_passes(void) {
         agent_state_free(s);
 }
 
+/* --- act-time identity: the device at hand is not the one the plan saw (issue 25, item 3) --- */
+
+static char *loop_backing(const char *L) {
+        return sh_out("cat /sys/block/%s/loop/backing_file", L + 5);
+}
+
+/* Puts `img` behind the loop node `L` (its old file detached): another disk at the same
+ * name, as after a swap and a rescan. */
+static int loop_swap(const char *L, const char *img) {
+        return sh("losetup -d %s && for i in $(seq 50); do losetup -P %s '%s' 2>/dev/null && exit 0; sleep 0.1; done; exit 1",
+                  L, L, img);
+}
+
+/* A disk swapped for a copy of itself (same size, same bytes, another backing file) between
+ * plan and wipe: refused by its identity, not one byte changed. */
+static void test_identity_swapped(void) {
+        const char *L = bu_loop(512, true);
+        CHECK(sh("mkfs.xfs -q -f %s", L) == 0);
+        AgentState *s = agent_for(L, false);
+        _cleanup_(plan_freep) Plan *p = plan_of(s, L);
+        const Step *w = plan_step(p, STEP_WIPE);
+        CHECK(w != NULL);
+        if (!w)
+                return;
+        _cleanup_(freep) char *orig = loop_backing(L);
+        _cleanup_(freep) char *ident = strprintf("file %s", orig);
+        json_object *req = NULL;
+        CHECK(agent_request_from_step(w, &req) == 0);
+        CHECK_STREQ(jstr(req, "args.expect.identity"), ident);
+
+        _cleanup_(freep) char *copy = strprintf("%s/swapped.img", bu_dir);
+        CHECK(sh("cp --sparse=always '%s' '%s'", orig, copy) == 0);
+        CHECK(loop_swap(L, copy) == 0);
+        char *before = dev_hash(L);
+        json_object *r = call_req(s, req);
+        _cleanup_(freep) char *now = strprintf("it is file %s, the plan saw %s; re-run plan", copy, ident);
+        CHECK(refused(r, "ESTALE", L, "is not the device the plan saw", now, NULL));
+        json_object_put(r);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+
+        /* the disk the plan saw is back: the same request wipes it */
+        CHECK(loop_swap(L, orig) == 0);
+        r = call_req(s, req);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        json_object_put(req);
+        agent_state_free(s);
+}
+
+/* delete-partition carries the partition the plan saw (PARTUUID, start, size, the disk's
+ * identity): one of the same number and name but another PARTUUID is refused, nothing
+ * zeroed; the one the plan saw is deleted. */
+static void test_delete_partition_identity(void) {
+        const char *L = bu_loop(64, false);
+        CHECK(sh("sgdisk -o -n 1:1M:+16M -c 1:olddb %s >/dev/null && partx -u %s", L, L) == 0);
+        CHECK(sh("dd if=/dev/urandom of=%sp1 bs=1M count=1 conv=fsync 2>/dev/null", L) == 0);
+        AgentState *s = agent_for(L, false);
+        json_object *ir = call(s, "inventory", "{}");
+        Inventory *inv = NULL;
+        Error err = {};
+        CHECK(inventory_from_json(jget(ir, "result"), &inv, &err) == 0);
+        json_object_put(ir);
+        const InvDevice *d = inv ? inventory_find_device(inv, L) : NULL;
+        CHECK(d && d->n_partitions == 1 && d->partitions[0].partuuid);
+        if (!d || d->n_partitions != 1 || !d->partitions[0].partuuid) {
+                inventory_free(inv);
+                agent_state_free(s);
+                return;
+        }
+        StepSeen seen = {};
+        json_object *e = NULL;
+        CHECK(plan_seen_partition(&seen, d, &d->partitions[0]) == 0 && agent_expect_to_json(&seen, &e) == 0);
+        plan_seen_done(&seen);
+        _cleanup_(freep) char *was = strdup(d->partitions[0].partuuid);
+        inventory_free(inv);
+
+        /* the partition was made again meanwhile: same number, name, place and size */
+        CHECK(sh("sgdisk -u 1:R %s >/dev/null; partx -u %s", L, L) == 0);
+        _cleanup_(freep) char *other = sh_out("blkid -p -s PART_ENTRY_UUID -o value %sp1", L);
+        char *before = dev_hash(L);
+        json_object *req = json_object_new_object(), *a = json_object_new_object();
+        json_object_object_add(req, "op", json_object_new_string("delete-partition"));
+        json_object_object_add(req, "args", a);
+        json_object_object_add(a, "device", json_object_new_string(L));
+        json_object_object_add(a, "number", json_object_new_int(1));
+        json_object_object_add(a, "name", json_object_new_string("olddb"));
+        json_object_object_add(a, "expect", e);
+        json_object *r = call_req(s, req);
+        _cleanup_(freep) char *msg = strprintf("its PARTUUID is %s, the plan saw %s; re-run plan", other, was);
+        CHECK(refused(r, "ESTALE", "partition 1 of", L, "is not the partition the plan saw", msg, NULL));
+        json_object_put(r);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+
+        /* the PARTUUID the plan saw again: deleted */
+        CHECK(sh("sgdisk -u 1:%s %s >/dev/null; partx -u %s", was, L, L) == 0);
+        r = call_req(s, req);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        json_object_put(req);
+        agent_state_free(s);
+}
+
+/* osd-create whose DB partition is another one than the plan saw (recreated with the same
+ * name, place and size): refused before ceph-volume runs. */
+static void test_osd_create_db_partuuid(void) {
+        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
+        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
+        AgentState *s = agent_for2(ssd, hdd, false);
+        _cleanup_(freep) char *prof = strprintf("    allow: ['%s', '%s']\n"
+                                                "    data: {devices: ['%s']}\n"
+                                                "    fast: {devices: ['%s']}\n"
+                                                "    db_size: 64M\n",
+                                                ssd, hdd, hdd, ssd);
+        /* the partition first (its own step), then a plan that sees it */
+        Plan *p = plan_of_profile(s, prof);
+        const Step *cp = plan_step(p, STEP_CREATE_PARTITION);
+        json_object *req = NULL, *r;
+        CHECK(cp && agent_request_from_step(cp, &req) == 0);
+        r = call_req(s, req);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        json_object_put(req);
+        plan_free(p);
+        p = plan_of_profile(s, prof);
+        const Step *o = plan_step(p, STEP_CREATE_OSD);
+        req = NULL;
+        CHECK(o && agent_request_from_step(o, &req) == 0);
+        if (!req) {
+                plan_free(p);
+                agent_state_free(s);
+                return;
+        }
+        const char *was = jstr(req, "args.db_expect.partuuid");
+        CHECK(was[0] != 0);
+        json_object_object_add(jget(req, "args"), "osd_id", json_object_new_int(3));
+
+        /* a fake ceph-volume first in PATH: it must not run */
+        _cleanup_(freep) char *bin = strprintf("%s/fakebin", bu_dir), *log = strprintf("%s/fakebin/ran", bu_dir);
+        CHECK(sh("mkdir -p '%s' && printf '#!/bin/sh\\necho \"$*\" >> %s\\nexit 1\\n' > '%s/ceph-volume' && "
+                 "chmod 755 '%s/ceph-volume'", bin, log, bin, bin) == 0);
+        _cleanup_(freep) char *oldpath = strdup(getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin");
+        _cleanup_(freep) char *newpath = strprintf("%s:%s", bin, oldpath);
+        setenv("PATH", newpath, 1);
+
+        CHECK(sh("sgdisk -u 1:R %s >/dev/null; partx -u %s", ssd, ssd) == 0);
+        char *b1 = dev_hash(ssd), *b2 = dev_hash(hdd);
+        r = call_req(s, req);
+        CHECK(refused(r, "ESTALE", "is not the partition the plan saw: its PARTUUID is", was, "re-run plan", NULL));
+        json_object_put(r);
+        CHECK(access(log, F_OK) < 0);
+        char *a1 = dev_hash(ssd), *a2 = dev_hash(hdd);
+        CHECK_STREQ(b1, a1);
+        CHECK_STREQ(b2, a2);
+        free(b1), free(b2), free(a1), free(a2);
+        setenv("PATH", oldpath, 1);
+        json_object_put(req);
+        plan_free(p);
+        agent_state_free(s);
+}
+
 int main(void) {
         bu_init();
         TEST_RUN(test_flock);
@@ -792,5 +958,8 @@ int main(void) {
         TEST_RUN(test_btrfs);
         TEST_RUN(test_changed_since_plan);
         TEST_RUN(test_unchanged_passes);
+        TEST_RUN(test_identity_swapped);
+        TEST_RUN(test_delete_partition_identity);
+        TEST_RUN(test_osd_create_db_partuuid);
         return test_result();
 }

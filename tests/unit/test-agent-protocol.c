@@ -4,6 +4,7 @@
  * dry-run with an allow-list that names nothing. */
 
 #include "agent/agent.h"
+#include "agent/agent-steps.h"
 #include "basic/json-util.h"
 #include "test.h"
 
@@ -103,9 +104,51 @@ static void test_rados_probe_args(void) {
         }
 }
 
+static const char *jpath(json_object *o, const char *a, const char *b, const char *c) {
+        const char *k[] = { a, b, c };
+        for (size_t i = 0; i < 3 && k[i] && o; i++)
+                if (!json_object_object_get_ex(o, k[i], &o))
+                        return NULL;
+        return o ? json_object_get_string(o) : NULL;
+}
+
+/* What the plan saw travels as "expect": who the target is (identity, PARTUUID, start, the
+ * OSD label) next to its content and size; a partition the plan creates: size only. */
+static void test_request_identity(void) {
+        Step st = { .kind = STEP_CREATE_OSD, .device = (char *) "/dev/sdc", .db_device = (char *) "/dev/sdb",
+                    .db_partname = (char *) "cp:db:@3f9a01c2:node1", .wal_device = (char *) "/dev/sdb",
+                    .wal_partname = (char *) "cp:wal:@3f9a01c2:node1", .objectstore = OBJECTSTORE_BLUESTORE };
+        st.seen = (StepSeen) { .set = true, .content = true, .size = 4000787030016ULL,
+                               .identity = (char *) "serial ST4000NM0035 ZC11A2B3", .whoami = -1 };
+        st.db_seen = (StepSeen) { .set = true, .content = true, .type = (char *) "ceph_bluestore", .size = 64 << 20,
+                                  .identity = (char *) "wwn 0x5000c500a1b2c3d4",
+                                  .partuuid = (char *) "8d3c1b2a-0f4e-4d5c-9a8b-7c6d5e4f3a2b", .start = 1 << 20,
+                                  .osd_uuid = (char *) "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9", .whoami = 3,
+                                  .ceph_fsid = (char *) "11111111-2222-4333-8444-555555555555" };
+        st.wal_seen = (StepSeen) { .set = true, .size = 8 << 20, .whoami = -1 };
+        json_object *req = NULL;
+        CHECK(agent_request_from_step(&st, &req) == 0);
+        json_object *a = NULL;
+        CHECK(req && json_object_object_get_ex(req, "args", &a));
+        CHECK_STREQ(jpath(a, "expect", "identity", NULL), "serial ST4000NM0035 ZC11A2B3");
+        CHECK(jpath(a, "expect", "partuuid", NULL) == NULL && jpath(a, "expect", "osd", NULL) == NULL);
+        CHECK_STREQ(jpath(a, "db_expect", "identity", NULL), "wwn 0x5000c500a1b2c3d4");
+        CHECK_STREQ(jpath(a, "db_expect", "partuuid", NULL), "8d3c1b2a-0f4e-4d5c-9a8b-7c6d5e4f3a2b");
+        CHECK_STREQ(jpath(a, "db_expect", "start", NULL), "1048576");
+        CHECK_STREQ(jpath(a, "db_expect", "osd", "osd_uuid"), "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9");
+        CHECK_STREQ(jpath(a, "db_expect", "osd", "whoami"), "3");
+        CHECK_STREQ(jpath(a, "db_expect", "osd", "ceph_fsid"), "11111111-2222-4333-8444-555555555555");
+        /* a WAL partition this plan creates: nobody has seen it, only its size is known */
+        CHECK_STREQ(jpath(a, "wal_expect", "size", NULL), "8388608");
+        CHECK(jpath(a, "wal_expect", "identity", NULL) == NULL && jpath(a, "wal_expect", "partuuid", NULL) == NULL &&
+              jpath(a, "wal_expect", "type", NULL) == NULL);
+        json_object_put(req);
+}
+
 int main(void) {
         TEST_RUN(test_not_json_has_null_id);
         TEST_RUN(test_run_timeout_range);
         TEST_RUN(test_rados_probe_args);
+        TEST_RUN(test_request_identity);
         return test_result();
 }

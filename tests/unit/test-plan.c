@@ -721,7 +721,14 @@ static void test_seen(void) {
         for (size_t i = 0; i < hp->n_steps; i++) {
                 const Step *st = &hp->steps[i];
                 CHECK(st->seen.set || st->kind == STEP_BCACHE_ATTACH || st->kind == STEP_BCACHE_TUNE);
+                /* who the target is travels with every step that writes a device */
+                const InvDevice *sd = inventory_find_device(inventory_set_find(s, "node2"), st->device);
+                _cleanup_(freep) char *ident = sd ? plan_device_identity(sd) : NULL;
+                /* (a bcache cache's target is its partition, one this plan creates: size only) */
+                if (st->seen.set && ident && st->kind != STEP_MAKE_BCACHE_CACHE)
+                        CHECK_STREQ(st->seen.identity, ident);
                 if (st->kind == STEP_WIPE) {
+                        CHECK(ident && startswith(ident, "wwn ") && st->seen.identity);
                         CHECK(st->seen.content);
                         CHECK_STREQ(st->seen.type, "xfs");
                         CHECK_STREQ(st->seen.uuid, sdd->content.uuid);
@@ -741,11 +748,50 @@ static void test_seen(void) {
                 if (st->kind == STEP_CREATE_OSD && streq(st->device, "/dev/sdd")) {
                         /* bcache goes on first: only its size is known */
                         CHECK(st->seen.set && !st->seen.content && st->seen.size == sdd->size);
+                        CHECK(st->seen.identity != NULL);
                         CHECK(st->db_seen.set && !st->db_seen.content && st->db_seen.size > 0);
+                        /* a DB partition this plan creates: only its size */
+                        CHECK(!st->db_seen.identity && !st->db_seen.partuuid && st->db_seen.start == 0);
                         n++;
                 }
         }
         CHECK_INTEQ(n, 3);
+}
+
+/* An existing partition and a BlueStore label as seen: the disk's identity, PARTUUID,
+ * start, size, and the label's osd uuid, whoami and cluster fsid. */
+static void test_seen_partition_label(void) {
+        InvDevice d = { .path = (char *) "/dev/sdb", .size = 1ULL << 40, .wwn = (char *) "0x5000c500a1b2c3d4" };
+        InvPartition p = { .number = 4, .start = 1ULL << 20, .size = 64ULL << 20,
+                           .partuuid = (char *) "8d3c1b2a-0f4e-4d5c-9a8b-7c6d5e4f3a2b" };
+        p.content = (InvContent) { .fstype = (char *) "ceph_bluestore",
+                                   .osd = { .id = 3, .osd_fsid = (char *) "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9",
+                                            .cluster_fsid = (char *) "11111111-2222-4333-8444-555555555555",
+                                            .role = (char *) "block.db" } };
+        StepSeen s = {};
+        CHECK(plan_seen_partition(&s, &d, &p) == 0);
+        CHECK(s.set && s.content);
+        CHECK_STREQ(s.identity, "wwn 0x5000c500a1b2c3d4");
+        CHECK_STREQ(s.partuuid, p.partuuid);
+        CHECK_INTEQ(s.start, 1ULL << 20);
+        CHECK_INTEQ(s.size, 64ULL << 20);
+        CHECK_STREQ(s.osd_uuid, "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9");
+        CHECK_INTEQ(s.whoami, 3);
+        CHECK_STREQ(s.ceph_fsid, "11111111-2222-4333-8444-555555555555");
+        plan_seen_done(&s);
+
+        /* a label further in (an OSD on the bcache device this backs) is not this target's */
+        d.content = (InvContent) { .fstype = (char *) "bcache", .osd = p.content.osd };
+        CHECK(plan_seen_device(&s, &d) == 0);
+        CHECK(!s.osd_uuid && !s.partuuid && s.start == 0);
+        CHECK_STREQ(s.identity, "wwn 0x5000c500a1b2c3d4");
+        plan_seen_done(&s);
+
+        /* no WWN, serial or backing file: no identity (known by its path only) */
+        InvDevice bare = { .path = (char *) "/dev/vdb", .size = 1ULL << 30 };
+        CHECK(plan_seen_device(&s, &bare) == 0);
+        CHECK(s.set && !s.identity);
+        plan_seen_done(&s);
 }
 
 static void test_mounted_refused(void) {
@@ -1579,6 +1625,7 @@ int main(void) {
         TEST_RUN(test_foreign_signature);
         TEST_RUN(test_half_made_osd);
         TEST_RUN(test_seen);
+        TEST_RUN(test_seen_partition_label);
         TEST_RUN(test_mounted_refused);
         TEST_RUN(test_filestore_mounted);
         TEST_RUN(test_keep_partitions);
