@@ -84,7 +84,9 @@ struct ConvertPlan;
 struct PlaybookRunHooks;
 int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
                     const struct ConvertPlan *plan, struct PlaybookRunHooks hooks, char * const *health_allow);
-/* Runs the shipped replace-device playbook on `host` with the replacement's convert plan. */
+/* Runs the shipped replace-device playbook on `host` with the replacement's convert plan.
+ * For both, hooks.userdata is the CliSaveInputs of the plan's inputs: its destructive acts
+ * expect what their saved inventories show. */
 int cli_run_replace(const struct Layout *l, const char *host, const char *device, const struct CliOptions *o,
                     const struct ConvertPlan *plan, struct PlaybookRunHooks hooks);
 int verb_replace(int argc, char *argv[]);

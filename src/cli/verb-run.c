@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "plan/plan-convert.h"
 #include "controller/cluster-steps.h"
+#include "controller/convert.h"
 #include "controller/playbook-run.h"
 #include "options.h"
 
@@ -74,6 +75,11 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
                                 const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks,
                                 const ConvertPlan *convert, char * const *health_allow, const char *run_tag) {
         Error err = {};
+        /* a conversion's hooks carry its inputs (cli.h): the inventories the plan saw */
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        const CliSaveInputs *sc = convert ? hooks.userdata : NULL;
+        if (sc && sc->in && convert_inputs_inventory(sc->in, &inv, &err) < 0)
+                return cli_report(&err);
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
                 return cli_report(&err);
@@ -96,6 +102,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
                 .recorded_osds = recorded_osds,
                 .hooks = hooks,
                 .convert = convert,
+                .convert_inventory = inv,
                 .health_allow = health_allow,
                 .run_tag = run_tag,
         };

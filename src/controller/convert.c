@@ -351,3 +351,7 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         *ret = TAKE_PTR(o);
         return 0;
 }
+
+int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err) {
+        return inventory_set_from_json(in->inventory, ret, err);
+}

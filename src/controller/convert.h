@@ -27,6 +27,10 @@ ConvertInputs *convert_inputs_free(ConvertInputs *in);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertInputs *, convert_inputs_free);
 
 int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **ret, Error *err);
+/* The inventories the plan is computed from (the saved ones of a resumed run): what its
+ * destructive acts expect to find (docs/agent.md, "expect"), never a read taken right
+ * before the act. */
+int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err);
 
 /* Saved (fsynced) before the first change; removed when the conversion is done. */
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err);

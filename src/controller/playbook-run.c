@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent-steps.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -52,47 +53,76 @@ typedef struct RunHost {
         size_t n_osds;
         const char *fsid;         /* the cluster's: only its OSDs' labels are ours to wipe */
         ConvertStepCtx conv;      /* a conversion: the host's plan (conv.plan NULL otherwise) */
+        const Inventory *conv_inv; /* a conversion: the host's inventory its plan was computed from */
 } RunHost;
 
-/* What the plan saw of a device, for the agent to refuse a wipe when it changed since
- * (docs/agent.md, "expect"). */
-static json_object *expect_of(const InvDevice *d) {
-        json_object *e = json_object_new_object();
-        if (!e)
-                return NULL;
-        json_object_object_add(e, "type", d->content.fstype ? json_object_new_string(d->content.fstype) : NULL);
-        json_object_object_add(e, "uuid", d->content.uuid ? json_object_new_string(d->content.uuid) : NULL);
-        json_object_object_add(e, "pttype", d->pttype ? json_object_new_string(d->pttype) : NULL);
-        json_object_object_add(e, "ptuuid", d->ptuuid ? json_object_new_string(d->ptuuid) : NULL);
-        json_add_u64(e, "size", d->size);
-        return e;
+/* What the destroy plan saw of a device (the inventory it was computed from: never one read
+ * just before the act), for the agent to refuse the act when the device is not that one any
+ * more (docs/agent.md, "expect"). `content` false: only who it is and its size (a wipe right
+ * after a bcache teardown, which changed what is on it). */
+static int add_expect_seen(json_object *args, const StepSeen *seen, bool content) {
+        /* without content: who it is (identity, PARTUUID, start) and its size */
+        StepSeen who = { .set = true, .size = seen->size, .identity = seen->identity, .partuuid = seen->partuuid,
+                         .start = seen->start, .whoami = -1 };
+        json_object *e = NULL;
+        if (agent_expect_to_json(content ? seen : &who, &e) < 0)
+                return -ENOMEM;
+        return json_add(args, "expect", e);
 }
 
-static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a, unsigned timeout, Error *err) {
+static int add_expect_of(json_object *args, const InvDevice *d, bool content) {
+        _cleanup_(plan_seen_done) StepSeen seen = {};
+        if (plan_seen_device(&seen, d) < 0)
+                return -ENOMEM;
+        return add_expect_seen(args, &seen, content);
+}
+
+/* An existing partition as the plan saw it: its disk's identity, PARTUUID, start, size and
+ * label. Nothing when the inventory does not have it. */
+static int add_expect_of_partition(json_object *args, const InvDevice *d, unsigned partnum, bool content) {
+        for (size_t k = 0; d && k < d->n_partitions; k++) {
+                if (d->partitions[k].number != partnum)
+                        continue;
+                _cleanup_(plan_seen_done) StepSeen seen = {};
+                if (plan_seen_partition(&seen, d, &d->partitions[k]) < 0)
+                        return -ENOMEM;
+                return add_expect_seen(args, &seen, content);
+        }
+        return 0;
+}
+
+/* `inv`: the inventory the destroy (or convert) plan was computed from; NULL: no expect. */
+static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a, bool content, unsigned timeout,
+                       Error *err) {
         _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
         if (!args)
                 return error_set(err, ENOMEM, "out of memory");
         const char *op = destroy_action_kind_to_string(a->kind);
+        const InvDevice *d = inv ? inventory_find_device(inv, a->device) : NULL;
+        int r = 0;
         switch (a->kind) {
         case DESTROY_BCACHE_TEARDOWN:
                 json_add_string(args, "backing", a->device);
                 json_add_u64(args, "timeout", timeout);
-                break;
-        case DESTROY_WIPE_DEVICE: {
-                json_add_string(args, "device", a->device);
-                const InvDevice *d = inv ? inventory_find_device(inv, a->device) : NULL;
                 if (d)
-                        json_add(args, "expect", expect_of(d));
+                        r = add_expect_of(args, d, content);
                 break;
-        }
+        case DESTROY_WIPE_DEVICE:
+                json_add_string(args, "device", a->device);
+                if (d)
+                        r = add_expect_of(args, d, content);
+                break;
         case DESTROY_DELETE_PARTITION:
                 json_add_string(args, "device", a->device);
                 json_add_u64(args, "number", a->partnum);
                 json_add_string(args, "name", a->partname);
+                r = add_expect_of_partition(args, d, a->partnum, content);
                 break;
         default:
                 return error_set(err, EINVAL, "unknown destroy action %d", (int) a->kind);
         }
+        if (r < 0)
+                return error_set(err, ENOMEM, "out of memory");
         return host_session_call(h->session, op, args, timeout + 60, &res, err);
 }
 
@@ -176,7 +206,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 const DestroyAction *a = &p->actions[i];
                 if (teardown != (a->kind == DESTROY_BCACHE_TEARDOWN))
                         continue;
-                if ((r = action_call(h, inv, a, (unsigned) timeout, err)) < 0)
+                if ((r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -190,7 +220,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 if (teardown) {
                         /* the backing device of a purged OSD: wiped now (see above) */
                         DestroyAction w = { .kind = DESTROY_WIPE_DEVICE, .device = a->device, .size = a->size };
-                        if ((r = action_call(h, NULL, &w, (unsigned) timeout, err)) < 0)
+                        if ((r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
                                 return r;
                         freed += a->size;
                 }
@@ -201,6 +231,20 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
         json_add_u64(res, "bytes_freed", freed);
         *ret_result = TAKE_PTR(res);
         return 0;
+}
+
+/* A wipe's device, or a deleted partition, that shows nothing any more in `now`. */
+static bool already_blank(const Inventory *now, const DestroyAction *a) {
+        const InvDevice *d = inventory_find_device(now, a->device);
+        if (!d)
+                return false;
+        if (a->kind == DESTROY_WIPE_DEVICE)
+                return !d->content.fstype && !d->pttype && d->n_partitions == 0;
+        for (size_t k = 0; k < d->n_partitions; k++)
+                if (d->partitions[k].number == a->partnum)
+                        return !d->partitions[k].content.fstype && d->partitions[k].content.osd.id < 0 &&
+                               !d->partitions[k].content.osd.osd_fsid;
+        return false;
 }
 
 /* wipe-replaced (a conversion): what the host's convert plan replaces, as destroy's actions —
@@ -262,7 +306,11 @@ static int wipe_replaced(RunHost *h, json_object *args, json_object **ret_result
                         if (!pt || !streq_ptr(pt->name, a->partname))
                                 continue;
                 }
-                if ((r = action_call(h, inv, a, 600, err)) < 0)
+                /* what the convert plan saw (its saved inventory), not what `inv` read just now:
+                 * a check against a read taken right before the act cannot fail. Only a
+                 * target already blank — this step's own wipe, run before a kill — is not
+                 * compared by its content (nothing on it to lose; who it is still is). */
+                if ((r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -727,6 +775,8 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                                 .layout = l, .admin = R.admin, .fleet = R.fleet, .session = &R.fleet->sessions[i],
                                 .j = R.j, .plan = convert_plan_host(o->convert, R.hs[i].host->name), .before = R.tree,
                         };
+                if (o->convert && o->convert_inventory)
+                        R.rh[i].conv_inv = inventory_set_find(o->convert_inventory, R.hs[i].host->name);
                 R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_call, .userdata = &R.rh[i] };
         }
 

@@ -45,6 +45,10 @@ typedef struct PlaybookRunOptions {
          * host steps (unmount-filestore, wipe-replaced, rebuild-osds) act on its plan, and
          * each OSD's phase is journaled (controller/convert-steps.h). */
         const struct ConvertPlan *convert;
+        /* The inventories `convert` was computed from (saved before the first change): what
+         * wipe-replaced's wipes and deletions expect (docs/agent.md, "expect"). NULL: they
+         * carry none. */
+        const struct InventorySet *convert_inventory;
         /* Health check codes the health-gates of `before` allow besides their own `allow` (a
          * resumed conversion: the flags, down OSDs and degraded PGs the interrupted run left,
          * which only going on clears). NULL-terminated; NULL: none. */
