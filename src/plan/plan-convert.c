@@ -41,6 +41,7 @@ typedef struct ConvertCtx {
         const InvDevice *replace;
         int replace_slot;        /* its data slot, -1: not a data device */
         int replace_fast;        /* its index among the fast devices, -1: not one */
+        char **intact;           /* "osd.N" of each OSD that depends on it and is intact */
 } ConvertCtx;
 
 static int oom(ConvertCtx *c) {
@@ -345,26 +346,25 @@ static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
 
 /* ---- a replacement ---- */
 
-static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slot, bool on_bcache, char ***reasons);
-
-/* Nothing to replace for this OSD: it is up, its data device carries its label, and it is
- * in the layout's shape (for BlueStore: its DB and WAL partitions there, on the slot's fast
- * device, of the layout's sizes). So a second replace (of a device already replaced) changes
- * nothing; a failed or swapped device shows as a down OSD, a missing label or a DB partition
- * that is not there. */
-static int replace_done(ConvertCtx *c, const CephOsdMetadata *m, const InvDevice *d, size_t slot, bool *ret) {
+/* Nothing was replaced for this OSD: it is up and its data device carries its label; for a
+ * fast device replaced, each DB/WAL partition its metadata names there is still there with
+ * its label too. A failed or swapped device shows as a down OSD, a missing label or a
+ * partition that is not there; an intact OSD in another shape than the layout's is
+ * `convert --reshape`'s, not replace's. */
+static bool replace_intact(ConvertCtx *c, const CephOsdMetadata *m, const InvDevice *d) {
         const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, m->id);
         const InvOsd *label = plan_find_osd(c->inv, d, false);
-        *ret = false;
-        if (!t || t->status != CEPH_OSD_TREE_UP || !label || label->id != m->id ||
-            !streq(m->objectstore, objectstore_to_string(c->profile->osd.objectstore)) || !streq(m->objectstore, "bluestore"))
-                return 0;
-        _cleanup_strv_free_ char **differ = NULL;
-        int r = bluestore_reasons(c, m, slot, false, &differ);
-        if (r < 0)
-                return r;
-        *ret = !differ;
-        return 0;
+        if (!t || t->status != CEPH_OSD_TREE_UP || !label || label->id != m->id)
+                return false;
+        const char *paths[] = { m->dedicated_db ? m->db_path : NULL, m->dedicated_wal ? m->wal_path : NULL };
+        for (size_t k = 0; c->replace != d && k < ELEMENTSOF(paths); k++) {
+                const InvDevice *pd = NULL;
+                const InvPartition *pt = paths[k] ? find_partition(c->inv, paths[k], &pd) : NULL;
+                if (paths[k] && (!pt ? partition_device(c, paths[k]) == c->replace || !partition_device(c, paths[k])
+                                     : pd == c->replace && pt->content.osd.id != m->id))
+                        return false;
+        }
+        return true;
 }
 
 /* Why the OSD on data device d (slot) depends on the device replaced, one line; no line when
@@ -377,14 +377,13 @@ static int replace_reasons(ConvertCtx *c, const CephOsdMetadata *m, const InvDev
                        (c->replace_fast >= 0 &&
                         (plan_slot_fast(c->profile, c->n_data, c->n_fast, slot) == c->replace_fast ||
                          (strv_contains(m->devices, x->name) && x != d)));
-        bool done = false;
-        int r = depends ? replace_done(c, m, d, slot, &done) : 0;
-        if (r < 0)
-                return r;
-        if (done) {
+        if (depends && replace_intact(c, m, d)) {
                 c->ch->n_unchanged++;
-                return note(c, strprintf("osd.%d depends on %s and is up, on %s with its label, in the layout's shape: "
-                                         "nothing to replace", m->id, x->path, d->path));
+                if (strv_consume(&c->intact, strprintf("osd.%d", m->id)) < 0)
+                        return oom(c);
+                return note(c, strprintf("osd.%d depends on %s and is up, on %s with its label%s: nothing was "
+                                         "replaced there", m->id, x->path, d->path,
+                                         x == d ? "" : ", its partitions there with theirs"));
         }
         if (c->replace_slot >= 0 && (size_t) c->replace_slot == slot) {
                 const InvOsd *label = plan_find_osd(c->inv, d, true);
@@ -803,6 +802,15 @@ static int convert_host(ConvertCtx *c) {
                         return r;
         if ((r = foreign_osds(c, bucket)) < 0)
                 return r;
+        if (c->replace && c->ch->n_osds == 0 && c->intact) {
+                _cleanup_(freep) char *list = strv_join(c->intact, ", ");
+                bool one = strv_length(c->intact) == 1;
+                return error_set(c->err, EEXIST,
+                                 "host '%s': nothing was replaced on '%s': %s (which depend%s on it) %s up with %s label "
+                                 "intact: refusing (replace rebuilds the OSDs of a failed device swapped for a new one; "
+                                 "an OSD in another shape than the layout's is convert --reshape's)", hn,
+                                 c->replace->path, list ?: "?", one ? "s" : "", one ? "is" : "are", one ? "its" : "their");
+        }
         if (c->replace && c->ch->n_osds == 0 && c->ch->n_unchanged == 0)
                 return error_set(c->err, ENOENT,
                                  "host '%s': no OSD depends on '%s': %s", hn, c->replace->path,
@@ -828,12 +836,35 @@ static int convert_host(ConvertCtx *c) {
 }
 
 static void ctx_done(ConvertCtx *c) {
+        strv_free(c->intact);
         free(c->data);
         free(c->fast);
         free(c->slot_osd);
         for (size_t j = 0; c->space && j < c->n_fast; j++)
                 free(c->space[j].used);
         free(c->space);
+}
+
+/* Hosts are CRUSH host buckets by exact name: when not one host planned has a bucket, the
+ * layout and the cluster do not describe the same machines (other host names, another
+ * cluster): refused, naming both sides, rather than read as "0 OSDs to rebuild". */
+static int crush_matched(const ConvertPlan *p, const CephOsdTree *tree, Error *err) {
+        if (p->n_hosts == 0)
+                return 0;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                if (p->hosts[i].in_crush)
+                        return 0;
+        _cleanup_strv_free_ char **mine = NULL, **theirs = NULL;
+        for (size_t i = 0; i < p->n_hosts; i++)
+                if (strv_extend(&mine, p->hosts[i].host) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; tree && i < tree->n_hosts; i++)
+                if (strv_extend(&theirs, tree->hosts[i].name) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        _cleanup_(freep) char *a = strv_join(mine, ", "), *b = theirs ? strv_join(theirs, ", ") : NULL;
+        return error_set(err, ENOENT, "no host of the layout to convert (%s) is a CRUSH host bucket of the cluster (%s%s): "
+                                      "hosts are matched by exact name; wrong layout or cluster? refusing",
+                         a ?: "?", theirs ? "its host buckets: " : "the OSD tree has no host bucket", b ?: "");
 }
 
 int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tree, const CephOsdMetadataList *meta,
@@ -887,6 +918,9 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
                 if (r < 0)
                         return r;
         }
+        int r = crush_matched(p, tree, err);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(p);
         return 0;
 }

@@ -453,10 +453,19 @@ static void test_node1_node11(void) {
         h = host_of(q, "node11");
         CHECK(q->n_hosts == 1 && h && h->n_osds == 6 && has_osd(h, 6) && !has_osd(h, 0));
 
-        /* a bucket named like a host but not the layout's: none, nothing converted there */
+        /* a bucket named like a host but not the layout's: none, nothing converted there; with
+         * node1 the only host to convert, the layout and the cluster do not match: refused */
         _cleanup_(freep) char *tj2 = replace_all(tj, "\"node1\"", "\"node1-old\"");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t2 = tree_from(tj2);
         o.hosts = only1;
+        ConvertPlan *none = NULL;
+        Error err = {};
+        CHECK_INTEQ(plan_convert(l, s, t2, m, &o, &none, &err), -ENOENT);
+        CHECK_STREQ(err.message, "no host of the layout to convert (node1) is a CRUSH host bucket of the cluster (its "
+                                 "host buckets: node1-old, node11, fs3): hosts are matched by exact name; wrong layout "
+                                 "or cluster? refusing");
+        char *both[] = { (char *) "node1", (char *) "node11", NULL };
+        o.hosts = both;
         _cleanup_(convert_plan_freep) ConvertPlan *r = convert_ok(l, s, t2, m, &o);
         h = host_of(r, "node1");
         CHECK(h && !h->in_crush && h->n_osds == 0 && notes_have(h, "no CRUSH host bucket 'node1'"));
@@ -700,17 +709,28 @@ static void test_replace_hdd(void) {
         CHECK_INTEQ(replace_plan(l, s, "fs1", "/dev/sdd", &r, &err), 0);
         _cleanup_(freep) char *rjs = r ? json_of(r) : NULL;
         CHECK_STREQ(rjs, js);
-        /* the old disk still there with its OSD's label, the OSD up and in the layout's shape
-         * (a device replaced already: replace again): nothing to replace */
+        /* the old disk still there with its OSD's label, the OSD up (a device that did not
+         * fail, or replaced already: replace again): nothing was replaced there, refused */
         _cleanup_(inventory_set_freep) InventorySet *c = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(convert_plan_freep) ConvertPlan *o = NULL;
-        CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sdd", &o, &err), 0);
-        h = o ? host_of(o, "fs1") : NULL;
-        CHECK(h && h->n_osds == 0 && h->n_unchanged == 1 && h->n_replaced == 0 && h->n_created == 0);
-        CHECK(notes_have(h, "osd.1 depends on /dev/sdd and is up, on /dev/sdd with its label, in the layout's shape: "
-                            "nothing to replace"));
-        _cleanup_(freep) char *otxt = o ? text_of(o) : NULL;
-        CHECK(otxt && strstr(otxt, "replace: /dev/sdd on host fs1: 0 OSDs to rebuild with their ids\n"));
+        ConvertPlan *o = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sdd", &o, &err), -EEXIST);
+        CHECK(o == NULL);
+        CHECK_STREQ(err.message, "host 'fs1': nothing was replaced on '/dev/sdd': osd.1 (which depends on it) is up with "
+                                 "its label intact: refusing (replace rebuilds the OSDs of a failed device swapped for a "
+                                 "new one; an OSD in another shape than the layout's is convert --reshape's)");
+        /* the same with another db_size in the layout: still nothing replaced (--reshape's) */
+        static const char *const db30[] = { "    db_size: 60G\n", "    db_size: 30G\n", NULL };
+        _cleanup_(layout_freep) Layout *l30 = layout(db30);
+        err = (Error) {};
+        CHECK_INTEQ(replace_plan(l30, c, "fs1", "/dev/sdd", &o, &err), -EEXIST);
+        /* an SSD that did not fail: every OSD with its DB there is up, its DB partition labelled */
+        err = (Error) {};
+        CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sda", &o, &err), -EEXIST);
+        CHECK_STREQ(err.message, "host 'fs1': nothing was replaced on '/dev/sda': osd.0, osd.1, osd.2 (which depend on "
+                                 "it) are up with their label intact: refusing (replace rebuilds the OSDs of a failed "
+                                 "device swapped for a new one; an OSD in another shape than the layout's is convert "
+                                 "--reshape's)");
         /* the same, osd.1 down (its disk failed, still readable): rebuilt, its data device wiped */
         _cleanup_(freep) char *down = tree_with_status("osd.1", "down");
         replace_tree = down;
@@ -828,6 +848,33 @@ static void test_replace_refused(void) {
         CHECK(p == NULL);
 }
 
+
+/* The cluster's CRUSH host buckets match no host of the layout: refused, naming both sides */
+static void test_crush_hosts_unmatched(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
+        _cleanup_(freep) char *tj0 = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *tj1 = replace_all(tj0, "\"fs1\"", "\"ceph-a\"");
+        _cleanup_(freep) char *tj2 = replace_all(tj1, "\"fs2\"", "\"ceph-b\"");
+        _cleanup_(freep) char *tj = replace_all(tj2, "\"fs3\"", "\"ceph-c\"");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        ConvertPlan *p = NULL;
+        Error err = {};
+        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -ENOENT);
+        CHECK(p == NULL);
+        CHECK_STREQ(err.message, "no host of the layout to convert (fs1, fs2, fs3) is a CRUSH host bucket of the cluster "
+                                 "(its host buckets: ceph-a, ceph-b, ceph-c): hosts are matched by exact name; wrong "
+                                 "layout or cluster? refusing");
+        /* one host of the layout in CRUSH: the others are noted, not refused */
+        _cleanup_(freep) char *tk = replace_all(tj, "\"ceph-c\"", "\"fs3\"");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t3 = tree_from(tk);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = convert_ok(l, s, t3, m, NULL);
+        CHECK(notes_have(host_of(q, "fs1"), "no CRUSH host bucket 'fs1' in the OSD tree"));
+        CHECK(has_osd(host_of(q, "fs3"), 12));
+}
+
 int main(void) {
         TEST_RUN(test_filestore_to_bluestore);
         TEST_RUN(test_converged_nothing_to_do);
@@ -840,5 +887,6 @@ int main(void) {
         TEST_RUN(test_replace_hdd);
         TEST_RUN(test_replace_ssd);
         TEST_RUN(test_replace_refused);
+        TEST_RUN(test_crush_hosts_unmatched);
         return test_result();
 }
