@@ -91,9 +91,13 @@ static int convert_live(const Layout *l, const CliOptions *o) {
         _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
         if (convert_inputs_plan(l, in, &p, &err) < 0)
                 return report(&err);
-        if (resumed)
+        if (resumed) {
                 log_notice("resuming the conversion planned before it started (its inputs were saved); the steps "
                            "see how far it got");
+                /* the saved plan's kernel names may be other disks now (a reboot since) */
+                if (convert_inputs_follow(l, in, p, &err) < 0)
+                        return report(&err);
+        }
         print_plan(p, o->json);
         _cleanup_strv_free_ char **hosts = NULL;
         for (size_t i = 0; i < p->n_hosts; i++) {

@@ -103,9 +103,13 @@ int verb_replace(int argc, char *argv[]) {
                         error_prefix(&err, -err.code, "the replacement under way (saved plan)");
                 return report(&err);
         }
-        if (resumed)
+        if (resumed) {
                 log_notice("resuming the replacement planned before it started (its inputs were saved); the steps see "
                            "how far it got");
+                /* the saved plan's kernel names may be other disks now (a reboot since) */
+                if (convert_inputs_follow(l, in, p, &err) < 0)
+                        return report(&err);
+        }
         if (print_plan(p, o.json, &err) < 0)
                 return report(&err);
         if (convert_plan_count(p, true) == 0) {

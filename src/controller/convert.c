@@ -181,6 +181,35 @@ int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **
         return plan_convert(l, inv, tree, meta, &co, ret, err);
 }
 
+int convert_inputs_follow(const Layout *l, const ConvertInputs *in, ConvertPlan *p, Error *err) {
+        _cleanup_strv_free_ char **hosts = NULL, **changes = NULL;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                bool any = false;
+                for (size_t k = 0; k < p->hosts[i].n_osds; k++)
+                        any = any || p->hosts[i].osds[k].rebuilt;
+                if (any && strv_extend(&hosts, p->hosts[i].host) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        if (!hosts)
+                return 0;
+        _cleanup_(inventory_set_freep) InventorySet *saved = NULL, *fresh = NULL;
+        size_t failed = 0;
+        int r = inventory_set_from_json(in->inventory, &saved, err);
+        if (r < 0)
+                return error_prefix(err, r, "the saved inventories");
+        if ((r = controller_inventory(l, hosts, false, true, NULL, &fresh, &failed, err)) < 0)
+                return r;
+        if (failed > 0)
+                return error_set(err, EHOSTUNREACH, "%zu host%s did not answer: a resumed plan finds its devices again "
+                                                    "on every host it rebuilds OSDs on before it goes on", failed,
+                                 failed == 1 ? "" : "s");
+        if ((r = convert_plan_follow(p, saved, fresh, &changes, err)) < 0)
+                return error_prefix(err, r, "the saved plan against the hosts now");
+        STRV_FOREACH(c, changes)
+                log_notice("%s", *c);
+        return 0;
+}
+
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
         _cleanup_(freep) char *path = NULL, *tmp = NULL;
         int r = state_path_of(l, in->replace_host ? "replace" : "convert", &path, err);
@@ -350,8 +379,4 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         }
         *ret = TAKE_PTR(o);
         return 0;
-}
-
-int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err) {
-        return inventory_set_from_json(in->inventory, ret, err);
 }

@@ -72,12 +72,14 @@ static void part_done(ConvertPart *p) {
         free(p->device);
         free(p->partname);
         free(p->node);
+        free(p->planned_device);
 }
 
 static void host_done(ConvertHost *h) {
         free(h->host);
         for (size_t i = 0; i < h->n_osds; i++) {
                 free(h->osds[i].data_device);
+                free(h->osds[i].planned_device);
                 free(h->osds[i].from);
                 free(h->osds[i].to);
                 strv_free(h->osds[i].reasons);
@@ -922,5 +924,320 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
+        return 0;
+}
+
+/* ---- a saved plan carried out later: its devices found again by identity ---- */
+
+typedef struct FollowCtx {
+        ConvertHost *h;
+        const Inventory *saved, *fresh;
+        Error *err;
+        char ***changes;
+        char **from, **to;       /* old path -> path now, one pair per device the plan names */
+        size_t n;
+} FollowCtx;
+
+/* What the plan uses a device for, for people: "osd.0's data device", "the fast device of
+ * osd.0, osd.1" (their journals, DB or WAL, old or new). */
+static char *follow_what(const ConvertHost *h, const char *path) {
+        for (size_t i = 0; i < h->n_osds; i++)
+                if (h->osds[i].rebuilt && streq(h->osds[i].data_device, path))
+                        return strprintf("osd.%d's data device", h->osds[i].id);
+        _cleanup_strv_free_ char **ids = NULL;
+        for (size_t i = 0; i < h->n_replaced + h->n_created; i++) {
+                const ConvertPart *p = i < h->n_replaced ? &h->replaced[i] : &h->created[i - h->n_replaced];
+                _cleanup_(freep) char *id = strprintf("osd.%d", p->osd);
+                if (id && streq(p->device, path) && !strv_contains(ids, id) && strv_extend(&ids, id) < 0)
+                        return NULL;
+        }
+        _cleanup_(freep) char *list = ids ? strv_join(ids, ", ") : NULL;
+        return strprintf("the fast device of %s", list ?: "no OSD");
+}
+
+/* A device for people by what it is: its identity, else its size and content. */
+static char *follow_describe(const InvDevice *d) {
+        char *id = plan_device_identity(d);
+        if (id)
+                return id;
+        char buf[SIZE_FORMAT_MAX];
+        return strprintf("a device without identity of %s%s%s", size_format(d->size, buf, sizeof buf),
+                         d->content.fstype ? " carrying " : d->pttype ? " with a partition table " : "",
+                         d->content.fstype ?: d->pttype ?: "");
+}
+
+static bool device_blank(const InvDevice *d) {
+        return !d->content.fstype && !d->pttype && d->n_partitions == 0;
+}
+
+/* A device with no stable identity is taken for the one planned only when nothing says it
+ * is another: its size; for a data device, its partition table as saved, or blank (wiped by
+ * the conversion), or carrying a BlueStore label of the OSD the plan rebuilds there; for a
+ * fast device, its GPT (the disk GUID stays while partitions come and go), or, when it had
+ * none (a new disk), none yet or one holding only the plan's new partitions. NULL: nothing
+ * changed that the conversion did not do; else what changed, for people. */
+static char *follow_unchanged(const ConvertHost *h, const InvDevice *s, const InvDevice *f) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        if (s->size != f->size)
+                return strprintf("its size was %s, it is %s", size_format(s->size, a, sizeof a),
+                                 size_format(f->size, b, sizeof b));
+        int osd = -1;
+        for (size_t i = 0; i < h->n_osds; i++)
+                if (h->osds[i].rebuilt && streq(h->osds[i].data_device, s->path))
+                        osd = h->osds[i].id;
+        bool same_table = streq_ptr(s->pttype, f->pttype) && streq_ptr(s->ptuuid, f->ptuuid) &&
+                          (s->pttype || streq_ptr(s->content.fstype, f->content.fstype));
+        if (same_table)
+                return NULL;
+        if (osd >= 0) {
+                if (device_blank(f))
+                        return NULL;
+                if (f->content.osd.id == osd && streq_ptr(f->content.osd.objectstore, "bluestore"))
+                        return NULL;
+        } else if (!s->pttype) {
+                bool ours = true;
+                for (size_t k = 0; k < f->n_partitions && ours; k++) {
+                        bool planned = false;
+                        for (size_t i = 0; i < h->n_created; i++)
+                                planned = planned || streq_ptr(h->created[i].partname, f->partitions[k].name);
+                        ours = planned;
+                }
+                if (!f->content.fstype && (!f->pttype || (streq(f->pttype, "gpt") && ours)))
+                        return NULL;
+        }
+        if (!streq_ptr(s->pttype, f->pttype) || !streq_ptr(s->ptuuid, f->ptuuid))
+                return strprintf("its partition table was %s%s%s, it is %s%s%s", s->pttype ?: "none",
+                                 s->ptuuid ? " " : "", s->ptuuid ?: "", f->pttype ?: "none", f->ptuuid ? " " : "",
+                                 f->ptuuid ?: "");
+        return strprintf("its signature was %s, it is %s", s->content.fstype ?: "none", f->content.fstype ?: "none");
+}
+
+/* Where the device the plan names `path` (as in `saved`) is now. */
+static int follow_device(FollowCtx *c, const char *path) {
+        const char *hn = c->h->host;
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->from[i], path))
+                        return 0;
+        _cleanup_(freep) char *what = follow_what(c->h, path);
+        if (!what)
+                return error_set(c->err, ENOMEM, "out of memory");
+        const InvDevice *s = NULL, *at = NULL, *f = NULL;
+        for (size_t i = 0; i < c->saved->n_devices; i++)
+                if (streq(c->saved->devices[i].path, path))
+                        s = &c->saved->devices[i];
+        for (size_t i = 0; i < c->fresh->n_devices; i++)
+                if (streq(c->fresh->devices[i].path, path))
+                        at = &c->fresh->devices[i];
+        if (!s)
+                return error_set(c->err, ENOENT, "host '%s': %s %s is not in the saved inventory the convert was "
+                                                 "planned from: refusing", hn, what, path);
+        _cleanup_(freep) char *id = plan_device_identity(s);
+        _cleanup_(freep) char *now = at ? follow_describe(at) : strdup("gone");
+        if (!now)
+                return error_set(c->err, ENOMEM, "out of memory");
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        if (id) {
+                for (size_t i = 0; i < c->fresh->n_devices; i++) {
+                        _cleanup_(freep) char *fid = plan_device_identity(&c->fresh->devices[i]);
+                        if (!fid || !streq(fid, id))
+                                continue;
+                        if (f)
+                                return error_set(c->err, EEXIST, "host '%s': %s %s was %s when the convert was "
+                                                                 "planned; both %s and %s are %s now: refusing", hn,
+                                                 what, id, path, f->path, c->fresh->devices[i].path, id);
+                        f = &c->fresh->devices[i];
+                }
+                if (!f)
+                        return error_set(c->err, ENXIO, "host '%s': %s %s was %s when the convert was planned; %s is "
+                                                        "%s%s and %s is not on the host: refusing", hn, what, id, path,
+                                         path, at ? "now " : "", now, id);
+                if (!f->allowed)
+                        return error_set(c->err, EPERM, "host '%s': %s %s was %s when the convert was planned and is "
+                                                        "%s now, which the host's allow-list does not allow: refusing",
+                                         hn, what, id, path, f->path);
+                if (f->size != s->size)
+                        return error_set(c->err, ESTALE, "host '%s': %s %s (%s now) was %s when the convert was "
+                                                         "planned and is %s now: refusing", hn, what, id, f->path,
+                                         size_format(s->size, a, sizeof a), size_format(f->size, b, sizeof b));
+                if (!streq(f->path, path) &&
+                    strv_consume(c->changes, strprintf("host '%s': %s %s was %s when the convert was planned and is "
+                                                       "%s now (%s is %s): followed", hn, what, id, path, f->path,
+                                                       path, at ? now : "gone")) < 0)
+                        return error_set(c->err, ENOMEM, "out of memory");
+        } else {
+                if (!at)
+                        return error_set(c->err, ENXIO, "host '%s': %s %s has no stable identity (no WWN, serial or "
+                                                        "backing file) and is gone: refusing to guess which disk it "
+                                                        "is now", hn, what, path);
+                _cleanup_(freep) char *why = follow_unchanged(c->h, s, at);
+                if (why)
+                        return error_set(c->err, ESTALE, "host '%s': %s %s has no stable identity (no WWN, serial or "
+                                                         "backing file) and changed since the convert was planned "
+                                                         "(%s): refusing to guess which disk it is", hn, what, path,
+                                         why);
+                f = at;
+        }
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->to[i], f->path))
+                        return error_set(c->err, EEXIST, "host '%s': %s and %s of the convert plan are both %s now: "
+                                                         "refusing", hn, c->from[i], path, f->path);
+        char **nf = realloc(c->from, sizeof(char *) * (c->n + 1)), **nt;
+        if (nf)
+                c->from = nf;
+        nt = nf ? realloc(c->to, sizeof(char *) * (c->n + 1)) : NULL;
+        if (!nt)
+                return error_set(c->err, ENOMEM, "out of memory");
+        c->to = nt;
+        c->from[c->n] = strdup(path);
+        c->to[c->n] = strdup(f->path);
+        c->n++;
+        if (!c->from[c->n - 1] || !c->to[c->n - 1])
+                return error_set(c->err, ENOMEM, "out of memory");
+        return 0;
+}
+
+static const char *follow_to(const FollowCtx *c, const char *path) {
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->from[i], path))
+                        return c->to[i];
+        return path;
+}
+
+static int follow_rename(char **s, const char *to) {
+        if (streq_ptr(*s, to))
+                return 0;
+        char *n = strdup(to);
+        if (!n)
+                return -ENOMEM;
+        free(*s);
+        *s = n;
+        return 0;
+}
+
+/* *s renamed to `to`, its name when planned kept in *planned (the first time only) */
+static int follow_device_rename(char **s, char **planned, const char *to) {
+        if (streq_ptr(*s, to))
+                return 0;
+        if (!*planned && !(*planned = strdup(*s)))
+                return -ENOMEM;
+        return follow_rename(s, to);
+}
+
+static const InvPartition *partition_number(const InvDevice *d, unsigned n) {
+        for (size_t k = 0; d && k < d->n_partitions; k++)
+                if (d->partitions[k].number == n)
+                        return &d->partitions[k];
+        return NULL;
+}
+
+/* A partition the plan replaces, by its PARTUUID (else its GPT name, start and size), on
+ * the device where that device is now; gone: deleted already (a re-run after the wipe). */
+static int follow_partition(FollowCtx *c, ConvertPart *p) {
+        const char *hn = c->h->host, *to = follow_to(c, p->device);
+        const InvDevice *sd = NULL, *fd = NULL;
+        for (size_t i = 0; i < c->saved->n_devices; i++)
+                if (streq(c->saved->devices[i].path, p->device))
+                        sd = &c->saved->devices[i];
+        for (size_t i = 0; i < c->fresh->n_devices; i++)
+                if (streq(c->fresh->devices[i].path, to))
+                        fd = &c->fresh->devices[i];
+        const InvPartition *sp = partition_number(sd, p->partnum), *fp = NULL;
+        if (!sp || !fd)
+                return 0;
+        for (size_t k = 0; k < fd->n_partitions && !fp; k++) {
+                const InvPartition *x = &fd->partitions[k];
+                if (sp->partuuid ? (x->partuuid && strcasecmp(x->partuuid, sp->partuuid) == 0)
+                                 : (streq_ptr(x->name, sp->name) && x->start == sp->start && x->size == sp->size))
+                        fp = x;
+        }
+        if (!fp) {
+                /* deleted already; its number may hold a new partition, never one named as it was */
+                const InvPartition *x = partition_number(fd, p->partnum);
+                if (x && streq_ptr(x->name, p->partname))
+                        return error_set(c->err, ESTALE, "host '%s': osd.%d's %s partition %u '%s' on %s is not the "
+                                                         "one planned (PARTUUID %s, was %s): refusing", hn, p->osd,
+                                         role_title(p->role), p->partnum, p->partname ?: "", to, x->partuuid ?: "none",
+                                         sp->partuuid ?: "none");
+                return 0;
+        }
+        if (fp->number != p->partnum || !streq_ptr(fp->node, p->node)) {
+                if (strv_consume(c->changes, strprintf("host '%s': osd.%d's %s partition PARTUUID %s was %s when the "
+                                                       "convert was planned and is %s now: followed", hn, p->osd,
+                                                       role_title(p->role), sp->partuuid ?: "?", p->node ?: "?",
+                                                       fp->node ?: "?")) < 0)
+                        return error_set(c->err, ENOMEM, "out of memory");
+                p->partnum = fp->number;
+                if (fp->node && follow_rename(&p->node, fp->node) < 0)
+                        return error_set(c->err, ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
+static int follow_host(FollowCtx *c) {
+        ConvertHost *h = c->h;
+        int r;
+        for (size_t i = 0; i < h->n_osds; i++)
+                if (h->osds[i].rebuilt && (r = follow_device(c, h->osds[i].data_device)) < 0)
+                        return r;
+        for (size_t i = 0; i < h->n_replaced; i++)
+                if ((r = follow_device(c, h->replaced[i].device)) < 0)
+                        return r;
+        for (size_t i = 0; i < h->n_created; i++)
+                if ((r = follow_device(c, h->created[i].device)) < 0)
+                        return r;
+        /* every device found before anything is renamed: names may have been swapped */
+        for (size_t i = 0; i < h->n_replaced; i++)
+                if ((r = follow_partition(c, &h->replaced[i])) < 0)
+                        return r;
+        for (size_t i = 0; i < h->n_osds; i++)
+                if (h->osds[i].rebuilt && follow_device_rename(&h->osds[i].data_device, &h->osds[i].planned_device,
+                                                               follow_to(c, h->osds[i].data_device)) < 0)
+                        return error_set(c->err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < h->n_replaced + h->n_created; i++) {
+                ConvertPart *p = i < h->n_replaced ? &h->replaced[i] : &h->created[i - h->n_replaced];
+                if (follow_device_rename(&p->device, &p->planned_device, follow_to(c, p->device)) < 0)
+                        return error_set(c->err, ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
+int convert_plan_follow(ConvertPlan *p, const InventorySet *saved, const InventorySet *fresh, char ***ret_changes,
+                        Error *err) {
+        _cleanup_strv_free_ char **changes = NULL;
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                ConvertHost *h = &p->hosts[i];
+                bool any = false;
+                for (size_t k = 0; k < h->n_osds; k++)
+                        any = any || h->osds[k].rebuilt;
+                if (!any)
+                        continue;
+                const Inventory *s = inventory_set_find(saved, h->host), *f = inventory_set_find(fresh, h->host);
+                if (!s)
+                        return error_set(err, ENOENT, "host '%s': not in the saved inventories the convert was planned "
+                                                      "from: refusing", h->host);
+                if (!f)
+                        return error_set(err, ENOENT, "host '%s': no inventory now: its devices cannot be found again "
+                                                      "by identity: refusing", h->host);
+                FollowCtx c = { .h = h, .saved = s, .fresh = f, .err = err, .changes = &changes };
+                _cleanup_(freep) char *old_replace = p->replace_host && streq(p->replace_host, h->host) &&
+                                                                     p->replace_device ? strdup(p->replace_device) : NULL;
+                int r = follow_host(&c);
+                if (r >= 0 && old_replace) {
+                        /* the device replaced: where it is now, when the plan names it */
+                        for (size_t k = 0; k < c.n; k++)
+                                if (streq(c.from[k], old_replace) && follow_rename(&p->replace_device, c.to[k]) < 0)
+                                        r = error_set(err, ENOMEM, "out of memory");
+                }
+                for (size_t k = 0; k < c.n; k++) {
+                        free(c.from[k]);
+                        free(c.to[k]);
+                }
+                free(c.from);
+                free(c.to);
+                if (r < 0)
+                        return r;
+        }
+        if (ret_changes)
+                *ret_changes = TAKE_PTR(changes);
         return 0;
 }

@@ -60,6 +60,8 @@ typedef struct ConvertPart {
         int osd;                 /* the OSD it was or will be for */
         unsigned slot;           /* new ones: the OSD slot */
         bool kept_listed;        /* old ones: keep_partitions lists it (replaced all the same) */
+        char *planned_device;    /* `device` when it was planned, when convert_plan_follow() found
+                                    it under another name since; else NULL */
 } ConvertPart;
 
 typedef struct ConvertOsd {
@@ -72,6 +74,9 @@ typedef struct ConvertOsd {
         char **reasons;          /* each difference in words, NULL-terminated, at least one */
         bool rebuilt;            /* in this plan: action REBUILD, or NEEDS_RESHAPE with reshape */
         bool on_bcache;          /* its data device is a bcache device now */
+        char *planned_device;    /* data_device when it was planned (the name the saved inventory
+                                    has it under), when convert_plan_follow() found it under
+                                    another name since; else NULL */
 } ConvertOsd;
 
 typedef struct ConvertHost {
@@ -124,6 +129,26 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
                  const ConvertOptions *opts, ConvertPlan **ret, Error *err);
 ConvertPlan *convert_plan_free(ConvertPlan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertPlan *, convert_plan_free);
+
+/* A saved plan carried out later (a re-run after a kill, a host rebooted meanwhile): the
+ * kernel names in p are those of `saved`, the inventories it was planned from, and may now be
+ * other disks. On every host of p with an OSD to rebuild, each device the plan names is
+ * found in `fresh` (the hosts' inventories now) by its stable identity
+ * (plan_device_identity(): WWN, else model and serial, else a loop device's backing file)
+ * and p is renamed to where it is now; each partition it replaces is found by its PARTUUID
+ * (else GPT name, start and size) on that device, one gone being one deleted already. A
+ * device without identity is taken only at its name and when nothing about it changed but
+ * what the conversion does (its size; a data device's partition table as saved, blank, or
+ * the rebuilt OSD's BlueStore label; a fast device's GPT disk GUID). *ret_changes (may be
+ * NULL; NULL-terminated, NULL when nothing moved): one line per device or partition followed,
+ * for people. Refused, p then half-renamed (throw it away), err naming the host, what the
+ * plan uses the device for, its identity and both names ("osd.0's data device wwn X was
+ * /dev/sdc when the convert was planned; /dev/sdc is now serial Y and wwn X is not on the
+ * host: refusing"): an identity on no device or on two, a size changed, a device without
+ * identity gone or changed, two devices of the plan on one name now, a host without fresh
+ * inventory. */
+int convert_plan_follow(ConvertPlan *p, const InventorySet *saved, const InventorySet *fresh, char ***ret_changes,
+                        Error *err);
 
 /* The plan's host of that name, NULL when it has none. */
 const ConvertHost *convert_plan_host(const ConvertPlan *p, const char *host);

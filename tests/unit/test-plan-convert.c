@@ -849,6 +849,355 @@ static void test_replace_refused(void) {
 }
 
 
+/* ---- a saved plan carried out later: its devices found again by identity ---- */
+
+/* fs1's devices in inventory JSON `o` */
+static json_object *fs1_devices(json_object *o) {
+        json_object *invs = NULL, *devs = NULL;
+        CHECK(json_object_object_get_ex(o, "inventories", &invs));
+        for (size_t i = 0; invs && i < json_object_array_length(invs); i++) {
+                json_object *inv = json_object_array_get_idx(invs, i), *h = NULL;
+                if (json_object_object_get_ex(inv, "host", &h) && streq(json_object_get_string(h), "fs1"))
+                        json_object_object_get_ex(inv, "devices", &devs);
+        }
+        CHECK(devs != NULL);
+        return devs;
+}
+
+static json_object *fs1_device(json_object *o, const char *path) {
+        json_object *devs = fs1_devices(o);
+        for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+                json_object *d = json_object_array_get_idx(devs, i), *pth = NULL;
+                if (json_object_object_get_ex(d, "path", &pth) && streq(json_object_get_string(pth), path))
+                        return d;
+        }
+        CHECK(!"no such device of fs1");
+        return NULL;
+}
+
+/* the device now under another kernel name: path, name and partition nodes; its by-path link
+ * (the port) would be another's, so links go */
+static void set_path(json_object *d, const char *path) {
+        json_object *parts = NULL;
+        json_object_object_add(d, "path", json_object_new_string(path));
+        json_object_object_add(d, "name", json_object_new_string(path + strlen("/dev/")));
+        json_object_object_add(d, "links", json_object_new_array());
+        if (json_object_object_get_ex(d, "partitions", &parts))
+                for (size_t i = 0; i < json_object_array_length(parts); i++) {
+                        json_object *pt = json_object_array_get_idx(parts, i), *n = NULL;
+                        if (json_object_object_get_ex(pt, "number", &n)) {
+                                _cleanup_(freep) char *node = strprintf("%s%d", path, json_object_get_int(n));
+                                json_object_object_add(pt, "node", json_object_new_string(node));
+                        }
+                }
+}
+
+static void swap_paths(json_object *o, const char *a, const char *b) {
+        json_object *x = fs1_device(o, a), *y = fs1_device(o, b);
+        set_path(x, b);
+        set_path(y, a);
+}
+
+static void set_string(json_object *d, const char *key, const char *value) {
+        if (value)
+                json_object_object_add(d, key, json_object_new_string(value));
+        else
+                json_object_object_del(d, key);
+}
+
+/* the scenario 3 FileStore inventories as JSON, to edit */
+static json_object *filestore_json(void) {
+        _cleanup_(freep) char *text = data_file("inventory-scenario-3-filestore.json");
+        json_object *o = json_tokener_parse(text);
+        CHECK(o != NULL);
+        return o;
+}
+
+static InventorySet *set_of(json_object *o) {
+        InventorySet *s = NULL;
+        Error err = {};
+        if (inventory_set_from_json(o, &s, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                exit(1);
+        }
+        return s;
+}
+
+/* scenario 3's convert plan of fs1 from `saved` */
+static ConvertPlan *fs1_plan(const Layout *l, const InventorySet *saved) {
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        char *only[] = { (char *) "fs1", NULL };
+        ConvertOptions o = { .hosts = only };
+        return convert_ok(l, saved, t, m, &o);
+}
+
+static const ConvertOsd *osd_of(const ConvertHost *h, int id) {
+        for (size_t i = 0; h && i < h->n_osds; i++)
+                if (h->osds[i].id == id)
+                        return &h->osds[i];
+        return NULL;
+}
+
+static bool strv_has(char **l, const char *s) {
+        for (char **x = l; x && *x; x++)
+                if (streq(*x, s))
+                        return true;
+        return false;
+}
+
+/* After a reboot fs1's disks came back under each other's names (sdc <-> sdd, sda <-> sdb):
+ * the saved plan acts on each disk where it is now, by its WWN; its old journals by PARTUUID */
+static void test_follow_names_moved(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_json_ json_object *so = filestore_json(), *fo = filestore_json();
+        swap_paths(fo, "/dev/sdc", "/dev/sdd");
+        swap_paths(fo, "/dev/sda", "/dev/sdb");
+        _cleanup_(inventory_set_freep) InventorySet *saved = set_of(so), *fresh = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = fs1_plan(l, saved);
+        _cleanup_strv_free_ char **changes = NULL;
+        Error err = {};
+        int r = convert_plan_follow(p, saved, fresh, &changes, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err.message);
+        CHECK_INTEQ(r, 0);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 6 && h->n_replaced == 6 && h->n_created == 6);
+        CHECK_STREQ(osd_of(h, 0)->data_device, "/dev/sdd");
+        CHECK_STREQ(osd_of(h, 0)->planned_device, "/dev/sdc");
+        CHECK_STREQ(osd_of(h, 1)->data_device, "/dev/sdc");
+        CHECK_STREQ(osd_of(h, 2)->data_device, "/dev/sde");
+        CHECK(osd_of(h, 2)->planned_device == NULL);
+        /* osd.0's journal, sda1 when planned, is sdb1 now: same number, its PARTUUID's */
+        const ConvertPart *j = NULL;
+        for (size_t i = 0; h && i < h->n_replaced; i++)
+                if (h->replaced[i].osd == 0)
+                        j = &h->replaced[i];
+        CHECK(j && streq(j->device, "/dev/sdb") && streq(j->node, "/dev/sdb1") && j->partnum == 1 &&
+              streq_ptr(j->planned_device, "/dev/sda"));
+        const ConvertPart *db = convert_host_created(h, 0, PART_ROLE_DB);
+        CHECK(db && streq(db->device, "/dev/sdb"));
+        /* its name is the data device's tag: the same disk, the same name */
+        CHECK(db && named_for(saved, "fs1", "/dev/sdc", PART_ROLE_DB, db->partname));
+        CHECK(strv_has(changes, "host 'fs1': osd.0's data device wwn 0x5000c500b0000010 was /dev/sdc when the convert "
+                                "was planned and is /dev/sdd now (/dev/sdc is wwn 0x5000c500b0000011): followed"));
+        CHECK(strv_has(changes, "host 'fs1': the fast device of osd.0, osd.1, osd.2 wwn 0x55cd2e4000000010 was /dev/sda "
+                                "when the convert was planned and is /dev/sdb now (/dev/sda is wwn 0x55cd2e4000000011): "
+                                "followed"));
+        CHECK(strv_has(changes, "host 'fs1': osd.0's journal partition PARTUUID 2df52aaf-08e0-5a46-8c5a-69c504932b72 "
+                                "was /dev/sda1 when the convert was planned and is /dev/sdb1 now: followed"));
+        /* a fresh plan from what the hosts show now cannot be made (the OSDs' metadata names the
+         * old names): the saved one is the one to finish */
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        ConvertPlan *q = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(plan_convert(l, fresh, t, m, NULL, &q, &err), -EEXIST);
+
+        /* nothing moved: nothing changes, nothing said */
+        _cleanup_(convert_plan_freep) ConvertPlan *same = fs1_plan(l, saved);
+        _cleanup_(freep) char *before = json_of(same);
+        _cleanup_strv_free_ char **none = NULL;
+        CHECK_INTEQ(convert_plan_follow(same, saved, saved, &none, &err), 0);
+        _cleanup_(freep) char *after = json_of(same);
+        CHECK(none == NULL);
+        CHECK_STREQ(after, before);
+}
+
+/* The saved device's identity nowhere, another disk under its name: refused naming both */
+static void test_follow_refused(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_json_ json_object *so = filestore_json();
+        _cleanup_(inventory_set_freep) InventorySet *saved = set_of(so);
+        Error err = {};
+
+        /* osd.0's disk gone; /dev/sdc is another disk (serial only), carrying xfs 'backup-data' */
+        _cleanup_json_ json_object *fo = filestore_json();
+        json_object *x = fs1_device(fo, "/dev/sdc");
+        set_string(x, "wwn", NULL);
+        set_string(x, "serial", "WD-WX11D1234567");
+        set_string(x, "model", "WDC WD40EFRX");
+        make_xfs(x);
+        _cleanup_(inventory_set_freep) InventorySet *fresh = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = fs1_plan(l, saved);
+        CHECK_INTEQ(convert_plan_follow(p, saved, fresh, NULL, &err), -ENXIO);
+        CHECK_STREQ(err.message, "host 'fs1': osd.0's data device wwn 0x5000c500b0000010 was /dev/sdc when the convert "
+                                 "was planned; /dev/sdc is now serial WDC WD40EFRX WD-WX11D1234567 and wwn "
+                                 "0x5000c500b0000010 is not on the host: refusing");
+
+        /* the same with osd.0's disk back as /dev/sdi: followed there; the other disk is not
+         * the plan's, nothing acts on it */
+        json_object *devs = fs1_devices(fo);
+        _cleanup_json_ json_object *copy = NULL;
+        CHECK_INTEQ(json_object_deep_copy(fs1_device(so, "/dev/sdc"), &copy, NULL), 0);
+        set_path(copy, "/dev/sdi");
+        json_object_array_add(devs, TAKE_PTR(copy));
+        _cleanup_(inventory_set_freep) InventorySet *back = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = fs1_plan(l, saved);
+        _cleanup_strv_free_ char **changes = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(q, saved, back, &changes, &err), 0);
+        const ConvertHost *h = host_of(q, "fs1");
+        CHECK_STREQ(osd_of(h, 0)->data_device, "/dev/sdi");
+        for (size_t i = 0; h && i < h->n_osds; i++)
+                CHECK(!streq(h->osds[i].data_device, "/dev/sdc"));
+        CHECK(strv_has(changes, "host 'fs1': osd.0's data device wwn 0x5000c500b0000010 was /dev/sdc when the convert "
+                                "was planned and is /dev/sdi now (/dev/sdc is serial WDC WD40EFRX WD-WX11D1234567): "
+                                "followed"));
+
+        /* osd.1's disk (by its WWN) of another size now */
+        _cleanup_json_ json_object *zo = filestore_json();
+        json_object_object_add(fs1_device(zo, "/dev/sdd"), "size", json_object_new_int64(INT64_C(6001175126016)));
+        _cleanup_(inventory_set_freep) InventorySet *resized = set_of(zo);
+        _cleanup_(convert_plan_freep) ConvertPlan *z = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(z, saved, resized, NULL, &err), -ESTALE);
+        CHECK_STREQ(err.message, "host 'fs1': osd.1's data device wwn 0x5000c500b0000011 (/dev/sdd now) was 3.6 TiB "
+                                 "when the convert was planned and is 5.5 TiB now: refusing");
+
+        /* a WWN on two disks now */
+        _cleanup_json_ json_object *to = filestore_json();
+        set_string(fs1_device(to, "/dev/sde"), "wwn", "0x5000c500b0000010");
+        _cleanup_(inventory_set_freep) InventorySet *twice = set_of(to);
+        _cleanup_(convert_plan_freep) ConvertPlan *w = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(w, saved, twice, NULL, &err), -EEXIST);
+        CHECK_STREQ(err.message, "host 'fs1': osd.0's data device wwn 0x5000c500b0000010 was /dev/sdc when the convert "
+                                 "was planned; both /dev/sdc and /dev/sde are wwn 0x5000c500b0000010 now: refusing");
+
+        /* a host that did not answer */
+        _cleanup_json_ json_object *eo = json_object_new_object();
+        json_object_object_add(eo, "format", json_object_new_int(1));
+        json_object_object_add(eo, "inventories", json_object_new_array());
+        _cleanup_(inventory_set_freep) InventorySet *empty = set_of(eo);
+        _cleanup_(convert_plan_freep) ConvertPlan *e = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(e, saved, empty, NULL, &err), -ENOENT);
+        CHECK_STREQ(err.message, "host 'fs1': no inventory now: its devices cannot be found again by identity: refusing");
+}
+
+static void strip_identity(json_object *o) {
+        json_object *devs = fs1_devices(o);
+        for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+                json_object *d = json_object_array_get_idx(devs, i);
+                set_string(d, "wwn", NULL);
+                set_string(d, "serial", NULL); /* the model stays: the layout selects by it */
+        }
+}
+
+/* Devices with no stable identity: taken at their names only when nothing changed but what
+ * the conversion does; a loop device is known by its backing file */
+static void test_follow_no_identity(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_json_ json_object *so = filestore_json();
+        strip_identity(so);
+        _cleanup_(inventory_set_freep) InventorySet *saved = set_of(so);
+        Error err = {};
+
+        /* as they were, or osd.0's disk wiped by the conversion: fine */
+        _cleanup_json_ json_object *bo = filestore_json();
+        strip_identity(bo);
+        make_blank(fs1_device(bo, "/dev/sdc"));
+        _cleanup_(inventory_set_freep) InventorySet *wiped = set_of(bo);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = fs1_plan(l, saved);
+        _cleanup_strv_free_ char **changes = NULL;
+        CHECK_INTEQ(convert_plan_follow(p, saved, saved, &changes, &err), 0);
+        CHECK_INTEQ(convert_plan_follow(p, saved, wiped, &changes, &err), 0);
+        CHECK(changes == NULL);
+
+        /* sdc and sdd swapped: their partition tables say they are not the disks planned */
+        _cleanup_json_ json_object *fo = filestore_json();
+        strip_identity(fo);
+        swap_paths(fo, "/dev/sdc", "/dev/sdd");
+        _cleanup_(inventory_set_freep) InventorySet *swapped = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(q, saved, swapped, NULL, &err), -ESTALE);
+        CHECK_STREQ(err.message, "host 'fs1': osd.0's data device /dev/sdc has no stable identity (no WWN, serial or "
+                                 "backing file) and changed since the convert was planned (its partition table was gpt "
+                                 "604d1d04-3108-5658-9e16-114275aa8c3a, it is gpt ee6b26ff-9924-5fa3-b447-2570670abc7d): "
+                                 "refusing to guess which disk it is");
+        /* another size */
+        _cleanup_json_ json_object *zo = filestore_json();
+        strip_identity(zo);
+        json_object_object_add(fs1_device(zo, "/dev/sda"), "size", json_object_new_int64(INT64_C(800166076416)));
+        _cleanup_(inventory_set_freep) InventorySet *resized = set_of(zo);
+        _cleanup_(convert_plan_freep) ConvertPlan *z = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(z, saved, resized, NULL, &err), -ESTALE);
+        CHECK_STREQ(err.message, "host 'fs1': the fast device of osd.0, osd.1, osd.2 /dev/sda has no stable identity (no "
+                                 "WWN, serial or backing file) and changed since the convert was planned (its size was "
+                                 "372.6 GiB, it is 745.2 GiB): refusing to guess which disk it is");
+
+        /* loop devices: the backing file is the identity, swapped names are followed */
+        _cleanup_json_ json_object *lo = filestore_json(), *lf = filestore_json();
+        strip_identity(lo);
+        strip_identity(lf);
+        set_string(fs1_device(lo, "/dev/sdc"), "backing_file", "/srv/lab/node1-hdd0.img");
+        set_string(fs1_device(lo, "/dev/sdd"), "backing_file", "/srv/lab/node1-hdd1.img");
+        set_string(fs1_device(lf, "/dev/sdc"), "backing_file", "/srv/lab/node1-hdd0.img");
+        set_string(fs1_device(lf, "/dev/sdd"), "backing_file", "/srv/lab/node1-hdd1.img");
+        swap_paths(lf, "/dev/sdc", "/dev/sdd");
+        _cleanup_(inventory_set_freep) InventorySet *ls = set_of(lo), *lm = set_of(lf);
+        _cleanup_(convert_plan_freep) ConvertPlan *lp = fs1_plan(l, ls);
+        _cleanup_strv_free_ char **lc = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(lp, ls, lm, &lc, &err), 0);
+        const ConvertHost *h = host_of(lp, "fs1");
+        CHECK_STREQ(osd_of(h, 0)->data_device, "/dev/sdd");
+        CHECK_STREQ(osd_of(h, 1)->data_device, "/dev/sdc");
+        CHECK(strv_has(lc, "host 'fs1': osd.0's data device file /srv/lab/node1-hdd0.img was /dev/sdc when the convert "
+                           "was planned and is /dev/sdd now (/dev/sdc is file /srv/lab/node1-hdd1.img): followed"));
+}
+
+/* A partition the plan replaces is the one of its PARTUUID, whatever its number says */
+static void test_follow_partitions(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_json_ json_object *so = filestore_json();
+        _cleanup_(inventory_set_freep) InventorySet *saved = set_of(so);
+        Error err = {};
+        /* sda1 (osd.0's journal) is number 7 now */
+        _cleanup_json_ json_object *fo = filestore_json();
+        json_object *parts = NULL, *pt = NULL;
+        CHECK(json_object_object_get_ex(fs1_device(fo, "/dev/sda"), "partitions", &parts));
+        pt = parts ? json_object_array_get_idx(parts, 0) : NULL;
+        CHECK(pt != NULL);
+        json_object_object_add(pt, "number", json_object_new_int(7));
+        json_object_object_add(pt, "node", json_object_new_string("/dev/sda7"));
+        _cleanup_(inventory_set_freep) InventorySet *renumbered = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = fs1_plan(l, saved);
+        _cleanup_strv_free_ char **changes = NULL;
+        CHECK_INTEQ(convert_plan_follow(p, saved, renumbered, &changes, &err), 0);
+        const ConvertHost *h = host_of(p, "fs1");
+        CHECK(h && h->n_replaced > 0 && h->replaced[0].osd == 0 && h->replaced[0].partnum == 7 &&
+              streq(h->replaced[0].node, "/dev/sda7"));
+        /* deleted already (a re-run after the wipe): nothing to follow, nothing refused */
+        json_object_array_del_idx(parts, 0, 1);
+        _cleanup_(inventory_set_freep) InventorySet *deleted = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *q = fs1_plan(l, saved);
+        CHECK_INTEQ(convert_plan_follow(q, saved, deleted, NULL, &err), 0);
+        /* number 1 is another 'ceph journal' now: not the one planned */
+        json_object *other = json_object_new_object();
+        json_object_object_add(other, "number", json_object_new_int(1));
+        json_object_object_add(other, "start", json_object_new_int64(1048576));
+        json_object_object_add(other, "size", json_object_new_int64(INT64_C(64424509440)));
+        json_object_object_add(other, "node", json_object_new_string("/dev/sda1"));
+        json_object_object_add(other, "partuuid", json_object_new_string("11111111-2222-3333-4444-555555555555"));
+        json_object_object_add(other, "name", json_object_new_string("ceph journal"));
+        json_object_array_add(parts, other);
+        _cleanup_(inventory_set_freep) InventorySet *another = set_of(fo);
+        _cleanup_(convert_plan_freep) ConvertPlan *r = fs1_plan(l, saved);
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(r, saved, another, NULL, &err), -ESTALE);
+        CHECK_STREQ(err.message, "host 'fs1': osd.0's journal partition 1 'ceph journal' on /dev/sda is not the one "
+                                 "planned (PARTUUID 11111111-2222-3333-4444-555555555555, was "
+                                 "2df52aaf-08e0-5a46-8c5a-69c504932b72): refusing");
+}
+
 /* The cluster's CRUSH host buckets match no host of the layout: refused, naming both sides */
 static void test_crush_hosts_unmatched(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
@@ -887,6 +1236,10 @@ int main(void) {
         TEST_RUN(test_replace_hdd);
         TEST_RUN(test_replace_ssd);
         TEST_RUN(test_replace_refused);
+        TEST_RUN(test_follow_names_moved);
+        TEST_RUN(test_follow_refused);
+        TEST_RUN(test_follow_no_identity);
+        TEST_RUN(test_follow_partitions);
         TEST_RUN(test_crush_hosts_unmatched);
         return test_result();
 }
