@@ -181,7 +181,94 @@ int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **
         return plan_convert(l, inv, tree, meta, &co, ret, err);
 }
 
-int convert_inputs_follow(const Layout *l, const ConvertInputs *in, ConvertPlan *p, Error *err) {
+/* The saved inventory of `host` in `inv` (inventory_set_to_json()'s), NULL: none. */
+static json_object *saved_host_devices(json_object *inv, const char *host) {
+        json_object *invs = NULL, *h = NULL, *devs = NULL;
+        if (!json_object_object_get_ex(inv, "inventories", &invs))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(invs); i++) {
+                json_object *x = json_object_array_get_idx(invs, i);
+                if (json_object_object_get_ex(x, "host", &h) && streq_ptr(json_object_get_string(h), host) &&
+                    json_object_object_get_ex(x, "devices", &devs))
+                        return devs;
+        }
+        return NULL;
+}
+
+/* After convert_plan_follow(): each device of the saved inventory that the plan found under
+ * another name is put under that name (its partitions' nodes too), so that what looks a device
+ * of the plan up in the saved inventory (the expect of wipe-replaced: what the plan saw) finds
+ * what was saved of that disk, not of the one that had its name then; a saved device of no
+ * plan's under a name a followed one has now is left out. In memory only: the file keeps what
+ * was saved. */
+static int saved_rename(ConvertInputs *in, const ConvertPlan *p, Error *err) {
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                const ConvertHost *h = &p->hosts[i];
+                _cleanup_strv_free_ char **from = NULL, **to = NULL;
+                for (size_t k = 0; k < h->n_osds + h->n_replaced + h->n_created; k++) {
+                        const char *was, *now;
+                        if (k < h->n_osds)
+                                was = h->osds[k].planned_device, now = h->osds[k].data_device;
+                        else {
+                                const ConvertPart *x = k < h->n_osds + h->n_replaced ? &h->replaced[k - h->n_osds]
+                                                                                  : &h->created[k - h->n_osds - h->n_replaced];
+                                was = x->planned_device, now = x->device;
+                        }
+                        if (!was || strv_contains(from, was))
+                                continue;
+                        if (strv_extend(&from, was) < 0 || strv_extend(&to, now) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+                json_object *devs = from ? saved_host_devices(in->inventory, h->host) : NULL;
+                if (!devs)
+                        continue;
+                json_object *kept = json_object_new_array();
+                if (!kept)
+                        return error_set(err, ENOMEM, "out of memory");
+                for (size_t k = 0; k < json_object_array_length(devs); k++) {
+                        json_object *d = json_object_array_get_idx(devs, k), *pv = NULL, *parts = NULL;
+                        const char *path = json_object_object_get_ex(d, "path", &pv) ? json_object_get_string(pv) : NULL;
+                        ssize_t at = -1;
+                        for (size_t m = 0; path && from[m]; m++)
+                                if (streq(from[m], path))
+                                        at = (ssize_t) m;
+                        if (at < 0) {
+                                if (!path || !strv_contains(to, path))
+                                        json_object_array_add(kept, json_object_get(d));
+                                continue;
+                        }
+                        _cleanup_(freep) char *old = strdup(path);
+                        const char *now = to[at];
+                        if (!old)
+                                return json_object_put(kept), error_set(err, ENOMEM, "out of memory");
+                        json_object_object_add(d, "path", json_object_new_string(now));
+                        json_object_object_add(d, "name", json_object_new_string(startswith(now, "/dev/") ? now + 5 : now));
+                        if (json_object_object_get_ex(d, "partitions", &parts))
+                                for (size_t q = 0; q < json_object_array_length(parts); q++) {
+                                        json_object *pt = json_object_array_get_idx(parts, q), *nv = NULL;
+                                        const char *node = json_object_object_get_ex(pt, "node", &nv) ? json_object_get_string(nv) : NULL;
+                                        if (!node || !startswith(node, old))
+                                                continue;
+                                        _cleanup_(freep) char *nn = strprintf("%s%s", now, node + strlen(old));
+                                        if (nn)
+                                                json_object_object_add(pt, "node", json_object_new_string(nn));
+                                }
+                        json_object_array_add(kept, json_object_get(d));
+                }
+                /* the host's devices replaced by the renamed list */
+                json_object *invs = NULL, *hv = NULL;
+                json_object_object_get_ex(in->inventory, "inventories", &invs);
+                for (size_t k = 0; invs && k < json_object_array_length(invs); k++) {
+                        json_object *x = json_object_array_get_idx(invs, k);
+                        if (json_object_object_get_ex(x, "host", &hv) && streq_ptr(json_object_get_string(hv), h->host))
+                                json_object_object_add(x, "devices", json_object_get(kept));
+                }
+                json_object_put(kept);
+        }
+        return 0;
+}
+
+int convert_inputs_follow(const Layout *l, ConvertInputs *in, ConvertPlan *p, Error *err) {
         _cleanup_strv_free_ char **hosts = NULL, **changes = NULL;
         for (size_t i = 0; i < p->n_hosts; i++) {
                 bool any = false;
@@ -207,7 +294,7 @@ int convert_inputs_follow(const Layout *l, const ConvertInputs *in, ConvertPlan 
                 return error_prefix(err, r, "the saved plan against the hosts now");
         STRV_FOREACH(c, changes)
                 log_notice("%s", *c);
-        return 0;
+        return changes ? saved_rename(in, p, err) : 0;
 }
 
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err) {
@@ -379,4 +466,8 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         }
         *ret = TAKE_PTR(o);
         return 0;
+}
+
+int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err) {
+        return inventory_set_from_json(in->inventory, ret, err);
 }

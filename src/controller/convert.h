@@ -27,15 +27,22 @@ ConvertInputs *convert_inputs_free(ConvertInputs *in);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ConvertInputs *, convert_inputs_free);
 
 int convert_inputs_plan(const Layout *l, const ConvertInputs *in, ConvertPlan **ret, Error *err);
+/* The inventories the plan is computed from (the saved ones of a resumed run): what its
+ * destructive acts expect to find (docs/agent.md, "expect"), never a read taken right
+ * before the act. */
+int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err);
 
 /* A resumed plan (planned from saved inputs) made to act on the disks it was planned for:
  * the hosts with OSDs to rebuild are inventoried now, and each device and partition of the
  * plan is found again by its stable identity (convert_plan_follow(), src/plan/plan-convert.h):
  * p is renamed where names moved (each move logged), and refused, err saying what changed,
  * when a device is gone, on another disk's name with its identity nowhere, resized, or has
- * no identity and changed. A device renamed keeps the name it was planned under (what the
- * saved inventory calls it) in its ConvertOsd/ConvertPart's planned_device. */
-int convert_inputs_follow(const Layout *l, const ConvertInputs *in, ConvertPlan *p, Error *err);
+ * no identity and changed. A device renamed keeps the name it was planned under in its
+ * ConvertOsd/ConvertPart's planned_device, and in's saved inventory (in memory: the file
+ * stays as saved) has what was saved of it under its name now, so that what the plan saw of
+ * a device (convert_inputs_inventory(), the expect of wipe-replaced) is looked up by the
+ * names the plan acts on. */
+int convert_inputs_follow(const Layout *l, ConvertInputs *in, ConvertPlan *p, Error *err);
 
 /* Saved (fsynced) before the first change; removed when the conversion is done. */
 int convert_inputs_save(const Layout *l, const ConvertInputs *in, Error *err);
