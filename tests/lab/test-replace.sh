@@ -14,8 +14,8 @@
 #       OSD is destroyed, then run again: the OSD back with the same id, in the same CRUSH
 #       host with the same weight, up and in, BlueStore on the same device with its DB on the
 #       planned partition (GPT name read back), each phase journaled in order, HEALTH_OK, every
-#       PG active+clean, every object identical, the saved plan gone; replace again and `plan
-#       --detailed-exitcode` change nothing
+#       PG active+clean, every object identical, the saved plan gone; replace again is refused
+#       (nothing was replaced there) and, like `plan --detailed-exitcode`, changes nothing
 #   (b) a failed SSD of node2: both its OSDs stopped, the SSD's partitions dropped from the
 #       kernel and its first and last MiB zeroed (a new disk, no partition table);
 #       `replace --yes` killed once the new partitions are made, then run again: a new GPT,
@@ -130,8 +130,9 @@ check_noop() {
         phases=$(grep -c '"convert-phase"' "$journal")
         up=$(up_froms)
         out=$("$cephprov" replace "$layout" "$2" "$3" --yes 2>&1); rc=$?
-        check_eq "[$1] replace again exits 0" "$rc" 0 || echo "$out" | tail -5
-        check_contains "[$1] replace again has nothing to replace" "$out" "nothing to replace"
+        # a device whose OSDs are up with their labels intact: nothing was replaced there (issue 25, item 5)
+        check_eq "[$1] replace again is refused" "$rc" 1 || echo "$out" | tail -5
+        check_contains "[$1] replace again says nothing was replaced" "$out" "nothing was replaced on '$3'"
         check_eq "[$1] replace again journals no phase" "$(grep -c '"convert-phase"' "$journal")" "$phases"
         check_eq "[$1] replace again restarts no OSD (up_from unchanged)" "$(up_froms)" "$up"
         "$cephprov" plan "$layout" --detailed-exitcode >"$dir/plan.out" 2>&1; rc=$?
