@@ -156,7 +156,7 @@ print(runs[-1] if runs else "")' "$1" 2>/dev/null || true; }
 
 # Starts apply in the background, kills it DELAY s after PHASE began, asserts the phase hit.
 kill_at() {
-        local phase=$1 delay=$2 j=$CEPHPROV_STATE_DIR/ceph.journal log=$3 how=${4:-}
+        local phase=$1 delay=$2 j=$CEPHPROV_STATE_DIR/ceph.journal log=$3 how=${4:-} alloc_host=${5:-}
         local before
         before=$(journal_lines)
         "$CEPHPROV" apply "$L" --yes > "$log" 2>&1 &
@@ -178,6 +178,16 @@ kill_at() {
                 done
         fi
         sleep "$delay"
+        # and, when asked, once this run has allocated an id on that host (the allocator runs
+        # beside the creations, each of which reads the OSD map first: a host's first id can
+        # come seconds after the first mkfs on a busy machine)
+        if [ -n "$alloc_host" ]; then
+                for _ in $(seq 1200); do
+                        tail -n +"$((before + 1))" "$j" | grep '"osd-allocated"' | grep -q "\"host\":\"$alloc_host\"" && break
+                        kill -0 "$APPLY_PID" 2>/dev/null || break
+                        sleep 0.1
+                done
+        fi
         kill -0 "$APPLY_PID" 2>/dev/null || { cat "$log"; fail "apply ended before the kill ($phase + $delay s)"; }
         kill -KILL "$APPLY_PID"
         wait "$APPLY_PID" 2>/dev/null || true
@@ -336,9 +346,9 @@ kill_point() {
                 kill_at allocation 0 "$log"
                 ;;
         unreachable)
-                kill_at prepare 1 "$log-a" crash
-                J=$CEPHPROV_STATE_DIR/ceph.journal
                 gone=$(lab_hosts | tail -1)
+                kill_at prepare 1 "$log-a" crash "$gone"
+                J=$CEPHPROV_STATE_DIR/ceph.journal
                 # the ids the interrupted run allocated on that host, still in the map now
                 ceph_ osd dump -f json > "$DIR/dump-k.json"
                 pend=$(py 'import json,sys
