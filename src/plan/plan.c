@@ -16,10 +16,13 @@
 /* The planner. For every host with a profile:
  *   1. select data and fast devices from the inventory (explicit list order, else by path),
  *   2. check them (allow-list, foreign signatures, in use, keep_partitions),
- *   3. assign data devices to fast devices (data_per_fast, balanced or fill),
+ *   3. give each cephprov partition to the data device it serves (by OSD label, cache set,
+ *      the identity tag in its name: docs/plan.md "Identity"), name the OSDs whose data
+ *      device is gone, and assign data devices to fast devices (where their partitions are,
+ *      else data_per_fast, balanced or fill),
  *   4. emit steps phase by phase: wipe → gpt → partitions → make-bcache cache/backing →
  *      attach → tune → create-osd, each with the ids of the steps it needs.
- * Everything already in place (partitions by GPT name, bcache superblocks, attachment,
+ * Everything already in place (partitions by identity, bcache superblocks, attachment,
  * tuning, OSDs) produces no step, so a converged host plans empty. */
 
 #define _cleanup_free_ _cleanup_(freep)
@@ -1272,9 +1275,6 @@ static int assign_fast(Ctx *c, size_t per) {
         return 0;
 }
 
-/* The kept partitions of OSDs whose data device is gone: notes for people, and no new OSD on
- * this host while there is one (a blank disk in a dead one's place is `replace`'s, never a
- * new id beside a ghost). */
 /* "osd.1"; a DB or WAL label has no id: "the OSD of osd uuid 2a4f..." */
 static const char *label_who(const InvOsd *l, char *buf, size_t len) {
         if (l->id >= 0)
@@ -1284,6 +1284,9 @@ static const char *label_who(const InvOsd *l, char *buf, size_t len) {
         return buf;
 }
 
+/* The kept partitions of OSDs whose data device is gone: notes for people, and no new OSD on
+ * this host while there is one (a blank disk in a dead one's place is `replace`'s, never a
+ * new id beside a ghost). */
 static int check_orphans(Ctx *c) {
         const char *hn = c->host->name;
         const Owned *first = NULL;
