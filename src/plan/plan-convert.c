@@ -362,8 +362,13 @@ static bool replace_intact(ConvertCtx *c, const CephOsdMetadata *m, const InvDev
         for (size_t k = 0; c->replace != d && k < ELEMENTSOF(paths); k++) {
                 const InvDevice *pd = NULL;
                 const InvPartition *pt = paths[k] ? find_partition(c->inv, paths[k], &pd) : NULL;
+                /* BlueStore writes whoami on the main label only: a DB/WAL label is this OSD's
+                 * by its osd uuid (the data device's label's) */
+                bool its = pt && (pt->content.osd.id == m->id ||
+                                  (pt->content.osd.osd_fsid && label->osd_fsid &&
+                                   strcasecmp(pt->content.osd.osd_fsid, label->osd_fsid) == 0));
                 if (paths[k] && (!pt ? partition_device(c, paths[k]) == c->replace || !partition_device(c, paths[k])
-                                     : pd == c->replace && pt->content.osd.id != m->id))
+                                     : pd == c->replace && !its))
                         return false;
         }
         return true;

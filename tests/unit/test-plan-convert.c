@@ -731,6 +731,21 @@ static void test_replace_hdd(void) {
                                  "it) are up with their label intact: refusing (replace rebuilds the OSDs of a failed "
                                  "device swapped for a new one; an OSD in another shape than the layout's is convert "
                                  "--reshape's)");
+        /* as BlueStore writes them, the DB labels carry no whoami (only the main label does):
+         * the same refusal, the DB partitions recognised by their osd uuid (the lab's replace
+         * of an SSD rebuilt both healthy OSDs without this) */
+        {
+                Inventory *fs1 = (Inventory *) inventory_set_find(c, "fs1");
+                for (size_t i = 0; i < fs1->n_devices; i++)
+                        for (size_t k = 0; k < fs1->devices[i].n_partitions; k++) {
+                                InvOsd *lab = &fs1->devices[i].partitions[k].content.osd;
+                                if (lab->role && streq(lab->role, "block.db"))
+                                        lab->id = -1;
+                        }
+                err = (Error) {};
+                CHECK_INTEQ(replace_plan(l, c, "fs1", "/dev/sda", &o, &err), -EEXIST);
+                CHECK(startswith(err.message, "host 'fs1': nothing was replaced on '/dev/sda': osd.0, osd.1, osd.2"));
+        }
         /* the same, osd.1 down (its disk failed, still readable): rebuilt, its data device wiped */
         _cleanup_(freep) char *down = tree_with_status("osd.1", "down");
         replace_tree = down;
