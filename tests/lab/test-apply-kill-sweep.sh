@@ -178,14 +178,18 @@ kill_at() {
                 done
         fi
         sleep "$delay"
-        # and, when asked, once this run has allocated an id on that host (the allocator runs
-        # beside the creations, each of which reads the OSD map first: a host's first id can
-        # come seconds after the first mkfs on a busy machine)
+        # and, when asked, once an id this run allocated on that host is in the OSD map
+        # (ceph-volume's `osd new` there: each creation reads the OSD map first, so a host's
+        # first prepare can come seconds after the first mkfs on a busy machine)
         if [ -n "$alloc_host" ]; then
-                for _ in $(seq 1200); do
-                        tail -n +"$((before + 1))" "$j" | grep '"osd-allocated"' | grep -q "\"host\":\"$alloc_host\"" && break
+                local ids inmap
+                for _ in $(seq 240); do
+                        ids=$(tail -n +"$((before + 1))" "$j" | grep '"osd-allocated"' | grep "\"host\":\"$alloc_host\"" |
+                                sed -n 's/.*"osd_id":\([0-9]*\).*/\1/p' | sort -u)
+                        inmap=$(ceph_ osd ls 2>/dev/null)
+                        [ -n "$ids" ] && grep -qxF -f <(echo "$ids") <<<"$inmap" && break
                         kill -0 "$APPLY_PID" 2>/dev/null || break
-                        sleep 0.1
+                        sleep 0.5
                 done
         fi
         kill -0 "$APPLY_PID" 2>/dev/null || { cat "$log"; fail "apply ended before the kill ($phase + $delay s)"; }
