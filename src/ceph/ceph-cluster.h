@@ -240,6 +240,37 @@ CephEcProfileList *ceph_ec_profile_list_free(CephEcProfileList *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephEcProfileList *, ceph_ec_profile_list_free);
 const CephEcProfile *ceph_ec_profile_list_find(const CephEcProfileList *l, const char *name);
 
+/* ---- copies left: the gate before an in-place destroy and before a wipe --------------- */
+
+typedef struct CephCopiesLost {
+        char *pgid;
+        unsigned readable; /* acting OSDs up now and not among the targets */
+        unsigned needed;   /* 1 for a replicated pool, k for an erasure pool */
+} CephCopiesLost;
+
+typedef struct CephCopies {
+        CephCopiesLost *lost;     /* PGs left without a readable copy: refuse */
+        size_t n_lost;
+        size_t n_below_min_size;  /* PGs left under their pool's min_size (inactive until recovery) */
+        size_t n_pgs;
+        int *down;                /* OSDs that exist and are down now, the targets left out */
+        size_t n_down;
+} CephCopies;
+
+/* Which PGs would have no readable copy once `targets` are gone: a PG keeps one while at
+ * least one (replicated) or k (erasure) of its acting OSDs is up in `dump` and not a target.
+ * Every OSD down now counts, not only the targets. `pools` from the same osd dump (the PG's
+ * pool id); `ec` the OSD map's erasure-code profiles. A PG of a pool not in `pools` is
+ * EAGAIN (read again), an erasure pool whose profile is not listed EBADMSG: never a guess. */
+int ceph_copies_check(const CephPgDump *pgs, const CephOsdDump *dump, const CephPoolList *pools,
+                      const CephEcProfileList *ec, const int *targets, size_t n_targets, CephCopies **ret,
+                      Error *err);
+CephCopies *ceph_copies_free(CephCopies *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CephCopies *, ceph_copies_free);
+/* "N PG(s) would be left without a readable copy ...: 1.3 (0 of 1), ...; OSDs down now
+ * besides these: osd.2 osd.3", at most max_pgs PGs named. NULL when out of memory. */
+char *ceph_copies_describe(const CephCopies *c, size_t max_pgs);
+
 typedef struct CephFullRatios {
         double full, backfillfull, nearfull; /* fractions: 0.95, 0.90, 0.85 by default */
 } CephFullRatios;

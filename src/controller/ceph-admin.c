@@ -156,6 +156,57 @@ int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err) {
         return r < 0 ? bad_answer(a, cmd, r, &e, err) : 0;
 }
 
+int ceph_admin_copies(CephAdmin *a, const int *targets, size_t n_targets, CephCopies **ret, Error *err) {
+        _cleanup_(freep) char *pg_out = NULL, *pg_cmd = NULL, *dump_out = NULL, *dump_cmd = NULL;
+        int r;
+        /* the PGs first: an OSD that went down after them is then seen down in the map */
+        if ((r = query(a, ceph_argv_pg_dump_pgs_brief(&a->cli, err), &pg_out, &pg_cmd, err)) < 0 ||
+            (r = query(a, ceph_argv_osd_dump(&a->cli, err), &dump_out, &dump_cmd, err)) < 0)
+                return r;
+        _cleanup_(ceph_pg_dump_freep) CephPgDump *pgs = NULL;
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+        _cleanup_(ceph_pool_list_freep) CephPoolList *pools = NULL;
+        _cleanup_(ceph_ec_profile_list_freep) CephEcProfileList *ec = NULL;
+        Error e = {};
+        if ((r = ceph_pg_dump_parse(pg_out, &pgs, &e)) < 0)
+                return bad_answer(a, pg_cmd, r, &e, err);
+        if ((r = ceph_osd_dump_parse(dump_out, &dump, &e)) < 0 || (r = ceph_pool_list_parse(dump_out, &pools, &e)) < 0 ||
+            (r = ceph_ec_profiles_parse_osd_dump(dump_out, &ec, &e)) < 0)
+                return bad_answer(a, dump_cmd, r, &e, err);
+        if ((r = ceph_copies_check(pgs, dump, pools, ec, targets, n_targets, ret, &e)) < 0)
+                return error_set(err, -r, "on '%s': %s", a->host->name, e.message);
+        return 0;
+}
+
+int ceph_admin_copies_gate(CephAdmin *a, const int *targets, size_t n_targets, const char *act, Error *err) {
+        if (n_targets == 0)
+                return 0;
+        _cleanup_(freep) char *what = NULL;
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_(ceph_copies_freep) CephCopies *c = NULL;
+                Error e = {};
+                int r = ceph_admin_copies(a, targets, n_targets, &c, &e);
+                if (r >= 0 && c->n_lost == 0) {
+                        if (c->n_below_min_size > 0)
+                                log_notice("%s: %zu PG(s) will be under their pool's min_size (inactive) until "
+                                           "their copies come back", act, c->n_below_min_size);
+                        return 0;
+                }
+                if (r < 0 && r != -EAGAIN)
+                        return error_set(err, -r, "refusing to %s: the copies left could not be counted: %s", act,
+                                         e.message);
+                /* a PG peering, an OSD map newer than the PG stats: asked again a few times */
+                if (attempt >= 2) {
+                        if (r < 0)
+                                return error_set(err, -r, "refusing to %s: %s", act, e.message);
+                        _cleanup_(freep) char *d = ceph_copies_describe(c, 12);
+                        return error_set(err, EBUSY, "refusing to %s: %s", act, d ? d : "out of memory");
+                }
+                struct timespec ts = { 2, 0 };
+                nanosleep(&ts, NULL);
+        }
+}
+
 int ceph_admin_config_dump(CephAdmin *a, CephConfigDump **ret, Error *err) {
         _cleanup_(freep) char *out = NULL, *cmd = NULL;
         int r = query(a, ceph_argv_config_dump(&a->cli, err), &out, &cmd, err);

@@ -55,6 +55,14 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
  * answer, or one the parser refuses, is EBADMSG naming the command and the admin host. */
 int ceph_admin_osd_dump(CephAdmin *a, CephOsdDump **ret, Error *err);
 int ceph_admin_config_dump(CephAdmin *a, CephConfigDump **ret, Error *err);
+/* The PGs that would be left without a readable copy once `targets` are gone, every OSD
+ * down now counted (ceph_copies_check on `pg dump pgs_brief` and `osd dump`, read now). */
+int ceph_admin_copies(CephAdmin *a, const int *targets, size_t n_targets, CephCopies **ret, Error *err);
+/* The gate itself: 0 when no PG would be left without a readable copy, else EBUSY
+ * "refusing to ACT: N PG(s) would be left without a readable copy ...: PGID (0 of 1), ...",
+ * asked up to three times 2 s apart (peering settles). An answer that cannot be read
+ * refuses too: the gate fails closed. */
+int ceph_admin_copies_gate(CephAdmin *a, const int *targets, size_t n_targets, const char *act, Error *err);
 /* `config set`/`config rm` of each op in order, then `config dump` checked: each op's value
  * there (section WHO, no mask; numbers as the database keeps them), or no entry for an rm.
  * A mismatch is EIO: "after WHAT: config WHO KEY is HAVE, not WANT". */

@@ -1007,6 +1007,15 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
          * back from the other copies onto the same ids; safe-to-destroy would wait for ever */
         bool in_place = false;
         (void) json_get_bool(args, "in_place", false, &in_place, "destroy-osd", NULL);
+        if (n > 0 && in_place && !purge) {
+                /* asked now, at the act, on every run: no PG may be left without a readable
+                 * copy, counting every OSD down now (another host failed since ok-to-stop, or
+                 * since the run that stopped these OSDs was killed) */
+                _cleanup_(freep) char *list = osds_text(ids, n);
+                _cleanup_(freep) char *act = strprintf("destroy %s in place", list ? list : "the OSDs");
+                if ((r = ceph_admin_copies_gate(cs->admin, ids, n, act ? act : "destroy in place", err)) < 0)
+                        return r;
+        }
         if (n > 0 && !(in_place && !purge)) {
                 _cleanup_(freep) char *out = NULL;
                 _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *sd = NULL;

@@ -306,6 +306,13 @@ static int wipe_replaced(RunHost *h, json_object *args, json_object **ret_result
                         if (!pt || !streq_ptr(pt->name, a->partname))
                                 continue;
                 }
+                /* a device's data goes only while every PG keeps a readable copy without it,
+                 * asked again before each wipe (a host may have failed during the last one) */
+                if (a->kind == DESTROY_WIPE_DEVICE && !already_blank(inv, a)) {
+                        _cleanup_(freep) char *act = strprintf("wipe '%s' on '%s' (osd.%d)", a->device, host, a->osd);
+                        if ((r = ceph_admin_copies_gate(h->conv.admin, &a->osd, 1, act ? act : "wipe", err)) < 0)
+                                return r;
+                }
                 /* what the convert plan saw (its saved inventory), not what `inv` read just now:
                  * a check against a read taken right before the act cannot fail. Only a
                  * target already blank — this step's own wipe, run before a kill — is not
@@ -441,6 +448,7 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
                         .args = args,
                         /* waits check the real state again on a re-run */
                         .rerun = ps->entry->concurrency == STEP_CONCURRENCY_WAIT,
+                        .destructive = ps->entry->destructive,
                 };
                 ret->n++;
         }

@@ -412,13 +412,24 @@ static int step_call(Lane *l, const WaveStep *s, WaveCall *c, json_object **ret,
  * done, or every step of that host was; for the gate after wave w, when a host step of a
  * later wave was done. Checking it again would wait on what the steps after it changed: a
  * host converted before a kill would wait for ok-to-stop of the OSDs it rebuilt, and the gate
- * for every PG active+clean, while the next host, half-way, keeps PGs degraded. */
+ * for every PG active+clean, while the next host, half-way, keeps PGs degraded.
+ * Never passed: a host step whose next destructive step is not done yet. What it guards
+ * has not happened, and the cluster may have changed since (another host failed while the
+ * run was dead): ok-to-stop before an in-place destroy is asked again. (Each destructive
+ * step asks its own gate at the act as well: destroy-osd and wipe-replaced count the
+ * copies left, cluster-steps.c and playbook-run.c.) */
 static bool step_passed(const Lane *l, size_t i) {
         const Run *run = l->run;
         char * const *done = run->p->done_keys;
         if (!done || !strv_contains(done, l->reports[i].key))
                 return false;
         if (l->phase == WAVE_PHASE_HOSTS) {
+                for (size_t k = i + 1; k < l->n_steps; k++)
+                        if (l->steps[k].destructive) {
+                                if (!strv_contains(done, l->reports[k].key))
+                                        return false;
+                                break;
+                        }
                 bool all = true;
                 for (size_t k = 0; k < l->n_steps; k++) {
                         if (!step_resumable(l, &l->steps[k]))

@@ -51,6 +51,8 @@ typedef struct WaveStep {
         unsigned timeout_ms;   /* 0: none. A CLUSTER step sees its cancel check turn true at the
                                 * deadline; any step that returns past it fails with ETIMEDOUT */
         bool rerun;            /* run again on resume even when done earlier (it re-checks state) */
+        bool destructive;      /* loses data or an identity: a wait before it is asked again on
+                                * resume until it is done (step_passed) */
         const char *exclusive; /* PARALLEL steps: of the overlapping ones, those with the same
                                 * key (a device) run one at a time, in order; NULL: none */
 } WaveStep;

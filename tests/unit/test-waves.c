@@ -17,6 +17,7 @@
 
 #define HOST_STEP(n) { .name = (n), .target = WAVE_TARGET_HOST }
 #define CLUSTER_STEP(n, c) { .name = (n), .target = WAVE_TARGET_CLUSTER, .class = (c) }
+#define DESTROY_STEP(n, t) { .name = (n), .target = (t), .class = WAVE_CLASS_CLUSTER_SERIAL, .destructive = true }
 
 enum { MAX_HOSTS = 8 };
 
@@ -520,7 +521,7 @@ static void test_resume(void) {
  * stop, done, is passed too; what comes after the last done step runs. */
 static void test_resume_passed(void) {
         WaveStep s[] = { CLUSTER_STEP("wait-ok-to-stop", WAVE_CLASS_WAIT), HOST_STEP("stop"),
-                         CLUSTER_STEP("destroy", WAVE_CLASS_CLUSTER_SERIAL), HOST_STEP("rebuild"),
+                         DESTROY_STEP("destroy", WAVE_TARGET_CLUSTER), HOST_STEP("rebuild"),
                          CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
         WaveStep gate[] = { CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
         WaveStep before[] = { CLUSTER_STEP("health-gate", WAVE_CLASS_WAIT) };
@@ -548,6 +549,42 @@ static void test_resume_passed(void) {
                 CHECK_INTEQ(step_state(x.rep, *k), WAVE_STEP_EARLIER);
         CHECK_INTEQ(step_state(x.rep, "host:node3:4:wait-clean"), WAVE_STEP_DONE);
         CHECK_INTEQ(x.rep->n_earlier, 9);
+        CHECK_INTEQ(x.rep->status, WAVE_STATUS_OK);
+        fixture_done(&x);
+}
+
+/* A conversion killed after it stopped node1's OSDs, before it destroyed them (issue 26):
+ * the re-run asks ok-to-stop again (a gate before a destructive step not yet done is never
+ * passed: another host may have failed while the run was dead), skips the stop it did, and
+ * only then destroys and wipes. Once destroy is done, the wait before it is passed, as
+ * before (test_resume_passed), while one between destroy and a wipe not done yet is asked
+ * again: each wait guards the next destructive step. */
+static void test_resume_gate_before_destroy(void) {
+        WaveStep s[] = { CLUSTER_STEP("wait-ok-to-stop", WAVE_CLASS_WAIT), HOST_STEP("stop"),
+                         DESTROY_STEP("destroy", WAVE_TARGET_CLUSTER), CLUSTER_STEP("wait-x", WAVE_CLASS_WAIT),
+                         DESTROY_STEP("wipe", WAVE_TARGET_HOST), HOST_STEP("rebuild") };
+        WaveHost h[] = { { "node1", NULL, s, 6 }, { "node2", NULL, s, 6 } };
+        char *done[] = { "host:node1:0:wait-ok-to-stop", "host:node1:1:stop", "host:node2:0:wait-ok-to-stop",
+                         "host:node2:1:stop", "host:node2:2:destroy", "host:node2:3:wait-x", NULL };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2,
+                       .done_keys = done };
+        Fixture x;
+        fixture_init(&x, &p);
+        fake_link_expect_ok(x.f, "cluster@node1", "wait-ok-to-stop");
+        fake_link_expect_ok(x.f, "cluster@node1", "destroy");
+        fake_link_expect_ok(x.f, "cluster@node1", "wait-x");
+        fake_link_expect_ok(x.f, "node1", "wipe");
+        fake_link_expect_ok(x.f, "node1", "rebuild");
+        fake_link_expect_ok(x.f, "cluster@node2", "wait-x");
+        fake_link_expect_ok(x.f, "node2", "wipe");
+        fake_link_expect_ok(x.f, "node2", "rebuild");
+        fixture_run(&x, &p);
+
+        CHECK_INTEQ(step_state(x.rep, "host:node1:0:wait-ok-to-stop"), WAVE_STEP_DONE);
+        CHECK_INTEQ(step_state(x.rep, "host:node1:1:stop"), WAVE_STEP_EARLIER);
+        CHECK_INTEQ(step_state(x.rep, "host:node2:0:wait-ok-to-stop"), WAVE_STEP_EARLIER);
+        CHECK_INTEQ(step_state(x.rep, "host:node2:2:destroy"), WAVE_STEP_EARLIER);
+        CHECK_INTEQ(step_state(x.rep, "host:node2:3:wait-x"), WAVE_STEP_DONE);
         CHECK_INTEQ(x.rep->status, WAVE_STATUS_OK);
         fixture_done(&x);
 }
@@ -824,6 +861,7 @@ int main(void) {
         TEST_RUN(test_tick_progress);
         TEST_RUN(test_resume);
         TEST_RUN(test_resume_passed);
+        TEST_RUN(test_resume_gate_before_destroy);
         TEST_RUN(test_resume_from_journal);
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
