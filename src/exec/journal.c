@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +136,13 @@ int journal_open(const char *dir, const char *cluster, const char *command, Jour
         Journal *j = calloc(1, sizeof(Journal));
         if (!j)
                 return error_set(err, ENOMEM, "out of memory");
+        /* unique per run: a second run of one process within a second gets a suffix */
+        static atomic_uint opened;
+        unsigned k = atomic_fetch_add(&opened, 1);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        j->run_id = strprintf("%lld-%d", (long long) ts.tv_sec, (int) getpid());
+        j->run_id = k == 0 ? strprintf("%lld-%d", (long long) ts.tv_sec, (int) getpid())
+                           : strprintf("%lld-%d.%u", (long long) ts.tv_sec, (int) getpid(), k);
         j->path = TAKE_PTR(path);
         j->fd = TAKE_FD(fd);
         j->lock_fd = TAKE_FD(lock_fd);
@@ -232,9 +237,57 @@ static void strv_remove(char **l, const char *s) {
                 *w = NULL;
 }
 
+/* The host a record says its run acted on: "host", or every name of a waves-start's
+ * "hosts". Calls fn(host) for each; a record that names none calls nothing. */
+static int record_hosts(json_object *rec, int (*fn)(const char *host, void *userdata), void *userdata) {
+        const char *host = NULL;
+        json_object *hosts = NULL;
+        int r;
+        json_get_string(rec, "host", false, &host, "journal", NULL);
+        if (host && (r = fn(host, userdata)) < 0)
+                return r;
+        if (json_object_object_get_ex(rec, "hosts", &hosts) && json_object_is_type(hosts, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+                        json_object *h = json_object_array_get_idx(hosts, i);
+                        if (json_object_is_type(h, json_type_string) && (r = fn(json_object_get_string(h), userdata)) < 0)
+                                return r;
+                }
+        return 0;
+}
+
+static int add_host(const char *host, void *userdata) {
+        char ***l = userdata;
+        return strv_contains(*l, host) || strv_extend(l, host) >= 0 ? 0 : -ENOMEM;
+}
+
+/* Another run acted on `host`: the procedure's keys of that host go, and with them every
+ * key outside a host's list (before, gates, after), when the procedure acts on that host. */
+typedef struct EndCtx {
+        char **keys;
+        char * const *own_hosts;
+} EndCtx;
+
+static int end_host(const char *host, void *userdata) {
+        EndCtx *c = userdata;
+        if (!strv_contains(c->own_hosts, host))
+                return 0;
+        _cleanup_(freep) char *prefix = strprintf("host:%s:", host);
+        if (!prefix)
+                return -ENOMEM;
+        char **w = c->keys;
+        for (char **p = c->keys; p && *p; p++)
+                if (!startswith(*p, "host:") || startswith(*p, prefix))
+                        free(*p);
+                else
+                        *w++ = *p;
+        if (w)
+                *w = NULL;
+        return 0;
+}
+
 int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_keys, Error *err) {
         _cleanup_json_ json_object *recs = NULL;
-        _cleanup_strv_free_ char **keys = NULL;
+        _cleanup_strv_free_ char **keys = NULL, **runs = NULL, **hosts = NULL;
 
         if (access(path, F_OK) < 0 && errno == ENOENT) {
                 if (!(keys = calloc(1, sizeof(char *))))
@@ -248,13 +301,40 @@ int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_k
         if (!(keys = calloc(1, sizeof(char *))))
                 return error_set(err, ENOMEM, "out of memory");
 
-        for (size_t i = 0; i < json_object_array_length(recs); i++) {
+        /* the procedure's runs (a record of a run carries its "run"; one of them naming the
+         * procedure makes the run the procedure's, records written before its waves-start
+         * too) and the hosts it acts on */
+        size_t n = json_object_array_length(recs);
+        for (size_t i = 0; i < n; i++) {
                 json_object *rec = json_object_array_get_idx(recs, i);
-                const char *ev = NULL, *id = NULL, *key = NULL, *status = NULL;
+                const char *id = NULL, *run = NULL;
+                json_get_string(rec, "waves", false, &id, "journal", NULL);
+                json_get_string(rec, "run", false, &run, "journal", NULL);
+                if (!streq_ptr(id, waves_id))
+                        continue;
+                if ((run && !strv_contains(runs, run) && strv_extend(&runs, run) < 0) ||
+                    record_hosts(rec, add_host, &hosts) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                const char *ev = NULL, *id = NULL, *key = NULL, *status = NULL, *run = NULL;
                 json_get_string(rec, "event", false, &ev, "journal", NULL);
                 json_get_string(rec, "waves", false, &id, "journal", NULL);
-                if (!ev || !streq_ptr(id, waves_id))
+                json_get_string(rec, "run", false, &run, "journal", NULL);
+                if (!ev)
                         continue;
+                if (!streq_ptr(id, waves_id)) {
+                        /* a record of another run (another playbook, the same one on other
+                         * hosts, apply) that acted on one of the procedure's hosts */
+                        if (run && strv_contains(runs, run))
+                                continue;
+                        EndCtx c = { .keys = keys, .own_hosts = hosts };
+                        if (record_hosts(rec, end_host, &c) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        continue;
+                }
                 json_get_string(rec, "key", false, &key, "journal", NULL);
                 if (streq(ev, "waves-end")) {
                         json_get_string(rec, "status", false, &status, "journal", NULL);

@@ -40,11 +40,19 @@ int journal_append(Journal *j, const char *event, json_object *fields, Error *er
 /* Reads every complete record of a journal file, oldest first; a torn last line is skipped. */
 int journal_read(const char *path, json_object **ret_array, Error *err);
 
-/* Resume for the wave executor (exec/waves.h): the keys of the steps that the runs named
- * `waves_id` recorded as done ("wave-step-done" or "wave-step-earlier") since the last of
- * those runs that ended with status "ok" (a finished procedure starts over), minus keys
- * whose latest record is a failure. A missing journal file gives an empty list. Keys in
- * the order they were first done. */
+/* Resume for the wave executor (exec/waves.h): the keys of the steps that the runs of the
+ * procedure `waves_id` recorded as done ("wave-step-done" or "wave-step-earlier"), minus
+ * keys whose latest record is a failure. Records belong to one run ("run"); a run is the
+ * procedure's when one of its records names `waves_id`. Keys end, in journal order:
+ *   - all of them at a "waves-end" of the procedure with status "ok" (a finished procedure
+ *     starts over);
+ *   - those of host H ("host:H:...") and every key outside a host's list (before, gates,
+ *     after) at a record of any other run that acted on H, one of the procedure's hosts:
+ *     a run of another playbook (drain --cancel, destroy, replace), of the same playbook on
+ *     other hosts or another device, or apply (a record with "host": H, or a waves-start
+ *     whose "hosts" names H). What that run did to H is not what the procedure's records
+ *     say: the procedure starts over on H, and its steps find the real state again.
+ * A missing journal file gives an empty list. Keys in the order they were first done. */
 int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_keys, Error *err);
 
 /* ---- The OSD records of apply (controller/apply-osds.h) and their queries ----

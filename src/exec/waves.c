@@ -1065,6 +1065,12 @@ int waves_run(const WavePlan *p, const WaveOptions *o, WaveReport **ret, Error *
                 json_add_u64(start, "waves_total", n_waves);
                 json_add_u64(start, "steps", n_steps);
                 json_add_u64(start, "earlier_keys", strv_length(p->done_keys));
+                /* the hosts it acts on: its start ends other procedures' records of them
+                 * (journal_done_step_keys()) */
+                json_object *names = json_object_new_array();
+                for (size_t i = 0; names && i < p->n_hosts; i++)
+                        json_object_array_add(names, json_object_new_string(p->hosts[i].name));
+                json_add(start, "hosts", names);
         }
         journal_event(&run, "waves-start", start);
 

@@ -674,6 +674,115 @@ static void test_resume_from_journal(void) {
         rmdir(dir);
 }
 
+/* Records belong to one run (issue 26): `drain node4` killed late (every host step done, its
+ * restore not), then `drain --cancel node4` (another playbook: the OSDs in and started),
+ * then `drain node4` again must drain for real, not skip out and stop as done. A run of
+ * another procedure on the host ends the earlier procedure's records of that host; one on
+ * another host does not; records the procedure's own run writes without its id (a
+ * conversion's phases) do not; apply acting on the host does. */
+static void run_journaled(const char *dir, const WavePlan *p, const char *fail_after, WaveStatus want) {
+        Error err = {};
+        Journal *j = NULL;
+        CHECK_INTEQ(journal_open(dir, "ceph", "test", &j, &err), 0);
+        Fixture x;
+        fixture_init(&x, p);
+        x.o.journal = j;
+        char where[8][64];
+        const WaveHost *h = &p->hosts[0]; /* one host */
+        for (size_t i = 0; i < h->n_steps && i < 8; i++) {
+                const WaveStep *s = &h->steps[i];
+                _cleanup_(freep) char *key = waves_step_key(WAVE_PHASE_HOSTS, h->name, 0, i, s->name);
+                if (s->class != WAVE_CLASS_WAIT && strv_contains(p->done_keys, key))
+                        continue; /* done earlier */
+                snprintf(where[i], sizeof where[i], s->target == WAVE_TARGET_HOST ? "%s" : "cluster@%s", h->name);
+                fake_link_expect(x.f, (FakeExpect) { .where = where[i], .name = s->name });
+        }
+        for (size_t i = 0; i < p->n_after; i++)
+                fake_link_expect(x.f, (FakeExpect) { .where = "cluster", .name = p->after[i].name,
+                                                     .error = fail_after && streq(fail_after, p->after[i].name) ? EIO : 0 });
+        fixture_run(&x, p);
+        CHECK_INTEQ(x.rep->status, want);
+        fixture_done(&x);
+        journal_close(j);
+}
+
+static void test_resume_other_playbook(void) {
+        char dir[] = "/tmp/cephprov-test-waves-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        _cleanup_(freep) char *path = strprintf("%s/ceph.journal", dir);
+        Error err = {};
+
+        WaveStep drain[] = { CLUSTER_STEP("out", WAVE_CLASS_CLUSTER_SERIAL), CLUSTER_STEP("wait-safe", WAVE_CLASS_WAIT),
+                             HOST_STEP("stop-osd") };
+        WaveStep cancel[] = { CLUSTER_STEP("in", WAVE_CLASS_CLUSTER_SERIAL), HOST_STEP("start-osd") };
+        WaveStep after[] = { CLUSTER_STEP("restore-throttle", WAVE_CLASS_CLUSTER_SERIAL) };
+        WaveHost d4[] = { { "node4", NULL, drain, 3 } }, c4[] = { { "node4", NULL, cancel, 2 } },
+                 c5[] = { { "node5", NULL, cancel, 2 } };
+        WavePlan dp = { .id = "drain-node:node4", .hosts = d4, .n_hosts = 1, .after = after, .n_after = 1 };
+        WavePlan cp4 = { .id = "drain-cancel:node4", .hosts = c4, .n_hosts = 1, .after = after, .n_after = 1 };
+        WavePlan cp5 = { .id = "drain-cancel:node5", .hosts = c5, .n_hosts = 1, .after = after, .n_after = 1 };
+
+        /* the drain did every host step; its restore failed (as good as killed there) */
+        run_journaled(dir, &dp, "restore-throttle", WAVE_STATUS_FAILED);
+        char **keys = NULL;
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 3);
+        keys = strv_free(keys);
+
+        /* a cancel of another host changes nothing for node4 */
+        run_journaled(dir, &cp5, NULL, WAVE_STATUS_OK);
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 3);
+        keys = strv_free(keys);
+
+        /* the cancel of node4 ends the drain's records of node4 */
+        run_journaled(dir, &cp4, NULL, WAVE_STATUS_OK);
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 0);
+
+        /* the drain again runs every step: out and stop are not "done earlier" */
+        dp.done_keys = keys;
+        run_journaled(dir, &dp, "restore-throttle", WAVE_STATUS_FAILED);
+        keys = strv_free(keys);
+        dp.done_keys = NULL;
+
+        /* a record of the drain's own run without its id (e.g. a phase record) keeps them */
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 3);
+        keys = strv_free(keys);
+        _cleanup_json_ json_object *recs = NULL;
+        CHECK_INTEQ(journal_read(path, &recs, &err), 0);
+        const char *last_run = NULL;
+        for (size_t i = 0; recs && i < json_object_array_length(recs); i++)
+                json_get_string(json_object_array_get_idx(recs, i), "run", false, &last_run, "r", NULL);
+        CHECK(last_run != NULL);
+        {
+                _cleanup_(freep) char *line = strprintf("{\"time\":\"x\",\"run\":\"%s\",\"event\":\"convert-phase\","
+                                                        "\"host\":\"node4\",\"device\":\"/dev/sdb\"}\n", last_run);
+                FILE *f = fopen(path, "ae");
+                CHECK(f && line && fputs(line, f) >= 0);
+                if (f)
+                        fclose(f);
+        }
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 3);
+        keys = strv_free(keys);
+
+        /* apply acting on node4 (another run, records without a procedure) ends them */
+        Journal *j = NULL;
+        CHECK_INTEQ(journal_open(dir, "ceph", "apply", &j, &err), 0);
+        journal_append_osd(j, "osd-allocated", "node4", "/dev/sdb", 9, NULL, NULL, NULL);
+        journal_close(j);
+        CHECK_INTEQ(journal_done_step_keys(path, dp.id, &keys, &err), 0);
+        CHECK_INTEQ(strv_length(keys), 0);
+        keys = strv_free(keys);
+
+        _cleanup_(freep) char *lock = strprintf("%s/ceph.lock", dir);
+        unlink(path);
+        unlink(lock);
+        rmdir(dir);
+}
+
 /* ---- concurrency classes ---- */
 
 static void test_cluster_serial(void) {
@@ -863,6 +972,7 @@ int main(void) {
         TEST_RUN(test_resume_passed);
         TEST_RUN(test_resume_gate_before_destroy);
         TEST_RUN(test_resume_from_journal);
+        TEST_RUN(test_resume_other_playbook);
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
         TEST_RUN(test_parallel_exclusive);
