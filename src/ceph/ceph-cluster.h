@@ -271,6 +271,20 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephCopies *, ceph_copies_free);
  * besides these: osd.2 osd.3", at most max_pgs PGs named. NULL when out of memory. */
 char *ceph_copies_describe(const CephCopies *c, size_t max_pgs);
 
+/* ---- a host's OSDs, as a drained or destroyed record claims them ------------------- */
+
+/* 0 when every OSD of ids is out, down and in no PG's up or acting set (`pgs` from `pg
+ * dump pgs_brief` read before `dump`); an id not in the map (purged) holds nothing. Else
+ * EBUSY naming each OSD and what it still is: "osd.6 is in, up, in the up or acting set of
+ * 12 PGs (2.1f, ...)". What a drain verifies before it records a host "drained". */
+int ceph_osds_emptied(const CephOsdDump *dump, const CephPgDump *pgs, const int *ids, size_t n, Error *err);
+/* Does OSD `id` belong to `host`? Its CRUSH host bucket decides when it has one; an OSD
+ * outside CRUSH is the host's when its daemon reported `host` as its hostname (metadata;
+ * md may be NULL). Neither: not the host's (an id of no known host is never claimed). */
+bool ceph_osd_of_host(const CephOsdTree *tree, const CephOsdMetadataList *md, int id, const char *host);
+/* The host it belongs to by the same rule, NULL when none is known (for messages). */
+const char *ceph_osd_host_of(const CephOsdTree *tree, const CephOsdMetadataList *md, int id);
+
 typedef struct CephFullRatios {
         double full, backfillfull, nearfull; /* fractions: 0.95, 0.90, 0.85 by default */
 } CephFullRatios;

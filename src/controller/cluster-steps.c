@@ -1073,8 +1073,77 @@ static int step_purge_destroy(ClusterSteps *cs, json_object *args, bool purge, j
         return 0;
 }
 
+/* Which of ids[0..n) are still `host`'s (ceph_osd_of_host(): its CRUSH bucket, else its
+ * metadata hostname) or no longer in the OSD map (purged: nothing left to act on): *ret_own
+ * gets those, *ret_other the rest, each as osd.N of the host that has it now ("osd.9 (now
+ * node2's)"). A destroy's record keeps the ids it purged; once purged, an id can be given to
+ * another host's new OSD, which is never that record's to act on. */
+static int osds_of_host(CephAdmin *a, const char *host, const int *ids, size_t n, int **ret_own, size_t *ret_n_own,
+                        char ***ret_other, Error *err) {
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *md = NULL;
+        _cleanup_(freep) int *own = calloc(n ? n : 1, sizeof(int));
+        _cleanup_strv_free_ char **other = NULL;
+        size_t k = 0;
+        int r;
+        if (!own)
+                return error_set(err, ENOMEM, "out of memory");
+        if (n > 0 && ((r = ceph_admin_osd_dump(a, &d, err)) < 0 || (r = ceph_admin_osd_tree(a, &t, err)) < 0))
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                const CephTreeOsd *to = ceph_osd_tree_find_osd(t, ids[i]);
+                if (ceph_osd_dump_find_osd(d, ids[i]) && (!to || !to->host) && !md &&
+                    (r = ceph_admin_osd_metadata(a, &md, err)) < 0)
+                        return r;
+                if (!ceph_osd_dump_find_osd(d, ids[i]) || ceph_osd_of_host(t, md, ids[i], host)) {
+                        own[k++] = ids[i];
+                        continue;
+                }
+                const char *now = ceph_osd_host_of(t, md, ids[i]);
+                if (strv_consume(&other, now ? strprintf("osd.%d (now %s's)", ids[i], now)
+                                             : strprintf("osd.%d (of no known host)", ids[i])) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        *ret_own = TAKE_PTR(own);
+        *ret_n_own = k;
+        *ret_other = other;
+        other = NULL;
+        return 0;
+}
+
+int cluster_osds_of_host(CephAdmin *a, const char *host, const int *ids, size_t n, int **ret_own, size_t *ret_n_own,
+                         char ***ret_other, Error *err) {
+        return osds_of_host(a, host, ids, n, ret_own, ret_n_own, ret_other, err);
+}
+
+/* In a host's list, purge only the OSDs that are still that host's (osds_of_host()): the
+ * others are left alone and named in the result ("not_purged"), never purged. */
 static int step_purge(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        return step_purge_destroy(cs, args, true, ret, err);
+        const char *host = c ? wave_call_host(c) : NULL;
+        if (!host)
+                return step_purge_destroy(cs, args, true, ret, err);
+        _cleanup_(freep) int *ids = NULL, *own = NULL;
+        _cleanup_strv_free_ char **other = NULL;
+        size_t n = 0, n_own = 0;
+        int r = osds_arg(args, &ids, &n, err);
+        if (r < 0 || (r = osds_of_host(cs->admin, host, ids, n, &own, &n_own, &other, err)) < 0)
+                return r;
+        _cleanup_json_ json_object *a2 = NULL;
+        if (json_object_deep_copy(args, &a2, NULL) < 0 || json_add(a2, "osds", json_array_new_ints(own, n_own)) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = step_purge_destroy(cs, a2, true, &res, err)) < 0)
+                return r;
+        if (other) {
+                _cleanup_(freep) char *list = strv_join(other, ", ");
+                if (cs->log)
+                        fprintf(cs->log, "purge-osd on %s: %s not purged: no longer this host's\n", host,
+                                list ? list : "");
+                json_add(res, "not_purged", json_array_new_strv(other));
+        }
+        *ret = TAKE_PTR(res);
+        return 0;
 }
 
 static int step_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
@@ -1458,8 +1527,43 @@ int cluster_steps_init(ClusterSteps *cs, CephAdmin *admin, const Layout *layout,
 
 /* ---- drained hosts ------------------------------------------------------------------ */
 
+/* A host is recorded "drained" only once its OSDs are out, down and in no PG's up or
+ * acting set, read now: the PGs first (`pg dump pgs_brief`), then the OSD map. The mgr's PG
+ * map lags the OSD map by a few seconds: asked up to three times, 2 s apart, then refused
+ * naming each OSD and what it still is. An answer that cannot be read refuses too. */
+static int drained_verify(CephAdmin *a, const char *host, const int *osds, size_t n, Error *err) {
+        if (n == 0)
+                return 0;
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_(freep) char *pg_out = NULL;
+                _cleanup_(ceph_pg_dump_freep) CephPgDump *pgs = NULL;
+                _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
+                Error e = {};
+                int r = ceph_admin_run(a, ceph_argv_pg_dump_pgs_brief(ceph_admin_cli(a), &e), NULL, &pg_out, &e);
+                if (r >= 0 && (r = ceph_pg_dump_parse(pg_out ? pg_out : "", &pgs, &e)) < 0)
+                        error_prefix(&e, r, "'ceph pg dump pgs_brief'");
+                if (r >= 0)
+                        r = ceph_admin_osd_dump(a, &dump, &e);
+                if (r < 0)
+                        return error_set(err, -r, "refusing to record host '%s' drained: its OSDs' state cannot be read: %s",
+                                         host, e.message);
+                if ((r = ceph_osds_emptied(dump, pgs, osds, n, &e)) != -EBUSY) {
+                        if (r < 0)
+                                return error_set(err, -r, "%s", e.message);
+                        return 0;
+                }
+                if (attempt >= 2)
+                        return error_set(err, EBUSY, "refusing to record host '%s' drained: %s", host, e.message);
+                struct timespec ts = { 2, 0 };
+                nanosleep(&ts, NULL);
+        }
+}
+
 int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const int *osds, size_t n_osds,
                         Error *err) {
+        int r;
+        if (streq(state, "drained") && (r = drained_verify(a, host, osds, n_osds, err)) < 0)
+                return r;
         _cleanup_(freep) char *name = strprintf("drained/%s", host);
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!name || !o)

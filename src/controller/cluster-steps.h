@@ -72,7 +72,9 @@ int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck
 /* Records of drained hosts: config-key cephprov/CLUSTER/drained/HOST = {"state":
  * "draining"|"drained"|"destroying"|"destroyed", "osds":[..], "since":..}. apply leaves a
  * drained host's OSDs down and out and refuses a destroyed one; `drain --cancel` and
- * `apply --take-back` remove the record. */
+ * `apply --take-back` remove the record. "drained" is recorded only once `osds` are verified
+ * out, down and in no PG's up or acting set (read then); otherwise EBUSY naming each OSD and
+ * what it still is, and nothing is recorded. */
 int cluster_drained_set(CephAdmin *a, const char *host, const char *state, const int *osds, size_t n_osds,
                         Error *err);
 int cluster_drained_rm(CephAdmin *a, const char *host, Error *err);
@@ -81,6 +83,13 @@ int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err);
 /* 1 and the record's state and OSD ids, 0 when the host has none */
 int cluster_drained_get(CephAdmin *a, const char *host, char **ret_state, int **ret_osds, size_t *ret_n,
                         Error *err);
+/* Of ids[0..n) (a record's), those still `host`'s — under its CRUSH host bucket, else
+ * reported by a daemon whose metadata hostname is `host` — or gone from the OSD map
+ * (purged): *ret_own. The others (an id purged there since given to another host's new
+ * OSD) are named in *ret_other ("osd.9 (now node2's)"; NULL when none). purge-osd in a
+ * host's list purges only the host's own the same way. */
+int cluster_osds_of_host(CephAdmin *a, const char *host, const int *ids, size_t n, int **ret_own, size_t *ret_n_own,
+                         char ***ret_other, Error *err);
 /* The hosts whose record says destroying or destroyed (never NULL on success). */
 int cluster_destroyed_hosts(CephAdmin *a, char ***ret, Error *err);
 

@@ -49,7 +49,7 @@ int playbook_run_result_to_json(const PlaybookRunResult *r, json_object **ret) {
 typedef struct RunHost {
         HostSession *session;
         ClusterSteps *cs;
-        const int *osds;          /* the host's OSDs (its CRUSH bucket's, and its record's) */
+        const int *osds;          /* the host's OSDs (its CRUSH bucket's, its record's), for the destroy plan */
         size_t n_osds;
         const char *fsid;         /* the cluster's: only its OSDs' labels are ours to wipe */
         ConvertStepCtx conv;      /* a conversion: the host's plan (conv.plan NULL otherwise) */
@@ -510,8 +510,10 @@ static int convert_cluster_call(void *userdata, const char *step, json_object *a
 typedef struct HostState {
         const Host *host;
         unsigned *osds;
-        int *ids;                 /* the same, for the host link */
         size_t n_osds;
+        int *ids;                 /* the same, for the host link, then the ids its record names
+                                   * that are now another host's (only the destroy plan's) */
+        size_t n_ids;
         Built steps;
 } HostState;
 
@@ -658,21 +660,49 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                                 R.hs[i].osds[k] = (unsigned) th->osds[k];
                         R.hs[i].n_osds = th->n_osds;
                 }
+                _cleanup_(freep) int *others = NULL; /* the record's ids now another host's */
+                size_t n_others = 0;
                 if (o->recorded_osds) {
-                        /* and those its record names (purged already, when destroy runs again) */
+                        /* and those its record names (purged already, when destroy runs again),
+                         * while they are still this host's: a purged id may have been given to
+                         * another host's new OSD since. Those are no step's to act on; only the
+                         * destroy plan knows them, for this host's disks that still carry them. */
                         _cleanup_(freep) char *state = NULL;
-                        _cleanup_(freep) int *ids = NULL;
-                        size_t n_ids = 0;
+                        _cleanup_(freep) int *ids = NULL, *own = NULL;
+                        _cleanup_strv_free_ char **other = NULL;
+                        size_t n_ids = 0, n_own = 0;
                         if ((r = cluster_drained_get(R.admin, R.hs[i].host->name, &state, &ids, &n_ids, err)) < 0)
                                 return r;
-                        for (size_t k = 0; r > 0 && k < n_ids; k++)
-                                if (ids[k] >= 0 && host_add_osd(&R.hs[i], (unsigned) ids[k]) < 0)
+                        if (r == 0)
+                                n_ids = 0;
+                        if ((r = cluster_osds_of_host(R.admin, R.hs[i].host->name, ids, n_ids, &own, &n_own, &other,
+                                                      err)) < 0)
+                                return r;
+                        for (size_t k = 0; k < n_own; k++)
+                                if (own[k] >= 0 && host_add_osd(&R.hs[i], (unsigned) own[k]) < 0)
                                         return error_set(err, ENOMEM, "out of memory");
+                        if (other) {
+                                _cleanup_(freep) char *list = strv_join(other, ", ");
+                                log_notice("host '%s': its record names %s: left alone", R.hs[i].host->name,
+                                           list ? list : "");
+                                if (!(others = calloc(n_ids, sizeof(int))))
+                                        return error_set(err, ENOMEM, "out of memory");
+                                for (size_t k = 0; k < n_ids; k++) {
+                                        bool mine = false;
+                                        for (size_t m = 0; m < n_own; m++)
+                                                mine = mine || own[m] == ids[k];
+                                        if (!mine && ids[k] >= 0)
+                                                others[n_others++] = ids[k];
+                                }
+                        }
                 }
-                if (!(R.hs[i].ids = calloc(R.hs[i].n_osds ? R.hs[i].n_osds : 1, sizeof(int))))
+                R.hs[i].n_ids = R.hs[i].n_osds + n_others;
+                if (!(R.hs[i].ids = calloc(R.hs[i].n_ids ? R.hs[i].n_ids : 1, sizeof(int))))
                         return error_set(err, ENOMEM, "out of memory");
                 for (size_t k = 0; k < R.hs[i].n_osds; k++)
                         R.hs[i].ids[k] = (int) R.hs[i].osds[k];
+                for (size_t k = 0; k < n_others; k++)
+                        R.hs[i].ids[R.hs[i].n_osds + k] = others[k];
                 R.facts[i] = (PlaybookHostFacts) { .host = R.hs[i].host->name, .osds = R.hs[i].osds,
                                                    .n_osds = R.hs[i].n_osds };
         }
@@ -729,7 +759,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                         _cleanup_(destroy_plan_freep) DestroyPlan *dp = NULL;
                         json_object *pj = NULL;
                         if ((r = host_session_inventory(&R.fleet->sessions[i], &inv, err)) < 0 ||
-                            (r = plan_destroy(inv, R.fsid, R.hs[i].ids, R.hs[i].n_osds, true, &dp, err)) < 0)
+                            (r = plan_destroy(inv, R.fsid, R.hs[i].ids, R.hs[i].n_ids, true, &dp, err)) < 0)
                                 return r;
                         if (destroy_plan_to_json(dp, &pj) < 0 || json_object_array_add(plans, pj) < 0)
                                 return error_set(err, ENOMEM, "out of memory");
@@ -777,7 +807,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
                 R.rh[i] = (RunHost) { .session = &R.fleet->sessions[i], .cs = &cs, .osds = R.hs[i].ids,
-                                      .n_osds = R.hs[i].n_osds, .fsid = R.fsid };
+                                      .n_osds = R.hs[i].n_ids, .fsid = R.fsid };
                 if (o->convert)
                         R.rh[i].conv = (ConvertStepCtx) {
                                 .layout = l, .admin = R.admin, .fleet = R.fleet, .session = &R.fleet->sessions[i],
