@@ -6,6 +6,9 @@
 #   - a drain that would push an OSD past its backfillfull ratio is refused, nothing changed
 #   - --dry-run prints the plan and the projection and changes nothing
 #   - a drain killed (SIGKILL) while data moves, then the same command again, converges
+#   - a drain killed in its restore, then `drain --cancel`, then the drain again: a real
+#     drain (out, data moved, OSDs stopped), node4 recorded drained only once its OSDs are
+#     empty (issue 26 (b))
 #   - node4 drained: its OSDs down and out, HEALTH_OK, every PG active+clean on the other
 #     three hosts, no PG mapped to node4, every object reads back identical, the throttle,
 #     the balancer and the autoscaler as they were before
@@ -177,20 +180,48 @@ print(sum(1 for p in pgs if ids & set(p["up"] + p["acting"])))' "$n4")
         check_eq "$what: no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
         check_contains "$what: node4 is recorded as drained" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"drained"'
 }
-points=${DRAIN_KILL_POINTS:-throttle:0 wait-safe-to-destroy:1 stop-osd:0 restore-throttle:0}
+# A point STEP:DELAY:cancel (issue 26 (b)) runs `drain --cancel` between the killed drain and
+# the next: killed in its restore, every step of node4 done, then cancelled (another
+# playbook: node4's OSDs in and started, the data back on them), the drain again must drain
+# for real (out, data moved, OSDs stopped; no step "done in an earlier run") and record
+# node4 drained only once its OSDs are out, down and in no PG.
+points=${DRAIN_KILL_POINTS:-throttle:0 wait-safe-to-destroy:1 stop-osd:0 restore-throttle:0:cancel}
 last=${points##* }
 drain_s=
 for point in $points; do
-        step=${point%%:*} delay=${point#*:}
+        step=${point%%:*} rest=${point#*:}
+        delay=${rest%%:*} then=
+        [ "$rest" != "$delay" ] && then=${rest#*:}
         t0=$(date +%s.%N)
         kill_at "$step" "$delay" "$dir/drain-$step.log" drain "$layout" node4 --yes
         check "[$point] the drain reached $step" test -n "$hit"
         check_contains "[$point] the kill hit $step (in flight: $flying)" " $flying " " $step "
+        if [ "$then" = cancel ]; then
+                out=$("$cephprov" drain "$layout" node4 --cancel --yes 2>&1)
+                check "[$point] drain --cancel after the killed drain succeeds" test $? -eq 0 || echo "$out" | tail -15
+                check_contains "[$point] the cancel took over the dead run's lock" "$out" "died holding it"
+                check_eq "[$point] node4's OSDs are up and in after the cancel" \
+                        "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
+                check "[$point] clean after the cancel" wait_clean 300
+                check_eq "[$point] the cancel removed the drained record" \
+                        "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
+                t0=$(date +%s.%N)
+        fi
+        base=$(journal_lines)
         out=$("$cephprov" drain "$layout" node4 --yes 2>&1)
         rc=$?
         t1=$(date +%s.%N)
         check "[$point] the re-run of the drain succeeds" test $rc -eq 0 || echo "$out" | tail -15
-        check_contains "[$point] the re-run took over the dead run's lock" "$out" "died holding it"
+        if [ "$then" = cancel ]; then
+                check_eq "[$point] the drain after the cancel did no step of node4 'earlier'" \
+                        "$(journal_since "$base" | grep '"wave-step-earlier"' | grep -c '"host": *"node4"')" 0
+                for s in out stop-osd; do
+                        check_eq "[$point] the drain after the cancel ran $s on node4" \
+                                "$(journal_since "$base" | grep '"wave-step-done"' | grep "\"name\": *\"$s\"" | grep -c '"host": *"node4"')" 1
+                done
+        else
+                check_contains "[$point] the re-run took over the dead run's lock" "$out" "died holding it"
+        fi
         drained_ok "[$point]"
         [ -z "$drain_s" ] && drain_s=$(py "print(round($t1 - $t0, 1))")
         if [ "$point" != "$last" ]; then
