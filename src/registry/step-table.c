@@ -376,7 +376,10 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },
                 .doc = "osd purge: remove the OSDs from CRUSH, auth and the OSD map; the step refuses OSDs "
-                       "safe-to-destroy does not clear (Ceph itself refuses only an OSD that is up)",
+                       "safe-to-destroy does not clear (Ceph itself refuses only an OSD that is up); in a "
+                       "host's list it purges only the OSDs still that host's (its CRUSH bucket, else the "
+                       "daemon's hostname) and names the others, never purged: a destroy's record keeps the "
+                       "ids it purged, and such an id may belong to another host's new OSD since",
                 .verify = "the ids are gone from osd dump, auth ls and osd tree",
         },
         {
