@@ -221,14 +221,60 @@ static int probe_ok_to_stop(ClusterSteps *cs, WaveCall *c, void *userdata, Error
 typedef struct HealthProbe {
         CephHealthStatus max;
         json_object *allow; /* array of check codes, or NULL */
+        int *allow_down;    /* given (has_allow_down): the only OSDs that may be down */
+        size_t n_allow_down;
+        bool has_allow_down;
         char *last;         /* what blocked the last time */
 } HealthProbe;
 
+static bool id_in(const int *v, size_t n, int x) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i] == x)
+                        return true;
+        return false;
+}
+
+/* allow_down: any other OSD down fails the gate at once (not a wait: a second failure is the
+ * operator's to look at), naming those OSDs and the PGs that have no readable copy left. */
+static int check_allow_down(ClusterSteps *cs, const HealthProbe *hp, Error *err) {
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        int r = osd_dump(cs, &d, err);
+        if (r < 0)
+                return r;
+        _cleanup_(freep) int *other = calloc(d->n_osds ? d->n_osds : 1, sizeof(int));
+        if (!other)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < d->n_osds; i++)
+                if (d->osds[i].exists && !d->osds[i].up && !id_in(hp->allow_down, hp->n_allow_down, d->osds[i].id))
+                        other[n++] = d->osds[i].id;
+        if (n == 0)
+                return 0;
+        _cleanup_(freep) char *others = osds_text(other, n), *own = osds_text(hp->allow_down, hp->n_allow_down);
+        _cleanup_(ceph_copies_freep) CephCopies *copies = NULL;
+        Error e = {};
+        _cleanup_(freep) char *pgs = NULL;
+        if (ceph_admin_copies(cs->admin, hp->allow_down, hp->n_allow_down, &copies, &e) < 0)
+                pgs = strprintf("the PGs could not be read: %s", e.message);
+        else if (copies->n_lost > 0)
+                pgs = ceph_copies_describe(copies, 12);
+        else
+                pgs = strdup("every PG still has a readable copy");
+        return error_set(err, EBUSY,
+                         "refusing to go on: %s down besides the OSDs this run stopped (%s): another failure "
+                         "since it was interrupted; %s. Bring them back (or find out why they are down) and run "
+                         "the same command again",
+                         others ? others : "OSDs", own ? own : "none", pgs ? pgs : "out of memory");
+}
+
 static int probe_health(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
         HealthProbe *hp = userdata;
+        int r;
+        if (hp->has_allow_down && (r = check_allow_down(cs, hp, err)) < 0)
+                return r;
         _cleanup_(ceph_health_freep) CephHealth *h = NULL;
         _cleanup_(ceph_pg_stat_freep) CephPgStat *pgs = NULL;
-        int r = ceph_admin_status(cs->admin, &h, &pgs, err);
+        r = ceph_admin_status(cs->admin, &h, &pgs, err);
         if (r < 0)
                 return r;
         _cleanup_strv_free_ char **blocking = NULL;
@@ -399,10 +445,15 @@ static int step_health_gate(ClusterSteps *cs, json_object *args, WaveCall *c, js
         (void) json_get_string(args, "max_status", false, &max, "health-gate", NULL);
         HealthProbe hp = { .max = ceph_health_status_from_string(max) };
         (void) json_get_array(args, "allow", false, &hp.allow, "health-gate", NULL);
-        int r = wait_for(cs, c, "waiting for the cluster's health", arg_timeout(args, 1800), probe_health, &hp, err);
+        int r = json_get_int_array(args, "allow_down", false, &hp.allow_down, &hp.n_allow_down, "health-gate", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        hp.has_allow_down = r >= 0;
+        r = wait_for(cs, c, "waiting for the cluster's health", arg_timeout(args, 1800), probe_health, &hp, err);
         if (r == -ETIMEDOUT && hp.last)
                 r = error_prefix(err, r, "still blocking: %s", hp.last);
         free(hp.last);
+        free(hp.allow_down);
         return r < 0 ? r : result_new(ret, err);
 }
 

@@ -407,8 +407,16 @@ static void built_done(Built *b) {
                 free(b->steps);
 }
 
-/* health-gate's `allow` with the run's extra codes (PlaybookRunOptions.health_allow). */
-static int health_allow_add(json_object *args, char * const *extra) {
+/* health-gate's `allow` with the run's extra codes, and its `allow_down`
+ * (PlaybookRunOptions.health_allow). */
+static int health_allow_add(json_object *args, const PlaybookHealthAllow *ha) {
+        json_object *down = json_object_new_array();
+        if (!down || json_add(args, "allow_down", down) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < ha->n_down; i++)
+                if (json_object_array_add(down, json_object_new_int(ha->down[i])) < 0)
+                        return -ENOMEM;
+        char * const *extra = ha->codes;
         json_object *allow = NULL;
         if (!json_object_object_get_ex(args, "allow", &allow)) {
                 if (!(allow = json_object_new_array()) || json_add(args, "allow", allow) < 0)
@@ -424,7 +432,8 @@ static int health_allow_add(json_object *args, char * const *extra) {
         return 0;
 }
 
-static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, char * const *health_allow,
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts,
+                       const PlaybookHealthAllow *health_allow,
                        Built *ret, Error *err) {
         size_t n = pb->n_steps[sec];
         WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));

@@ -422,6 +422,9 @@ const StepEntry step_table[] = {
                           "the worst overall status that passes" },
                         { "allow", STEP_ARG_STRING_LIST, false, NULL, NULL, 0, 0,
                           "health check codes that do not count (e.g. OSDMAP_FLAGS for a flag the playbook set)" },
+                        { "allow_down", STEP_ARG_OSD_IDS, false, NULL, NULL, 0, 0,
+                          "given: the only OSDs that may be down; any other down fails the gate at once, naming the "
+                          "OSDs and the PGs left without a readable copy (a resumed conversion gives its host's)" },
                         ARG_TIMEOUT("30m", "until the health passes"),
                         ARG_END,
                 },
