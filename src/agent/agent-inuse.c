@@ -845,6 +845,9 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         if (!o->read_only && (r = agent_lease_start(o->what, d->path, err)) < 0) {
                 if (locked_by_other) {
                         char comm[64] = "?";
+                        struct stat st;
+                        if (lock_pid <= 0 && fstat(c.fd, &st) == 0)
+                                lock_pid = proc_locks_holder(st.st_dev, st.st_ino, true);
                         if (lock_pid > 0)
                                 proc_comm(lock_pid, comm, sizeof(comm));
                         error_prefix(err, r, "while waiting for the lock on '%s' (held by pid %d (%s))", d->path,
