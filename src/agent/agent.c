@@ -195,7 +195,7 @@ int agent_lease_start(const char *what, const char *path, Error *err) {
 /* "lease_left_ms" of a request's args: none → no deadline; ≤ 0 → refused at once (it arrived
  * past its lease); else the deadline, from the request's arrival on this agent's own clock
  * (the two clocks are never compared). */
-static int lease_begin(json_object *args, const char *op, double arrival, Error *err) {
+static int lease_begin(AgentState *s, json_object *args, const char *op, double arrival, Error *err) {
         request_deadline = 0;
         request_lease_ms = 0;
         if (!json_object_object_get_ex(args, "lease_left_ms", NULL))
@@ -206,7 +206,7 @@ static int lease_begin(json_object *args, const char *op, double arrival, Error 
                 return r;
         if (ms <= 0)
                 return error_set(err, ENOLCK, "'%s' arrived after the cluster lock's lease had run out (lease_left_ms %lld): "
-                                 "nothing done on '%s'", op, (long long) ms, agent_host(NULL));
+                                 "nothing done on '%s'", op, (long long) ms, agent_host(s));
         request_lease_ms = ms;
         request_deadline = arrival + (double) ms / 1000.0;
         return 0;
@@ -339,7 +339,7 @@ int agent_dispatch(AgentState *s, json_object *request, json_object **ret_respon
                 if (ops[i].needs_config && !s->configured)
                         r = error_set(&err, EPERM, "agent on '%s' is not configured: send 'configure' first",
                                       agent_host(s));
-                else if ((r = lease_begin(args, op, arrival, &err)) >= 0)
+                else if ((r = lease_begin(s, args, op, arrival, &err)) >= 0)
                         r = ops[i].fn(s, args, &result, &p, &err);
                 request_deadline = 0;
                 request_lease_ms = 0;
