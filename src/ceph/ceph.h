@@ -433,6 +433,26 @@ int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err);
 /* A lease length in seconds, "2" to "3600" (CEPHPROV_LOCK_LEASE); errors name the value. */
 int ceph_lock_lease_parse(const char *s, unsigned *ret, Error *err);
 
+/* What is left of a lease whose deadline is `deadline` at `now` (both seconds on one
+ * monotonic clock), in whole milliseconds rounded down; 0 once it is over. What a
+ * destructive agent request carries as `lease_left_ms` (docs/agent.md "The lease"). */
+int64_t ceph_lock_lease_left_ms(double now, double deadline);
+
+/* The monitors' clock against ours: `mon` (Unix seconds) was read by a command sent at
+ * `sent` and answered at `answered` (our wall clock, Unix seconds). The skew is mon minus the
+ * middle of that window, known to within half the window; *ret_skew (may be NULL) gets it.
+ * ETIME when even the smallest skew the window allows is more than a quarter of `lease`
+ * (the lock's margin: the lease records are compared across controllers' clocks), naming
+ * both clocks. A slow answer never refuses by itself: it only widens the window. */
+int ceph_lock_skew_check(double sent, double answered, double mon, unsigned lease, double *ret_skew, Error *err);
+
+/* `report`: its "timestamp", the monitor's clock when it answered ("2026-12-05T10:11:12.345678+0000",
+ * with or without an offset, 'T' or ' '), as Unix seconds. Pacific, Reef and Tentacle. */
+int ceph_report_time_parse(const char *out, double *ret, Error *err);
+/* "2026-12-05T10:11:12.345678+0000" (utime_t's form; "Z", no offset (UTC) or a space for 'T'
+ * are accepted) → Unix seconds; EINVAL otherwise. */
+int ceph_time_parse(const char *s, double *ret);
+
 /* ---- argv builders ----------------------------------------------------------------- */
 
 /* How to reach the cluster; NULL means `ceph` with its defaults. */
@@ -494,6 +514,8 @@ char **ceph_argv_config_key_ls(const CephCli *cli, Error *err);
 /* `-i - auth add ENTITY` (the keyring on stdin), `auth get ENTITY -f json`, `auth rm ENTITY` */
 char **ceph_argv_auth_add(const CephCli *cli, const char *entity, Error *err);
 char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err);
+/* `report -f json`: the monitors' whole report; cephprov reads only its timestamp */
+char **ceph_argv_report(const CephCli *cli, Error *err);
 char **ceph_argv_auth_rm(const CephCli *cli, const char *entity, Error *err);
 
 /* `systemctl VERB ceph-osd@ID` (start, stop, restart, enable, disable, is-active) */

@@ -126,6 +126,17 @@ static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a,
         return host_session_call(h->session, op, args, timeout + 60, &res, err);
 }
 
+/* Between the devices of a host loop (each act can take an hour: a bcache flush): the lease
+ * is checked before the next device, not only between steps, so a run that lost the lock
+ * stops here with the reason (host_session_call() refuses too; this names the act). */
+static int lease_before(RunHost *h, const DestroyAction *a, Error *err) {
+        int r = ceph_cluster_lock_check(h->session->lock, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': not starting %s of '%s'", h->session->host->name,
+                                    destroy_action_kind_to_string(a->kind), a->device);
+        return 0;
+}
+
 static bool planned(const DestroyPlan *p, DestroyActionKind kind, const char *device, unsigned partnum) {
         for (size_t i = 0; i < p->n_actions; i++)
                 if (p->actions[i].kind == kind && streq(p->actions[i].device, device) &&
@@ -206,7 +217,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 const DestroyAction *a = &p->actions[i];
                 if (teardown != (a->kind == DESTROY_BCACHE_TEARDOWN))
                         continue;
-                if ((r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
+                if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -220,7 +231,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 if (teardown) {
                         /* the backing device of a purged OSD: wiped now (see above) */
                         DestroyAction w = { .kind = DESTROY_WIPE_DEVICE, .device = a->device, .size = a->size };
-                        if ((r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
+                        if ((r = lease_before(h, &w, err)) < 0 || (r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
                                 return r;
                         freed += a->size;
                 }
@@ -317,7 +328,8 @@ static int wipe_replaced(RunHost *h, json_object *args, json_object **ret_result
                  * a check against a read taken right before the act cannot fail. Only a
                  * target already blank — this step's own wipe, run before a kill — is not
                  * compared by its content (nothing on it to lose; who it is still is). */
-                if ((r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
+                if ((r = lease_before(h, a, err)) < 0 ||
+                    (r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -778,6 +790,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* the hosts' agents, for the host steps */
         if (!R.fleet && (r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
                 return r;
+        /* each destructive agent request carries the lease, and none goes once it is lost:
+         * also between the devices of one step's loop (owned wipe and teardown, wipe-replaced) */
+        fleet_set_lock(R.fleet, R.lock);
         R.rh = calloc(n, sizeof(RunHost));
         R.links = calloc(n, sizeof(HostLink));
         R.wh = calloc(n, sizeof(WaveHost));
