@@ -32,22 +32,25 @@ static char *record_key(CephAdmin *a, const char *name) {
         return strprintf("cephprov/%s/%s", a->cluster, name);
 }
 
-/* 1 and the value, 0 when there is no record */
+/* 1 and the value, 0 when there is no record: only when ceph itself says the key does not
+ * exist. A `ceph` that did not run or did not answer is an error, never "no record". */
 static int record_get(CephAdmin *a, const char *name, char **ret, Error *err) {
         _cleanup_(freep) char *key = record_key(a, name);
         if (!key)
                 return error_set(err, ENOMEM, "out of memory");
-        _cleanup_(freep) char *out = NULL;
-        Error e = {};
-        int r = ceph_admin_run(a, ceph_argv_config_key_get(ceph_admin_cli(a), key, &e), NULL, &out, &e);
-        if (r == -ENOENT) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), key, err), NULL, &ans, err);
+        if (r < 0)
+                return r;
+        if (ans.exit_status == 0) {
+                *ret = TAKE_PTR(ans.out);
+                return 1;
+        }
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
                 *ret = NULL;
                 return 0;
         }
-        if (r < 0)
-                return error_set(err, -r, "%s", e.message);
-        *ret = TAKE_PTR(out);
-        return 1;
+        return ceph_answer_error(a, &ans, err);
 }
 
 static int record_set(CephAdmin *a, const char *name, json_object *value, Error *err) {
@@ -183,20 +186,22 @@ static int probe_clean(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err
         return pr.done ? 1 : 0;
 }
 
+/* Safe only for the ids the answer names (ceph_safe_to_destroy_parse): an empty or
+ * unreadable answer is an error, never "safe". */
 static int probe_safe_to_destroy(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
         RecoveryProbe *p = userdata;
         int r = recovery_sample(cs, c, p, NULL, err);
         if (r < 0)
                 return r;
-        _cleanup_(freep) char *out = NULL;
-        Error e = {};
-        r = ceph_admin_run(cs->admin, ceph_argv_safe_to_destroy(cli(cs), p->osds, p->n_osds, &e), NULL, &out, &e);
-        if (r == -EBUSY || r == -EAGAIN)
-                return 0; /* "not now" */
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        r = ceph_admin_ask(cs->admin, ceph_argv_safe_to_destroy(cli(cs), p->osds, p->n_osds, err), NULL, &ans, err);
         if (r < 0)
-                return error_set(err, -r, "%s", e.message);
+                return r;
+        if (ans.exit_status == EAGAIN)
+                return 0; /* "not now" */
         _cleanup_(ceph_safe_to_destroy_freep) CephSafeToDestroy *s = NULL;
-        if ((r = ceph_safe_to_destroy_parse(0, out, "", p->osds, p->n_osds, &s, &e)) < 0)
+        Error e = {};
+        if ((r = ceph_safe_to_destroy_parse(ans.exit_status, ans.out, ans.err, p->osds, p->n_osds, &s, &e)) < 0)
                 return error_set(err, -r, "'ceph osd safe-to-destroy' on '%s': %s", cs->admin->host->name, e.message);
         for (size_t i = 0; i < p->n_osds; i++)
                 if (!ceph_safe_to_destroy_is_safe(s, p->osds[i]))
@@ -204,17 +209,40 @@ static int probe_safe_to_destroy(ClusterSteps *cs, WaveCall *c, void *userdata, 
         return 1;
 }
 
+/* Done when ok-to-stop exits 0 and its answer says ok_to_stop true (ceph_ok_to_stop_parse:
+ * the exit status and the answer agree, an empty answer is an error) naming every id asked,
+ * and every id is still in the OSD map (ok-to-stop says yes for an id that does not exist). */
 static int probe_ok_to_stop(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
         RecoveryProbe *p = userdata;
+        const char *host = cs->admin->host->name;
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(cs->admin, ceph_argv_ok_to_stop(cli(cs), p->osds, p->n_osds, err), NULL, &ans, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_ok_to_stop_freep) CephOkToStop *o = NULL;
         Error e = {};
-        int r = ceph_admin_run(cs->admin, ceph_argv_ok_to_stop(cli(cs), p->osds, p->n_osds, &e), NULL, NULL, &e);
-        if (r == -EBUSY || r == -EAGAIN) {
+        if (ans.exit_status != EAGAIN && (r = ceph_ok_to_stop_parse(ans.exit_status, ans.out, ans.err, &o, &e)) < 0)
+                return error_set(err, -r, "'ceph osd ok-to-stop' on '%s': %s", host, e.message);
+        if (!o || !o->ok) {
                 if (c)
-                        wave_call_progress(c, -1, -1, e.message);
+                        wave_call_progress(c, -1, -1, o && o->message ? o->message : "not ok to stop yet");
                 return 0;
         }
-        if (r < 0)
-                return error_set(err, -r, "%s", e.message);
+        for (size_t i = 0; i < p->n_osds; i++) {
+                bool named = false;
+                for (size_t k = 0; k < o->n_osds && !named; k++)
+                        named = o->osds[k] == p->osds[i];
+                if (!named)
+                        return error_set(err, EPROTO, "'ceph osd ok-to-stop' on '%s' answered ok_to_stop without "
+                                                      "naming osd.%d: not taken as a yes for it", host, p->osds[i]);
+        }
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        if ((r = osd_dump(cs, &d, err)) < 0)
+                return r;
+        for (size_t i = 0; i < p->n_osds; i++)
+                if (!ceph_osd_dump_find_osd(d, p->osds[i]))
+                        return error_set(err, ENOENT, "osd.%d is not in the OSD map: 'ceph osd ok-to-stop' says yes for an "
+                                                      "OSD that does not exist, so its yes says nothing", p->osds[i]);
         return 1;
 }
 
