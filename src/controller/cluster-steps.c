@@ -332,9 +332,12 @@ static int probe_health(ClusterSteps *cs, WaveCall *c, void *userdata, Error *er
 
 typedef int (*StepFn)(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 
-int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck **ret, Error *err) {
+int cluster_steps_drain_check(ClusterSteps *cs, char * const *hosts, CephDrainCheck **ret, Error *err) {
         _cleanup_(freep) char *df = NULL, *pools = NULL, *rules = NULL, *dump = NULL;
+        _cleanup_(freep) char *names = strv_join(hosts, ", ");
         int r;
+        if (!names)
+                return error_set(err, ENOMEM, "out of memory");
         if ((r = ceph_admin_run(cs->admin, ceph_argv_osd_df_tree(cli(cs), err), NULL, &df, err)) < 0 ||
             (r = ceph_admin_run(cs->admin, ceph_argv_osd_pool_ls_detail(cli(cs), err), NULL, &pools, err)) < 0 ||
             (r = ceph_admin_run(cs->admin, ceph_argv_osd_crush_rule_dump(cli(cs), err), NULL, &rules, err)) < 0 ||
@@ -349,36 +352,67 @@ int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck
         if ((r = ceph_osd_df_tree_parse(df, &t, &e)) < 0 || (r = ceph_pool_list_parse(pools, &pl, &e)) < 0 ||
             (r = ceph_crush_rules_parse(rules, &cr, &e)) < 0 || (r = ceph_ec_profiles_parse_osd_dump(dump, &ec, &e)) < 0 ||
             (r = ceph_full_ratios_parse(dump, &ratios, &e)) < 0)
-                return error_set(err, EBADMSG, "drain check of '%s': the cluster's answer: %s", host, e.message);
-        r = ceph_drain_check(t, pl, cr, ec, &ratios, host, ret, &e);
-        if (r == -ENOENT) {
-                /* no bucket (destroy removed it, run again after a kill): nothing to drain */
-                if (!(*ret = ceph_drain_check_no_bucket(host)))
+                return error_set(err, EBADMSG, "drain check of %s: the cluster's answer: %s", names, e.message);
+
+        /* a host without a bucket (destroy removed it, run again after a kill) has nothing
+         * to move; the others are checked together */
+        _cleanup_strv_free_ char **with = NULL, **without = NULL;
+        for (char * const *h = hosts; h && *h; h++) {
+                const CephDfNode *b = ceph_osd_df_tree_find_name(t, *h);
+                if (strv_extend(b && b->id < 0 && streq(b->type, "host") ? &with : &without, *h) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        if (!with) {
+                if (!(*ret = ceph_drain_check_no_bucket(without)))
                         return error_set(err, ENOMEM, "out of memory");
                 return 0;
         }
-        return r < 0 ? error_set(err, -r, "%s", e.message) : 0;
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
+        if ((r = ceph_drain_check(t, pl, cr, ec, &ratios, with, &dc, &e)) < 0)
+                return error_set(err, -r, "%s", e.message);
+        for (char **h = without; h && *h; h++)
+                if (strv_consume(&dc->warnings,
+                                 strprintf("host '%s' has no host bucket in the CRUSH map: nothing to move", *h)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(dc);
+        return 0;
 }
 
+/* The hosts' data off at once (together: a drain or destroy keeps every host's OSDs out to
+ * its end), or each host alone (a rolling conversion brings each back before the next). */
 static int step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
         json_object *hosts = NULL;
         int r = json_get_array(args, "hosts", true, &hosts, "drain-check", err);
         if (r < 0)
                 return r;
+        bool together = true;
+        if ((r = json_get_bool(args, "together", false, &together, "drain-check", err)) < 0 && r != -ENOENT)
+                return r;
+        _cleanup_strv_free_ char **names = NULL;
+        for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+                const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+                if (!h || strv_extend(&names, h) < 0)
+                        return error_set(err, h ? ENOMEM : EINVAL, h ? "out of memory" : "drain-check: a host is not a name");
+        }
+        if (!names)
+                return error_set(err, EINVAL, "drain-check: no host");
         _cleanup_json_ json_object *res = NULL;
         if ((r = result_new(&res, err)) < 0)
                 return r;
         json_object *checks = json_object_new_array();
         json_add(res, "checks", checks);
-        for (size_t i = 0; i < json_object_array_length(hosts); i++) {
-                const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+        size_t n = together ? 1 : strv_length(names);
+        for (size_t i = 0; i < n; i++) {
+                char *one[] = { names[i], NULL };
                 _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
-                if ((r = cluster_steps_drain_check(cs, h, &dc, err)) < 0)
+                if ((r = cluster_steps_drain_check(cs, together ? names : one, &dc, err)) < 0)
                         return r;
                 json_object_array_add(checks, ceph_drain_check_to_json(dc));
                 if (!dc->ok) {
                         _cleanup_(freep) char *why = strv_join(dc->reasons, "; ");
-                        return error_set(err, ENOSPC, "draining '%s' is refused: %s", h, why ? why : "");
+                        _cleanup_(freep) char *list = strv_join(dc->hosts, "', '");
+                        return error_set(err, ENOSPC, "draining '%s'%s is refused: %s", list ? list : "",
+                                         strv_length(dc->hosts) > 1 ? " together" : "", why ? why : "");
                 }
         }
         *ret = TAKE_PTR(res);

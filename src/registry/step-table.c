@@ -223,13 +223,18 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) {
                         { "hosts", STEP_ARG_STRING_LIST, false, "${hosts}", NULL, 0, 0,
-                          "the CRUSH host buckets to drain, together; default: every host of the run" },
+                          "the CRUSH host buckets to drain; default: every host of the run" },
+                        { "together", STEP_ARG_BOOL, false, "true", NULL, 0, 0,
+                          "true: all the hosts' OSDs out at once (a drain or destroy keeps them out to its end); "
+                          "false: each host alone (a rolling conversion brings each back before the next)" },
                         ARG_END,
                 },
-                .doc = "refuse a drain the rest of the cluster cannot hold: per OSD by CRUSH weight no OSD may pass "
-                       "its backfillfull ratio, and no pool may lose redundancy (size or k+m against the failure "
-                       "domains left under its rule)",
-                .verify = "read-only; fails with the OSD or pool that would not fit",
+                .doc = "refuse a drain the rest of the cluster cannot hold, with the hosts' data projected onto the "
+                       "OSDs of the other hosts (all the hosts gone at once unless together is false): per OSD by "
+                       "CRUSH weight no OSD may pass its backfillfull ratio, and no pool may lose redundancy (size or "
+                       "k+m against the failure domains left under its rule); also run before anything changes, "
+                       "for the plan",
+                .verify = "read-only; fails naming the hosts and the OSD or pool that would not fit",
         },
         {
                 .name = "set-flag", .target = STEP_TARGET_CLUSTER,

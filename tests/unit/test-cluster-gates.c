@@ -250,6 +250,26 @@ static void test_ok_to_stop(void) {
         CHECK(step("wait-ok-to-stop", "{\"osds\":[0],\"timeout\":0}", NULL) == -ETIMEDOUT);
 }
 
+/* drain-check of several hosts: their data off at once (it checked each alone) */
+static void test_drain_check_together(void) {
+        _cleanup_(freep) char *m = NULL;
+        const Reply cluster[] = { { "'osd df tree -f json'", { "synthetic-osd-df-tree-4hosts-together" } },
+                                  { "'osd pool ls detail -f json'", { "synthetic-osd-pool-ls-detail-hdd" } },
+                                  { "'osd crush rule dump -f json'", { "synthetic-osd-crush-rule-dump" } },
+                                  { "'osd dump -f json'", { "osd-dump" } } };
+        use(cluster, ELEMENTSOF(cluster));
+        CHECK_INTEQ(step("drain-check", "{\"hosts\":[\"node3\"]}", NULL), 0);
+        CHECK_INTEQ(step("drain-check", "{\"hosts\":[\"node4\"]}", NULL), 0);
+        CHECK(step("drain-check", "{\"hosts\":[\"node3\",\"node4\"]}", &m) == -ENOSPC);
+        CHECK_STREQ(m, "draining 'node3', 'node4' together is refused: osd.5 (node2) would be 96.0 % full after the "
+                       "drain of node3 and node4 (now 56.0 %), past the backfillfull ratio 90 %");
+        free(m), m = NULL;
+        /* each alone, when asked (a rolling conversion) */
+        CHECK_INTEQ(step("drain-check", "{\"hosts\":[\"node3\",\"node4\"],\"together\":false}", NULL), 0);
+        /* a host without a bucket has nothing to move; the others are checked */
+        CHECK_INTEQ(step("drain-check", "{\"hosts\":[\"node4\",\"node9\"]}", NULL), 0);
+}
+
 static void test_records(void) {
         Error err = {};
         json_object *rec = NULL;
@@ -331,6 +351,7 @@ int main(void) {
 
         TEST_RUN(test_safe_to_destroy);
         TEST_RUN(test_ok_to_stop);
+        TEST_RUN(test_drain_check_together);
         TEST_RUN(test_records);
 
         cluster_steps_done(&env.cs);
