@@ -332,8 +332,9 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "poll osd ok-to-stop until stopping the OSDs leaves every PG available",
-                .verify = "osd ok-to-stop exits 0 with ok_to_stop true (exit status and answer must agree), after the ids "
-                          "were checked against osd dump (ok-to-stop says yes for an id that does not exist)",
+                .verify = "osd ok-to-stop exits 0 with ok_to_stop true (exit status and answer must agree; no answer is "
+                          "an error) naming every id asked; the ids asked are those osd dump has, and each is checked "
+                          "there again after the yes (ok-to-stop says yes for an id that does not exist)",
                 .progress = "PGs that would become unavailable, time waited",
         },
         {
@@ -346,8 +347,8 @@ const StepEntry step_table[] = {
                 },
                 .doc = "poll osd safe-to-destroy until no PG has data only on the OSDs",
                 .verify = "every OSD is listed in safe_to_destroy, never the exit status alone (Pacific exits 0 with -f json "
-                          "while unsafe), after the ids were checked against osd dump; it lags and can say safe while "
-                          "PGs still recover, so wait-clean follows",
+                          "while unsafe); an empty or unreadable answer is an error, never safe; the ids asked are those "
+                          "osd dump has; it lags and can say safe while PGs still recover, so wait-clean follows",
                 .progress = "PGs still stored on the OSDs, objects still to move, recovery rate, ETA",
         },
         {
