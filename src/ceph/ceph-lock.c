@@ -180,6 +180,13 @@ int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, siz
         return error_set(err, ENOENT, "auth get: no entry for '%s'", strnull(entity));
 }
 
+bool ceph_answer_no_such_key(int exit_status, const char *err_text) {
+        if (exit_status != ENOENT || !err_text)
+                return false;
+        err_text += strspn(err_text, "\n");
+        return startswith(err_text, "Error ENOENT:");
+}
+
 int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err) {
         _cleanup_json_ json_object *o = NULL;
         int r = ceph_json_parse(out, "config-key ls", &o, err);

@@ -308,7 +308,9 @@ typedef struct CephOkToStop {
 
 /* From the exit status and both streams of `ceph osd ok-to-stop IDS -f json`:
  * exit 0 → ok; exit 16 → not ok (the JSON on stdout, when there is one, says why); any
- * other exit, or a JSON that contradicts the exit status, is an error naming stderr. */
+ * other exit, or a JSON that contradicts the exit status, is an error naming stderr; so is
+ * exit 0 without a JSON answer. It says ok for an id that does not exist: check the ids
+ * against the OSD map. */
 int ceph_ok_to_stop_parse(int exit_status, const char *out, const char *err_text, CephOkToStop **ret,
                           Error *err);
 CephOkToStop *ceph_ok_to_stop_free(CephOkToStop *o);
@@ -322,7 +324,10 @@ typedef struct CephSafeToDestroy {
 
 /* `ceph osd safe-to-destroy IDS [-f json]`. Careful: with -f json Pacific exits 0 even
  * when nothing is safe ({"safe_to_destroy":[],"active":[0],...}); without it, it exits 16.
- * Both are accepted; ask ceph_safe_to_destroy_is_safe(), never the exit status alone. */
+ * Both are accepted; ask ceph_safe_to_destroy_is_safe(), never the exit status alone. Safe
+ * are only the ids the answer names: those of "safe_to_destroy", or of the plain line "OSD(s)
+ * 0,3 are safe to destroy ..." (on stderr, exit 0). It fails closed: exit 0 with nothing on
+ * stdout or stderr, or a line that is not that one, is EBADMSG, never "safe". */
 int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err_text,
                                const int *osds, size_t n_osds, CephSafeToDestroy **ret, Error *err);
 CephSafeToDestroy *ceph_safe_to_destroy_free(CephSafeToDestroy *s);
@@ -427,6 +432,11 @@ char *ceph_keyring_format(const char *entity, const char *key);
 /* `auth get ENTITY -f json`: [{"entity":E,"key":K,"caps":{...}}] → K (the entry named
  * `entity`); ret_n_caps (may be NULL) gets the number of caps. */
 int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, size_t *ret_n_caps, Error *err);
+/* Whether a failed `config-key get KEY` or `auth get ENTITY` says there is no such key or
+ * entity, from ceph's own answer only: exit status 2 (ENOENT) and stderr "Error ENOENT: ..."
+ * (the CLI's form of the monitor's -ENOENT). Anything else, a `ceph` that did not run or did
+ * not reach the monitors among it, is not an answer about the key. */
+bool ceph_answer_no_such_key(int exit_status, const char *err_text);
 /* `config-key ls`: a JSON array of keys → strv */
 int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err);
 

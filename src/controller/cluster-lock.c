@@ -81,16 +81,21 @@ static int run(CephAdmin *a, char **argv, const char *in, char **ret_out, Error 
 
 /* The key of `entity`; 0 and NULL when it does not exist. */
 static int entity_key(CephAdmin *a, const char *entity, char **ret, Error *err) {
-        _cleanup_(freep) char *out = NULL;
+        /* no entity only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        int r = run(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &out, &e);
-        if (r == -ENOENT) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &ans, &e);
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
                 *ret = NULL;
                 return 0;
         }
-        if (r < 0)
+        if (ans.exit_status != 0) {
+                r = ceph_answer_error(a, &ans, &e);
                 return error_set(err, -r, "%s", e.message);
-        r = ceph_auth_get_parse(out, entity, ret, NULL, &e);
+        }
+        r = ceph_auth_get_parse(ans.out, entity, ret, NULL, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock entity '%s': %s", entity, e.message) : 0;
 }
 
@@ -99,14 +104,21 @@ static int read_record(CephAdmin *a, const char *key, CephLock **ret, Error *err
         _cleanup_(freep) char *rk = ceph_lock_record_key(a->cluster, key, err), *out = NULL;
         if (!rk)
                 return -err->code;
+        /* no record only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        int r = run(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &out, &e);
-        if (r == -ENOENT) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &ans, &e);
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
                 *ret = NULL;
                 return 0;
         }
-        if (r < 0)
+        if (ans.exit_status != 0) {
+                r = ceph_answer_error(a, &ans, &e);
                 return error_set(err, -r, "%s", e.message);
+        }
+        out = TAKE_PTR(ans.out);
         r = ceph_lock_parse(out, ret, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock record '%s': %s", rk, e.message) : 0;
 }

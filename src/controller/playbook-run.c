@@ -569,12 +569,16 @@ static int host_add_osd(HostState *h, unsigned id) {
         return 0;
 }
 
-static bool playbook_has_step(const Playbook *pb, const char *name) {
+static const PlaybookStep *playbook_find_step(const Playbook *pb, const char *name) {
         for (int s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
                 for (size_t i = 0; i < pb->n_steps[s]; i++)
                         if (streq(pb->steps[s][i].entry->name, name))
-                                return true;
-        return false;
+                                return &pb->steps[s][i];
+        return NULL;
+}
+
+static bool playbook_has_step(const Playbook *pb, const char *name) {
+        return playbook_find_step(pb, name) != NULL;
 }
 
 /* Everything a run holds, freed in one place (returns happen anywhere). */
@@ -704,12 +708,30 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 playbook_print_plan(pb, R.facts, n, o->out);
 
         /* the drain check before anything changes, with its projection in the plan */
-        if (playbook_has_step(pb, "drain-check")) {
+        const PlaybookStep *drain_check = playbook_find_step(pb, "drain-check");
+        if (drain_check) {
+                /* as the step will run: the run's hosts (or those it names) gone at once, or
+                 * each alone with together: false */
+                bool together = true;
+                (void) json_get_bool(drain_check->args, "together", false, &together, "drain-check", NULL);
+                _cleanup_strv_free_ char **names = NULL;
+                json_object *given = NULL;
+                if (json_object_object_get_ex(drain_check->args, "hosts", &given) &&
+                    json_object_is_type(given, json_type_array)) {
+                        for (size_t i = 0; i < json_object_array_length(given); i++)
+                                if (strv_extend(&names, json_object_get_string(json_object_array_get_idx(given, i))) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                } else
+                        for (size_t i = 0; i < n; i++)
+                                if (strv_extend(&names, R.hs[i].host->name) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
                 json_object *checks = json_object_new_array();
                 json_add(R.res->plan, "drain_checks", checks);
-                for (size_t i = 0; i < n; i++) {
+                size_t n_checks = together ? 1 : strv_length(names);
+                for (size_t i = 0; names && i < n_checks; i++) {
+                        char *one[] = { names[i], NULL };
                         _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
-                        if ((r = cluster_steps_drain_check(&cs, R.hs[i].host->name, &dc, err)) < 0)
+                        if ((r = cluster_steps_drain_check(&cs, together ? names : one, &dc, err)) < 0)
                                 return r;
                         json_object_array_add(checks, ceph_drain_check_to_json(dc));
                         if (o->out) {

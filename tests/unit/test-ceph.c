@@ -611,6 +611,53 @@ static void test_safe_to_destroy(void) {
         CHECK_INTEQ(ceph_safe_to_destroy_parse(16, "{\"safe_to_destroy\":[0],\"active\":[]}", "", &zero, 1, &s, &e),
                     -EPROTO);
         CHECK(s == NULL);
+
+        /* fail closed: exit 0 with nothing to read is no answer (it marked every id safe) */
+        int two[] = { 0, 2 };
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL && strstr(e.message, "no answer"));
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "\n", "Error: something else\n", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL);
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "OSD(s) x are safe to destroy\n", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL);
+
+        /* the plain line: only the ids it names are safe, not every id asked */
+        r = run_load("safe-to-destroy-0-out-clean-plain");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, two, 2, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0) && !ceph_safe_to_destroy_is_safe(s, 2));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+        /* OSDMonitor prints the set with ',' */
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "OSD(s) 0,2 are safe to destroy without reducing data "
+                                                       "durability.\n", two, 2, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0) && ceph_safe_to_destroy_is_safe(s, 2) && s->n_safe == 2);
+        s = ceph_safe_to_destroy_free(s);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "OSD(s) 2 are safe to destroy without reducing data durability.\n", "",
+                                               two, 2, &s, &err), 0);
+        CHECK(s && !ceph_safe_to_destroy_is_safe(s, 0) && ceph_safe_to_destroy_is_safe(s, 2));
+        s = ceph_safe_to_destroy_free(s);
+}
+
+/* "no such key" is ceph's own answer only: exit 2 with "Error ENOENT:" */
+static void test_no_such_key(void) {
+        Run r = run_load("config-key-get-missing");
+        CHECK(ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        r = run_load("auth-get-missing");
+        CHECK(ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        r = run_load("config-key-get-lock");
+        CHECK(!ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        /* ENOENT from elsewhere, or an exit status without ceph's words */
+        CHECK(!ceph_answer_no_such_key(2, ""));
+        CHECK(!ceph_answer_no_such_key(2, NULL));
+        CHECK(!ceph_answer_no_such_key(127, "sh: 1: ceph: not found\n"));
+        CHECK(!ceph_answer_no_such_key(1, "[errno 2] RADOS object not found (error connecting to the cluster)\n"));
+        CHECK(!ceph_answer_no_such_key(16, "Error ENOENT: x\n"));
 }
 
 static void test_versions(void) {
@@ -1080,6 +1127,7 @@ int main(void) {
         TEST_RUN(test_pg_dump);
         TEST_RUN(test_ok_to_stop);
         TEST_RUN(test_safe_to_destroy);
+        TEST_RUN(test_no_such_key);
         TEST_RUN(test_versions);
         TEST_RUN(test_small_answers);
         TEST_RUN(test_argv);
