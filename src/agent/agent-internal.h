@@ -39,6 +39,16 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
 int agent_op_preflight(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 
+/* The lease of the request being served (its "lease_left_ms", docs/agent.md "The lease"):
+ * true once it is over (false when the request carries none, or its op has started). */
+bool agent_lease_over(void);
+/* The op's first write is about to start: ENOLCK "refusing to WHAT 'PATH': the cluster
+ * lock's lease ran out ..." when its lease is over; otherwise 0, and the lease is spent (the
+ * op runs to its end; later claims of the same request are not checked again). No lease: 0.
+ * block_claim() calls it once the device's locks are held, right before it hands out the
+ * descriptor to write through. */
+int agent_lease_start(const char *what, const char *path, Error *err);
+
 /* Loads libparted (once per process, see agent-partition.c); errors name the host. */
 int agent_libparted_load(AgentState *s, Error *err);
 /* Where bcache-tune writes its udev rules ($CEPHPROV_UDEV_RULES_DIR, else /etc/udev/rules.d). */

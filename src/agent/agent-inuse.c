@@ -831,11 +831,29 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
                                : fstat(c.fd, &st) == 0 ? proc_locks_holder(st.st_dev, st.st_ino, true) : 0;
                 if (waited >= (pid_is_udev(holder) ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS))
                         break;
+                /* never past the request's lease: refused below, for the lease */
+                if (agent_lease_over())
+                        break;
                 sleep_ms(50);
                 if (o->check_only)
                         locked_by_other = flock(c.fd, LOCK_EX | LOCK_NB) < 0 || lock_test(c.fd, &lock_pid);
                 else
                         locked_by_other = !lock_device(c.fd, &lock_pid);
+        }
+        /* the request's lease (docs/agent.md "The lease"): checked once the locks are ours (or
+         * waited for in vain), right before the descriptor is handed out to write through */
+        if (!o->read_only && (r = agent_lease_start(o->what, d->path, err)) < 0) {
+                if (locked_by_other) {
+                        char comm[64] = "?";
+                        struct stat st;
+                        if (lock_pid <= 0 && fstat(c.fd, &st) == 0)
+                                lock_pid = proc_locks_holder(st.st_dev, st.st_ino, true);
+                        if (lock_pid > 0)
+                                proc_comm(lock_pid, comm, sizeof(comm));
+                        error_prefix(err, r, "while waiting for the lock on '%s' (held by pid %d (%s))", d->path,
+                                     (int) lock_pid, comm);
+                }
+                return r;
         }
         if (locked_by_other && !(allowed_osd && o->check_only)) {
                 struct stat st;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libudev.h>
@@ -157,6 +158,60 @@ bool agent_device_allowed(AgentState *s, const char *path) {
         return ok;
 }
 
+/* ---- the lease of the request being served (docs/agent.md "The lease") ---- */
+
+/* CLOCK_MONOTONIC seconds of this agent after which the request's lease is over, 0 when
+ * the request carries none; and what it carried. Per thread: an agent serves one request at
+ * a time, and in-process agents (the local transport) serve theirs on the caller's thread. */
+static _Thread_local double request_deadline;
+static _Thread_local int64_t request_lease_ms;
+
+static double mono_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+bool agent_lease_over(void) {
+        return request_deadline > 0 && mono_now() >= request_deadline;
+}
+
+int agent_lease_start(const char *what, const char *path, Error *err) {
+        if (request_deadline <= 0)
+                return 0;
+        double now = mono_now();
+        if (now < request_deadline) {
+                /* the op starts its writes in time: from here it runs to its end (a bcache
+                 * flush may take an hour; the controller checks again before the next op) */
+                request_deadline = 0;
+                return 0;
+        }
+        return error_set(err, ENOLCK,
+                         "refusing to %s '%s': the cluster lock's lease ran out (the request arrived with %lld ms of "
+                         "it left, %.1f s ago): the controller may have lost the lock",
+                         what, path, (long long) request_lease_ms, now - request_deadline + request_lease_ms / 1000.0);
+}
+
+/* "lease_left_ms" of a request's args: none → no deadline; ≤ 0 → refused at once (it arrived
+ * past its lease); else the deadline, from the request's arrival on this agent's own clock
+ * (the two clocks are never compared). */
+static int lease_begin(AgentState *s, json_object *args, const char *op, double arrival, Error *err) {
+        request_deadline = 0;
+        request_lease_ms = 0;
+        if (!json_object_object_get_ex(args, "lease_left_ms", NULL))
+                return 0;
+        int64_t ms = 0;
+        int r = json_get_int(args, "lease_left_ms", true, &ms, op, err);
+        if (r < 0)
+                return r;
+        if (ms <= 0)
+                return error_set(err, ENOLCK, "'%s' arrived after the cluster lock's lease had run out (lease_left_ms %lld): "
+                                 "nothing done on '%s'", op, (long long) ms, agent_host(s));
+        request_lease_ms = ms;
+        request_deadline = arrival + (double) ms / 1000.0;
+        return 0;
+}
+
 /* ---- ops ---- */
 
 static int op_configure(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
@@ -241,6 +296,7 @@ static json_object *error_response(json_object *id, int code, const char *messag
 
 int agent_dispatch(AgentState *s, json_object *request, json_object **ret_response,
                    AgentProgressFn progress, void *userdata) {
+        double arrival = mono_now(); /* the lease counts from here */
         Error err = {};
         json_object *id = NULL, *args = NULL;
         const char *op = NULL;
@@ -269,6 +325,8 @@ int agent_dispatch(AgentState *s, json_object *request, json_object **ret_respon
         _cleanup_json_ json_object *empty = NULL;
         if (!args)
                 args = empty = json_object_new_object();
+        if (!args)
+                return -ENOMEM;
 
         AgentProgress p = { .id = json_object_get_int64(id), .fn = progress, .userdata = userdata };
         json_object *result = NULL;
@@ -281,8 +339,10 @@ int agent_dispatch(AgentState *s, json_object *request, json_object **ret_respon
                 if (ops[i].needs_config && !s->configured)
                         r = error_set(&err, EPERM, "agent on '%s' is not configured: send 'configure' first",
                                       agent_host(s));
-                else
+                else if ((r = lease_begin(s, args, op, arrival, &err)) >= 0)
                         r = ops[i].fn(s, args, &result, &p, &err);
+                request_deadline = 0;
+                request_lease_ms = 0;
                 break;
         }
 

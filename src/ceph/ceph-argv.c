@@ -402,6 +402,10 @@ char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err) {
         return argv_build(cli, err, "auth", "get", entity, "-f", "json", NULL);
 }
 
+char **ceph_argv_report(const CephCli *cli, Error *err) {
+        return argv_build(cli, err, "report", "-f", "json", NULL);
+}
+
 char **ceph_argv_auth_rm(const CephCli *cli, const char *entity, Error *err) {
         if (!entity_is_valid(entity)) {
                 error_set(err, EINVAL, "auth rm: invalid entity '%s'", strnull(entity));

@@ -334,14 +334,14 @@ typedef struct CephRecovery {
  * PGMap::print_summary / dump prints only while something recovers. */
 int ceph_recovery_parse(const char *json, CephRecovery *ret, Error *err);
 
-/* ---- drain: can the rest of the cluster take the host's data? ----------------------- */
+/* ---- drain: can the rest of the cluster take the hosts' data? ---------------------- */
 
 typedef struct CephDrainDest {
         int id;                 /* an OSD that stays and receives data */
         char *host;
         double crush_weight, reweight;
         uint64_t kb, kb_used;   /* now */
-        uint64_t kb_incoming;   /* projected share of the host's data */
+        uint64_t kb_incoming;   /* projected share of the hosts' data */
         double util_now, util_after; /* fractions */
         bool over_backfillfull, over_nearfull;
 } CephDrainDest;
@@ -351,7 +351,7 @@ typedef struct CephDrainPool {
         char *name;
         CephPoolType type;
         unsigned needed;        /* failure domains the pool needs: size, or k+m */
-        unsigned left;          /* failure domains under its rule with weight > 0 without the host */
+        unsigned left;          /* failure domains under its rule with weight > 0 without the hosts */
         char *failure_domain;   /* "host" */
         char *rule;             /* rule name ("replicated_rule"); NULL when the rule is missing */
         bool ok;
@@ -359,14 +359,15 @@ typedef struct CephDrainPool {
 
 typedef struct CephDrainCheck {
         bool ok;                /* no reason to refuse */
-        char *host;
+        char **hosts;           /* the hosts drained together, as asked */
+        char *names;            /* them for people: "node4", "node3 and node4" */
         char **reasons;         /* why the drain is refused, one sentence each (never NULL) */
         char **warnings;        /* worth saying, not a refusal (nearfull, assumptions) */
-        int *osds;              /* the host's OSDs (sorted) */
+        int *osds;              /* the hosts' OSDs (sorted) */
         size_t n_osds;
         int *osds_out;          /* of those, out and holding no PG: their data is not counted again */
         size_t n_osds_out;
-        uint64_t bytes_to_move; /* data of the host's other OSDs (a down one's estimated) */
+        uint64_t bytes_to_move; /* data of the hosts' other OSDs (a down one's estimated) */
         CephDrainDest *dests;   /* the OSDs that stay, sorted by id */
         size_t n_dests;
         CephDrainPool *pools;   /* sorted by id */
@@ -374,30 +375,35 @@ typedef struct CephDrainCheck {
         CephFullRatios ratios;
 } CephDrainCheck;
 
-/* The check of a host without a CRUSH host bucket (destroyed, or never given an OSD):
- * nothing to move, ok, with a warning that says so. NULL on ENOMEM. */
-CephDrainCheck *ceph_drain_check_no_bucket(const char *host);
+/* The check of hosts without a CRUSH host bucket (destroyed, or never given an OSD):
+ * nothing to move, ok, with a warning per host that says so. NULL on ENOMEM. */
+CephDrainCheck *ceph_drain_check_no_bucket(char * const *hosts);
 
-/* Project where `host`'s data goes when its OSDs are taken out, and refuse when
- *  - an OSD that stays would pass the backfillfull ratio: each of the host's OSDs (but those
+/* Project where the data of `hosts` (a strv, at least one) goes when all their OSDs are taken
+ * out at once, and refuse when
+ *  - an OSD that stays would pass the backfillfull ratio: each of the hosts' OSDs (but those
  *    out with no PG left) sends its data (kb_used_data; for a down OSD without statistics the
  *    cluster's data per CRUSH weight × its weight) to the OSDs that stay under the rules of the pools it
- *    serves (same root, the rule's device class, up, in, CRUSH weight > 0, not on `host`),
+ *    serves (same root, the rule's device class, up, in, CRUSH weight > 0, on none of `hosts`),
  *    in proportion to CRUSH weight × reweight; when an OSD serves pools of several rules
  *    each destination is charged the largest of those shares (the split by pool is not in
  *    `osd df`), so the projection errs towards refusing;
  *  - a pool would lose redundancy: the buckets of its rule's failure-domain type that still
  *    hold such an OSD number fewer than size (replicated) or k+m (erasure);
  *  - a pool's rule or erasure-code profile is not known.
- * Errors (not refusals): ENOENT naming `host` when it is no host bucket of `t`; EINVAL for
- * missing inputs. `ec_profiles` may be NULL when no pool is erasure coded. */
+ * Each reason names the hosts when there are several ("... 2 would be left without node3 and
+ * node4", "osd.5 (node2) would be 93.0 % full after the drain of node3 and node4 ...").
+ * Hosts each fine alone can be refused together: that is the point (a drain of several hosts
+ * keeps all of them out until its end).
+ * Errors (not refusals): ENOENT naming the first of `hosts` that is no host bucket of `t`;
+ * EINVAL for missing inputs. `ec_profiles` may be NULL when no pool is erasure coded. */
 int ceph_drain_check(const CephOsdDfTree *t, const CephPoolList *pools, const CephCrushRules *rules,
-                     const CephEcProfileList *ec_profiles, const CephFullRatios *ratios, const char *host,
+                     const CephEcProfileList *ec_profiles, const CephFullRatios *ratios, char * const *hosts,
                      CephDrainCheck **ret, Error *err);
 CephDrainCheck *ceph_drain_check_free(CephDrainCheck *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephDrainCheck *, ceph_drain_check_free);
 /* For the plan print, a few lines: "drain node4: 90 GiB to move from osd.9 osd.10 osd.11 to 9
- * OSDs", the fullest OSD afterwards, each pool's failure domains left, then every reason
+ * OSDs" ("drain node3 and node4 together: ..." for several), the fullest OSD afterwards, each pool's failure domains left, then every reason
  * ("refused: ...") and warning. NULL on ENOMEM. */
 char *ceph_drain_check_format(const CephDrainCheck *c);
 json_object *ceph_drain_check_to_json(const CephDrainCheck *c);

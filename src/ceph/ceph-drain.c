@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Can the rest of the cluster take a host's data, and how far along is moving it? */
+/* Can the rest of the cluster take the data of the hosts drained (all of them off at once),
+ * and how far along is moving it? */
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +17,8 @@
 CephDrainCheck *ceph_drain_check_free(CephDrainCheck *c) {
         if (!c)
                 return NULL;
-        free(c->host);
+        strv_free(c->hosts);
+        free(c->names);
         strv_free(c->reasons);
         strv_free(c->warnings);
         free(c->osds);
@@ -43,7 +45,8 @@ typedef struct Domain {
 
 typedef struct Ctx {
         const CephOsdDfTree *t;
-        const CephDfNode *host;
+        const CephDfNode **hosts; /* the host buckets drained together */
+        size_t n_hosts;
         CephDrainCheck *c;
         Domain *domains;
         size_t n_domains;
@@ -56,7 +59,10 @@ static int add_reason(char ***l, char *s) {
 }
 
 static bool on_host(const Ctx *x, int id) {
-        return ceph_osd_df_tree_is_under(x->t, id, x->host->id);
+        for (size_t i = 0; i < x->n_hosts; i++)
+                if (ceph_osd_df_tree_is_under(x->t, id, x->hosts[i]->id))
+                        return true;
+        return false;
 }
 
 static bool in_domain(const Ctx *x, const CephDfNode *o, int root, const char *cls) {
@@ -169,7 +175,7 @@ static int check_pool(Ctx *x, const CephPool *pool, const CephCrushRules *rules,
                                                       "without %s",
                                                       pool->name, what, p.n_needed,
                                                       plural(p.failure_domain, p.n_needed, a, sizeof a), rule->name,
-                                                      dp->left, x->host->name)) < 0)
+                                                      dp->left, c->names)) < 0)
                         return -ENOMEM;
         }
         return domain_add(x, root->id, p.device_class);
@@ -308,11 +314,12 @@ static int project(Ctx *x, const CephFullRatios *ratios) {
                 dd->over_nearfull = dd->util_after > ratios->nearfull;
                 if (dd->over_backfillfull)
                         r = add_reason(&c->reasons,
-                                       strprintf("osd.%d%s%s%s would be %.1f %% full after the drain (now %.1f %%), past "
-                                                 "the backfillfull ratio %.0f %%",
+                                       strprintf("osd.%d%s%s%s would be %.1f %% full after the drain%s%s (now %.1f "
+                                                 "%%), past the backfillfull ratio %.0f %%",
                                                  dd->id, dd->host ? " (" : "", dd->host ? dd->host : "",
-                                                 dd->host ? ")" : "", dd->util_after * 100, dd->util_now * 100,
-                                                 ratios->backfillfull * 100));
+                                                 dd->host ? ")" : "", dd->util_after * 100,
+                                                 x->n_hosts > 1 ? " of " : "", x->n_hosts > 1 ? c->names : "",
+                                                 dd->util_now * 100, ratios->backfillfull * 100));
                 else if (dd->over_nearfull)
                         r = add_reason(&c->warnings,
                                        strprintf("osd.%d would be %.1f %% full after the drain, past the nearfull ratio "
@@ -327,40 +334,66 @@ static int project(Ctx *x, const CephFullRatios *ratios) {
         return 0;
 }
 
-CephDrainCheck *ceph_drain_check_no_bucket(const char *host) {
-        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = calloc(1, sizeof(CephDrainCheck));
-        if (!c || !(c->host = strdup(host)) || !(c->reasons = calloc(1, sizeof(char *))) ||
-            !(c->warnings = calloc(2, sizeof(char *))) || !(c->osds = calloc(1, sizeof(int))) ||
-            !(c->osds_out = calloc(1, sizeof(int))) ||
-            !(c->warnings[0] = strprintf("host '%s' has no host bucket in the CRUSH map: nothing to move", host)))
+/* "node4", "node3 and node4", "node2, node3 and node4" */
+static char *names_join(char * const *hosts) {
+        size_t n = strv_length((char **) hosts);
+        if (n <= 1)
+                return strdup(n ? hosts[0] : "");
+        _cleanup_(freep) char **head = calloc(n, sizeof(char *));
+        if (!head)
                 return NULL;
+        memcpy(head, hosts, (n - 1) * sizeof(char *));
+        _cleanup_(freep) char *h = strv_join(head, ", ");
+        return h ? strprintf("%s and %s", h, hosts[n - 1]) : NULL;
+}
+
+static CephDrainCheck *check_new(char * const *hosts) {
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = calloc(1, sizeof(CephDrainCheck));
+        if (!c || !(c->hosts = strv_copy(hosts)) || !(c->names = names_join(hosts)) ||
+            !(c->reasons = calloc(1, sizeof(char *))) || !(c->warnings = calloc(1, sizeof(char *))))
+                return NULL;
+        return TAKE_PTR(c);
+}
+
+CephDrainCheck *ceph_drain_check_no_bucket(char * const *hosts) {
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = check_new(hosts);
+        if (!c || !(c->osds = calloc(1, sizeof(int))) || !(c->osds_out = calloc(1, sizeof(int))))
+                return NULL;
+        for (char * const *h = hosts; h && *h; h++)
+                if (add_reason(&c->warnings, strprintf("host '%s' has no host bucket in the CRUSH map: nothing to move",
+                                                       *h)) < 0)
+                        return NULL;
         c->ok = true;
         return TAKE_PTR(c);
 }
 
 int ceph_drain_check(const CephOsdDfTree *t, const CephPoolList *pools, const CephCrushRules *rules,
-                     const CephEcProfileList *ec_profiles, const CephFullRatios *ratios, const char *host,
+                     const CephEcProfileList *ec_profiles, const CephFullRatios *ratios, char * const *hosts,
                      CephDrainCheck **ret, Error *err) {
-        if (!t || !pools || !rules || !ratios || !host)
+        if (!t || !pools || !rules || !ratios || !hosts || !hosts[0])
                 return error_set(err, EINVAL, "drain check: missing input");
         if (ratios->backfillfull <= 0 || ratios->backfillfull > 1 || ratios->nearfull <= 0 || ratios->nearfull > 1)
                 return error_set(err, EINVAL, "drain check: invalid full ratios");
-        const CephDfNode *hb = NULL;
-        for (size_t i = 0; i < t->n_nodes && !hb; i++)
-                if (t->nodes[i].id < 0 && streq(t->nodes[i].type, "host") && streq(t->nodes[i].name, host))
-                        hb = &t->nodes[i];
+        size_t n_hosts = strv_length((char **) hosts);
+        _cleanup_(freep) const CephDfNode **hb = calloc(n_hosts, sizeof(CephDfNode *));
         if (!hb)
-                return error_set(err, ENOENT, "host '%s' is not a host bucket of the CRUSH map (`osd df tree`)", host);
+                return -ENOMEM;
+        for (size_t k = 0; k < n_hosts; k++) {
+                for (size_t i = 0; i < t->n_nodes && !hb[k]; i++)
+                        if (t->nodes[i].id < 0 && streq(t->nodes[i].type, "host") && streq(t->nodes[i].name, hosts[k]))
+                                hb[k] = &t->nodes[i];
+                if (!hb[k])
+                        return error_set(err, ENOENT, "host '%s' is not a host bucket of the CRUSH map (`osd df tree`)",
+                                         hosts[k]);
+        }
 
-        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = calloc(1, sizeof(CephDrainCheck));
-        if (!c || !(c->host = strdup(host)) || !(c->reasons = calloc(1, sizeof(char *))) ||
-            !(c->warnings = calloc(1, sizeof(char *))) || !(c->osds = calloc(t->n_nodes + 1, sizeof(int))) ||
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = check_new(hosts);
+        if (!c || !(c->osds = calloc(t->n_nodes + 1, sizeof(int))) ||
             !(c->osds_out = calloc(t->n_nodes + 1, sizeof(int))) ||
             !(c->pools = calloc(pools->n_pools + 1, sizeof(CephDrainPool))))
                 return -ENOMEM;
         c->ratios = *ratios;
-        Ctx x = { .t = t, .host = hb, .c = c };
-
+        Ctx x = { .t = t, .hosts = hb, .n_hosts = n_hosts, .c = c };
         for (size_t i = 0; i < t->n_nodes; i++) {
                 const CephDfNode *o = &t->nodes[i];
                 if (o->id < 0 || !on_host(&x, o->id))
@@ -400,7 +433,8 @@ char *ceph_drain_check_format(const CephDrainCheck *c) {
         if (!f)
                 return NULL;
         char b[SIZE_FORMAT_MAX];
-        fprintf(f, "drain %s: %s to move from ", c->host, size_format(c->bytes_to_move, b, sizeof b));
+        fprintf(f, "drain %s%s: %s to move from ", c->names, strv_length(c->hosts) > 1 ? " together" : "",
+                size_format(c->bytes_to_move, b, sizeof b));
         if (c->n_osds == 0)
                 fputs("no OSDs", f);
         fputs_ids(f, c->osds, c->n_osds);
@@ -473,7 +507,7 @@ json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
                     json_add_bool(e, "ok", p->ok) < 0)
                         return NULL;
         }
-        if (json_add_bool(o, "ok", c->ok) < 0 || json_add_string(o, "host", c->host) < 0 ||
+        if (json_add_bool(o, "ok", c->ok) < 0 || json_add(o, "hosts", json_array_new_strv(c->hosts)) < 0 ||
             json_add(o, "osds", json_array_new_ints(c->osds, c->n_osds)) < 0 ||
             json_add(o, "osds_already_out", json_array_new_ints(c->osds_out, c->n_osds_out)) < 0 ||
             json_add_u64(o, "bytes_to_move", c->bytes_to_move) < 0 ||

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +119,42 @@ static int get_ids(json_object *root, const char *key, int **ret, size_t *ret_n,
         return ceph_json_int_array(a, "ceph osd safe-to-destroy", ret, ret_n, err);
 }
 
-int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err_text, const int *osds,
-                               size_t n_osds, CephSafeToDestroy **ret, Error *err) {
+/* The plain form's line "OSD(s) 0,3 are safe to destroy without reducing data durability."
+ * (OSDMonitor prints the set with ','; spaces are taken too): the ids it names, only those. */
+static int plain_safe_ids(const char *line, int **ret, size_t *ret_n, Error *err) {
+        const char *what = "ceph osd safe-to-destroy";
+        line += strspn(line, " \t\r\n");
+        const char *p = startswith(line, "OSD(s) ") ? line + strlen("OSD(s) ") : NULL;
+        const char *end = p ? strstr(p, " are safe to destroy") : NULL;
+        _cleanup_(freep) char *first = ceph_first_line(line);
+        if (!end)
+                return error_set(err, EBADMSG, "%s: not an answer: '%s'", what, first ? first : "");
+        _cleanup_(freep) int *ids = calloc((size_t) (end - p) + 1, sizeof(int));
+        size_t n = 0;
+        if (!ids)
+                return -ENOMEM;
+        while (p < end) {
+                if (*p == ',' || *p == ' ') {
+                        p++;
+                        continue;
+                }
+                char *e;
+                errno = 0;
+                long v = strtol(p, &e, 10);
+                if (e == p || errno != 0 || v < 0 || v > INT_MAX || e > end || (e < end && *e != ',' && *e != ' '))
+                        return error_set(err, EBADMSG, "%s: not an OSD id list: '%s'", what, first ? first : "");
+                ids[n++] = (int) v;
+                p = e;
+        }
+        if (n == 0)
+                return error_set(err, EBADMSG, "%s: names no OSD: '%s'", what, first ? first : "");
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
+int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err_text, const int *osds, size_t n_osds,
+                               CephSafeToDestroy **ret, Error *err) {
         const char *what = "ceph osd safe-to-destroy";
         if (exit_status != 0 && exit_status != CEPH_EXIT_EBUSY)
                 return other_exit(what, exit_status, err_text, err);
@@ -129,11 +164,25 @@ int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err
                 return -ENOMEM;
         s->message = ceph_first_line(err_text);
 
-        if (!blank(out) && !(exit_status == 0 && startswith(out, "OSD(s) "))) {
-                _cleanup_json_ json_object *root = NULL;
-                int r = ceph_json_parse(out, what, &root, err);
-                if (r < 0)
+        int r;
+        const char *plain = out ? out + strspn(out, " \t\r\n") : "";
+        if (exit_status == 0 && startswith(plain, "OSD(s) ")) {
+                if ((r = plain_safe_ids(plain, &s->safe, &s->n_safe, err)) < 0)
                         return r;
+        } else if (exit_status == 0 && blank(out)) {
+                /* the plain form says it on stderr; exit 0 with nothing to read is no answer,
+                 * and no answer is never "safe" */
+                if (blank(err_text))
+                        return error_set(err, EBADMSG, "%s: exit status 0 but no answer (stdout and stderr empty)",
+                                         what);
+                if ((r = plain_safe_ids(err_text, &s->safe, &s->n_safe, err)) < 0)
+                        return r;
+        } else if (!blank(out)) {
+                _cleanup_json_ json_object *root = NULL;
+                if ((r = ceph_json_parse(out, what, &root, err)) < 0)
+                        return r;
+                if (!json_object_is_type(root, json_type_object))
+                        return error_set(err, EBADMSG, "%s: the answer is not a JSON object", what);
                 if ((r = get_ids(root, "safe_to_destroy", &s->safe, &s->n_safe, err)) < 0 ||
                     (r = get_ids(root, "active", &s->active, &s->n_active, err)) < 0 ||
                     (r = get_ids(root, "missing_stats", &s->missing_stats, &s->n_missing_stats, err)) < 0 ||
@@ -141,15 +190,6 @@ int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err
                         return r;
                 if (exit_status == CEPH_EXIT_EBUSY && s->n_safe > 0 && s->n_safe == n_osds)
                         return error_set(err, EPROTO, "%s: exit status 16 but every OSD listed safe", what);
-        } else if (exit_status == 0) {
-                /* plain form: "OSD(s) 0 are safe to destroy without reducing data durability." */
-                if (!osds || n_osds == 0)
-                        return error_set(err, EINVAL, "%s: plain output needs the OSD ids asked about", what);
-                s->safe = malloc(n_osds * sizeof(int));
-                if (!s->safe)
-                        return -ENOMEM;
-                memcpy(s->safe, osds, n_osds * sizeof(int));
-                s->n_safe = n_osds;
         }
         /* exit 16 without JSON: nothing safe (stderr says why) */
         *ret = TAKE_PTR(s);

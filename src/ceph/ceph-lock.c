@@ -180,6 +180,13 @@ int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, siz
         return error_set(err, ENOENT, "auth get: no entry for '%s'", strnull(entity));
 }
 
+bool ceph_answer_no_such_key(int exit_status, const char *err_text) {
+        if (exit_status != ENOENT || !err_text)
+                return false;
+        err_text += strspn(err_text, "\n");
+        return startswith(err_text, "Error ENOENT:");
+}
+
 int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err) {
         _cleanup_json_ json_object *o = NULL;
         int r = ceph_json_parse(out, "config-key ls", &o, err);
@@ -209,5 +216,90 @@ int ceph_lock_lease_parse(const char *s, unsigned *ret, Error *err) {
                 return error_set(err, EINVAL, "invalid lease '%s': expected whole seconds from 2 to 3600",
                                  strnull(s));
         *ret = (unsigned) v;
+        return 0;
+}
+
+int64_t ceph_lock_lease_left_ms(double now, double deadline) {
+        double left = (deadline - now) * 1000.0;
+        if (!(left >= 1.0)) /* over, or NaN */
+                return 0;
+        if (left > (double) INT64_MAX / 2)
+                return INT64_MAX / 2;
+        return (int64_t) left; /* rounded down: never more than what is left */
+}
+
+int ceph_lock_skew_check(double sent, double answered, double mon, unsigned lease, double *ret_skew, Error *err) {
+        if (answered < sent)
+                answered = sent; /* our wall clock stepped back meanwhile: no window to speak of */
+        double mid = (sent + answered) / 2, half = (answered - sent) / 2;
+        double skew = mon - mid, least = (skew < 0 ? -skew : skew) - half;
+        if (ret_skew)
+                *ret_skew = skew;
+        if (least > lease / 4.0) {
+                char ours[32] = "", theirs[32] = "";
+                struct tm tm;
+                time_t a = (time_t) mid, b = (time_t) mon;
+                if (gmtime_r(&a, &tm))
+                        strftime(ours, sizeof ours, "%Y-%m-%dT%H:%M:%SZ", &tm);
+                if (gmtime_r(&b, &tm))
+                        strftime(theirs, sizeof theirs, "%Y-%m-%dT%H:%M:%SZ", &tm);
+                return error_set(err, ETIME,
+                                 "this machine's clock is %.1f s %s the monitors' (here %s, monitors %s, asked within "
+                                 "%.1f s): more than a quarter of the lock's lease (%u s), so leases would be misread "
+                                 "across controllers; fix the clock (NTP) before taking the lock",
+                                 skew < 0 ? -skew : skew, skew < 0 ? "ahead of" : "behind", ours, theirs,
+                                 answered - sent, lease);
+        }
+        return 0;
+}
+
+int ceph_time_parse(const char *s, double *ret) {
+        int Y, M, D, h, m, sec, n = 0;
+        if (!s || sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3 || n != 10 || (s[10] != 'T' && s[10] != ' '))
+                return -EINVAL;
+        s += 11;
+        if (sscanf(s, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3 || n != 8)
+                return -EINVAL;
+        s += 8;
+        double frac = 0;
+        if (*s == '.') {
+                double scale = 0.1;
+                for (s++; *s >= '0' && *s <= '9'; s++, scale /= 10)
+                        frac += (*s - '0') * scale;
+        }
+        long off = 0;
+        if (*s == '+' || *s == '-') {
+                int oh, om;
+                if (strlen(s) == 5 && sscanf(s + 1, "%2d%2d", &oh, &om) == 2)
+                        off = (oh * 3600L + om * 60L) * (*s == '-' ? -1 : 1);
+                else if (strlen(s) == 6 && s[3] == ':' && sscanf(s + 1, "%2d:%2d", &oh, &om) == 2)
+                        off = (oh * 3600L + om * 60L) * (*s == '-' ? -1 : 1);
+                else
+                        return -EINVAL;
+        } else if (*s == 'Z')
+                s++;
+        else if (*s)
+                return -EINVAL;
+        if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+                return -EINVAL;
+        struct tm tm = { .tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec };
+        time_t t = timegm(&tm);
+        if (t == (time_t) -1)
+                return -EINVAL;
+        *ret = (double) t - (double) off + frac;
+        return 0;
+}
+
+int ceph_report_time_parse(const char *out, double *ret, Error *err) {
+        _cleanup_json_ json_object *o = NULL;
+        int r = ceph_json_parse(out, "report", &o, err);
+        if (r < 0)
+                return r;
+        json_object *ts = NULL;
+        if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "timestamp", &ts) ||
+            !json_object_is_type(ts, json_type_string))
+                return error_set(err, EBADMSG, "report: no \"timestamp\" (the monitor's clock)");
+        if (ceph_time_parse(json_object_get_string(ts), ret) < 0)
+                return error_set(err, EBADMSG, "report: cannot read the timestamp '%s'", json_object_get_string(ts));
         return 0;
 }

@@ -308,7 +308,9 @@ typedef struct CephOkToStop {
 
 /* From the exit status and both streams of `ceph osd ok-to-stop IDS -f json`:
  * exit 0 → ok; exit 16 → not ok (the JSON on stdout, when there is one, says why); any
- * other exit, or a JSON that contradicts the exit status, is an error naming stderr. */
+ * other exit, or a JSON that contradicts the exit status, is an error naming stderr; so is
+ * exit 0 without a JSON answer. It says ok for an id that does not exist: check the ids
+ * against the OSD map. */
 int ceph_ok_to_stop_parse(int exit_status, const char *out, const char *err_text, CephOkToStop **ret,
                           Error *err);
 CephOkToStop *ceph_ok_to_stop_free(CephOkToStop *o);
@@ -322,7 +324,10 @@ typedef struct CephSafeToDestroy {
 
 /* `ceph osd safe-to-destroy IDS [-f json]`. Careful: with -f json Pacific exits 0 even
  * when nothing is safe ({"safe_to_destroy":[],"active":[0],...}); without it, it exits 16.
- * Both are accepted; ask ceph_safe_to_destroy_is_safe(), never the exit status alone. */
+ * Both are accepted; ask ceph_safe_to_destroy_is_safe(), never the exit status alone. Safe
+ * are only the ids the answer names: those of "safe_to_destroy", or of the plain line "OSD(s)
+ * 0,3 are safe to destroy ..." (on stderr, exit 0). It fails closed: exit 0 with nothing on
+ * stdout or stderr, or a line that is not that one, is EBADMSG, never "safe". */
 int ceph_safe_to_destroy_parse(int exit_status, const char *out, const char *err_text,
                                const int *osds, size_t n_osds, CephSafeToDestroy **ret, Error *err);
 CephSafeToDestroy *ceph_safe_to_destroy_free(CephSafeToDestroy *s);
@@ -427,11 +432,36 @@ char *ceph_keyring_format(const char *entity, const char *key);
 /* `auth get ENTITY -f json`: [{"entity":E,"key":K,"caps":{...}}] → K (the entry named
  * `entity`); ret_n_caps (may be NULL) gets the number of caps. */
 int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, size_t *ret_n_caps, Error *err);
+/* Whether a failed `config-key get KEY` or `auth get ENTITY` says there is no such key or
+ * entity, from ceph's own answer only: exit status 2 (ENOENT) and stderr "Error ENOENT: ..."
+ * (the CLI's form of the monitor's -ENOENT). Anything else, a `ceph` that did not run or did
+ * not reach the monitors among it, is not an answer about the key. */
+bool ceph_answer_no_such_key(int exit_status, const char *err_text);
 /* `config-key ls`: a JSON array of keys → strv */
 int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err);
 
 /* A lease length in seconds, "2" to "3600" (CEPHPROV_LOCK_LEASE); errors name the value. */
 int ceph_lock_lease_parse(const char *s, unsigned *ret, Error *err);
+
+/* What is left of a lease whose deadline is `deadline` at `now` (both seconds on one
+ * monotonic clock), in whole milliseconds rounded down; 0 once it is over. What a
+ * destructive agent request carries as `lease_left_ms` (docs/agent.md "The lease"). */
+int64_t ceph_lock_lease_left_ms(double now, double deadline);
+
+/* The monitors' clock against ours: `mon` (Unix seconds) was read by a command sent at
+ * `sent` and answered at `answered` (our wall clock, Unix seconds). The skew is mon minus the
+ * middle of that window, known to within half the window; *ret_skew (may be NULL) gets it.
+ * ETIME when even the smallest skew the window allows is more than a quarter of `lease`
+ * (the lock's margin: the lease records are compared across controllers' clocks), naming
+ * both clocks. A slow answer never refuses by itself: it only widens the window. */
+int ceph_lock_skew_check(double sent, double answered, double mon, unsigned lease, double *ret_skew, Error *err);
+
+/* `report`: its "timestamp", the monitor's clock when it answered ("2026-12-05T10:11:12.345678+0000",
+ * with or without an offset, 'T' or ' '), as Unix seconds. Pacific, Reef and Tentacle. */
+int ceph_report_time_parse(const char *out, double *ret, Error *err);
+/* "2026-12-05T10:11:12.345678+0000" (utime_t's form; "Z", no offset (UTC) or a space for 'T'
+ * are accepted) → Unix seconds; EINVAL otherwise. */
+int ceph_time_parse(const char *s, double *ret);
 
 /* ---- argv builders ----------------------------------------------------------------- */
 
@@ -494,6 +524,8 @@ char **ceph_argv_config_key_ls(const CephCli *cli, Error *err);
 /* `-i - auth add ENTITY` (the keyring on stdin), `auth get ENTITY -f json`, `auth rm ENTITY` */
 char **ceph_argv_auth_add(const CephCli *cli, const char *entity, Error *err);
 char **ceph_argv_auth_get(const CephCli *cli, const char *entity, Error *err);
+/* `report -f json`: the monitors' whole report; cephprov reads only its timestamp */
+char **ceph_argv_report(const CephCli *cli, Error *err);
 char **ceph_argv_auth_rm(const CephCli *cli, const char *entity, Error *err);
 
 /* `systemctl VERB ceph-osd@ID` (start, stop, restart, enable, disable, is-active) */

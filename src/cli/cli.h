@@ -82,8 +82,10 @@ int verb_convert(int argc, char *argv[]);
 struct CliOptions;
 struct ConvertPlan;
 struct PlaybookRunHooks;
+struct PlaybookHealthAllow;
 int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
-                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks, char * const *health_allow);
+                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks,
+                    const struct PlaybookHealthAllow *health_allow);
 /* Runs the shipped replace-device playbook on `host` with the replacement's convert plan.
  * For both, hooks.userdata is the CliSaveInputs of the plan's inputs: its destructive acts
  * expect what their saved inventories show. */

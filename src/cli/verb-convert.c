@@ -135,10 +135,16 @@ static int convert_live(const Layout *l, const CliOptions *o) {
         CliSaveInputs sc = { .l = l, .in = in };
         PlaybookRunHooks hooks = { .before = resumed ? NULL : cli_save_inputs, .userdata = &sc };
         /* a resumed conversion left its host degraded, its OSDs down and its noout flag on:
-         * only going on clears that, so the opening health gate lets those pass */
+         * only going on clears that, so the opening health gate lets those pass — while the
+         * only OSDs down are the ones of the host it was converting */
         static char * const resumed_health[] = { "OSD_FLAGS", "OSDMAP_FLAGS", "OSD_DOWN", "OSD_HOST_DOWN",
                                                  "PG_DEGRADED", "PG_AVAILABILITY", NULL };
-        int r = cli_run_convert(l, hosts, o, p, hooks, resumed ? resumed_health : NULL);
+        _cleanup_(freep) int *own = NULL;
+        size_t n_own = 0;
+        if (resumed && convert_own_osds(l, p, &own, &n_own, &err) < 0)
+                return report(&err);
+        PlaybookHealthAllow ha = { .codes = resumed_health, .down = own, .n_down = n_own };
+        int r = cli_run_convert(l, hosts, o, p, hooks, resumed ? &ha : NULL);
         if (r == 0 && convert_inputs_remove(l, &err) < 0)
                 return report(&err);
         return r;

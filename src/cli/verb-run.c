@@ -73,7 +73,8 @@ static void print_freed(const PlaybookRunResult *res) {
 
 static int run_playbook_convert(const char *path, const Layout *l, char * const *hosts, const char *command,
                                 const CliOptions *o, bool recorded_osds, PlaybookRunHooks hooks,
-                                const ConvertPlan *convert, char * const *health_allow, const char *run_tag) {
+                                const ConvertPlan *convert, const PlaybookHealthAllow *health_allow,
+                                const char *run_tag) {
         Error err = {};
         /* a conversion's hooks carry its inputs (cli.h): the inventories the plan saw */
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
@@ -124,7 +125,7 @@ static int run_playbook(const char *path, const Layout *l, char * const *hosts, 
 }
 
 int cli_run_convert(const Layout *l, char * const *hosts, const CliOptions *o, const ConvertPlan *plan,
-                    PlaybookRunHooks hooks, char * const *health_allow) {
+                    PlaybookRunHooks hooks, const PlaybookHealthAllow *health_allow) {
         _cleanup_(freep) char *path = playbook_path(o->drain_first ? "convert-filestore-drain" : "convert-filestore");
         if (!path)
                 return log_error("out of memory"), 1;

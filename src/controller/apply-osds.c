@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "controller/apply-osds.h"
+#include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
 
 #include <errno.h>
@@ -733,7 +734,15 @@ static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object
         json_get_string(args, "device", false, &device, op, NULL);
         json_get_int(args, "osd_id", false, &id, op, NULL);
         PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id };
-        return agent_channel_call(slot->ch.channel, op, args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret, err);
+        /* the lease goes with it, measured now, as over the host's session (hosts.h) */
+        _cleanup_json_ json_object *leased = NULL;
+        if ((r = host_lease_args(p->flow->admin ? p->flow->admin->lock : NULL, op, args, &leased, err)) < 0)
+                return error_prefix(err, r, "host '%s'", p->s->host->name);
+        r = agent_channel_call(slot->ch.channel, op, leased ? leased : args, OSD_CREATE_TIMEOUT, phase_progress, &pc, ret,
+                               err);
+        if (leased)
+                ceph_cluster_lock_op_done(p->flow->admin->lock, op);
+        return r;
 }
 
 /* The OSD map as it is now, for the agent to judge a BlueStore label it would erase (on a

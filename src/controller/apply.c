@@ -244,6 +244,8 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
         if ((r = controller_plan_live_keep_going(l, selected ? selected : o->hosts, o->dry_run, quiet, &f, &p, &inv,
                                                  &failed_hosts, err)) < 0)
                 return r;
+        /* every destructive request carries the lease, and none goes once it is lost */
+        fleet_set_lock(f, cluster_lock);
 
         /* the cluster only when there are OSDs to make or to check (layouts without an
          * admin host can still apply their disks) */
@@ -266,6 +268,8 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                                                                  &failed_hosts, err)) < 0 ||
                             (r = osd_stage_open(l, f, j, parallel_osds, &admin, &flow, err)) < 0)
                                 return r;
+                        fleet_set_lock(f, cluster_lock);
+                        ceph_admin_set_lock(admin, cluster_lock);
                 }
                 if ((r = osd_flow_scan(flow, inv, &n_resume, &n_dangling, err)) < 0)
                         return r;

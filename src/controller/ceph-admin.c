@@ -91,7 +91,21 @@ static char *command_words(const CephAdmin *a, char * const *argv) {
         return strv_join(words, " ");
 }
 
-int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err) {
+void ceph_answer_done(CephAnswer *ans) {
+        free(ans->cmd);
+        free(ans->out);
+        free(ans->err);
+        *ans = (CephAnswer) {};
+}
+
+int ceph_answer_error(const CephAdmin *a, const CephAnswer *ans, Error *err) {
+        _cleanup_(freep) char *msg = one_line(ans->err && ans->err[0] ? ans->err : ans->out ? ans->out : "");
+        int e = ans->exit_status > 0 && ans->exit_status < 134 ? ans->exit_status : EIO;
+        return error_set(err, e, "'ceph %s' on '%s' failed (exit %d): %s", ans->cmd ? ans->cmd : "", a->host->name,
+                         ans->exit_status, msg ? msg : "");
+}
+
+int ceph_admin_ask(CephAdmin *a, char **argv, const char *stdin_data, CephAnswer *ret, Error *err) {
         _cleanup_strv_free_ char **args = argv;
         if (!args)
                 return err && err->code ? -err->code : error_set(err, EINVAL, "no ceph command");
@@ -106,22 +120,44 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
         r = agent_channel_call(a->ch.channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
         pthread_mutex_unlock(&a->mu);
         _cleanup_(freep) char *cmd = command_words(a, args);
-        if (r < 0)
-                return error_prefix(err, r, "'ceph %s' on '%s'", cmd ? cmd : "", a->host->name);
+        if (r < 0) {
+                r = error_prefix(err, r, "'ceph %s' on '%s'", cmd ? cmd : "", a->host->name);
+                /* ceph did not run: exec's ENOENT (no `ceph` in PATH, or its interpreter
+                 * missing) must never read as the ENOENT ceph itself exits with for "no such
+                 * key" or "no such entity" (callers take that as an answer) */
+                if (r == -ENOENT) {
+                        if (err)
+                                err->code = ENOEXEC;
+                        r = -ENOEXEC;
+                }
+                return r;
+        }
 
         int64_t code = -1;
         const char *out = "", *er = "";
-        (void) json_get_int(res, "exit", true, &code, "run result", NULL);
+        if (json_get_int(res, "exit", true, &code, "run result", NULL) < 0 || code < 0 || code > 255)
+                return error_set(err, EPROTO, "'ceph %s' on '%s': the agent's answer has no exit status", cmd ? cmd : "",
+                                 a->host->name);
         (void) json_get_string(res, "stdout", false, &out, "run result", NULL);
         (void) json_get_string(res, "stderr", false, &er, "run result", NULL);
-        if (code != 0) {
-                _cleanup_(freep) char *msg = one_line(er[0] ? er : out);
-                int e = code > 0 && code < 134 ? (int) code : EIO;
-                return error_set(err, e, "'ceph %s' on '%s' failed (exit %lld): %s", cmd ? cmd : "", a->host->name,
-                                 (long long) code, msg ? msg : "");
-        }
-        if (ret_out && !(*ret_out = strdup(out)))
+        CephAnswer ans = { .exit_status = (int) code, .cmd = TAKE_PTR(cmd), .out = strdup(out), .err = strdup(er) };
+        if (!ans.out || !ans.err) {
+                ceph_answer_done(&ans);
                 return error_set(err, ENOMEM, "out of memory");
+        }
+        *ret = ans;
+        return 0;
+}
+
+int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, argv, stdin_data, &ans, err);
+        if (r < 0)
+                return r;
+        if (ans.exit_status != 0)
+                return ceph_answer_error(a, &ans, err);
+        if (ret_out)
+                *ret_out = TAKE_PTR(ans.out);
         return 0;
 }
 

@@ -48,8 +48,29 @@ const CephCli *ceph_admin_cli(const CephAdmin *a);
  * when the builder failed and set `err`), with stdin_data (may be NULL, for `-i -`) on ceph's
  * stdin. A non-zero exit is an error whose code is ceph's own (it exits with the errno, e.g.
  * 16 EBUSY, 2 ENOENT) and whose message carries ceph's stderr. ret_out (may be NULL) gets
- * stdout. Messages name the command by its words after the prefix, without "-f json". */
+ * stdout. Messages name the command by its words after the prefix, without "-f json". A `ceph`
+ * that could not run is ENOEXEC (see ceph_admin_ask()), so -ENOENT is only ceph's own exit 2. */
 int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err);
+
+/* What ceph answered: its exit status (0..255), its command words (as in messages) and both
+ * streams. */
+typedef struct CephAnswer {
+        int exit_status;
+        char *cmd, *out, *err;
+} CephAnswer;
+void ceph_answer_done(CephAnswer *ans);
+
+/* Runs `argv` as ceph_admin_run() does, but a non-zero exit is an answer, not an error: 0
+ * whenever ceph ran and exited, with its status and streams in *ret; for the commands whose
+ * failure says something (EBUSY "not now", ENOENT "no such key": ask ceph_answer_no_such_key()).
+ * An error only when there is no answer from ceph: it did not run (no `ceph` binary or its
+ * interpreter: ENOEXEC, never ENOENT), the agent or the connection to it failed, it timed
+ * out, or the lease is lost. ceph_admin_run() returns the same errors, and ceph's own non-zero
+ * exit as ceph_answer_error() puts it. */
+int ceph_admin_ask(CephAdmin *a, char **argv, const char *stdin_data, CephAnswer *ret, Error *err);
+/* A non-zero exit as an error: code = the exit status (ceph exits with the errno), message
+ * "'ceph WORDS' on 'HOST' failed (exit N): STDERR". */
+int ceph_answer_error(const CephAdmin *a, const CephAnswer *ans, Error *err);
 
 /* The cluster's answers, read by the src/ceph parsers (no other code reads them). An empty
  * answer, or one the parser refuses, is EBADMSG naming the command and the admin host. */

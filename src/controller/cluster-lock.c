@@ -31,11 +31,19 @@ struct CephClusterLock {
         char *lost;      /* why it was lost; NULL while ours */
         char *token_path; /* our key, for the next run of this state directory */
         char *dead_key;   /* the key a dead run of this state directory left there */
+        bool stalled;     /* test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY: renewals stopped */
+        char *outlived_by; /* that hook's agent op; NULL when unset */
 };
 
 static double mono(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static double wall(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
@@ -73,16 +81,21 @@ static int run(CephAdmin *a, char **argv, const char *in, char **ret_out, Error 
 
 /* The key of `entity`; 0 and NULL when it does not exist. */
 static int entity_key(CephAdmin *a, const char *entity, char **ret, Error *err) {
-        _cleanup_(freep) char *out = NULL;
+        /* no entity only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        int r = run(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &out, &e);
-        if (r == -ENOENT) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &ans, &e);
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
                 *ret = NULL;
                 return 0;
         }
-        if (r < 0)
+        if (ans.exit_status != 0) {
+                r = ceph_answer_error(a, &ans, &e);
                 return error_set(err, -r, "%s", e.message);
-        r = ceph_auth_get_parse(out, entity, ret, NULL, &e);
+        }
+        r = ceph_auth_get_parse(ans.out, entity, ret, NULL, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock entity '%s': %s", entity, e.message) : 0;
 }
 
@@ -91,14 +104,21 @@ static int read_record(CephAdmin *a, const char *key, CephLock **ret, Error *err
         _cleanup_(freep) char *rk = ceph_lock_record_key(a->cluster, key, err), *out = NULL;
         if (!rk)
                 return -err->code;
+        /* no record only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        int r = run(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &out, &e);
-        if (r == -ENOENT) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &ans, &e);
+        if (r < 0)
+                return error_set(err, -r, "%s", e.message);
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
                 *ret = NULL;
                 return 0;
         }
-        if (r < 0)
+        if (ans.exit_status != 0) {
+                r = ceph_answer_error(a, &ans, &e);
                 return error_set(err, -r, "%s", e.message);
+        }
+        out = TAKE_PTR(ans.out);
         r = ceph_lock_parse(out, ret, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock record '%s': %s", rk, e.message) : 0;
 }
@@ -160,6 +180,16 @@ static void *renew_thread(void *userdata) {
                         ;
                 if (l->stop)
                         break;
+                if (l->stalled) {
+                        /* the test hook: no renewal any more, as if this thread hung; the
+                         * deadline decides, as it would */
+                        if (mono() > l->deadline) {
+                                lose(l, "the lease ran out before it could be renewed");
+                                break;
+                        }
+                        next = mono() + 0.1;
+                        continue;
+                }
                 double t0 = mono();
                 time_t w0 = time(NULL);
                 if (t0 > l->deadline) {
@@ -214,6 +244,7 @@ static CephClusterLock *lock_free(CephClusterLock *l) {
         free(l->lost);
         free(l->token_path);
         free(l->dead_key);
+        free(l->outlived_by);
         pthread_mutex_destroy(&l->mu);
         pthread_cond_destroy(&l->cv);
         free(l);
@@ -332,6 +363,32 @@ static int token_write(const char *path, const char *key, Error *err) {
         return 0;
 }
 
+/* The monitors' clock against ours, before the lock is taken: a lease record's `expires` is
+ * the writer's wall clock, read by other controllers against theirs, so a clock off by more
+ * than the margin (a quarter of the lease) would let a lease be taken over while its holder
+ * still acts, or kept long after its holder died. The monitors are the one clock every
+ * controller of the cluster talks to: `ceph report`'s "timestamp" is the answering monitor's
+ * clock (Pacific, Reef and Tentacle alike); `time-sync-status` only compares monitors with
+ * each other, and `status`/`health` carry no current time. */
+static int check_skew(CephClusterLock *l, Error *err) {
+        CephAdmin *a = l->admin;
+        _cleanup_(freep) char *out = NULL;
+        double sent = wall();
+        int r = run(a, ceph_argv_report(ceph_admin_cli(a), err), NULL, &out, err);
+        double answered = wall();
+        if (r < 0)
+                return error_prefix(err, r, "cannot read the monitors' clock of cluster '%s'", a->cluster);
+        double mon = 0, skew = 0;
+        Error e = {};
+        if ((r = ceph_report_time_parse(out, &mon, &e)) < 0)
+                return error_set(err, -r, "cannot read the monitors' clock of cluster '%s': %s", a->cluster, e.message);
+        if ((r = ceph_lock_skew_check(sent, answered, mon, l->lease, &skew, &e)) < 0)
+                return error_set(err, -r, "not taking the lock of cluster '%s': %s", a->cluster, e.message);
+        log_debug("cluster '%s': the monitors' clock is %+.2f s from ours (asked within %.2f s)", a->cluster, skew,
+                  answered - sent);
+        return 0;
+}
+
 int ceph_cluster_lock(const Layout *layout, const char *command, const char *token_path, CephClusterLock **ret,
                       Error *err) {
         _cleanup_(lock_freep) CephClusterLock *l = calloc(1, sizeof(CephClusterLock));
@@ -374,6 +431,12 @@ int ceph_cluster_lock(const Layout *layout, const char *command, const char *tok
                         return error_set(err, ENOMEM, "out of memory");
                 l->dead_key = token_read(token_path);
         }
+
+        if ((r = check_skew(l, err)) < 0)
+                return r;
+        const char *hook = getenv("CEPHPROV_TEST_LEASE_OUTLIVED_BY");
+        if (!isempty(hook) && !(l->outlived_by = strdup(hook)))
+                return error_set(err, ENOMEM, "out of memory");
 
         unsigned wait = 0;
         if ((r = cluster_lock_wait(&wait, err)) < 0)
@@ -489,6 +552,44 @@ int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {
                               l->admin->cluster, l->lost);
         pthread_mutex_unlock(&l->mu);
         return r;
+}
+
+int ceph_cluster_lock_left_ms(CephClusterLock *l, int64_t *ret_ms, Error *err) {
+        if (!l) {
+                *ret_ms = -1;
+                return 0;
+        }
+        pthread_mutex_lock(&l->mu);
+        double now = mono();
+        if (!l->lost && now > l->deadline)
+                lose(l, "the lease ran out before it could be renewed");
+        int r = 0;
+        int64_t left = l->lost ? 0 : ceph_lock_lease_left_ms(now, l->deadline);
+        if (!l->lost && left <= 0)
+                lose(l, "the lease ran out before it could be renewed");
+        if (l->lost)
+                r = error_set(err, ENOLCK, "lost the lock of cluster '%s' (%s): stopping before the next change",
+                              l->admin->cluster, l->lost);
+        else
+                *ret_ms = left;
+        pthread_mutex_unlock(&l->mu);
+        return r;
+}
+
+void ceph_cluster_lock_op_done(CephClusterLock *l, const char *op) {
+        if (!l || !l->outlived_by || !streq(l->outlived_by, op))
+                return;
+        pthread_mutex_lock(&l->mu);
+        free(l->outlived_by);
+        l->outlived_by = NULL;
+        l->stalled = true;
+        double deadline = l->deadline;
+        pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        log_warning("test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY=%s: no more renewals of the lock; waiting %.1f s "
+                    "until its lease has run out, as after an op that outlasted it", op, deadline - mono());
+        while (mono() <= deadline + 0.05)
+                usleep(50 * 1000);
 }
 
 static int lock_release(CephClusterLock *l, Error *err) {

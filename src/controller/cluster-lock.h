@@ -26,7 +26,9 @@
 
 typedef struct CephClusterLock CephClusterLock;
 
-/* Takes the lock of the layout's cluster for `command` ("apply"). EBUSY when another
+/* Takes the lock of the layout's cluster for `command` ("apply"). ETIME, before anything is
+ * written, when this machine's clock and the monitors' (`ceph report`'s timestamp) differ by
+ * more than a quarter of the lease (ceph_lock_skew_check()). EBUSY when another
  * controller holds it, naming holder, pid, command and lease end; with CEPHPROV_LOCK_WAIT
  * (seconds, default 0) it keeps trying that long first (a re-run right after a kill -9
  * gets the lock once the dead run's lease is over).
@@ -41,6 +43,19 @@ int ceph_cluster_lock(const Layout *l, const char *command, const char *token_pa
  * renewal found another owner or no entity, or the lease ran out unrenewed). Call it before
  * every change. NULL (no lock) is 0. Thread-safe. */
 int ceph_cluster_lock_check(CephClusterLock *l, Error *err);
+
+/* What is left of our lease (ms, > 0; measured now, against the deadline the holder gives up
+ * by), for a destructive agent request to carry as `lease_left_ms` (docs/agent.md "The
+ * lease"): ENOLCK like ceph_cluster_lock_check() once it is lost or run out. NULL (no lock):
+ * 0 and *ret_ms = -1 (send none). Thread-safe. */
+int ceph_cluster_lock_left_ms(CephClusterLock *l, int64_t *ret_ms, Error *err);
+
+/* Called after each agent request `op` was answered; does nothing unless the test hook
+ * CEPHPROV_TEST_LEASE_OUTLIVED_BY names `op`: then, after the first such request, the
+ * renewals stop (as if the renewer hung) and this waits until the lease has run out, as if
+ * that op had outlasted it (an hour's bcache flush, say). For the lab test of a lease lost
+ * inside a host loop (tests/lab/test-cluster-lock.sh); never set it in production. */
+void ceph_cluster_lock_op_done(CephClusterLock *l, const char *op);
 
 /* Stops the renewal and releases the lock if it is still ours and our lease holds (never
  * another owner's). ENOLCK when it was not (lost, taken over, lease ran out: then it is left

@@ -66,8 +66,10 @@ int cluster_pause_get(CephAdmin *a, json_object **ret, Error *err);
 int cluster_steps_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,
                        Error *err);
 
-/* The drain check of one host, as the step runs it (for the plan print before a run). */
-int cluster_steps_drain_check(ClusterSteps *cs, const char *host, CephDrainCheck **ret, Error *err);
+/* The drain check of `hosts` (a strv) gone at once, as the step runs it (also for the plan
+ * print before a run): ceph_drain_check() of those with a CRUSH host bucket, a warning for
+ * each without one (nothing to move; all without: ceph_drain_check_no_bucket()). */
+int cluster_steps_drain_check(ClusterSteps *cs, char * const *hosts, CephDrainCheck **ret, Error *err);
 
 /* Records of drained hosts: config-key cephprov/CLUSTER/drained/HOST = {"state":
  * "draining"|"drained"|"destroying"|"destroyed", "osds":[..], "since":..}. apply leaves a

@@ -468,6 +468,29 @@ int convert_status(const Layout *l, json_object **ret, Error *err) {
         return 0;
 }
 
+int convert_own_osds(const Layout *l, const ConvertPlan *p, int **ret, size_t *ret_n, Error *err) {
+        *ret = NULL;
+        *ret_n = 0;
+        _cleanup_json_ json_object *st = NULL;
+        int r = convert_status(l, &st, err);
+        if (r < 0)
+                return r;
+        const char *current = NULL;
+        if (!st || json_get_string(st, "current", false, &current, "convert status", NULL) < 0 || !current)
+                return 0;
+        const ConvertHost *ch = convert_plan_host(p, current);
+        _cleanup_(freep) int *ids = calloc(ch && ch->n_osds ? ch->n_osds : 1, sizeof(int));
+        if (!ids)
+                return error_set(err, ENOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t k = 0; ch && k < ch->n_osds; k++)
+                if (ch->osds[k].rebuilt)
+                        ids[n++] = ch->osds[k].id;
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
 int convert_inputs_inventory(const ConvertInputs *in, InventorySet **ret, Error *err) {
         return inventory_set_from_json(in->inventory, ret, err);
 }

@@ -64,3 +64,7 @@ int replace_inputs_remove(const Layout *l, Error *err);
  * Without one, a replacement under way the same way, with "replace": {"host", "device"}.
  * *ret NULL when neither is under way. */
 int convert_status(const Layout *l, json_object **ret, Error *err);
+/* The OSDs a resumed conversion (or replacement) of plan p may find down: those its plan
+ * rebuilds on the host it was converting when it stopped (convert_status's "current"),
+ * none when it stopped between hosts. */
+int convert_own_osds(const Layout *l, const ConvertPlan *p, int **ret, size_t *ret_n, Error *err);

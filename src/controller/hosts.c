@@ -10,6 +10,7 @@
 #include "basic/log.h"
 #include "basic/strv.h"
 #include "controller/ceph-admin.h"
+#include "controller/cluster-lock.h"
 #include "transport/fleet.h"
 
 int hosts_select(const Layout *l, char * const *only, const Host ***ret, size_t *ret_n, Error *err) {
@@ -170,13 +171,63 @@ int host_session_run(HostSession *s, char **argv, unsigned timeout_sec, int64_t 
         return json_get_int(res, "exit", true, ret_exit, "run result", err);
 }
 
+void fleet_set_lock(Fleet *f, CephClusterLock *lock) {
+        for (size_t i = 0; f && i < f->n; i++)
+                f->sessions[i].lock = lock;
+}
+
+bool host_op_destructive(const char *op) {
+        static const char *const ops[] = { "wipe", "create-gpt", "create-partition", "delete-partition",
+                                           "make-bcache", "bcache-register", "bcache-attach", "bcache-tune",
+                                           "bcache-teardown", "osd-create" };
+        for (size_t i = 0; op && i < ELEMENTSOF(ops); i++)
+                if (streq(op, ops[i]))
+                        return true;
+        return false;
+}
+
+int host_lease_args(CephClusterLock *lock, const char *op, json_object *args, json_object **ret_args, Error *err) {
+        *ret_args = NULL;
+        if (!lock || !host_op_destructive(op))
+                return 0;
+        int64_t left = -1;
+        int r = ceph_cluster_lock_left_ms(lock, &left, err);
+        if (r < 0)
+                return error_prefix(err, r, "not sending '%s'", op);
+        if (left < 0)
+                return 0;
+        /* a copy: the caller's arguments (a step's, kept for its journal record and retries)
+         * stay as they were */
+        _cleanup_json_ json_object *a = json_object_new_object();
+        if (!a)
+                return error_set(err, ENOMEM, "out of memory");
+        if (args) {
+                json_object_object_foreach(args, k, v)
+                        if (json_object_object_add(a, k, json_object_get(v)) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+        }
+        if (json_add_int(a, "lease_left_ms", left) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        *ret_args = TAKE_PTR(a);
+        return 0;
+}
+
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err) {
         if (s->r < 0)
                 return error_set(err, -s->r, "host '%s' is not usable: %s", s->host->name, s->error.message);
         pthread_mutex_lock(&s->mu);
-        int r = agent_channel_call(s->ch.channel, op, args, timeout_sec, NULL, NULL, ret_result, err);
+        /* the lease measured right before the request goes (after waiting for the channel) */
+        _cleanup_json_ json_object *leased = NULL;
+        int r = host_lease_args(s->lock, op, args, &leased, err);
+        if (r < 0) {
+                pthread_mutex_unlock(&s->mu);
+                return error_prefix(err, r, "host '%s'", s->host->name);
+        }
+        r = agent_channel_call(s->ch.channel, op, leased ? leased : args, timeout_sec, NULL, NULL, ret_result, err);
         pthread_mutex_unlock(&s->mu);
+        if (leased)
+                ceph_cluster_lock_op_done(s->lock, op);
         return r;
 }
 

@@ -39,10 +39,13 @@ int host_channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret
 /* Closes the agent, then the transport; a zeroed channel is left alone. Zeroes *c. */
 void host_channel_close(HostChannel *c);
 
+struct CephClusterLock;
+
 typedef struct HostSession {
         const Host *host;
         HostChannel ch;
         pthread_mutex_t mu;      /* one request at a time on the channel */
+        struct CephClusterLock *lock; /* fleet_set_lock(): its lease goes with each destructive request */
         bool uploaded;           /* the agent binary was pushed this time */
         int r;                   /* 0, or why the host is unusable */
         Error error;
@@ -68,13 +71,30 @@ size_t fleet_failed(const Fleet *f);
 /* Prints each unusable host with its reason to stderr. */
 void fleet_report_failures(const Fleet *f);
 
+/* From now on every destructive request to the fleet's hosts (host_op_destructive())
+ * carries the lock's lease (host_lease_args()), and none is sent once the lock is lost.
+ * NULL: none (a dry run, or a layout without admin host). */
+void fleet_set_lock(Fleet *f, struct CephClusterLock *lock);
+
+/* The agent ops that change a host: wipe, create-gpt, create-partition, delete-partition,
+ * make-bcache, bcache-register, bcache-attach, bcache-tune, bcache-teardown, osd-create. */
+bool host_op_destructive(const char *op);
+
+/* For a destructive `op` under `lock`: a copy of `args` (NULL: none) with "lease_left_ms",
+ * what is left of the lease measured now (call it right before sending), in *ret_args;
+ * ENOLCK (nothing to send) once the lock is lost or its lease ran out. For any other op, or
+ * without a lock, *ret_args is NULL: send `args` as they are. */
+int host_lease_args(struct CephClusterLock *lock, const char *op, json_object *args, json_object **ret_args,
+                    Error *err);
+
 /* The arguments of the agent's "configure" op for host h: its name and allow-list. */
 int host_configure_args(const Host *h, bool dry_run, json_object **ret);
 /* The arguments of the agent's "run" op: argv exec'd directly on the host (never through a
  * shell), stdin_data may be NULL. */
 int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_sec, json_object **ret);
 
-/* One request to one host's agent. */
+/* One request to one host's agent; a destructive one carries the session's lease (see
+ * fleet_set_lock()) and is not sent once the lock is lost. */
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err);
 

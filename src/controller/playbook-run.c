@@ -126,6 +126,17 @@ static int action_call(RunHost *h, const Inventory *inv, const DestroyAction *a,
         return host_session_call(h->session, op, args, timeout + 60, &res, err);
 }
 
+/* Between the devices of a host loop (each act can take an hour: a bcache flush): the lease
+ * is checked before the next device, not only between steps, so a run that lost the lock
+ * stops here with the reason (host_session_call() refuses too; this names the act). */
+static int lease_before(RunHost *h, const DestroyAction *a, Error *err) {
+        int r = ceph_cluster_lock_check(h->session->lock, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': not starting %s of '%s'", h->session->host->name,
+                                    destroy_action_kind_to_string(a->kind), a->device);
+        return 0;
+}
+
 static bool planned(const DestroyPlan *p, DestroyActionKind kind, const char *device, unsigned partnum) {
         for (size_t i = 0; i < p->n_actions; i++)
                 if (p->actions[i].kind == kind && streq(p->actions[i].device, device) &&
@@ -206,7 +217,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 const DestroyAction *a = &p->actions[i];
                 if (teardown != (a->kind == DESTROY_BCACHE_TEARDOWN))
                         continue;
-                if ((r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
+                if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -220,7 +231,7 @@ static int owned_call(RunHost *h, const char *op, json_object *args, json_object
                 if (teardown) {
                         /* the backing device of a purged OSD: wiped now (see above) */
                         DestroyAction w = { .kind = DESTROY_WIPE_DEVICE, .device = a->device, .size = a->size };
-                        if ((r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
+                        if ((r = lease_before(h, &w, err)) < 0 || (r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
                                 return r;
                         freed += a->size;
                 }
@@ -317,7 +328,8 @@ static int wipe_replaced(RunHost *h, json_object *args, json_object **ret_result
                  * a check against a read taken right before the act cannot fail. Only a
                  * target already blank — this step's own wipe, run before a kill — is not
                  * compared by its content (nothing on it to lose; who it is still is). */
-                if ((r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
+                if ((r = lease_before(h, a, err)) < 0 ||
+                    (r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
                         return r;
                 json_object *d = json_object_new_object();
                 if (!d || json_object_array_add(done, d) < 0)
@@ -407,8 +419,16 @@ static void built_done(Built *b) {
                 free(b->steps);
 }
 
-/* health-gate's `allow` with the run's extra codes (PlaybookRunOptions.health_allow). */
-static int health_allow_add(json_object *args, char * const *extra) {
+/* health-gate's `allow` with the run's extra codes, and its `allow_down`
+ * (PlaybookRunOptions.health_allow). */
+static int health_allow_add(json_object *args, const PlaybookHealthAllow *ha) {
+        json_object *down = json_object_new_array();
+        if (!down || json_add(args, "allow_down", down) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < ha->n_down; i++)
+                if (json_object_array_add(down, json_object_new_int(ha->down[i])) < 0)
+                        return -ENOMEM;
+        char * const *extra = ha->codes;
         json_object *allow = NULL;
         if (!json_object_object_get_ex(args, "allow", &allow)) {
                 if (!(allow = json_object_new_array()) || json_add(args, "allow", allow) < 0)
@@ -424,7 +444,8 @@ static int health_allow_add(json_object *args, char * const *extra) {
         return 0;
 }
 
-static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, char * const *health_allow,
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts,
+                       const PlaybookHealthAllow *health_allow,
                        Built *ret, Error *err) {
         size_t n = pb->n_steps[sec];
         WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));
@@ -550,12 +571,16 @@ static int host_add_osd(HostState *h, unsigned id) {
         return 0;
 }
 
-static bool playbook_has_step(const Playbook *pb, const char *name) {
+static const PlaybookStep *playbook_find_step(const Playbook *pb, const char *name) {
         for (int s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
                 for (size_t i = 0; i < pb->n_steps[s]; i++)
                         if (streq(pb->steps[s][i].entry->name, name))
-                                return true;
-        return false;
+                                return &pb->steps[s][i];
+        return NULL;
+}
+
+static bool playbook_has_step(const Playbook *pb, const char *name) {
+        return playbook_find_step(pb, name) != NULL;
 }
 
 /* Everything a run holds, freed in one place (returns happen anywhere). */
@@ -713,12 +738,30 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 playbook_print_plan(pb, R.facts, n, o->out);
 
         /* the drain check before anything changes, with its projection in the plan */
-        if (playbook_has_step(pb, "drain-check")) {
+        const PlaybookStep *drain_check = playbook_find_step(pb, "drain-check");
+        if (drain_check) {
+                /* as the step will run: the run's hosts (or those it names) gone at once, or
+                 * each alone with together: false */
+                bool together = true;
+                (void) json_get_bool(drain_check->args, "together", false, &together, "drain-check", NULL);
+                _cleanup_strv_free_ char **names = NULL;
+                json_object *given = NULL;
+                if (json_object_object_get_ex(drain_check->args, "hosts", &given) &&
+                    json_object_is_type(given, json_type_array)) {
+                        for (size_t i = 0; i < json_object_array_length(given); i++)
+                                if (strv_extend(&names, json_object_get_string(json_object_array_get_idx(given, i))) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                } else
+                        for (size_t i = 0; i < n; i++)
+                                if (strv_extend(&names, R.hs[i].host->name) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
                 json_object *checks = json_object_new_array();
                 json_add(R.res->plan, "drain_checks", checks);
-                for (size_t i = 0; i < n; i++) {
+                size_t n_checks = together ? 1 : strv_length(names);
+                for (size_t i = 0; names && i < n_checks; i++) {
+                        char *one[] = { names[i], NULL };
                         _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
-                        if ((r = cluster_steps_drain_check(&cs, R.hs[i].host->name, &dc, err)) < 0)
+                        if ((r = cluster_steps_drain_check(&cs, together ? names : one, &dc, err)) < 0)
                                 return r;
                         json_object_array_add(checks, ceph_drain_check_to_json(dc));
                         if (o->out) {
@@ -799,6 +842,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* the hosts' agents, for the host steps */
         if (!R.fleet && (r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
                 return r;
+        /* each destructive agent request carries the lease, and none goes once it is lost:
+         * also between the devices of one step's loop (owned wipe and teardown, wipe-replaced) */
+        fleet_set_lock(R.fleet, R.lock);
         R.rh = calloc(n, sizeof(RunHost));
         R.links = calloc(n, sizeof(HostLink));
         R.wh = calloc(n, sizeof(WaveHost));

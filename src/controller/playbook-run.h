@@ -49,15 +49,25 @@ typedef struct PlaybookRunOptions {
          * wipe-replaced's wipes and deletions expect (docs/agent.md, "expect"). NULL: they
          * carry none. */
         const struct InventorySet *convert_inventory;
-        /* Health check codes the health-gates of `before` allow besides their own `allow` (a
-         * resumed conversion: the flags, down OSDs and degraded PGs the interrupted run left,
-         * which only going on clears). NULL-terminated; NULL: none. */
-        char * const *health_allow;
+        /* What the health-gates of `before` allow besides their own `allow` (a resumed
+         * conversion: the flags, down OSDs and degraded PGs the interrupted run left, which
+         * only going on clears). NULL: nothing more. */
+        const struct PlaybookHealthAllow *health_allow;
         /* Added to the run's id in the journal ("PLAYBOOK:HOSTS:TAG"), whose steps done a re-run
          * skips: a replacement names its device, so that another device's replacement on the
          * same host never takes a failed earlier one's steps for its own. NULL: none. */
         const char *run_tag;
 } PlaybookRunOptions;
+
+/* A widened health gate: the codes it lets pass, and the only OSDs that may be down while it
+ * does (health-gate's `allow_down`): the OSDs the interrupted run itself stopped. Any other
+ * OSD down fails the gate at once, naming the OSDs and the PGs left without a readable copy:
+ * a second failure since the kill is the operator's to look at, not the resume's to pass. */
+typedef struct PlaybookHealthAllow {
+        char * const *codes; /* NULL-terminated */
+        const int *down;
+        size_t n_down;
+} PlaybookHealthAllow;
 
 typedef struct PlaybookRunResult {
         json_object *plan;          /* the plan (playbook_plan_to_json) and "drain_checks" */

@@ -223,13 +223,18 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) {
                         { "hosts", STEP_ARG_STRING_LIST, false, "${hosts}", NULL, 0, 0,
-                          "the CRUSH host buckets to drain, together; default: every host of the run" },
+                          "the CRUSH host buckets to drain; default: every host of the run" },
+                        { "together", STEP_ARG_BOOL, false, "true", NULL, 0, 0,
+                          "true: all the hosts' OSDs out at once (a drain or destroy keeps them out to its end); "
+                          "false: each host alone (a rolling conversion brings each back before the next)" },
                         ARG_END,
                 },
-                .doc = "refuse a drain the rest of the cluster cannot hold: per OSD by CRUSH weight no OSD may pass "
-                       "its backfillfull ratio, and no pool may lose redundancy (size or k+m against the failure "
-                       "domains left under its rule)",
-                .verify = "read-only; fails with the OSD or pool that would not fit",
+                .doc = "refuse a drain the rest of the cluster cannot hold, with the hosts' data projected onto the "
+                       "OSDs of the other hosts (all the hosts gone at once unless together is false): per OSD by "
+                       "CRUSH weight no OSD may pass its backfillfull ratio, and no pool may lose redundancy (size or "
+                       "k+m against the failure domains left under its rule); also run before anything changes, "
+                       "for the plan",
+                .verify = "read-only; fails naming the hosts and the OSD or pool that would not fit",
         },
         {
                 .name = "set-flag", .target = STEP_TARGET_CLUSTER,
@@ -327,8 +332,9 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "poll osd ok-to-stop until stopping the OSDs leaves every PG available",
-                .verify = "osd ok-to-stop exits 0 with ok_to_stop true (exit status and answer must agree), after the ids "
-                          "were checked against osd dump (ok-to-stop says yes for an id that does not exist)",
+                .verify = "osd ok-to-stop exits 0 with ok_to_stop true (exit status and answer must agree; no answer is "
+                          "an error) naming every id asked; the ids asked are those osd dump has, and each is checked "
+                          "there again after the yes (ok-to-stop says yes for an id that does not exist)",
                 .progress = "PGs that would become unavailable, time waited",
         },
         {
@@ -341,8 +347,8 @@ const StepEntry step_table[] = {
                 },
                 .doc = "poll osd safe-to-destroy until no PG has data only on the OSDs",
                 .verify = "every OSD is listed in safe_to_destroy, never the exit status alone (Pacific exits 0 with -f json "
-                          "while unsafe), after the ids were checked against osd dump; it lags and can say safe while "
-                          "PGs still recover, so wait-clean follows",
+                          "while unsafe); an empty or unreadable answer is an error, never safe; the ids asked are those "
+                          "osd dump has; it lags and can say safe while PGs still recover, so wait-clean follows",
                 .progress = "PGs still stored on the OSDs, objects still to move, recovery rate, ETA",
         },
         {
@@ -425,6 +431,9 @@ const StepEntry step_table[] = {
                           "the worst overall status that passes" },
                         { "allow", STEP_ARG_STRING_LIST, false, NULL, NULL, 0, 0,
                           "health check codes that do not count (e.g. OSDMAP_FLAGS for a flag the playbook set)" },
+                        { "allow_down", STEP_ARG_OSD_IDS, false, NULL, NULL, 0, 0,
+                          "given: the only OSDs that may be down; any other down fails the gate at once, naming the "
+                          "OSDs and the PGs left without a readable copy (a resumed conversion gives its host's)" },
                         ARG_TIMEOUT("30m", "until the health passes"),
                         ARG_END,
                 },

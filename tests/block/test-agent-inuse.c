@@ -287,6 +287,63 @@ static void test_udev_lock(void) {
         agent_state_free(s);
 }
 
+/* --- the cluster lock's lease (issue 26 item 5, docs/agent.md "The lease"): a request that
+ *     arrives with none left is refused; one whose lease runs out while it waits for the
+ *     device's lock is refused for the lease, before any write; with time left it runs --- */
+static void test_lease(void) {
+        const char *L = bu_loop(64, false);
+        CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
+        char *before = dev_hash(L);
+        AgentState *s = agent_for(L, false);
+
+        /* arrived past its lease: nothing done, whatever the op */
+        static const char *const ops[] = { "wipe", "create-gpt", "delete-partition", "bcache-teardown" };
+        for (size_t i = 0; i < ELEMENTSOF(ops); i++) {
+                json_object *r = call(s, ops[i], "{\"device\":\"%s\",\"backing\":\"%s\",\"number\":1,\"lease_left_ms\":0}", L, L);
+                CHECK(refused(r, "ENOLCK", "arrived after the cluster lock's lease had run out (lease_left_ms 0)",
+                              "nothing done on", NULL));
+                json_object_put(r);
+        }
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":-5}", L);
+        CHECK(refused(r, "ENOLCK", "lease_left_ms -5", NULL));
+        json_object_put(r);
+        r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":\"soon\"}", L);
+        CHECK_STREQ(jstr(r, "error.errno"), "EINVAL");
+        json_object_put(r);
+
+        /* a reader's shared lock held 2.5 s (shorter than the 3 s any reader gets): with 1 s of
+         * lease left, the wait ends at the lease, refused for it, naming the holder */
+        pid_t pid = hold_shared(L, "slow-reader", 2500);
+        _cleanup_(freep) char *who = strprintf("held by pid %d (slow-reader)", (int) pid);
+        double t0 = mono_s();
+        r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":1000}", L);
+        double dt = mono_s() - t0;
+        CHECK(refused(r, "ENOLCK", "while waiting for the lock on", L, who, "refusing to wipe",
+                      "the cluster lock's lease ran out (the request arrived with 1000 ms of it left", NULL));
+        CHECK(dt >= 0.95 && dt < 2.4);
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(after);
+
+        /* the same wait with 10 s left: the lock comes free in time, the wipe runs */
+        pid = hold_shared(L, "slow-reader", 1500);
+        r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":10000}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+        after = dev_hash(L);
+        CHECK(!streq(before, after));
+        free(after);
+        /* and without a lease (older controllers, reads): as before */
+        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        free(before);
+        agent_state_free(s);
+}
+
 /* --- an OFD lock, and a writer without any lock --- */
 static void test_ofd_and_writer(void) {
         const char *L = bu_loop(64, true);
@@ -950,6 +1007,7 @@ int main(void) {
         TEST_RUN(test_flock);
         TEST_RUN(test_ofd_and_writer);
         TEST_RUN(test_udev_lock);
+        TEST_RUN(test_lease);
         TEST_RUN(test_partition_held);
         TEST_RUN(test_create_partition);
         TEST_RUN(test_loop_stacked);

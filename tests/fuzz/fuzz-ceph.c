@@ -339,7 +339,7 @@ static void drain_all(const CephOsdDfTree *df, const CephPoolList *pools, const 
                         continue;
                 Error err = {};
                 _cleanup_(ceph_drain_check_freep) CephDrainCheck *c = NULL;
-                int r = ceph_drain_check(df, pools, rules, profiles, ratios, df->nodes[i].name, &c, &err);
+                int r = ceph_drain_check(df, pools, rules, profiles, ratios, (char * const[]) { df->nodes[i].name, NULL }, &c, &err);
                 check(r, &err);
                 if (r < 0)
                         continue;

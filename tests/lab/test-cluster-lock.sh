@@ -16,7 +16,14 @@
 #      keeps it;
 #   4. `apply --stage disks` takes the lock: refused while another controller holds it
 #      (nothing journaled), and the lock is free after a run;
-#   5. `lock break` removes a lock whoever holds it.
+#   5. `lock break` removes a lock whoever holds it;
+#   6. a lease lost inside a host loop (issue 26 item 5, its lab test (d)): the owned wipe
+#      of node1's two OSD devices (OSDs prepared by ceph-volume, never started) whose lease
+#      runs out after the first device (test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY=wipe: the
+#      renewals stop after the first wipe and the controller waits until the lease is over,
+#      as after an hour's flush with a hung renewal) stops before the second device with the
+#      reason; the second device keeps its label (no agent op reached it), the lost lock is
+#      left to expire, not released.
 #
 # Usage: test-cluster-lock.sh CEPHPROV
 # Env: LAB, CEPH_LAB, LAB_PREFIX, LAB_SUBNET, LOCK_RACES, KEEP_LAB=1 (tests/lab/lab-lib.sh).
@@ -38,7 +45,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 t0=$(lab_now)
 
-lab_bringup --hosts 1 --ssd 0 --hdd 1
+lab_bringup --hosts 1 --ssd 0 --hdd 2
 DIR=$dir/lab # the test's own files beside the lab's (DIR/bin is the hosts' /usr/local/sbin)
 
 # $CTL NAME ARGS...: cephprov as controller NAME (its own host name and state directory); a
@@ -204,4 +211,42 @@ PIDS=()
 grep -q "removed the lock of cluster 'ceph' (2 objects)" "$DIR/break.log" || { cat "$DIR/break.log"; fail "lock break did not remove the entity and its record"; }
 "$CTL" ctl-b lock hold "$L" 0 > "$DIR/b.out" 2> "$DIR/b.err" || { cat "$DIR/b.err"; fail "the lock is not free after lock break"; }
 ok "lock break frees a dead holder's lock at once"
+# 6. a lease lost inside the owned wipe's device loop
+t6=$(lab_now)
+read -r -a HDDS <<< "$(cut -d' ' -f1 "$DIR/hosts/node1/loops" | paste -sd' ' -)"
+[ "${#HDDS[@]}" = 2 ] || fail "node1 has ${#HDDS[@]} disks, not 2"
+for dev in "${HDDS[@]}"; do
+        on node1 env CEPH_VOLUME_ALLOW_LOOP_DEVICES=1 ceph-volume raw prepare --bluestore --data "$dev" \
+                > "$DIR/prepare.log" 2>&1 || { cat "$DIR/prepare.log"; fail "ceph-volume raw prepare $dev"; }
+done
+# in node1's CRUSH bucket (weight 0: no PG maps there), as a booted OSD would be: the owned
+# wipe takes the host's OSDs from it
+for id in $(ceph_ osd ls); do ceph_ osd crush add "osd.$id" 0 host=node1 root=default > /dev/null; done
+labels() { for dev in "${HDDS[@]}"; do on node1 blkid -p -o value -s TYPE "$dev" || :; done | grep -c '^ceph_bluestore$' || :; }
+[ "$(labels)" = 2 ] || fail "the prepared OSDs carry no BlueStore label"
+cat > "$DIR/wipe-owned.yaml" <<'EOF'
+playbook: wipe-owned
+description: what cephprov owns on the host, wiped (the lease lost inside its device loop)
+destructive: true
+hosts:
+  strategy: serial
+per_host:
+  - step: wipe
+    args: {owned: true}
+on_failure: stop
+EOF
+t_run=$(lab_now)
+if CEPHPROV_TEST_LEASE_OUTLIVED_BY=wipe "$CTL" ctl-a run "$DIR/wipe-owned.yaml" "$L" --hosts node1 --yes \
+        > "$DIR/lease.out" 2>&1; then cat "$DIR/lease.out"; fail "the run went on after its lease ran out"; fi
+grep -q "test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY=wipe: no more renewals" "$DIR/lease.out" ||
+        { cat "$DIR/lease.out"; fail "the hook did not stop the renewals after the first wipe"; }
+grep -q "not starting wipe of '/dev/loop[0-9]*': lost the lock of cluster 'ceph' (the lease ran out before it could be renewed)" "$DIR/lease.out" ||
+        { cat "$DIR/lease.out"; fail "the run did not stop before the next device with the reason"; }
+# one device wiped, the other untouched: no agent op after the lease ran out
+[ "$(labels)" = 1 ] || { cat "$DIR/lease.out"; fail "$(labels) labels left of 2: the loop did not stop at the next device"; }
+# lost, so not released: left to expire
+status_json | py 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["locked"] else 1)' ||
+        fail "a controller that lost its lease released the lock"
+ok "a lease run out inside the owned wipe's loop: stopped before the second device with the reason, its label kept, the lock left to expire ($(lab_since "$t_run") s run, $(lab_since "$t6") s in all)"
+"$CEPHPROV" lock break "$L" --yes > "$DIR/break.log" 2>&1 || { cat "$DIR/break.log"; fail "lock break failed"; }
 echo "PASS ($(lab_since "$t0") s)"

@@ -25,7 +25,8 @@
 # conversion of node2 and node3 is killed once node3 is half-way (node2 done): kills chained
 # across hosts. With CONVERT_CANARY_SLOW=node1 (or node2: the canary of the second run) the
 # canary's disks are made slow once they were benchmarked: the run must stop at the gate
-# before the next host, and go on once they are fast again.
+# before the next host, and go on once they are fast again. With CONVERT_SECOND_FAILURE=1,
+# a second failure after the first kill is refused (below, second_failure).
 # Not covered yet: bcache.
 #
 # Usage: test-convert.sh CEPHPROV
@@ -123,6 +124,64 @@ rs = [json.loads(l) for l in open(sys.argv[1])]
 print(" ".join("osd.%d %.1fs" % (r["osd_id"], r["seconds"]) for r in rs if r.get("event") == "osd-created"))' "$journal"
 }
 
+# CONVERT_SECOND_FAILURE=1 (issue 26): after the first kill (node1's OSDs stopped by the
+# killed run, maybe destroyed), node2's OSDs are stopped by hand: a second failure while the
+# run was dead. Pool `data` has size 2, so each PG with its copies on node1 and node2 has no
+# readable copy left. The same command must refuse before anything more is destroyed or
+# wiped (node1's OSDs' states in the OSD map, its disks' first 16 MiB and blkid's view of
+# them unchanged, no phase journaled), naming the OSDs down and those PGs; node2's OSDs then
+# started again, the chain goes on.
+osds_of_host() { awk -v h="$1" '$2 == h { print $1 }' <<< "$planned"; }
+node1_state() {
+        ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+ids = [int(x) for x in sys.argv[1:]]
+print(sorted((o["osd"], "destroyed" in o["state"]) for o in json.load(sys.stdin)["osds"] if o["osd"] in ids))' \
+                $(osds_of_host node1)
+        local devs
+        devs=$(awk '$2 == "node1" { print $3; print $4 }' <<< "$planned" | sort -u)
+        # shellcheck disable=SC2016 # expanded by the inner sh
+        on node1 sh -c 'for d; do echo "$d"; blkid -p -o export "$d"; head -c 16M "$d" | md5sum; done' sh $devs
+}
+osds_up() { # osds_up WANT IDS...: wait (60 s) until each of IDS is up (WANT 1) or down (0)
+        local want=$1 i
+        shift
+        for i in $(seq 120); do
+                ceph_ osd dump -f json 2>/dev/null | py '
+import json, sys
+want, ids = sys.argv[1] == "1", [int(x) for x in sys.argv[2:]]
+sys.exit(0 if all(bool(o["up"]) == want for o in json.load(sys.stdin)["osds"] if o["osd"] in ids) else 1)' \
+                        "$want" "$@" && return 0
+                sleep 0.5
+        done
+        return 1
+}
+second_failure() {
+        local ids2 id before out rc base
+        ids2=$(osds_of_host node2)
+        for id in $ids2; do on node2 systemctl stop "ceph-osd@$id" >/dev/null 2>&1; done
+        check "[second failure] node2's OSDs ($(echo $ids2)) are down" osds_up 0 $ids2
+        before=$(node1_state)
+        base=$(journal_lines)
+        out=$("$cephprov" convert "$layout" "$@" $mode_args --yes 2>&1)
+        rc=$?
+        echo "$out" > "$dir/convert-second-failure.out"
+        check "[second failure] the same command is refused (exit $rc)" test "$rc" -ne 0
+        check_contains "[second failure] ... naming node2's OSDs as down besides the run's own" "$out" \
+                "osd.$(echo $ids2 | cut -d' ' -f1)"
+        check_contains "[second failure] ... as another failure since the kill" "$out" \
+                "down besides the OSDs this run stopped"
+        check "[second failure] ... naming PGs left without a readable copy" \
+                grep -Eq 'PG\(s\) would be left without a readable copy.*: [0-9]+\.[0-9a-f]+ \(0 of 1\)' \
+                "$dir/convert-second-failure.out" || tail -5 "$dir/convert-second-failure.out"
+        check_eq "[second failure] ... no phase journaled by it" \
+                "$(journal_since "$base" | grep -c '"event":"convert-phase"')" 0
+        check_eq "[second failure] ... node1's OSDs and disks as they were (OSD map, blkid, first 16 MiB)" \
+                "$(node1_state)" "$before"
+        for id in $ids2; do on node2 systemctl start "ceph-osd@$id" >/dev/null 2>&1; done
+        check "[second failure] node2's OSDs up again" osds_up 1 $ids2
+}
+
 # 1. the canary's host alone; with CONVERT_KILL_PHASES="P1 P2 ...", the run is killed (kill -9)
 # as soon as the journal has phase P1 for an OSD, the same command again is killed at P2 (a
 # record of P2 written by that run), and so on; the last run must finish the conversion
@@ -169,6 +228,8 @@ cur = c.get("current")
 print(cur, sys.argv[1] in [o.get("phase") for o in c.get("osds", []) if o["host"] == cur], "backfill" in c)' "$want")" \
                         "${host:-node1} True True"
                 nkill=$((nkill + 1))
+                [ "$nkill" -eq 1 ] && [ "$out" = convert-killed ] && [ "${CONVERT_SECOND_FAILURE:-}" = 1 ] &&
+                        second_failure "$@"
         done
 }
 t0=$SECONDS

@@ -396,13 +396,18 @@ static Cluster cluster_load(const char *df, const char *pools, bool with_ec_prof
         return c;
 }
 
-static CephDrainCheck *drain(const Cluster *c, const char *host) {
+/* the check of these hosts gone at once */
+static CephDrainCheck *drain_hosts(const Cluster *c, char * const *hosts) {
         Error err = {};
         CephDrainCheck *d = NULL;
-        CHECK_INTEQ(ceph_drain_check(c->tree, c->pools, c->rules, c->profiles, &c->ratios, host, &d, &err), 0);
+        CHECK_INTEQ(ceph_drain_check(c->tree, c->pools, c->rules, c->profiles, &c->ratios, hosts, &d, &err), 0);
         if (err.code)
                 fprintf(stderr, "drain check: %s\n", err.message);
         return d;
+}
+
+static CephDrainCheck *drain(const Cluster *c, const char *host) {
+        return drain_hosts(c, (char * const[]) { (char *) host, NULL });
 }
 
 static const CephDrainDest *dest(const CephDrainCheck *d, int id) {
@@ -442,10 +447,10 @@ static void test_drain_check(void) {
         /* an absent host is an error naming it, not a refusal */
         Error e = {};
         CephDrainCheck *none = NULL;
-        CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, "node9", &none, &e) == -ENOENT);
+        CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, (char * const[]) { (char *) "node9", NULL }, &none, &e) == -ENOENT);
         {
                 /* what the controller uses for a host without a bucket (destroyed already) */
-                _cleanup_(ceph_drain_check_freep) CephDrainCheck *nb = ceph_drain_check_no_bucket("node9");
+                _cleanup_(ceph_drain_check_freep) CephDrainCheck *nb = ceph_drain_check_no_bucket((char * const[]) { (char *) "node9", NULL });
                 CHECK(nb && nb->ok && nb->n_osds == 0 && nb->n_pools == 0 && nb->bytes_to_move == 0);
                 CHECK(nb && nb->warnings[0] && strstr(nb->warnings[0], "no host bucket") && !nb->reasons[0]);
                 _cleanup_(freep) char *t = nb ? ceph_drain_check_format(nb) : NULL;
@@ -455,7 +460,7 @@ static void test_drain_check(void) {
         }
         CHECK(none == NULL && strstr(e.message, "'node9'"));
         error_reset(&e);
-        CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, "osd.3", &none, &e) == -ENOENT);
+        CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios, (char * const[]) { (char *) "osd.3", NULL }, &none, &e) == -ENOENT);
         cluster_done(&c);
 
         /* one OSD near full: refused, naming it, its projection and the ratio */
@@ -560,6 +565,55 @@ static void test_drain_check(void) {
         CHECK(d && d->ok && d->n_dests == 9 && d->pools[0].needed == 2 && d->pools[0].left == 3);
         CHECK(d && str_eq(d->pools[0].rule, "replicated_hdd"));
         cluster_done(&c);
+}
+
+/* Several hosts drained together (issue 26): their data off at once, each alone fine */
+static void test_drain_check_together(void) {
+        char *both[] = { (char *) "node3", (char *) "node4", NULL };
+
+        /* redundancy: size-3 pools on 4 hosts lose one host fine, two not */
+        Cluster c = cluster_load("synthetic-osd-df-tree-4hosts.json", "synthetic-osd-pool-ls-detail.json", false);
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *d3 = drain(&c, "node3"), *d4 = drain(&c, "node4"),
+                                                          *d = drain_hosts(&c, both);
+        CHECK(d3 && d3->ok && d4 && d4->ok);
+        CHECK(d && !d->ok && strv_length(d->hosts) == 2 && str_eq(d->names, "node3 and node4"));
+        CHECK(d && d->n_osds == 6 && d->osds[0] == 6 && d->osds[5] == 11 && d->n_dests == 6);
+        CHECK(d && d->bytes_to_move == 180 * GiB_KB * 1024);
+        CHECK(d && d->n_pools == 2 && d->pools[1].left == 2 && d->pools[1].needed == 3 && !d->pools[1].ok);
+        CHECK(d && strv_contains(d->reasons, "pool 'rbd' (replicated, size 3) needs 3 hosts under rule "
+                                             "'replicated_rule'; 2 would be left without node3 and node4"));
+        _cleanup_(freep) char *text = ceph_drain_check_format(d);
+        CHECK(text && startswith(text, "drain node3 and node4 together: 180 GiB to move from osd.6 osd.7 osd.8 "
+                                       "osd.9 osd.10 osd.11 to 6 OSDs\n"));
+        _cleanup_json_ json_object *j = ceph_drain_check_to_json(d);
+        json_object *v;
+        CHECK(j && json_object_object_get_ex(j, "hosts", &v) && json_object_array_length(v) == 2);
+        cluster_done(&c);
+
+        /* capacity: each alone leaves osd.5 at 69 %, both together push it to 96 % */
+        c = cluster_load("synthetic-osd-df-tree-4hosts-together.json", "synthetic-osd-pool-ls-detail-hdd.json", false);
+        d3 = ceph_drain_check_free(d3), d4 = ceph_drain_check_free(d4), d = ceph_drain_check_free(d);
+        d3 = drain(&c, "node3"), d4 = drain(&c, "node4"), d = drain_hosts(&c, both);
+        CHECK(d3 && d3->ok && d4 && d4->ok);
+        CHECK(d4 && dest(d4, 5) && fabs(dest(d4, 5)->util_after - (56.0 + 120.0 / 9) / 100) < 1e-6);
+        CHECK(d && !d->ok && d->pools[0].ok && strv_length(d->reasons) == 1);
+        if (d && d->reasons[0])
+                CHECK_STREQ(d->reasons[0], "osd.5 (node2) would be 96.0 % full after the drain of node3 and node4 "
+                                           "(now 56.0 %), past the backfillfull ratio 90 %");
+        CHECK(d && dest(d, 4) && !dest(d, 4)->over_backfillfull && fabs(dest(d, 4)->util_after - 0.81) < 1e-6);
+
+        /* a host that is no bucket among them: an error naming it */
+        Error e = {};
+        CephDrainCheck *none = NULL;
+        CHECK(ceph_drain_check(c.tree, c.pools, c.rules, NULL, &c.ratios,
+                               (char * const[]) { (char *) "node3", (char *) "node9", NULL }, &none, &e) == -ENOENT);
+        CHECK(none == NULL && strstr(e.message, "'node9'"));
+        cluster_done(&c);
+
+        /* hosts without a bucket: nothing to move, a warning for each */
+        _cleanup_(ceph_drain_check_freep) CephDrainCheck *nb =
+                ceph_drain_check_no_bucket((char * const[]) { (char *) "node8", (char *) "node9", NULL });
+        CHECK(nb && nb->ok && strv_length(nb->warnings) == 2 && strstr(nb->warnings[1], "'node9'"));
 }
 
 static void test_drain_progress(void) {
@@ -905,6 +959,7 @@ int main(void) {
         TEST_RUN(test_pools_rules_profiles);
         TEST_RUN(test_balancer_perf_recovery);
         TEST_RUN(test_drain_check);
+        TEST_RUN(test_drain_check_together);
         TEST_RUN(test_drain_progress);
         TEST_RUN(test_throttle);
         TEST_RUN(test_throttle_mixed);

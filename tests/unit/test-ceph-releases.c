@@ -180,7 +180,7 @@ static void test_release(CephRelease want) {
                 CephFullRatios fr;
                 CHECK_INTEQ(ceph_full_ratios_parse(dump_s, &fr, &e), 0);
                 _cleanup_(ceph_drain_check_freep) CephDrainCheck *dc = NULL;
-                CHECK_INTEQ(ceph_drain_check(dft, pl, cr, NULL, &fr, "node2", &dc, &e), 0);
+                CHECK_INTEQ(ceph_drain_check(dft, pl, cr, NULL, &fr, (char * const[]) { (char *) "node2", NULL }, &dc, &e), 0);
                 CHECK(dc && !dc->ok && dc->n_osds == 2 && dc->bytes_to_move > 0);
                 if (dc && !dc->ok)
                         CHECK(dc->reasons[0] && strstr(dc->reasons[0], "pool '"));

@@ -611,6 +611,53 @@ static void test_safe_to_destroy(void) {
         CHECK_INTEQ(ceph_safe_to_destroy_parse(16, "{\"safe_to_destroy\":[0],\"active\":[]}", "", &zero, 1, &s, &e),
                     -EPROTO);
         CHECK(s == NULL);
+
+        /* fail closed: exit 0 with nothing to read is no answer (it marked every id safe) */
+        int two[] = { 0, 2 };
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL && strstr(e.message, "no answer"));
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "\n", "Error: something else\n", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL);
+        error_reset(&e);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "OSD(s) x are safe to destroy\n", two, 2, &s, &e), -EBADMSG);
+        CHECK(s == NULL);
+
+        /* the plain line: only the ids it names are safe, not every id asked */
+        r = run_load("safe-to-destroy-0-out-clean-plain");
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(r.rc, r.out, r.err, two, 2, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0) && !ceph_safe_to_destroy_is_safe(s, 2));
+        s = ceph_safe_to_destroy_free(s);
+        run_done(&r);
+        /* OSDMonitor prints the set with ',' */
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "", "OSD(s) 0,2 are safe to destroy without reducing data "
+                                                       "durability.\n", two, 2, &s, &err), 0);
+        CHECK(s && ceph_safe_to_destroy_is_safe(s, 0) && ceph_safe_to_destroy_is_safe(s, 2) && s->n_safe == 2);
+        s = ceph_safe_to_destroy_free(s);
+        CHECK_INTEQ(ceph_safe_to_destroy_parse(0, "OSD(s) 2 are safe to destroy without reducing data durability.\n", "",
+                                               two, 2, &s, &err), 0);
+        CHECK(s && !ceph_safe_to_destroy_is_safe(s, 0) && ceph_safe_to_destroy_is_safe(s, 2));
+        s = ceph_safe_to_destroy_free(s);
+}
+
+/* "no such key" is ceph's own answer only: exit 2 with "Error ENOENT:" */
+static void test_no_such_key(void) {
+        Run r = run_load("config-key-get-missing");
+        CHECK(ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        r = run_load("auth-get-missing");
+        CHECK(ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        r = run_load("config-key-get-lock");
+        CHECK(!ceph_answer_no_such_key(r.rc, r.err));
+        run_done(&r);
+        /* ENOENT from elsewhere, or an exit status without ceph's words */
+        CHECK(!ceph_answer_no_such_key(2, ""));
+        CHECK(!ceph_answer_no_such_key(2, NULL));
+        CHECK(!ceph_answer_no_such_key(127, "sh: 1: ceph: not found\n"));
+        CHECK(!ceph_answer_no_such_key(1, "[errno 2] RADOS object not found (error connecting to the cluster)\n"));
+        CHECK(!ceph_answer_no_such_key(16, "Error ENOENT: x\n"));
 }
 
 static void test_versions(void) {
@@ -968,6 +1015,70 @@ static void test_lock(void) {
         CHECK(ceph_lock_lease_parse(NULL, &lease, &e) == -EINVAL);
 }
 
+/* The lease as a destructive agent request carries it, and the clock skew the lock refuses
+ * (issue 26 item 5) */
+static void test_lock_lease_skew(void) {
+        /* what is left, in whole ms, rounded down, 0 once over */
+        CHECK(ceph_lock_lease_left_ms(100.0, 145.0) == 45000);
+        CHECK(ceph_lock_lease_left_ms(100.0, 100.0015) == 1);
+        CHECK(ceph_lock_lease_left_ms(100.0, 100.0009) == 0);
+        CHECK(ceph_lock_lease_left_ms(100.0, 100.0) == 0);
+        CHECK(ceph_lock_lease_left_ms(145.5, 145.0) == 0);
+        CHECK(ceph_lock_lease_left_ms(0.0, 0.0 / 0.0) == 0);
+        CHECK(ceph_lock_lease_left_ms(1000.25, 1045.0) == 44750);
+
+        /* the monitors' time */
+        double t = 0;
+        CHECK_INTEQ(ceph_time_parse("2026-12-05T10:11:12.250000+0000", &t), 0);
+        CHECK(t == 1796465472.25);
+        CHECK_INTEQ(ceph_time_parse("2026-12-05T11:11:12.250000+0100", &t), 0);
+        CHECK(t == 1796465472.25);
+        CHECK_INTEQ(ceph_time_parse("2026-12-05T05:11:12.250000-0500", &t), 0);
+        CHECK(t == 1796465472.25);
+        CHECK_INTEQ(ceph_time_parse("2026-12-05 10:11:12Z", &t), 0);
+        CHECK(t == 1796465472.0);
+        CHECK_INTEQ(ceph_time_parse("2026-12-05T10:11:12.5+01:00", &t), 0);
+        CHECK(t == 1796461872.5);
+        static const char *const bad[] = { "", "2026-12-05", "2026-12-05T10:11", "2026-13-05T10:11:12",
+                                           "2026-12-05T10:11:12+00", "2026-12-05T10:11:12 junk", "yesterday" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                CHECK(ceph_time_parse(bad[i], &t) == -EINVAL);
+        Error err = {};
+        CHECK_INTEQ(ceph_report_time_parse("\n{\"cluster_fingerprint\":\"x\",\"version\":\"16.2.15\",\"timestamp\":"
+                                           "\"2026-12-05T10:11:12.250000+0000\",\"tag\":\"\"}\n", &t, &err), 0);
+        CHECK(t == 1796465472.25);
+        Error e1 = {}, e2 = {};
+        CHECK(ceph_report_time_parse("{\"version\":\"16.2.15\"}", &t, &e1) == -EBADMSG);
+        CHECK(strstr(e1.message, "no \"timestamp\""));
+        CHECK(ceph_report_time_parse("{\"timestamp\":\"0.000000\"}", &t, &e2) == -EBADMSG);
+
+        /* the skew: mon minus the middle of the window, refused only when even the least the
+         * window allows is past a quarter of the lease */
+        double skew = 0;
+        Error s0 = {};
+        CHECK_INTEQ(ceph_lock_skew_check(1000.0, 1001.0, 1000.5, 60, &skew, &s0), 0);
+        CHECK(skew == 0.0);
+        CHECK_INTEQ(ceph_lock_skew_check(1000.0, 1001.0, 1015.5, 60, &skew, &s0), 0); /* 15 s: the margin itself */
+        CHECK(skew == 15.0);
+        Error s1 = {};
+        CHECK(ceph_lock_skew_check(1000.0, 1001.0, 1016.5, 60, &skew, &s1) == -ETIME);
+        CHECK(skew == 16.0);
+        CHECK_STREQ(s1.message, "this machine's clock is 16.0 s behind the monitors' (here 1970-01-01T00:16:40Z, "
+                                "monitors 1970-01-01T00:16:56Z, asked within 1.0 s): more than a quarter of the "
+                                "lock's lease (60 s), so leases would be misread across controllers; fix the clock "
+                                "(NTP) before taking the lock");
+        Error s2 = {};
+        CHECK(ceph_lock_skew_check(1000.0, 1000.2, 990.0, 30, &skew, &s2) == -ETIME);
+        CHECK(strstr(s2.message, "10.1 s ahead of the monitors'") && strstr(s2.message, "lease (30 s)"));
+        /* a slow answer widens the window: 20 s off, but asked within 12 s: not provably past 15 */
+        CHECK_INTEQ(ceph_lock_skew_check(1000.0, 1012.0, 1026.0, 60, &skew, &s0), 0);
+        /* a wall clock stepped back while asking: a window of nothing */
+        CHECK(ceph_lock_skew_check(1000.0, 999.0, 1020.0, 60, &skew, &s0) == -ETIME);
+        /* a short test lease: its quarter */
+        CHECK_INTEQ(ceph_lock_skew_check(1000.0, 1000.4, 1000.9, 4, &skew, &s0), 0);
+        CHECK(ceph_lock_skew_check(1000.0, 1000.4, 1001.5, 4, &skew, &s0) == -ETIME);
+}
+
 /* object → PG as Ceph 16.2.15's osdmaptool computed it (names of 1..49 bytes: every tail
  * length 0..11 after the hash's 12-byte blocks, pools of 8, 40 and 48 PGs: stable_mod's both
  * branches), and probe names that fill every PG exactly */
@@ -1007,6 +1118,7 @@ static void test_object_pg_seed(void) {
 
 int main(void) {
         TEST_RUN(test_lock);
+        TEST_RUN(test_lock_lease_skew);
         TEST_RUN(test_health);
         TEST_RUN(test_osd_tree);
         TEST_RUN(test_osd_dump);
@@ -1015,6 +1127,7 @@ int main(void) {
         TEST_RUN(test_pg_dump);
         TEST_RUN(test_ok_to_stop);
         TEST_RUN(test_safe_to_destroy);
+        TEST_RUN(test_no_such_key);
         TEST_RUN(test_versions);
         TEST_RUN(test_small_answers);
         TEST_RUN(test_argv);

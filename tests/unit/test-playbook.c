@@ -337,7 +337,7 @@ static void test_print_plan(void) {
                     "playbook 'demo' (destructive): 2 hosts in 2 waves (serial, canary first), on failure: stop\n"
                     "\n"
                     "before the first wave, once:\n"
-                    "  drain-check hosts=[node3, node4]\n"
+                    "  drain-check hosts=[node3, node4] together=true\n"
                     "  throttle preset=slow\n"
                     "\n"
                     "wave 1 of 2: node3\n"

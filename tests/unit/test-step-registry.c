@@ -278,7 +278,7 @@ static void test_substitute(void) {
         char *hosts[] = { (char *) "node3", (char *) "node4", NULL };
         StepFacts run_facts = { .hosts = hosts };
         CHECK_INTEQ(step_args_substitute(step_registry_find("drain-check"), d, &run_facts, &ds, &err), 0);
-        CHECK_STREQ(json_object_to_json_string_ext(ds, JSON_C_TO_STRING_PLAIN), "{\"hosts\":[\"node3\",\"node4\"]}");
+        CHECK_STREQ(json_object_to_json_string_ext(ds, JSON_C_TO_STRING_PLAIN), "{\"hosts\":[\"node3\",\"node4\"],\"together\":true}");
 }
 
 static void test_to_json(void) {
