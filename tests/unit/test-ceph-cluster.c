@@ -789,10 +789,11 @@ static void test_throttle(void) {
                   "osd osd_recovery_max_single_start (rm); osd osd_recovery_max_active (rm); osd osd_max_backfills 1");
         CHECK_INTEQ(strv_length(plan->warnings), 0);
         _cleanup_(freep) char *rec = ceph_throttle_restore_format(plan);
+        /* each entry: the value before and what the preset writes there */
         CHECK_STREQ(rec, "{\"preset\":\"fast\",\"scheduler\":\"wpq\",\"restore\":[{\"who\":\"osd\",\"key\":"
-                         "\"osd_recovery_max_single_start\",\"value\":null},{\"who\":\"osd\",\"key\":"
-                         "\"osd_recovery_max_active\",\"value\":null},{\"who\":\"osd\",\"key\":\"osd_max_backfills\","
-                         "\"value\":\"1\"}]}");
+                         "\"osd_recovery_max_single_start\",\"value\":null,\"wrote\":[\"4\"]},{\"who\":\"osd\",\"key\":"
+                         "\"osd_recovery_max_active\",\"value\":null,\"wrote\":[\"4\"]},{\"who\":\"osd\",\"key\":"
+                         "\"osd_max_backfills\",\"value\":\"1\",\"wrote\":[\"4\"]}]}");
         CephConfigOp *back = NULL;
         size_t n_back = 0;
         CHECK_INTEQ(ceph_throttle_restore_parse(rec, &back, &n_back, &err), 0);
