@@ -430,7 +430,7 @@ static void status_print(json_object *st, FILE *out) {
         json_object *recs = jget(st, "records");
         for (size_t i = 0; i < json_object_array_length(recs); i++) {
                 json_object *r = json_object_array_get_idx(recs, i);
-                char age[32] = "age unknown";
+                char age[80] = "age unknown";
                 if (jget(r, "age_sec")) {
                         int64_t a = json_object_get_int64(jget(r, "age_sec"));
                         if (a >= 86400)
