@@ -852,10 +852,12 @@ static int throttle_record(ClusterSteps *cs, const CephThrottlePlan *plan, json_
                         "to their values before it; the others are as someone set them since",
                         origin ? origin : "?", json_object_array_length(taken));
                 restore_left_notice(cs, "throttle", msg ? msg : "took over an earlier run's record");
-                json_object *t = json_object_new_object();
+                json_object *t = json_object_new_object(), *run = json_object_object_get(have, "run"),
+                            *since = json_object_object_get(have, "since");
+                /* null run and since: a record of an older cephprov */
                 if (!t || json_add(res, "took_over", t) < 0 ||
-                    json_add(t, "run", json_object_get(json_object_object_get(have, "run"))) < 0 ||
-                    json_add(t, "since", json_object_get(json_object_object_get(have, "since"))) < 0 ||
+                    json_object_object_add(t, "run", run ? json_object_get(run) : NULL) < 0 ||
+                    json_object_object_add(t, "since", since ? json_object_get(since) : NULL) < 0 ||
                     json_add(t, "keys", TAKE_PTR(taken)) < 0)
                         return error_set(err, ENOMEM, "out of memory");
         }
@@ -1012,10 +1014,10 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
                         return error_set(err, EBADMSG, "the throttle record in the cluster: %s", e.message);
                 json_add(res, "left", left);
                 _cleanup_json_ json_object *o = json_tokener_parse(rec);
-                if (o) {
-                        json_add(res, "run", json_object_get(json_object_object_get(o, "run")));
-                        json_add(res, "since", json_object_get(json_object_object_get(o, "since")));
-                }
+                json_object *run = o ? json_object_object_get(o, "run") : NULL,
+                            *since = o ? json_object_object_get(o, "since") : NULL;
+                json_object_object_add(res, "run", run ? json_object_get(run) : NULL);
+                json_object_object_add(res, "since", since ? json_object_get(since) : NULL);
                 for (size_t i = 0; i < json_object_array_length(left); i++) {
                         json_object *l = json_object_array_get_idx(left, i);
                         json_object *w = json_object_object_get(l, "wrote");
