@@ -37,7 +37,7 @@ t0=$(lab_now)
 DRAIN_PID=$!
 acted=
 for _ in $(seq 1 1200); do
-        if journal_since "$base" | grep '"name": *"throttle"' | grep -q '"wave-step-end"'; then
+        if journal_since "$base" | grep '"name": *"throttle"' | grep -q '"wave-step-done"'; then
                 ceph_ osd set-group noout node1 >/dev/null 2>&1 &&
                         ceph_ config set osd osd_max_backfills 2 >/dev/null 2>&1 && acted=1
                 break
