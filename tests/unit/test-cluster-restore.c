@@ -279,7 +279,12 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
                 int code = ceph(w ? w : (char *[]) { NULL }, in, &out);
                 json_add_int(result, "exit", code);
                 json_add_string(result, "stdout", out ? out : "");
-                json_add_string(result, "stderr", code ? "Error from the fake cluster" : "");
+                /* as ceph says it (tests/data/ceph/config-key-get-missing.err): only this is "absent" */
+                _cleanup_(freep) char *er = code == ENOENT ? strprintf("Error ENOENT: error obtaining '%s': (2) No "
+                                                                       "such file or directory\n",
+                                                                       w && strv_length(w) > 2 ? w[2] : "?")
+                                          : strdup(code ? "Error EINVAL: not known to the fake cluster\n" : "");
+                json_add_string(result, "stderr", er);
         }
         *ret_response = resp;
         return 0;
