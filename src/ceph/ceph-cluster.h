@@ -510,6 +510,28 @@ void ceph_config_ops_free(CephConfigOp *ops, size_t n);
  * admin machine can restore: {"preset":"fast","restore":[{"who":"osd","key":K,"value":V|null}]} */
 char *ceph_throttle_restore_format(const CephThrottlePlan *p);
 int ceph_throttle_restore_parse(const char *json, CephConfigOp **ret, size_t *ret_n, Error *err);
+/* Each entry of the record also says what cephprov wrote there ("wrote": the values it set;
+ * ceph_throttle_restore_format() fills it from the plan's apply list, and
+ * ceph_throttle_record_set_ladder() with every value of the adaptive ladder of `sched`).
+ * A record written before cephprov kept it has no "wrote": its preset and scheduler say
+ * what that preset sets (the adaptive one: any rung); a key they do not say (a custom value)
+ * is not known to be cephprov's. -EINVAL: not a record, -ENOMEM. */
+int ceph_throttle_record_set_ladder(json_object *rec, CephScheduler sched);
+/* What restore-throttle does with `record`, given the config database now: *ret_ops puts
+ * back the value before (in the record's order) where the key still holds what cephprov
+ * wrote; a key already at its value before needs nothing; every other one (someone changed
+ * it since, or what cephprov wrote is not known) is left as it is and is an entry of
+ * *ret_left: {"who", "key", "value": now (null: absent), "before", "wrote": [..] | null}. */
+int ceph_throttle_restore_decide(const char *record, const CephConfigDump *now, CephConfigOp **ret_ops,
+                                 size_t *ret_n, json_object **ret_left, Error *err);
+/* A throttle that finds the record `old` of an earlier run, not restored, makes `rec` (its
+ * own record, whose values before are the config database now) take it over: where a key
+ * still holds what the earlier run wrote, the value before that run is the one to go back to
+ * (it replaces rec's, or is appended when rec does not set that key); where it does not,
+ * someone set it since and its value now (rec's) is. *ret_taken: "WHO KEY" of each entry
+ * taken from `old`. */
+int ceph_throttle_record_take_over(json_object *rec, const char *old, const CephConfigDump *now,
+                                   json_object **ret_taken, Error *err);
 /* `config set WHO KEY VALUE`, or `config rm WHO KEY` when value is NULL */
 char **ceph_argv_config_op(const CephCli *cli, const CephConfigOp *op, Error *err);
 

@@ -185,6 +185,7 @@ CephOsdDump *ceph_osd_dump_free(CephOsdDump *d) {
                 return NULL;
         free(d->fsid);
         strv_free(d->flags);
+        strv_free(d->node_flags);
         for (size_t i = 0; i < d->n_osds; i++)
                 free(d->osds[i].uuid);
         for (size_t i = 0; i < d->n_pools; i++)
@@ -266,6 +267,22 @@ int ceph_osd_dump_parse(const char *json, CephOsdDump **ret, Error *err) {
         if (!d->flags)
                 return -ENOMEM;
 
+        /* "crush_node_flags": {"node1": ["noout"]} (osd set-group; Nautilus and later) */
+        if (!(d->node_flags = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        json_object *nf = NULL;
+        if (json_object_object_get_ex(root, "crush_node_flags", &nf) && json_object_is_type(nf, json_type_object)) {
+                json_object_object_foreach(nf, node, list) {
+                        if (!json_object_is_type(list, json_type_array))
+                                continue;
+                        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                                const char *f = json_object_get_string(json_object_array_get_idx(list, i));
+                                if (f && strv_consume(&d->node_flags, strprintf("%s %s", node, f)) < 0)
+                                        return -ENOMEM;
+                        }
+                }
+        }
+
         const char *rel = NULL;
         if (json_get_string(root, "require_osd_release", false, &rel, what, NULL) == 0)
                 d->require_osd_release = ceph_release_from_string(rel);
@@ -325,6 +342,16 @@ const CephDumpOsd *ceph_osd_dump_find_uuid(const CephOsdDump *d, const char *uui
 
 bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag) {
         return d && flag && strv_contains(d->flags, flag);
+}
+
+bool ceph_osd_dump_has_node_flag(const CephOsdDump *d, const char *node, const char *flag) {
+        if (!d || !node || !flag)
+                return false;
+        size_t n = strlen(node);
+        for (char **p = d->node_flags; p && *p; p++)
+                if (strncmp(*p, node, n) == 0 && (*p)[n] == ' ' && streq(*p + n + 1, flag))
+                        return true;
+        return false;
 }
 
 int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err) {

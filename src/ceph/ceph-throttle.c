@@ -7,6 +7,7 @@
 
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "ceph-adapt.h"
 #include "ceph-cluster.h"
 #include "ceph-internal.h"
 
@@ -262,6 +263,16 @@ char *ceph_throttle_restore_format(const CephThrottlePlan *p) {
                 if (p->restore[i].value ? json_add_string(e, "value", p->restore[i].value) < 0
                                         : json_object_object_add(e, "value", NULL) < 0)
                         return NULL;
+                /* what cephprov writes there: the restore puts "value" back only while the key
+                 * still holds one of these */
+                json_object *w = json_object_new_array();
+                if (!w || json_add(e, "wrote", w) < 0)
+                        return NULL;
+                for (size_t k = 0; k < p->n_apply; k++)
+                        if (p->apply[k].value && streq(p->apply[k].who, p->restore[i].who) &&
+                            streq(p->apply[k].key, p->restore[i].key) &&
+                            json_object_array_add(w, json_object_new_string(p->apply[k].value)) < 0)
+                                return NULL;
         }
         if (json_add_string(o, "preset", ceph_throttle_preset_to_string(p->preset)) < 0 ||
             json_add_string(o, "scheduler", p->scheduler == CEPH_SCHEDULER_MCLOCK ? "mclock" : "wpq") < 0 ||
@@ -327,4 +338,232 @@ int ceph_throttle_restore_parse(const char *json, CephConfigOp **ret, size_t *re
 fail:
         ceph_config_ops_free(ops, n);
         return r;
+}
+
+/* ---- whose value is it now --------------------------------------------------------- */
+
+/* Adds `v` to the set `*l` unless it is there. */
+static int strv_add_unique(char ***l, const char *v) {
+        for (char **p = *l; p && *p; p++)
+                if (ceph_config_value_eq(*p, v))
+                        return 0;
+        return strv_extend(l, v);
+}
+
+/* Every value the adaptive ladder of `sched` gives `key` (any rung). */
+static int ladder_values(CephScheduler sched, const char *key, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        for (int rung = 0; rung < ceph_adapt_n_rungs(sched); rung++) {
+                CephConfigOp *ops = NULL;
+                size_t n = 0;
+                if (ceph_adapt_rung_settings(sched, rung, &ops, &n, NULL) < 0)
+                        return -ENOMEM;
+                int r = 0;
+                for (size_t i = 0; i < n && r >= 0; i++)
+                        if (streq(ops[i].key, key))
+                                r = strv_add_unique(&l, ops[i].value);
+                ceph_config_ops_free(ops, n);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int ceph_throttle_record_set_ladder(json_object *rec, CephScheduler sched) {
+        json_object *a = NULL;
+        if (!json_object_object_get_ex(rec, "restore", &a) || !json_object_is_type(a, json_type_array))
+                return -EINVAL;
+        for (size_t i = 0; i < json_object_array_length(a); i++) {
+                json_object *e = json_object_array_get_idx(a, i);
+                const char *key = json_object_get_string(json_object_object_get(e, "key"));
+                _cleanup_strv_free_ char **l = NULL;
+                if (!key || ladder_values(sched, key, &l) < 0 || json_add(e, "wrote", json_array_new_strv(l)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* What cephprov wrote to an entry's key: the record's "wrote"; for a record written before
+ * cephprov kept it (only the value before), what the record's preset sets that key to on
+ * its scheduler (the adaptive throttle: any rung of its ladder). NULL: not known (a custom
+ * value of an old record, or a preset this build does not know). */
+static int entry_wrote(json_object *rec, json_object *e, char ***ret) {
+        json_object *w = NULL;
+        *ret = NULL;
+        if (json_object_object_get_ex(e, "wrote", &w) && json_object_is_type(w, json_type_array)) {
+                _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+                if (!l)
+                        return -ENOMEM;
+                for (size_t i = 0; i < json_object_array_length(w); i++) {
+                        const char *v = json_object_get_string(json_object_array_get_idx(w, i));
+                        if (v && strv_add_unique(&l, v) < 0)
+                                return -ENOMEM;
+                }
+                *ret = TAKE_PTR(l);
+                return 0;
+        }
+        const char *preset = json_object_get_string(json_object_object_get(rec, "preset"));
+        const char *sched_s = json_object_get_string(json_object_object_get(rec, "scheduler"));
+        const char *key = json_object_get_string(json_object_object_get(e, "key"));
+        if (!preset || !key)
+                return 0;
+        CephScheduler sched = streq_ptr(sched_s, "mclock") ? CEPH_SCHEDULER_MCLOCK : CEPH_SCHEDULER_WPQ;
+        if (streq(preset, "adaptive"))
+                return ladder_values(sched, key, ret);
+        CephThrottlePreset p;
+        if (ceph_throttle_preset_from_string(preset, &p, NULL) < 0)
+                return 0;
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        /* with limits: every key a preset may set on that scheduler */
+        if (ceph_throttle_settings(p, sched, true, &ops, &n, NULL) < 0)
+                return -ENOMEM;
+        _cleanup_strv_free_ char **l = NULL;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                if (streq(ops[i].key, key))
+                        r = strv_add_unique(&l, ops[i].value);
+        ceph_config_ops_free(ops, n);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static const char *entry_now(const CephConfigDump *now, json_object *e) {
+        const char *who = json_object_get_string(json_object_object_get(e, "who"));
+        const char *key = json_object_get_string(json_object_object_get(e, "key"));
+        const CephConfigEntry *c = who && key ? ceph_config_dump_find(now, who, key) : NULL;
+        return c ? c->value : NULL;
+}
+
+static bool strv_has_value(char *const *l, const char *v) {
+        for (char *const *p = l; v && p && *p; p++)
+                if (ceph_config_value_eq(*p, v))
+                        return true;
+        return false;
+}
+
+/* entry {"who","key","value","wrote"} of the record, with its value now */
+static json_object *left_entry(json_object *e, const char *now, char *const *wrote) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object *prior = json_object_object_get(e, "value");
+        if (json_add_string(o, "who", json_object_get_string(json_object_object_get(e, "who"))) < 0 ||
+            json_add_string(o, "key", json_object_get_string(json_object_object_get(e, "key"))) < 0 ||
+            json_object_object_add(o, "value", now ? json_object_new_string(now) : NULL) < 0 ||
+            json_object_object_add(o, "before", prior ? json_object_get(prior) : NULL) < 0 ||
+            json_object_object_add(o, "wrote", wrote ? json_array_new_strv((char **) wrote) : NULL) < 0)
+                return json_object_put(o), NULL;
+        return o;
+}
+
+int ceph_throttle_restore_decide(const char *record, const CephConfigDump *now, CephConfigOp **ret_ops,
+                                 size_t *ret_n, json_object **ret_left, Error *err) {
+        const char *what = "throttle restore record";
+        CephConfigOp *all = NULL;
+        size_t n_all = 0;
+        /* checked as before: every entry a valid target, option and value */
+        int r = ceph_throttle_restore_parse(record, &all, &n_all, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *root = json_tokener_parse(record), *left = json_object_new_array();
+        json_object *a = root ? json_object_object_get(root, "restore") : NULL;
+        CephConfigOp *ops = calloc(n_all + 1, sizeof(CephConfigOp));
+        size_t n = 0;
+        if (!root || !a || !left || !ops) {
+                ceph_config_ops_free(all, n_all);
+                free(ops);
+                return error_set(err, ENOMEM, "%s: out of memory", what);
+        }
+        for (size_t i = 0; i < n_all; i++) {
+                json_object *e = json_object_array_get_idx(a, i);
+                const char *v = entry_now(now, e);
+                _cleanup_strv_free_ char **wrote = NULL;
+                if ((r = entry_wrote(root, e, &wrote)) < 0)
+                        break;
+                bool back = all[i].value ? v && ceph_config_value_eq(v, all[i].value) : !v;
+                if (back)
+                        continue; /* as it was before already */
+                if (strv_has_value(wrote, v)) {
+                        ops[n++] = all[i];
+                        all[i] = (CephConfigOp) {};
+                        continue;
+                }
+                /* someone changed it since cephprov wrote it (or what cephprov wrote is not
+                 * known): theirs, left as it is */
+                json_object *o = left_entry(e, v, wrote);
+                if (!o || json_object_array_add(left, o) < 0) {
+                        json_object_put(o);
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        ceph_config_ops_free(all, n_all);
+        if (r < 0) {
+                ceph_config_ops_free(ops, n);
+                return error_set(err, ENOMEM, "%s: out of memory", what);
+        }
+        *ret_ops = ops;
+        *ret_n = n;
+        *ret_left = TAKE_PTR(left);
+        return 0;
+}
+
+int ceph_throttle_record_take_over(json_object *rec, const char *old, const CephConfigDump *now,
+                                   json_object **ret_taken, Error *err) {
+        const char *what = "throttle restore record";
+        CephConfigOp *ops = NULL;
+        size_t n_ops = 0;
+        int r = ceph_throttle_restore_parse(old, &ops, &n_ops, err);
+        if (r < 0)
+                return r;
+        ceph_config_ops_free(ops, n_ops);
+        _cleanup_json_ json_object *o = json_tokener_parse(old), *taken = json_object_new_array();
+        json_object *oa = o ? json_object_object_get(o, "restore") : NULL, *na = NULL;
+        if (!o || !oa || !taken)
+                return error_set(err, ENOMEM, "%s: out of memory", what);
+        if (!json_object_object_get_ex(rec, "restore", &na) || !json_object_is_type(na, json_type_array))
+                return error_set(err, EINVAL, "%s: no restore list", what);
+        for (size_t i = 0; i < json_object_array_length(oa); i++) {
+                json_object *e = json_object_array_get_idx(oa, i);
+                const char *who = json_object_get_string(json_object_object_get(e, "who"));
+                const char *key = json_object_get_string(json_object_object_get(e, "key"));
+                _cleanup_strv_free_ char **wrote = NULL;
+                if (entry_wrote(o, e, &wrote) < 0)
+                        return error_set(err, ENOMEM, "%s: out of memory", what);
+                /* still what that run wrote: the value before it is the one to go back to */
+                if (!strv_has_value(wrote, entry_now(now, e)))
+                        continue;
+                json_object *ne = NULL;
+                for (size_t k = 0; k < json_object_array_length(na) && !ne; k++) {
+                        json_object *c = json_object_array_get_idx(na, k);
+                        if (streq_ptr(json_object_get_string(json_object_object_get(c, "who")), who) &&
+                            streq_ptr(json_object_get_string(json_object_object_get(c, "key")), key))
+                                ne = c;
+                }
+                json_object *prior = json_object_object_get(e, "value");
+                if (ne) {
+                        if (json_object_object_add(ne, "value", prior ? json_object_get(prior) : NULL) < 0)
+                                return error_set(err, ENOMEM, "%s: out of memory", what);
+                } else {
+                        /* a key this run does not set: restored as that run's (its "wrote" kept;
+                         * an old record's derived from its preset) */
+                        json_object *c = NULL;
+                        if (json_object_deep_copy(e, &c, NULL) < 0 ||
+                            (wrote && json_add(c, "wrote", json_array_new_strv(wrote)) < 0) ||
+                            json_object_array_add(na, c) < 0)
+                                return json_object_put(c), error_set(err, ENOMEM, "%s: out of memory", what);
+                }
+                char *t = strprintf("%s %s", who, key);
+                if (!t || json_object_array_add(taken, json_object_new_string(t)) < 0) {
+                        free(t);
+                        return error_set(err, ENOMEM, "%s: out of memory", what);
+                }
+                free(t);
+        }
+        *ret_taken = TAKE_PTR(taken);
+        return 0;
 }

@@ -164,6 +164,7 @@ typedef struct CephOsdDump {
         uint64_t epoch;
         char *fsid;
         char **flags;               /* "noout", "norebalance", ... NULL-terminated, never NULL */
+        char **node_flags;          /* "NODE FLAG" per flag of a CRUSH node (osd set-group), never NULL */
         CephRelease require_osd_release;
         CephDumpOsd *osds;          /* sorted by id */
         size_t n_osds;
@@ -178,6 +179,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CephOsdDump *, ceph_osd_dump_free);
 const CephDumpOsd *ceph_osd_dump_find_osd(const CephOsdDump *d, int id);
 const CephDumpOsd *ceph_osd_dump_find_uuid(const CephOsdDump *d, const char *uuid);
 bool ceph_osd_dump_has_flag(const CephOsdDump *d, const char *flag);
+/* the flag set on CRUSH node `node` itself (`osd set-group FLAG NODE`: "crush_node_flags") */
+bool ceph_osd_dump_has_node_flag(const CephOsdDump *d, const char *node, const char *flag);
 /* 0 when every id exists in the map, else -ENOENT naming the first missing one. Ask this
  * before a gate: ok-to-stop and safe-to-destroy answer "yes" for ids that do not exist. */
 int ceph_osd_dump_check_ids(const CephOsdDump *d, const int *ids, size_t n, Error *err);

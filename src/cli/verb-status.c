@@ -181,6 +181,13 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
                         log_debug("no pause record: %s", te.message);
                 else if (ps)
                         json_add(st, "pause", ps);
+                /* every restore record a run left open (throttle, balancer, autoscaler, flags):
+                 * while one is there, something of cephprov's is still set */
+                json_object *recs = NULL;
+                if (cluster_restore_records(admin, &recs, &te) < 0)
+                        log_warning("the restore records cannot be read: %s", te.message);
+                else
+                        json_add(st, "records", recs);
         }
 
         /* a conversion under way (cephprov convert): hosts done, current, left, each OSD's last
@@ -419,6 +426,23 @@ static void status_print(json_object *st, FILE *out) {
                         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
                 fprintf(out, "  paused by cephprov pause on %s since %s: no new backfill (nobackfill) until cephprov resume\n",
                         jstr(ps, "by") ?: "?", when);
+        }
+        json_object *recs = jget(st, "records");
+        for (size_t i = 0; i < json_object_array_length(recs); i++) {
+                json_object *r = json_object_array_get_idx(recs, i);
+                char age[80] = "age unknown";
+                if (jget(r, "age_sec")) {
+                        int64_t a = json_object_get_int64(jget(r, "age_sec"));
+                        if (a >= 86400)
+                                snprintf(age, sizeof age, "%" PRId64 " d %" PRId64 " h old", a / 86400, a % 86400 / 3600);
+                        else if (a >= 3600)
+                                snprintf(age, sizeof age, "%" PRId64 " h %" PRId64 " min old", a / 3600, a % 3600 / 60);
+                        else
+                                snprintf(age, sizeof age, "%" PRId64 " min %" PRId64 " s old", a / 60, a % 60);
+                }
+                fprintf(out, "  open record %s: %s, left by run %s (a restore step, or the next run's after, puts it "
+                             "back)\n",
+                        jstr(r, "record") ?: "?", age, jstr(r, "run") ?: "unknown (an older cephprov)");
         }
         json_object *checks = jget(st, "checks");
         for (size_t i = 0; i < json_object_array_length(checks); i++) {

@@ -87,6 +87,44 @@ static int record_get_json(CephAdmin *a, const char *name, json_object **ret, Er
         return 1;
 }
 
+/* Every restore record (saved/...) says which run left it and since when: "run" (the
+ * journal's run id of the run that wrote it), "since" (epoch seconds). */
+static int record_stamp(ClusterSteps *cs, json_object *rec) {
+        return json_add_string(rec, "run", cs->run_id ? cs->run_id : "(no run)") < 0 ||
+                               json_add_int(rec, "since", (int64_t) time(NULL)) < 0
+                       ? -ENOMEM
+                       : 0;
+}
+
+/* A record this run did not write: one an earlier run left (killed, failed, or abandoned
+ * long ago). A record without "run" is from before cephprov kept one: never this run's. */
+static bool record_of_other_run(ClusterSteps *cs, json_object *rec) {
+        const char *run = json_object_get_string(json_object_object_get(rec, "run"));
+        return !run || !cs->run_id || !streq(run, cs->run_id);
+}
+
+/* "run R, 3h ago" for messages about a record another run left */
+static char *record_origin(json_object *rec) {
+        const char *run = json_object_get_string(json_object_object_get(rec, "run"));
+        int64_t since = 0;
+        (void) json_get_int(rec, "since", false, &since, "record", NULL);
+        if (!since)
+                return strprintf("run %s", run ? run : "unknown (a record of an older cephprov)");
+        int64_t age = (int64_t) time(NULL) - since;
+        return strprintf("run %s, %lld s ago", run ? run : "unknown", (long long) age);
+}
+
+/* A value a restore left alone because someone changed it since cephprov wrote it: a notice
+ * on the log (and stderr), and the entry in the step's result */
+static void restore_left_notice(ClusterSteps *cs, const char *step, const char *what) {
+        if (!cs->log) {
+                log_notice("%s: %s", step, what);
+                return;
+        }
+        fprintf(cs->log, "%s: %s\n", step, what);
+        fflush(cs->log);
+}
+
 static int osd_dump(ClusterSteps *cs, CephOsdDump **ret, Error *err);
 
 static int osds_arg(json_object *args, int **ret, size_t *ret_n, Error *err) {
@@ -661,27 +699,33 @@ static void throttle_overrides(ClusterSteps *cs, const char *const *keys, size_t
         }
 }
 
+static int throttle_record(ClusterSteps *cs, const CephThrottlePlan *plan, json_object *adaptive,
+                           const CephConfigDump *now, json_object *res, Error *err);
+
 /* throttle with preset adaptive: record every key of the ladder (and the baseline, measured
  * now, before data moves), apply the start rung, start the controller */
 static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **ret, Error *err) {
         CephScheduler sched = scheduler(cs);
         CephAdaptConfig cfg;
         adapt_config(cs, sched, &cfg);
-        _cleanup_json_ json_object *rec = NULL;
-        int r = record_get_json(cs->admin, SAVED_PREFIX "throttle", &rec, err);
-        if (r < 0)
+        _cleanup_json_ json_object *have = NULL, *res = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "throttle", &have, err);
+        if (r < 0 || (r = result_new(&res, err)) < 0)
                 return r;
         CephLatencyWindow base = {};
         const char *preset = NULL;
-        if (rec && json_get_string(rec, "preset", false, &preset, "throttle record", NULL) >= 0 && preset &&
-            streq(preset, "adaptive") && window_from_json(json_object_object_get(rec, "baseline"), &base) >= 0) {
-                /* a re-run: the baseline of the first one (data may be moving now) */
-        } else if (rec) {
+        bool adaptive_rec = have &&
+                            json_get_string(have, "preset", false, &preset, "throttle record", NULL) >= 0 && preset &&
+                            streq(preset, "adaptive") &&
+                            window_from_json(json_object_object_get(have, "baseline"), &base) >= 0;
+        if (have && !record_of_other_run(cs, have) && !adaptive_rec)
                 return error_set(err, EEXIST,
-                                 "throttle: the cluster holds the record of another throttle (preset '%s'): "
-                                 "restore it first (restore-throttle, or `cephprov drain --cancel`)",
+                                 "throttle: this run already recorded another throttle (preset '%s'): "
+                                 "restore it first (restore-throttle)",
                                  preset ? preset : "?");
-        } else {
+        if (!have || record_of_other_run(cs, have)) {
+                /* a new record; one an earlier run left is taken over key by key (and its
+                 * baseline kept: data may be moving now) */
                 _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
                 if ((r = ceph_admin_config_dump(cs->admin, &before, err)) < 0)
                         return r;
@@ -690,22 +734,24 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
                         return r;
                 if ((r = throttle_adapt_pool_ensure(cs->admin, err)) < 0)
                         return error_prefix(err, -r, "throttle: the probe pool '%s'", THROTTLE_ADAPT_POOL);
-                if (c) {
-                        _cleanup_(freep) char *what = strprintf("measuring the baseline client latency (2 × %g s)",
-                                                                cfg.window_sec);
-                        wave_call_progress(c, -1, -1, what);
+                if (!adaptive_rec) {
+                        if (c) {
+                                _cleanup_(freep) char *what = strprintf(
+                                        "measuring the baseline client latency (2 × %g s)", cfg.window_sec);
+                                wave_call_progress(c, -1, -1, what);
+                        }
+                        /* two windows: the first also warms the pool's PGs up */
+                        if ((r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0 ||
+                            (r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0)
+                                return error_prefix(err, -r, "throttle: the baseline probe");
+                        if (base.n_errors > 0 || base.n < cfg.min_ops)
+                                return error_set(err, EIO,
+                                                 "throttle: the baseline probe had %zu ops and %zu errors: the cluster "
+                                                 "does not answer small I/O well enough to steer by it",
+                                                 base.n, base.n_errors);
                 }
-                /* two windows: the first also warms the pool's PGs up */
-                if ((r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0 ||
-                    (r = throttle_adapt_probe(cs->admin, (unsigned) cfg.window_sec, &base, err)) < 0)
-                        return error_prefix(err, -r, "throttle: the baseline probe");
-                if (base.n_errors > 0 || base.n < cfg.min_ops)
-                        return error_set(err, EIO,
-                                         "throttle: the baseline probe had %zu ops and %zu errors: the cluster "
-                                         "does not answer small I/O well enough to steer by it",
-                                         base.n, base.n_errors);
                 _cleanup_(freep) char *s = ceph_throttle_restore_format(plan);
-                rec = s ? json_tokener_parse(s) : NULL;
+                _cleanup_json_ json_object *rec = s ? json_tokener_parse(s) : NULL;
                 json_object *b = json_object_new_object();
                 if (!rec || json_add(rec, "baseline", b) < 0 || json_add_u64(b, "ops", base.n) < 0 ||
                     json_add_u64(b, "errors", base.n_errors) < 0 ||
@@ -713,9 +759,9 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
                     json_add(b, "p95_ms", json_object_new_double(base.p95_ms)) < 0 ||
                     json_add(b, "p99_ms", json_object_new_double(base.p99_ms)) < 0 ||
                     json_add(b, "max_ms", json_object_new_double(base.max_ms)) < 0 ||
-                    json_add_string(rec, "preset", "adaptive") < 0)
+                    json_add_string(rec, "preset", "adaptive") < 0 || ceph_throttle_record_set_ladder(rec, sched) < 0)
                         return error_set(err, ENOMEM, "out of memory");
-                if ((r = record_set(cs->admin, SAVED_PREFIX "throttle", rec, err)) < 0)
+                if ((r = throttle_record(cs, NULL, rec, before, res, err)) < 0)
                         return r;
                 for (size_t i = 0; plan->warnings[i]; i++)
                         if (cs->log)
@@ -732,9 +778,6 @@ static int step_throttle_adaptive(ClusterSteps *cs, WaveCall *c, json_object **r
         r = ceph_admin_config_apply(cs->admin, ops, n, "throttle", err);
         ceph_config_ops_free(ops, n);
         if (r < 0 || (r = adapt_launch(cs, sched, &base, braked, err)) < 0)
-                return r;
-        _cleanup_json_ json_object *res = NULL;
-        if ((r = result_new(&res, err)) < 0)
                 return r;
         json_object *set = json_array_new_strv((char **) ceph_adapt_keys(sched));
         if (json_add(res, "set", set) < 0 || json_add_string(res, "preset", "adaptive") < 0 ||
@@ -771,6 +814,54 @@ void cluster_steps_done(ClusterSteps *cs) {
         cs->adapt = throttle_adapt_stop(cs->adapt);
         pthread_mutex_unlock(&cs->adapt_mu);
         pthread_mutex_destroy(&cs->adapt_mu);
+}
+
+/* Records the throttle's values before and what it writes (`plan`; the adaptive throttle's
+ * `adaptive` record: every rung's values, its baseline), with this run's id. A record this
+ * run wrote stays as it is. One an earlier run left is not restored blindly nor kept as the
+ * truth: where a key still holds what that run wrote, the value before that run is the one to
+ * go back to; where it does not, someone set it since and its value now (`now`) is — and
+ * keys that run set and this one does not are kept to be restored. res: "took_over". */
+static int throttle_record(ClusterSteps *cs, const CephThrottlePlan *plan, json_object *adaptive,
+                           const CephConfigDump *now, json_object *res, Error *err) {
+        _cleanup_json_ json_object *have = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "throttle", &have, err);
+        if (r < 0)
+                return r;
+        if (have && !record_of_other_run(cs, have))
+                return 0;
+        _cleanup_json_ json_object *rec = NULL;
+        if (adaptive)
+                rec = json_object_get(adaptive);
+        else {
+                _cleanup_(freep) char *text = ceph_throttle_restore_format(plan);
+                rec = text ? json_tokener_parse(text) : NULL;
+        }
+        if (!rec || record_stamp(cs, rec) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if (have) {
+                _cleanup_json_ json_object *taken = NULL;
+                const char *old = json_object_to_json_string_ext(have, JSON_C_TO_STRING_PLAIN);
+                Error e = {};
+                if ((r = ceph_throttle_record_take_over(rec, old, now, &taken, &e)) < 0)
+                        return error_set(err, -r, "the throttle record an earlier run left in the cluster: %s",
+                                         e.message);
+                _cleanup_(freep) char *origin = record_origin(have);
+                _cleanup_(freep) char *msg = strprintf(
+                        "the record of %s was not restored: %zu of its values are still what it wrote and go back "
+                        "to their values before it; the others are as someone set them since",
+                        origin ? origin : "?", json_object_array_length(taken));
+                restore_left_notice(cs, "throttle", msg ? msg : "took over an earlier run's record");
+                json_object *t = json_object_new_object(), *run = json_object_object_get(have, "run"),
+                            *since = json_object_object_get(have, "since");
+                /* null run and since: a record of an older cephprov */
+                if (!t || json_add(res, "took_over", t) < 0 ||
+                    json_object_object_add(t, "run", run ? json_object_get(run) : NULL) < 0 ||
+                    json_object_object_add(t, "since", since ? json_object_get(since) : NULL) < 0 ||
+                    json_add(t, "keys", TAKE_PTR(taken)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        return record_set(cs->admin, SAVED_PREFIX "throttle", rec, err);
 }
 
 static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
@@ -853,20 +944,11 @@ static int step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_
                                          ceph_throttle_preset_to_string(preset), keys[i]);
         }
 
-        /* what was there before: recorded once; a re-run keeps the first record */
-        _cleanup_(freep) char *have = NULL;
-        if ((r = record_get(cs->admin, SAVED_PREFIX "throttle", &have, err)) < 0)
-                return r;
-        if (r == 0) {
-                _cleanup_(freep) char *rec = ceph_throttle_restore_format(plan);
-                _cleanup_json_ json_object *o = rec ? json_tokener_parse(rec) : NULL;
-                if (!o)
-                        return error_set(err, ENOMEM, "out of memory");
-                if ((r = record_set(cs->admin, SAVED_PREFIX "throttle", o, err)) < 0)
-                        return r;
-        }
         _cleanup_json_ json_object *res = NULL;
         if ((r = result_new(&res, err)) < 0)
+                return r;
+        /* what was there before, and what this run writes: recorded before the change */
+        if ((r = throttle_record(cs, plan, NULL, before, res, err)) < 0)
                 return r;
         json_object *set = json_object_new_array();
         json_add(res, "set", set);
@@ -919,11 +1001,50 @@ static int step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *
                 return r;
         json_add_bool(res, "restored", rec != NULL);
         if (rec) {
+                /* the value before goes back only where the key still holds what cephprov
+                 * wrote: what someone set since is theirs, left and named */
+                _cleanup_(ceph_config_dump_freep) CephConfigDump *now = NULL;
+                if ((r = ceph_admin_config_dump(cs->admin, &now, err)) < 0)
+                        return r;
                 CephConfigOp *ops = NULL;
                 size_t n = 0;
+                json_object *left = NULL;
                 Error e = {};
-                if ((r = ceph_throttle_restore_parse(rec, &ops, &n, &e)) < 0)
+                if ((r = ceph_throttle_restore_decide(rec, now, &ops, &n, &left, &e)) < 0)
                         return error_set(err, EBADMSG, "the throttle record in the cluster: %s", e.message);
+                json_add(res, "left", left);
+                _cleanup_json_ json_object *o = json_tokener_parse(rec);
+                json_object *run = o ? json_object_object_get(o, "run") : NULL,
+                            *since = o ? json_object_object_get(o, "since") : NULL;
+                json_object_object_add(res, "run", run ? json_object_get(run) : NULL);
+                json_object_object_add(res, "since", since ? json_object_get(since) : NULL);
+                for (size_t i = 0; i < json_object_array_length(left); i++) {
+                        json_object *l = json_object_array_get_idx(left, i);
+                        json_object *w = json_object_object_get(l, "wrote");
+                        const char *now_v = json_object_get_string(json_object_object_get(l, "value"));
+                        const char *before_v = json_object_get_string(json_object_object_get(l, "before"));
+                        _cleanup_(freep) char *wrote = NULL;
+                        if (w && json_object_array_length(w) > 0) {
+                                _cleanup_strv_free_ char **ws = NULL;
+                                for (size_t k = 0; k < json_object_array_length(w); k++)
+                                        (void) strv_extend(&ws, json_object_get_string(json_object_array_get_idx(w, k)));
+                                wrote = strv_join(ws, " or ");
+                        }
+                        _cleanup_(freep) char *msg = strprintf(
+                                "%s %s is %s, not %s as cephprov set it: someone changed it since, left as it is "
+                                "(it was %s before cephprov)",
+                                json_object_get_string(json_object_object_get(l, "who")),
+                                json_object_get_string(json_object_object_get(l, "key")), now_v ? now_v : "unset",
+                                wrote ? wrote : "what (an older record does not say)", before_v ? before_v : "unset");
+                        restore_left_notice(cs, "restore-throttle", msg ? msg : "a value left as it is");
+                }
+                json_object *put = json_object_new_array();
+                json_add(res, "put_back", put);
+                for (size_t i = 0; put && i < n; i++) {
+                        _cleanup_(freep) char *t = strprintf("%s %s", ops[i].who, ops[i].key);
+                        if (t)
+                                json_object_array_add(put, json_object_new_string(t));
+                }
                 r = ceph_admin_config_apply(cs->admin, ops, n, "restore-throttle", err);
                 ceph_config_ops_free(ops, n);
                 if (r < 0)
@@ -951,22 +1072,43 @@ static int balancer_check(ClusterSteps *cs, bool active, const char *what, Error
         return 0;
 }
 
-static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        _cleanup_json_ json_object *rec = NULL;
-        int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &rec, err);
+static int balancer_status(ClusterSteps *cs, CephBalancerStatus *ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_balancer_status(cli(cs), err), NULL, &out, err);
         if (r < 0)
                 return r;
-        if (r == 0) {
-                _cleanup_(freep) char *out = NULL;
-                if ((r = ceph_admin_run(cs->admin, ceph_argv_balancer_status(cli(cs), err), NULL, &out, err)) < 0)
-                        return r;
+        Error e = {};
+        if ((r = ceph_balancer_status_parse(out, ret, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph balancer status': %s", e.message);
+        return 0;
+}
+
+/* saved/balancer = {"active": BEFORE, "mode": M, "wrote_active": false, "run", "since"}: a
+ * record of an older cephprov has no "wrote_active", but pause-balancer only ever turned the
+ * balancer off: that is what it wrote. */
+static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *have = NULL, *rec = NULL;
+        int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &have, err);
+        if (r < 0)
+                return r;
+        if (!have || record_of_other_run(cs, have)) {
                 CephBalancerStatus st;
-                Error e = {};
-                if ((r = ceph_balancer_status_parse(out, &st, &e)) < 0)
-                        return error_set(err, EBADMSG, "'ceph balancer status': %s", e.message);
-                rec = json_object_new_object();
-                json_add_bool(rec, "active", st.active);
-                json_add_string(rec, "mode", st.mode);
+                if ((r = balancer_status(cs, &st, err)) < 0)
+                        return r;
+                bool before = st.active;
+                if (have && !st.active) {
+                        /* still off as the earlier run left it: its value before is the one */
+                        (void) json_get_bool(have, "active", false, &before, "balancer record", NULL);
+                        _cleanup_(freep) char *origin = record_origin(have);
+                        _cleanup_(freep) char *msg = strprintf("the record of %s was not restored: the balancer is "
+                                                               "still off as it left it, and goes back %s",
+                                                               origin ? origin : "?", before ? "on" : "off");
+                        restore_left_notice(cs, "pause-balancer", msg ? msg : "took over an earlier run's record");
+                }
+                if (!(rec = json_object_new_object()) || json_add_bool(rec, "active", before) < 0 ||
+                    json_add_string(rec, "mode", st.mode) < 0 || json_add_bool(rec, "wrote_active", false) < 0 ||
+                    record_stamp(cs, rec) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
                 if ((r = record_set(cs->admin, SAVED_PREFIX "balancer", rec, err)) < 0)
                         return r;
         }
@@ -976,23 +1118,45 @@ static int step_pause_balancer(ClusterSteps *cs, json_object *args, WaveCall *c,
         return result_new(ret, err);
 }
 
+/* Turns the balancer back on only when it was on before and is still off as cephprov left
+ * it; one someone turned on since stays on, and is named. */
 static int step_restore_balancer(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        _cleanup_json_ json_object *rec = NULL;
+        _cleanup_json_ json_object *rec = NULL, *res = NULL;
         int r = record_get_json(cs->admin, SAVED_PREFIX "balancer", &rec, err);
-        if (r < 0)
+        if (r < 0 || (r = result_new(&res, err)) < 0)
                 return r;
-        bool active = false;
-        if (rec)
-                (void) json_get_bool(rec, "active", false, &active, "balancer record", NULL);
-        if (active && (r = ceph_admin_run(cs->admin, ceph_argv_balancer_on(cli(cs), err), NULL, NULL, err)) < 0)
-                return r;
-        if (rec && (r = balancer_check(cs, active, "restore-balancer", err)) < 0)
-                return r;
-        if (rec && (r = record_rm(cs->admin, SAVED_PREFIX "balancer", err)) < 0)
-                return r;
-        if ((r = result_new(ret, err)) < 0)
-                return r;
-        json_add_bool(*ret, "restored", rec != NULL);
+        json_object *left = json_object_new_array();
+        if (!left || json_add(res, "left", left) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if (rec) {
+                bool before = false, wrote = false;
+                (void) json_get_bool(rec, "active", false, &before, "balancer record", NULL);
+                (void) json_get_bool(rec, "wrote_active", false, &wrote, "balancer record", NULL);
+                CephBalancerStatus st;
+                if ((r = balancer_status(cs, &st, err)) < 0)
+                        return r;
+                if (st.active != before && st.active == wrote) {
+                        if ((r = ceph_admin_run(cs->admin, before ? ceph_argv_balancer_on(cli(cs), err)
+                                                                  : ceph_argv_balancer_off(cli(cs), err),
+                                                NULL, NULL, err)) < 0 ||
+                            (r = balancer_check(cs, before, "restore-balancer", err)) < 0)
+                                return r;
+                } else if (st.active != before) {
+                        json_object *l = json_object_new_object();
+                        if (!l || json_object_array_add(left, l) < 0 || json_add_string(l, "what", "balancer") < 0 ||
+                            json_add_bool(l, "active", st.active) < 0 || json_add_bool(l, "before", before) < 0 ||
+                            json_add_bool(l, "wrote", wrote) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        restore_left_notice(cs, "restore-balancer",
+                                            st.active ? "the balancer is on, not off as cephprov set it: someone "
+                                                        "turned it on since, left on"
+                                                      : "the balancer is off, not as cephprov set it: left off");
+                }
+                if ((r = record_rm(cs->admin, SAVED_PREFIX "balancer", err)) < 0)
+                        return r;
+        }
+        json_add_bool(res, "restored", rec != NULL);
+        *ret = TAKE_PTR(res);
         return 0;
 }
 
@@ -1009,25 +1173,38 @@ static int pools(ClusterSteps *cs, CephPoolList **ret, Error *err) {
         return 0;
 }
 
-/* `osd pool ls detail` shows each pool's autoscale mode as wanted (`rec`: pool → mode; NULL:
- * every pool off): what pause- and restore-autoscaler check they did. Pools gone since are
- * not asked about. */
-static int autoscaler_check(ClusterSteps *cs, json_object *rec, const char *what, Error *err) {
+/* `osd pool ls detail` shows each pool's autoscale mode as wanted (`want`: pool → mode;
+ * NULL: every pool off): what pause- and restore-autoscaler check they did. Pools not in
+ * `want` (made since the record, or left as someone set them) are not asked about. */
+static int autoscaler_check(ClusterSteps *cs, json_object *want, const char *what, Error *err) {
         _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
         int r = pools(cs, &pl, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < pl->n_pools; i++) {
                 json_object *m = NULL;
-                if (rec && !json_object_object_get_ex(rec, pl->pools[i].name, &m))
-                        continue; /* made since the record */
-                const char *want = rec ? json_object_get_string(m) : "off";
+                if (want && !json_object_object_get_ex(want, pl->pools[i].name, &m))
+                        continue;
+                const char *w = want ? json_object_get_string(m) : "off";
                 const char *have = pl->pools[i].pg_autoscale_mode ? pl->pools[i].pg_autoscale_mode : "on";
-                if (!streq_ptr(have, want))
+                if (!streq_ptr(have, w))
                         return error_set(err, EIO, "after %s: pool '%s' autoscales '%s', not '%s'", what,
-                                         pl->pools[i].name, have, want);
+                                         pl->pools[i].name, have, w);
         }
         return 0;
+}
+
+static const char *pool_mode(const CephPool *p) {
+        return p->pg_autoscale_mode ? p->pg_autoscale_mode : "on";
+}
+
+/* saved/autoscaler = {"pools": {POOL: MODE before}, "wrote": "off", "run", "since"}. A record
+ * of an older cephprov is the pools' map alone: pause-autoscaler only ever wrote "off". */
+static json_object *autoscaler_pools(json_object *rec) {
+        json_object *p = NULL;
+        if (json_object_object_get_ex(rec, "pools", &p) && json_object_is_type(p, json_type_object))
+                return p;
+        return rec;
 }
 
 static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
@@ -1035,14 +1212,37 @@ static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *
         int r = pools(cs, &pl, err);
         if (r < 0)
                 return r;
-        _cleanup_json_ json_object *rec = NULL;
-        if ((r = record_get_json(cs->admin, SAVED_PREFIX "autoscaler", &rec, err)) < 0)
+        _cleanup_json_ json_object *have = NULL;
+        if ((r = record_get_json(cs->admin, SAVED_PREFIX "autoscaler", &have, err)) < 0)
                 return r;
-        if (r == 0) {
-                rec = json_object_new_object();
-                for (size_t i = 0; i < pl->n_pools; i++)
-                        json_add_string(rec, pl->pools[i].name,
-                                        pl->pools[i].pg_autoscale_mode ? pl->pools[i].pg_autoscale_mode : "on");
+        if (!have || record_of_other_run(cs, have)) {
+                _cleanup_json_ json_object *rec = json_object_new_object();
+                json_object *before = json_object_new_object();
+                if (!rec || !before || json_add(rec, "pools", before) < 0 || json_add_string(rec, "wrote", "off") < 0 ||
+                    record_stamp(cs, rec) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                json_object *old = have ? autoscaler_pools(have) : NULL;
+                size_t taken = 0;
+                for (size_t i = 0; i < pl->n_pools; i++) {
+                        const char *m = pool_mode(&pl->pools[i]);
+                        json_object *o = NULL;
+                        /* still off as an earlier run left it: the mode before that run */
+                        if (old && streq(m, "off") && json_object_object_get_ex(old, pl->pools[i].name, &o) &&
+                            json_object_get_string(o)) {
+                                m = json_object_get_string(o);
+                                taken++;
+                        }
+                        if (json_add_string(before, pl->pools[i].name, m) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+                if (have) {
+                        _cleanup_(freep) char *origin = record_origin(have);
+                        _cleanup_(freep) char *msg = strprintf(
+                                "the record of %s was not restored: %zu pool%s still off as it left them go back to "
+                                "their mode before it",
+                                origin ? origin : "?", taken, taken == 1 ? "" : "s");
+                        restore_left_notice(cs, "pause-autoscaler", msg ? msg : "took over an earlier run's record");
+                }
                 if ((r = record_set(cs->admin, SAVED_PREFIX "autoscaler", rec, err)) < 0)
                         return r;
         }
@@ -1057,31 +1257,52 @@ static int step_pause_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *
         return result_new(ret, err);
 }
 
+/* Each pool back to its mode before only while it is still off as cephprov set it; a pool
+ * someone set since keeps its mode, and is named. */
 static int step_restore_autoscaler(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        _cleanup_json_ json_object *rec = NULL;
+        _cleanup_json_ json_object *rec = NULL, *res = NULL, *want = NULL;
         int r = record_get_json(cs->admin, SAVED_PREFIX "autoscaler", &rec, err);
-        if (r < 0)
+        if (r < 0 || (r = result_new(&res, err)) < 0)
                 return r;
+        json_object *left = json_object_new_array();
+        if (!left || json_add(res, "left", left) < 0 || !(want = json_object_new_object()))
+                return error_set(err, ENOMEM, "out of memory");
         if (rec) {
+                const char *wrote = "off";
+                (void) json_get_string(rec, "wrote", false, &wrote, "autoscaler record", NULL);
                 _cleanup_(ceph_pool_list_freep) CephPoolList *pl = NULL;
                 if ((r = pools(cs, &pl, err)) < 0)
                         return r;
-                json_object_object_foreach(rec, pool, mode) {
+                json_object_object_foreach(autoscaler_pools(rec), pool, mode) {
                         const CephPool *p = ceph_pool_list_find(pl, pool);
                         const char *m = json_object_get_string(mode);
-                        if (!p || streq_ptr(p->pg_autoscale_mode, m))
+                        if (!p || !m || streq(pool_mode(p), m))
                                 continue; /* gone since, or as it was */
+                        if (!streq(pool_mode(p), wrote)) {
+                                json_object *l = json_object_new_object();
+                                if (!l || json_object_array_add(left, l) < 0 || json_add_string(l, "pool", pool) < 0 ||
+                                    json_add_string(l, "value", pool_mode(p)) < 0 || json_add_string(l, "before", m) < 0 ||
+                                    json_add_string(l, "wrote", wrote) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                                _cleanup_(freep) char *msg = strprintf(
+                                        "pool '%s' autoscales '%s', not '%s' as cephprov set it: someone changed it "
+                                        "since, left as it is (it was '%s' before cephprov)",
+                                        pool, pool_mode(p), wrote, m);
+                                restore_left_notice(cs, "restore-autoscaler", msg ? msg : "a pool left as it is");
+                                continue;
+                        }
+                        if (json_add_string(want, pool, m) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
                         if ((r = ceph_admin_run(cs->admin, ceph_argv_osd_pool_set_autoscale_mode(cli(cs), pool, m, err),
                                                 NULL, NULL, err)) < 0)
                                 return r;
                 }
-                if ((r = autoscaler_check(cs, rec, "restore-autoscaler", err)) < 0 ||
+                if ((r = autoscaler_check(cs, want, "restore-autoscaler", err)) < 0 ||
                     (r = record_rm(cs->admin, SAVED_PREFIX "autoscaler", err)) < 0)
                         return r;
         }
-        if ((r = result_new(ret, err)) < 0)
-                return r;
-        json_add_bool(*ret, "restored", rec != NULL);
+        json_add_bool(res, "restored", rec != NULL);
+        *ret = TAKE_PTR(res);
         return 0;
 }
 
@@ -1292,8 +1513,107 @@ static int step_crush_remove_host(ClusterSteps *cs, json_object *args, WaveCall 
         return 0;
 }
 
-/* set-flag / unset-flag: whether the flag was set before is recorded, so that unset-flag
- * with restore leaves a flag the operator had set. */
+/* set-flag / unset-flag. saved/flag-FLAG (cluster scope) or saved/flag-FLAG-HOST (host
+ * scope: osd set-group, read back from the OSD map's crush_node_flags) = {"was_set": BEFORE,
+ * "run", "since"}: cephprov writes "set". set-flag records whether the flag was set before
+ * (one an earlier run left and that is still set keeps its "was_set"; one whose flag someone
+ * removed since is replaced); unset-flag with restore removes the flag only when it was not
+ * set before cephprov set it: an operator's own flag stays, and is named. Without a record
+ * (nothing of cephprov's to undo) a restoring unset-flag changes nothing. */
+static char *flag_record_name(const char *flag, const char *host) {
+        return strprintf(SAVED_PREFIX "flag-%s%s%s", flag, host ? "-" : "", host ? host : "");
+}
+
+static int flag_now(ClusterSteps *cs, const char *flag, const char *host, bool *ret, Error *err) {
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
+        int r = osd_dump(cs, &d, err);
+        if (r < 0)
+                return r;
+        *ret = host ? ceph_osd_dump_has_node_flag(d, host, flag) : ceph_osd_dump_has_flag(d, flag);
+        return 0;
+}
+
+static int flag_change(ClusterSteps *cs, const char *flag, const char *host, bool set, Error *err) {
+        char *who[] = { (char *) host, NULL };
+        char **argv = host ? (set ? ceph_argv_osd_set_group(cli(cs), flag, who, err)
+                                  : ceph_argv_osd_unset_group(cli(cs), flag, who, err))
+                           : (set ? ceph_argv_osd_set(cli(cs), flag, err) : ceph_argv_osd_unset(cli(cs), flag, err));
+        int r = ceph_admin_run(cs->admin, argv, NULL, NULL, err);
+        if (r < 0)
+                return r;
+        /* checked: the OSD map's flags (crush_node_flags for a host) say so */
+        bool now = !set;
+        if ((r = flag_now(cs, flag, host, &now, err)) < 0)
+                return r;
+        if (now != set)
+                return error_set(err, EIO, "after 'osd %s%s %s%s%s': the OSD map says otherwise", set ? "set" : "unset",
+                                 host ? "-group" : "", flag, host ? " " : "", host ? host : "");
+        return 0;
+}
+
+/* unset-flag of one flag (of one host): res "left" gets the flag when it stays */
+static int flag_unset(ClusterSteps *cs, const char *flag, const char *host, bool restore, json_object *left,
+                      Error *err) {
+        _cleanup_(freep) char *name = flag_record_name(flag, host);
+        if (!name)
+                return error_set(err, ENOMEM, "out of memory");
+        _cleanup_json_ json_object *rec = NULL;
+        int r = record_get_json(cs->admin, name, &rec, err);
+        if (r < 0)
+                return r;
+        bool was_set = false;
+        if (rec)
+                (void) json_get_bool(rec, "was_set", false, &was_set, "flag record", NULL);
+        if (restore && (was_set || !rec)) {
+                bool now = false;
+                if ((r = flag_now(cs, flag, host, &now, err)) < 0)
+                        return r;
+                if (now) {
+                        /* the operator's own flag (or one cephprov has no record of): it stays */
+                        _cleanup_(freep) char *msg = strprintf(
+                                "%s%s%s is set and stays: %s", flag, host ? " on host " : "", host ? host : "",
+                                rec ? "it was set before cephprov set it" : "cephprov has no record of setting it");
+                        restore_left_notice(cs, "unset-flag", msg ? msg : "a flag left as it is");
+                        json_object *l = json_object_new_object();
+                        if (!l || json_object_array_add(left, l) < 0 || json_add_string(l, "flag", flag) < 0 ||
+                            (host && json_add_string(l, "host", host) < 0) ||
+                            json_add_string(l, "reason", rec ? "set before cephprov" : "no record of cephprov's") < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+        } else if ((r = flag_change(cs, flag, host, false, err)) < 0)
+                return r;
+        if (rec && (r = record_rm(cs->admin, name, err)) < 0)
+                return r;
+        return 0;
+}
+
+/* unset-flag FLAG with scope host in before/gate/after: every host a record says cephprov
+ * set it on (this run's, or one a failed or killed run left) */
+static int flag_unset_every_host(ClusterSteps *cs, const char *flag, bool restore, json_object *res, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_config_key_ls(cli(cs), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **keys = NULL;
+        Error e = {};
+        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
+        _cleanup_(freep) char *prefix = strprintf("cephprov/%s/" SAVED_PREFIX "flag-%s-", cs->admin->cluster, flag);
+        json_object *hosts = json_object_new_array(), *left = json_object_new_array();
+        if (!prefix || !hosts || !left || json_add(res, "hosts", hosts) < 0 || json_add(res, "left", left) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (char **k = keys; k && *k; k++) {
+                if (!startswith(*k, prefix))
+                        continue;
+                const char *host = *k + strlen(prefix);
+                if (json_object_array_add(hosts, json_object_new_string(host)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = flag_unset(cs, flag, host, restore, left, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object **ret, Error *err) {
         const char *flag = NULL, *scope = "cluster", *host = NULL;
         bool restore = true;
@@ -1303,49 +1623,63 @@ static int flag_step(ClusterSteps *cs, json_object *args, bool set, json_object 
         (void) json_get_string(args, "scope", false, &scope, "flag step", NULL);
         (void) json_get_string(args, "host", false, &host, "flag step", NULL);
         (void) json_get_bool(args, "restore", false, &restore, "flag step", NULL);
-        bool grouped = streq(scope, "host") && host;
-        _cleanup_(freep) char *name = strprintf(SAVED_PREFIX "flag-%s%s%s", flag, grouped ? "-" : "", grouped ? host : "");
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = result_new(&res, err)) < 0)
+                return r;
+        bool grouped = streq(scope, "host");
+        if (grouped && !host) {
+                if (set)
+                        return error_set(err, EINVAL, "set-flag: scope host needs the host it runs for");
+                if ((r = flag_unset_every_host(cs, flag, restore, res, err)) < 0)
+                        return r;
+                *ret = TAKE_PTR(res);
+                return 0;
+        }
+        if (!grouped)
+                host = NULL;
+        if (!set) {
+                json_object *left = json_object_new_array();
+                if (!left || json_add(res, "left", left) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = flag_unset(cs, flag, host, restore, left, err)) < 0)
+                        return r;
+                *ret = TAKE_PTR(res);
+                return 0;
+        }
+        _cleanup_(freep) char *name = flag_record_name(flag, host);
         if (!name)
                 return error_set(err, ENOMEM, "out of memory");
-        _cleanup_json_ json_object *rec = NULL;
-        if ((r = record_get_json(cs->admin, name, &rec, err)) < 0)
+        _cleanup_json_ json_object *have = NULL;
+        if ((r = record_get_json(cs->admin, name, &have, err)) < 0)
                 return r;
         bool was_set = false;
-        if (set && !rec) {
-                if (!grouped) {
-                        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
-                        if ((r = osd_dump(cs, &d, err)) < 0)
-                                return r;
-                        was_set = ceph_osd_dump_has_flag(d, flag);
+        if (!have || record_of_other_run(cs, have)) {
+                bool now = false;
+                if ((r = flag_now(cs, flag, host, &now, err)) < 0)
+                        return r;
+                was_set = now;
+                if (have && now) {
+                        /* still set as an earlier run left it: whether it was set before that run */
+                        (void) json_get_bool(have, "was_set", false, &was_set, "flag record", NULL);
+                        _cleanup_(freep) char *origin = record_origin(have);
+                        _cleanup_(freep) char *msg = strprintf("the record of %s (%s%s%s) was not restored: the flag is "
+                                                               "still set as it left it, and was %s before it",
+                                                               origin ? origin : "?", flag, host ? " on " : "",
+                                                               host ? host : "", was_set ? "set" : "not set");
+                        restore_left_notice(cs, "set-flag", msg ? msg : "took over an earlier run's record");
                 }
-                rec = json_object_new_object();
-                json_add_bool(rec, "was_set", was_set);
+                _cleanup_json_ json_object *rec = json_object_new_object();
+                if (!rec || json_add_bool(rec, "was_set", was_set) < 0 || record_stamp(cs, rec) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
                 if ((r = record_set(cs->admin, name, rec, err)) < 0)
                         return r;
-        } else if (rec)
-                (void) json_get_bool(rec, "was_set", false, &was_set, "flag record", NULL);
-        if (!set && restore && was_set) {
-                /* the operator's own flag: leave it */
-        } else {
-                char *who[] = { (char *) host, NULL };
-                char **argv = grouped ? (set ? ceph_argv_osd_set_group(cli(cs), flag, who, err)
-                                             : ceph_argv_osd_unset_group(cli(cs), flag, who, err))
-                                      : (set ? ceph_argv_osd_set(cli(cs), flag, err) : ceph_argv_osd_unset(cli(cs), flag, err));
-                if ((r = ceph_admin_run(cs->admin, argv, NULL, NULL, err)) < 0)
-                        return r;
-                if (!grouped) {
-                        /* checked: the OSD map's flags say so */
-                        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
-                        if ((r = osd_dump(cs, &d, err)) < 0)
-                                return r;
-                        if (ceph_osd_dump_has_flag(d, flag) != set)
-                                return error_set(err, EIO, "after 'osd %s %s': the OSD map says otherwise",
-                                                 set ? "set" : "unset", flag);
-                }
-        }
-        if (!set && rec && (r = record_rm(cs->admin, name, err)) < 0)
+        } else
+                (void) json_get_bool(have, "was_set", false, &was_set, "flag record", NULL);
+        if ((r = flag_change(cs, flag, host, true, err)) < 0)
                 return r;
-        return result_new(ret, err);
+        json_add_bool(res, "was_set", was_set);
+        *ret = TAKE_PTR(res);
+        return 0;
 }
 
 static int step_set_flag(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
@@ -1738,6 +2072,44 @@ int cluster_destroyed_hosts(CephAdmin *a, char ***ret, Error *err) {
         if (!out && !(out = calloc(1, sizeof(char *))))
                 return error_set(err, ENOMEM, "out of memory");
         *ret = TAKE_PTR(out);
+        return 0;
+}
+
+int cluster_restore_records(CephAdmin *a, json_object **ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(a, ceph_argv_config_key_ls(ceph_admin_cli(a), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **keys = NULL;
+        Error e = {};
+        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
+        _cleanup_(freep) char *prefix = strprintf("cephprov/%s/", a->cluster);
+        _cleanup_json_ json_object *list = json_object_new_array();
+        if (!prefix || !list)
+                return error_set(err, ENOMEM, "out of memory");
+        /* config-key ls lists keys sorted */
+        for (char **k = keys; k && *k; k++) {
+                if (!startswith(*k, prefix) || !startswith(*k + strlen(prefix), SAVED_PREFIX))
+                        continue;
+                const char *name = *k + strlen(prefix);
+                _cleanup_json_ json_object *v = NULL;
+                if ((r = record_get_json(a, name, &v, err)) < 0)
+                        return r;
+                if (!v)
+                        continue; /* removed meanwhile */
+                json_object *o = json_object_new_object();
+                if (!o || json_object_array_add(list, o) < 0 || json_add_string(o, "record", name) < 0)
+                        return json_object_put(o), error_set(err, ENOMEM, "out of memory");
+                int64_t since = 0;
+                json_object *run = json_object_object_get(v, "run");
+                (void) json_get_int(v, "since", false, &since, "record", NULL);
+                json_object_object_add(o, "run", run ? json_object_get(run) : NULL);
+                json_object_object_add(o, "since", since ? json_object_new_int64(since) : NULL);
+                json_object_object_add(o, "age_sec", since ? json_object_new_int64((int64_t) time(NULL) - since) : NULL);
+                json_add(o, "value", TAKE_PTR(v));
+        }
+        *ret = TAKE_PTR(list);
         return 0;
 }
 

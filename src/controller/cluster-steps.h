@@ -6,8 +6,14 @@
  * built and every answer parsed by src/ceph. What a step changes and must give back later
  * (throttle values, the balancer, the autoscaler, flags) is recorded in the cluster itself,
  * under config-key cephprov/CLUSTER/saved/..., before the change: another admin machine, or
- * the next run after a kill, restores from there. A step that finds its own record keeps it
- * (a re-run does not record the values it set itself as the ones to go back to). */
+ * the next run after a kill, restores from there. Each record holds the value before, the
+ * value cephprov wrote, the run that wrote it ("run": the journal's run id) and when
+ * ("since"). A step that finds this run's record keeps it; one an earlier run left is taken
+ * over where its key still holds what that run wrote (the value before that run is the one
+ * to go back to) and replaced where someone changed it since (the operator's value now is).
+ * A restore puts the value before back only where the value now is still the one cephprov
+ * wrote; every other one is left as it is and named (a notice, and "left" in the step's
+ * result). docs/ceph.md "What a restore puts back". */
 
 #include <json-c/json.h>
 #include <pthread.h>
@@ -32,6 +38,8 @@ typedef struct ClusterSteps {
         pthread_mutex_t adapt_mu;
         struct ThrottleAdapt *adapt; /* the adaptive throttle, while it runs */
         bool adapt_finished;       /* restore-throttle ran: nothing starts it again */
+        const char *run_id;        /* the journal's run id (exec/journal.h), kept in every record this
+                                    * run writes; NULL: none (e.g. `cephprov pause`) */
 } ClusterSteps;
 
 /* Reads the cluster's release. */
@@ -70,6 +78,11 @@ int cluster_steps_call(void *userdata, const char *step, json_object *args, Wave
  * print before a run): ceph_drain_check() of those with a CRUSH host bucket, a warning for
  * each without one (nothing to move; all without: ceph_drain_check_no_bucket()). */
 int cluster_steps_drain_check(ClusterSteps *cs, char * const *hosts, CephDrainCheck **ret, Error *err);
+
+/* Every restore record (config-key cephprov/CLUSTER/saved/...) in the cluster, for
+ * `status`: [{"record": NAME, "run": RUN | null, "since": EPOCH | null, "age_sec": N | null,
+ * "value": the record}], sorted by name (never NULL on success). */
+int cluster_restore_records(CephAdmin *a, json_object **ret, Error *err);
 
 /* Records of drained hosts: config-key cephprov/CLUSTER/drained/HOST = {"state":
  * "draining"|"drained"|"destroying"|"destroyed", "osds":[..], "since":..}. apply leaves a

@@ -829,6 +829,8 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 _cleanup_(freep) char *cmd = strprintf("%s %s", o->command, pb->name);
                 if ((r = journal_default_dir(&dir, err)) < 0 || (r = journal_open(dir, l->cluster_name, cmd, &R.j, err)) < 0)
                         return r;
+                /* every record this run leaves in the cluster names it */
+                cs.run_id = R.j->run_id;
                 _cleanup_(freep) char *token = strprintf("%s.cluster-lock", R.j->path);
                 if (!token)
                         return error_set(err, ENOMEM, "out of memory");

@@ -12,4 +12,5 @@ extern const size_t step_table_size;
 int step_check_wipe(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values);
 int step_check_teardown(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values);
 int step_check_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values);
+int step_check_unset_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values);
 int step_check_throttle(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values);

@@ -506,7 +506,7 @@ int step_check_teardown(const YamlCtx *c, const YamlNode *args, YamlMark at, Ste
         return check_one_or_owned(c, args, at, values, "backing");
 }
 
-int step_check_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values) {
+static int check_flag(const YamlCtx *c, const YamlNode *args, StepScope scope, json_object *values, bool unset) {
         const char *flag = value_string(values, "flag"), *sc = value_string(values, "scope");
         if (!sc || !streq(sc, "host"))
                 return 0;
@@ -514,12 +514,24 @@ int step_check_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepSco
                 return yaml_fail(c, yaml_node_get(args, "flag"),
                                  "flag '%s' cannot be host-scoped (expected noup, nodown, noin or noout, which osd set-group takes, "
                                  "or scope cluster)", flag);
+        /* unset-flag with scope host in before/gate/after: on every host a record says
+         * cephprov set the flag on (what a failed or killed run left too) */
+        if (unset && scope != STEP_SCOPE_HOST)
+                return 0;
         if (scope != STEP_SCOPE_HOST)
                 return yaml_fail(c, yaml_node_get(args, "scope"),
                                  "scope 'host' where the step runs for no host (expected it only in per_host, or scope cluster)");
         /* The host a host-scoped flag is set on is the one the step runs for. */
         json_object *h = json_object_new_string("${host}");
         return h && json_add(values, "host", h) >= 0 ? 0 : yaml_oom(c);
+}
+
+int step_check_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values) {
+        return check_flag(c, args, scope, values, false);
+}
+
+int step_check_unset_flag(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values) {
+        return check_flag(c, args, scope, values, true);
 }
 
 int step_check_throttle(const YamlCtx *c, const YamlNode *args, YamlMark at, StepScope scope, json_object *values) {

@@ -245,9 +245,9 @@ const StepEntry step_table[] = {
                           "cluster: osd set FLAG; host: osd set-group FLAG HOST (noup, nodown, noin, noout)" },
                         ARG_END,
                 },
-                .doc = "set an OSD map flag, recording whether it was set before",
-                .verify = "osd dump shows the flag (cluster scope); host scope: the exit status of osd set-group "
-                          "(its crush_node_flags are not read yet)",
+                .doc = "set an OSD map flag, recording whether it was set before (host scope: on the host's CRUSH "
+                       "node), with the run that set it",
+                .verify = "osd dump shows the flag (host scope: in crush_node_flags under the host)",
                 .check = step_check_flag,
         },
         {
@@ -256,14 +256,16 @@ const StepEntry step_table[] = {
                 .args = (const StepArgSpec[]) {
                         { "flag", STEP_ARG_FLAG, true, NULL, NULL, 0, 0, "the OSD map flag" },
                         { "scope", STEP_ARG_ENUM, false, "cluster", flag_scopes, 0, 0,
-                          "cluster: osd unset FLAG; host: osd unset-group FLAG HOST" },
+                          "cluster: osd unset FLAG; host: osd unset-group FLAG HOST (in before, gate or after: on "
+                          "every host a record says cephprov set it on, this run or a failed or killed one)" },
                         { "restore", STEP_ARG_BOOL, false, "true", NULL, 0, 0,
-                          "true: unset only when set-flag of this run set it (it was not there before)" },
+                          "true: unset only when cephprov's set-flag set it (it was not there before); a flag the "
+                          "operator had set, or one cephprov has no record of, stays and is named" },
                         ARG_END,
                 },
                 .doc = "unset an OSD map flag, or put back what was there before set-flag",
                 .verify = "osd dump shows the flag as recorded before set-flag (or unset)",
-                .check = step_check_flag,
+                .check = step_check_unset_flag,
         },
         {
                 .name = "pause-balancer", .target = STEP_TARGET_CLUSTER,

@@ -789,10 +789,11 @@ static void test_throttle(void) {
                   "osd osd_recovery_max_single_start (rm); osd osd_recovery_max_active (rm); osd osd_max_backfills 1");
         CHECK_INTEQ(strv_length(plan->warnings), 0);
         _cleanup_(freep) char *rec = ceph_throttle_restore_format(plan);
+        /* each entry: the value before and what the preset writes there */
         CHECK_STREQ(rec, "{\"preset\":\"fast\",\"scheduler\":\"wpq\",\"restore\":[{\"who\":\"osd\",\"key\":"
-                         "\"osd_recovery_max_single_start\",\"value\":null},{\"who\":\"osd\",\"key\":"
-                         "\"osd_recovery_max_active\",\"value\":null},{\"who\":\"osd\",\"key\":\"osd_max_backfills\","
-                         "\"value\":\"1\"}]}");
+                         "\"osd_recovery_max_single_start\",\"value\":null,\"wrote\":[\"4\"]},{\"who\":\"osd\",\"key\":"
+                         "\"osd_recovery_max_active\",\"value\":null,\"wrote\":[\"4\"]},{\"who\":\"osd\",\"key\":"
+                         "\"osd_max_backfills\",\"value\":\"1\",\"wrote\":[\"4\"]}]}");
         CephConfigOp *back = NULL;
         size_t n_back = 0;
         CHECK_INTEQ(ceph_throttle_restore_parse(rec, &back, &n_back, &err), 0);
@@ -953,6 +954,192 @@ static void test_slow(void) {
         }
 }
 
+/* ---- restores: only what is still cephprov's ----------------------------------------- */
+
+static void test_node_flags(void) {
+        Error err = {};
+        _cleanup_(freep) char *plain = slurp("osd-dump.json"), *flagged = slurp("synthetic-osd-dump-node-flags.json");
+        _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL, *f = NULL;
+        CHECK_INTEQ(ceph_osd_dump_parse(plain, &d, &err), 0);
+        CHECK_INTEQ(ceph_osd_dump_parse(flagged, &f, &err), 0);
+        CHECK(d && !ceph_osd_dump_has_node_flag(d, "node1", "noout"));
+        CHECK(f && ceph_osd_dump_has_node_flag(f, "node1", "noout"));
+        CHECK(f && !ceph_osd_dump_has_node_flag(f, "node1", "noin"));
+        CHECK(f && ceph_osd_dump_has_node_flag(f, "node2", "noin") && ceph_osd_dump_has_node_flag(f, "node2", "noout"));
+        CHECK(f && !ceph_osd_dump_has_node_flag(f, "node", "noout") && !ceph_osd_dump_has_node_flag(f, "node3", "noout"));
+        /* a host's flag is not the cluster's */
+        CHECK(f && !ceph_osd_dump_has_flag(f, "noout"));
+}
+
+static CephConfigDump *config_now(const char *entries) {
+        _cleanup_(freep) char *json = strprintf("[%s]", entries);
+        CephConfigDump *d = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_config_dump_parse(json, &d, &err), 0);
+        return d;
+}
+
+#define CFG(who, key, value)                                                                                        \
+        "{\"section\":\"" who "\",\"name\":\"" key "\",\"value\":\"" value "\",\"level\":\"advanced\","              \
+        "\"can_update_at_runtime\":true,\"mask\":\"\"}"
+
+static char *decide(const char *record, const char *now_entries, json_object **ret_left) {
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *now = config_now(now_entries);
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        Error err = {};
+        *ret_left = NULL;
+        if (!now || ceph_throttle_restore_decide(record, now, &ops, &n, ret_left, &err) < 0) {
+                fprintf(stderr, "  decide: %s\n", err.message);
+                return NULL;
+        }
+        _cleanup_strv_free_ char **l = NULL;
+        for (size_t i = 0; i < n; i++)
+                strv_consume(&l, strprintf("%s %s %s", ops[i].who, ops[i].key, ops[i].value ? ops[i].value : "(rm)"));
+        ceph_config_ops_free(ops, n);
+        return l ? strv_join(l, "; ") : strdup("");
+}
+
+static char *left_text(json_object *left) {
+        _cleanup_strv_free_ char **l = NULL;
+        for (size_t i = 0; left && i < json_object_array_length(left); i++) {
+                json_object *e = json_object_array_get_idx(left, i);
+                const char *v = json_object_get_string(json_object_object_get(e, "value"));
+                strv_consume(&l, strprintf("%s %s %s", json_object_get_string(json_object_object_get(e, "who")),
+                                           json_object_get_string(json_object_object_get(e, "key")), v ? v : "(unset)"));
+        }
+        return l ? strv_join(l, "; ") : strdup("");
+}
+
+static void test_restore_rules(void) {
+        /* slow under wpq, over a cluster whose osd_max_backfills was 3 and the others unset */
+        static const char rec[] =
+                "{\"preset\":\"slow\",\"scheduler\":\"wpq\",\"run\":\"1-2\",\"since\":1,\"restore\":["
+                "{\"who\":\"osd\",\"key\":\"osd_recovery_max_single_start\",\"value\":null,\"wrote\":[\"1\"]},"
+                "{\"who\":\"osd\",\"key\":\"osd_recovery_max_active\",\"value\":null,\"wrote\":[\"1\"]},"
+                "{\"who\":\"osd\",\"key\":\"osd_max_backfills\",\"value\":\"3\",\"wrote\":[\"1\"]}]}";
+        json_object *left = NULL;
+        char *ops = NULL, *lt = NULL;
+
+        /* all still cephprov's: every key back */
+        ops = decide(rec, CFG("osd", "osd_recovery_max_single_start", "1") "," CFG("osd", "osd_recovery_max_active", "1")
+                          "," CFG("osd", "osd_max_backfills", "1"), &left);
+        CHECK_STREQ(ops, "osd osd_recovery_max_single_start (rm); osd osd_recovery_max_active (rm); osd osd_max_backfills 3");
+        CHECK_INTEQ((int) json_object_array_length(left), 0);
+        json_object_put(left);
+        free(ops);
+
+        /* the operator set osd_max_backfills 2 since, and removed max_active: both theirs,
+         * left and named (the removed one is as it was before already: nothing to name) */
+        ops = decide(rec, CFG("osd", "osd_recovery_max_single_start", "1") "," CFG("osd", "osd_max_backfills", "2"), &left);
+        CHECK_STREQ(ops, "osd osd_recovery_max_single_start (rm)");
+        lt = left_text(left);
+        CHECK_STREQ(lt, "osd osd_max_backfills 2");
+        CHECK_STREQ(json_object_get_string(json_object_object_get(json_object_array_get_idx(left, 0), "before")), "3");
+        json_object_put(left);
+        free(ops);
+        free(lt);
+
+        /* a number as the database keeps it ("1.000000") is still "1" */
+        ops = decide(rec, CFG("osd", "osd_recovery_max_single_start", "1.000000"), &left);
+        CHECK_STREQ(ops, "osd osd_recovery_max_single_start (rm)");
+        lt = left_text(left);
+        /* osd_max_backfills removed by someone (unset, not 1): theirs */
+        CHECK_STREQ(lt, "osd osd_max_backfills (unset)");
+        json_object_put(left);
+        free(ops);
+        free(lt);
+
+        /* a record of an older cephprov (no "wrote"): what its preset writes counts */
+        static const char old[] = "{\"preset\":\"slow\",\"scheduler\":\"wpq\",\"restore\":["
+                                  "{\"who\":\"osd\",\"key\":\"osd_recovery_max_active\",\"value\":null},"
+                                  "{\"who\":\"osd\",\"key\":\"osd_max_backfills\",\"value\":\"3\"}]}";
+        ops = decide(old, CFG("osd", "osd_recovery_max_active", "1") "," CFG("osd", "osd_max_backfills", "2"), &left);
+        CHECK_STREQ(ops, "osd osd_recovery_max_active (rm)");
+        lt = left_text(left);
+        CHECK_STREQ(lt, "osd osd_max_backfills 2");
+        json_object_put(left);
+        free(ops);
+        free(lt);
+        /* ... a custom value the old record cannot say it wrote: left, with "wrote" null */
+        static const char old_custom[] = "{\"preset\":\"default\",\"scheduler\":\"wpq\",\"restore\":["
+                                         "{\"who\":\"osd\",\"key\":\"osd_max_backfills\",\"value\":\"3\"}]}";
+        ops = decide(old_custom, CFG("osd", "osd_max_backfills", "7"), &left);
+        CHECK_STREQ(ops, "");
+        lt = left_text(left);
+        CHECK_STREQ(lt, "osd osd_max_backfills 7");
+        json_object_put(left);
+        free(ops);
+        free(lt);
+        /* ... the adaptive throttle's old record: any rung of its ladder is cephprov's */
+        static const char old_adaptive[] = "{\"preset\":\"adaptive\",\"scheduler\":\"wpq\",\"restore\":["
+                                           "{\"who\":\"osd\",\"key\":\"osd_max_backfills\",\"value\":\"1\"}]}";
+        ops = decide(old_adaptive, CFG("osd", "osd_max_backfills", "4"), &left);
+        CHECK_STREQ(ops, "osd osd_max_backfills 1");
+        json_object_put(left);
+        free(ops);
+        ops = decide(old_adaptive, CFG("osd", "osd_max_backfills", "37"), &left);
+        CHECK_STREQ(ops, "");
+        CHECK_INTEQ((int) json_object_array_length(left), 1);
+        json_object_put(left);
+        free(ops);
+        ops = NULL;
+
+        /* a bad record is refused as before */
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *now = config_now("");
+        CephConfigOp *o = NULL;
+        size_t n = 0;
+        Error e = {};
+        CHECK(ceph_throttle_restore_decide("{}", now, &o, &n, &left, &e) < 0 && e.message[0]);
+}
+
+static void test_restore_take_over(void) {
+        Error err = {};
+        /* a run killed months ago left: osd_max_backfills was 3 before it, it wrote 1; its
+         * osd_recovery_max_active (was unset, it wrote 1) was set to 5 by the operator since */
+        static const char old[] =
+                "{\"preset\":\"slow\",\"scheduler\":\"wpq\",\"run\":\"100-1\",\"since\":100,\"restore\":["
+                "{\"who\":\"osd\",\"key\":\"osd_recovery_max_active\",\"value\":null,\"wrote\":[\"1\"]},"
+                "{\"who\":\"osd\",\"key\":\"osd_max_backfills\",\"value\":\"3\",\"wrote\":[\"1\"]},"
+                "{\"who\":\"osd.4\",\"key\":\"osd_max_backfills\",\"value\":\"2\",\"wrote\":[\"1\"]}]}";
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *now =
+                config_now(CFG("osd", "osd_recovery_max_active", "5") "," CFG("osd", "osd_max_backfills", "1") ","
+                           CFG("osd.4", "osd_max_backfills", "1"));
+        /* this run (fast): its own record, values before = now */
+        _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
+        CHECK_INTEQ(ceph_throttle_plan(CEPH_THROTTLE_FAST, CEPH_SCHEDULER_WPQ, false, now, &plan, &err), 0);
+        if (!plan)
+                return;
+        _cleanup_(freep) char *text = ceph_throttle_restore_format(plan);
+        _cleanup_json_ json_object *rec = json_tokener_parse(text), *taken = NULL;
+        CHECK_INTEQ(ceph_throttle_record_take_over(rec, old, now, &taken, &err), 0);
+        _cleanup_(freep) char *t = NULL;
+        _cleanup_strv_free_ char **tl = NULL;
+        for (size_t i = 0; taken && i < json_object_array_length(taken); i++)
+                strv_extend(&tl, json_object_get_string(json_object_array_get_idx(taken, i)));
+        t = tl ? strv_join(tl, "; ") : strdup("");
+        CHECK_STREQ(t, "osd osd_max_backfills; osd.4 osd_max_backfills");
+        /* restored after this run (which wrote 4/4/4): osd_max_backfills to 3 (before the old
+         * run), max_active to the operator's 5, single_start removed, osd.4's back to 2 */
+        _cleanup_(ceph_config_dump_freep) CephConfigDump *after =
+                config_now(CFG("osd", "osd_recovery_max_single_start", "4") "," CFG("osd", "osd_recovery_max_active", "4")
+                           "," CFG("osd", "osd_max_backfills", "4") "," CFG("osd.4", "osd_max_backfills", "1"));
+        CephConfigOp *ops = NULL;
+        size_t n = 0;
+        json_object *left = NULL;
+        const char *s = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
+        CHECK_INTEQ(ceph_throttle_restore_decide(s, after, &ops, &n, &left, &err), 0);
+        _cleanup_strv_free_ char **l = NULL;
+        for (size_t i = 0; i < n; i++)
+                strv_consume(&l, strprintf("%s %s %s", ops[i].who, ops[i].key, ops[i].value ? ops[i].value : "(rm)"));
+        _cleanup_(freep) char *got = l ? strv_join(l, "; ") : NULL;
+        CHECK_STREQ(got, "osd osd_recovery_max_single_start (rm); osd osd_recovery_max_active 5; "
+                         "osd osd_max_backfills 3; osd.4 osd_max_backfills 2");
+        CHECK_INTEQ((int) json_object_array_length(left), 0);
+        ceph_config_ops_free(ops, n);
+        json_object_put(left);
+}
+
 int main(void) {
         TEST_RUN(test_argv);
         TEST_RUN(test_df_tree);
@@ -964,5 +1151,8 @@ int main(void) {
         TEST_RUN(test_throttle);
         TEST_RUN(test_throttle_mixed);
         TEST_RUN(test_slow);
+        TEST_RUN(test_node_flags);
+        TEST_RUN(test_restore_rules);
+        TEST_RUN(test_restore_take_over);
         return test_result();
 }
