@@ -331,6 +331,83 @@ static void test_records(void) {
         CHECK(cluster_lock_status(env.admin, &s, &err) < 0);
 }
 
+/* The OSD map of a 6-OSD lab with osd.1 down (captured), with osd.0 marked down too: a
+ * second failure. Written as a made-up answer NAME. */
+static void dump_with_osd0_down(const char *name) {
+        const char *dir = getenv("TEST_DATA");
+        _cleanup_(freep) char *p = strprintf("%s/ceph/osd-dump-noout-osd-down.json", dir ? dir : "tests/data");
+        _cleanup_json_ json_object *d = p ? json_object_from_file(p) : NULL;
+        CHECK(d != NULL);
+        if (!d)
+                return;
+        json_object *osds = json_object_object_get(d, "osds");
+        for (size_t i = 0; i < json_object_array_length(osds); i++) {
+                json_object *o = json_object_array_get_idx(osds, i);
+                if (json_object_get_int(json_object_object_get(o, "osd")) == 0)
+                        json_object_object_add(o, "up", json_object_new_int(0));
+        }
+        answer(name, json_object_to_json_string(d), "", 0);
+}
+
+/* issue 26: a resumed conversion's widened health gate lets only its own OSDs be down */
+static void test_health_allow_down(void) {
+        _cleanup_(freep) char *m = NULL;
+        const char *allowed = "\"allow\":[\"OSD_DOWN\",\"OSD_HOST_DOWN\",\"PG_DEGRADED\",\"PG_AVAILABILITY\"]";
+        const Reply own[] = { { "'osd dump -f json'", { "osd-dump-noout-osd-down" } },
+                              { "'status -f json'", { "status-ok" } } };
+        use(own, ELEMENTSOF(own));
+        /* osd.1 down, and it is the run's own: the gate goes on to the health */
+        _cleanup_(freep) char *a1 = strprintf("{%s,\"allow_down\":[1],\"timeout\":5}", allowed);
+        CHECK_INTEQ(step("health-gate", a1, NULL), 0);
+
+        /* osd.1 down, the run's own osd.0: refused at once (no wait for the timeout), naming
+         * osd.1 and the PGs whose only copy up would be on osd.0 */
+        const Reply other[] = { { "'osd dump -f json'", { "osd-dump-noout-osd-down" } },
+                                { "'pg dump pgs_brief -f json'", { "pg-dump-pgs-brief-osd-down" } },
+                                { "'status -f json'", { "status-ok" } } };
+        use(other, ELEMENTSOF(other));
+        _cleanup_(freep) char *a0 = strprintf("{%s,\"allow_down\":[0],\"timeout\":600}", allowed);
+        CHECK(step("health-gate", a0, &m) == -EBUSY);
+        CHECK(m && strstr(m, "osd.1 down besides the OSDs this run stopped (osd.0)"));
+        CHECK(m && strstr(m, "would be left without a readable copy") && strstr(m, "1.1f (0 of 1)"));
+        free(m), m = NULL;
+        _cleanup_(freep) char *c = calls();
+        CHECK(c && !strstr(c, "status -f json")); /* refused before the health was asked */
+
+        /* without allow_down the same codes pass whatever is down (a gate of a fresh run) */
+        use(other, ELEMENTSOF(other));
+        _cleanup_(freep) char *a = strprintf("{%s,\"timeout\":5}", allowed);
+        CHECK_INTEQ(step("health-gate", a, NULL), 0);
+}
+
+/* issue 26: destroy-osd in place counts the copies left at the act, every OSD down now
+ * counted: osd.1 (the run's) and osd.0 (a second failure) down, each PG whose acting set is
+ * osd.0 alone has no readable copy left */
+static void test_destroy_in_place_copies(void) {
+        _cleanup_(freep) char *m = NULL;
+        dump_with_osd0_down("dump-0-1-down");
+        const Reply second[] = { { "'osd dump -f json'", { "dump-0-1-down" } },
+                                 { "'pg dump pgs_brief -f json'", { "pg-dump-pgs-brief-osd-down" } } };
+        use(second, ELEMENTSOF(second));
+        CHECK(step("destroy-osd", "{\"osds\":[1],\"in_place\":true}", &m) == -EBUSY);
+        CHECK(m && strstr(m, "refusing to destroy osd.1 in place:") && strstr(m, "1.1f (0 of 1)"));
+        CHECK(m && strstr(m, "OSDs down now besides these: osd.0"));
+        free(m), m = NULL;
+        _cleanup_(freep) char *c = calls();
+        CHECK(c && !strstr(c, "osd destroy")); /* nothing destroyed */
+
+        /* osd.0 up again: the gate passes, and the step goes on to `osd destroy 1` */
+        const Reply ok[] = { { "'osd dump -f json'", { "osd-dump-noout-osd-down" } },
+                             { "'pg dump pgs_brief -f json'", { "pg-dump-pgs-brief-osd-down" } },
+                             { "'osd destroy 1 '*", { "blank" } } };
+        answer("blank", "", "", 0);
+        use(ok, ELEMENTSOF(ok));
+        (void) step("destroy-osd", "{\"osds\":[1],\"in_place\":true}", NULL);
+        free(c);
+        c = calls();
+        CHECK(c && strstr(c, "pg dump pgs_brief -f json\nosd dump -f json\nosd destroy 1"));
+}
+
 int main(void) {
         if (!mkdtemp(tmpdir))
                 test_skip("no temporary directory");
@@ -353,6 +430,8 @@ int main(void) {
         TEST_RUN(test_ok_to_stop);
         TEST_RUN(test_drain_check_together);
         TEST_RUN(test_records);
+        TEST_RUN(test_health_allow_down);
+        TEST_RUN(test_destroy_in_place_copies);
 
         cluster_steps_done(&env.cs);
         env.admin = ceph_admin_close(env.admin);
