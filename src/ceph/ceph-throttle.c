@@ -350,6 +350,16 @@ static int strv_add_unique(char ***l, const char *v) {
         return strv_extend(l, v);
 }
 
+/* Adds to the set `*l` the value each of `ops` gives `key`; frees `ops`. */
+static int add_values_of(char ***l, CephConfigOp *ops, size_t n, const char *key) {
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                if (streq(ops[i].key, key))
+                        r = strv_add_unique(l, ops[i].value);
+        ceph_config_ops_free(ops, n);
+        return r;
+}
+
 /* Every value the adaptive ladder of `sched` gives `key` (any rung). */
 static int ladder_values(CephScheduler sched, const char *key, char ***ret) {
         _cleanup_strv_free_ char **l = NULL;
@@ -358,11 +368,7 @@ static int ladder_values(CephScheduler sched, const char *key, char ***ret) {
                 size_t n = 0;
                 if (ceph_adapt_rung_settings(sched, rung, &ops, &n, NULL) < 0)
                         return -ENOMEM;
-                int r = 0;
-                for (size_t i = 0; i < n && r >= 0; i++)
-                        if (streq(ops[i].key, key))
-                                r = strv_add_unique(&l, ops[i].value);
-                ceph_config_ops_free(ops, n);
+                int r = add_values_of(&l, ops, n, key);
                 if (r < 0)
                         return r;
         }
@@ -420,11 +426,7 @@ static int entry_wrote(json_object *rec, json_object *e, char ***ret) {
         if (ceph_throttle_settings(p, sched, true, &ops, &n, NULL) < 0)
                 return -ENOMEM;
         _cleanup_strv_free_ char **l = NULL;
-        int r = 0;
-        for (size_t i = 0; i < n && r >= 0; i++)
-                if (streq(ops[i].key, key))
-                        r = strv_add_unique(&l, ops[i].value);
-        ceph_config_ops_free(ops, n);
+        int r = add_values_of(&l, ops, n, key);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(l);
