@@ -10,17 +10,8 @@
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph-cluster.h"
+#include "capture.h"
 #include "test.h"
-
-static json_object *load(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/pacific/%s", dir ? dir : "tests/data", name);
-        json_object *o = p ? json_object_from_file(p) : NULL;
-        if (!o)
-                fprintf(stderr, "cannot read '%s'\n", p ? p : name);
-        CHECK(o != NULL);
-        return o;
-}
 
 static void set_up(json_object *dump, int osd, bool up) {
         json_object *osds = json_object_object_get(dump, "osds");
@@ -77,7 +68,7 @@ static size_t pgs_on(json_object *pgs, int a, int b) {
 }
 
 static void test_clean(void) {
-        _cleanup_json_ json_object *dump = load("osd-dump.out"), *pgs = load("pg-dump-pgs-brief-clean.out");
+        _cleanup_json_ json_object *dump = capture_pacific("osd-dump.out"), *pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
         Cluster c;
         cluster_parse(dump, pgs, &c);
         Error err = {};
@@ -96,7 +87,7 @@ static void test_clean(void) {
  * then osd.2 went down (a second failure). ok-to-stop of 0 and 1 says yes (their PGs'
  * acting sets no longer list them); the copies left say no for every PG on {0,2} and {1,2}. */
 static void test_second_failure(void) {
-        _cleanup_json_ json_object *dump = load("osd-dump.out"), *pgs = load("pg-dump-pgs-brief-clean.out");
+        _cleanup_json_ json_object *dump = capture_pacific("osd-dump.out"), *pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
         set_up(dump, 0, false);
         set_up(dump, 1, false);
         set_up(dump, 2, false);
@@ -135,7 +126,7 @@ static void test_second_failure(void) {
 /* An erasure pool needs k shards, not one: pool `data` made 2+2 (the capture's "default"
  * profile): a PG with one shard up is lost, CRUSH_ITEM_NONE holes count for nothing. */
 static void test_erasure(void) {
-        _cleanup_json_ json_object *dump = load("osd-dump.out"), *pgs = load("pg-dump-pgs-brief-clean.out");
+        _cleanup_json_ json_object *dump = capture_pacific("osd-dump.out"), *pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
         json_object *pool = json_object_array_get_idx(json_object_object_get(dump, "pools"), 0);
         json_object_object_add(pool, "type", json_object_new_int(3));
         json_object_object_add(pool, "erasure_code_profile", json_object_new_string("default"));
@@ -168,7 +159,7 @@ static void test_erasure(void) {
 
 /* A PG of a pool the OSD map read does not have (made since): asked again, never skipped */
 static void test_unknown_pool(void) {
-        _cleanup_json_ json_object *dump = load("osd-dump.out"), *pgs = load("pg-dump-pgs-brief-clean.out");
+        _cleanup_json_ json_object *dump = capture_pacific("osd-dump.out"), *pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
         json_object *pg = json_object_array_get_idx(json_object_object_get(pgs, "pg_stats"), 0);
         json_object_object_add(pg, "pgid", json_object_new_string("9.0"));
         Cluster c;

@@ -13,17 +13,8 @@
 #include "basic/strv.h"
 #include "ceph/ceph-cluster.h"
 #include "ceph/ceph.h"
+#include "capture.h"
 #include "test.h"
-
-static json_object *load(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/pacific/%s", dir ? dir : "tests/data", name);
-        json_object *o = p ? json_object_from_file(p) : NULL;
-        if (!o)
-                fprintf(stderr, "cannot read '%s'\n", p ? p : name);
-        CHECK(o != NULL);
-        return o;
-}
 
 /* osd dump: osd `id` up/in as given; gone from the map when `gone` */
 static void set_osd(json_object *dump, int id, bool up, bool in, bool gone) {
@@ -72,7 +63,7 @@ static int emptied(json_object *dump, json_object *pgs, const int *ids, size_t n
 /* The drain of issue 26: killed late, cancelled, run again and skipping its steps, it
  * would have recorded node2 drained with its OSDs in, up and holding data. */
 static void test_emptied(void) {
-        _cleanup_json_ json_object *dump = load("osd-dump.out"), *pgs = load("pg-dump-pgs-brief-clean.out");
+        _cleanup_json_ json_object *dump = capture_pacific("osd-dump.out"), *pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
         const int node2[] = { 2, 3 };
         Error err = {};
 
@@ -173,7 +164,7 @@ static void set_hostname(json_object *md, int id, const char *host) {
 /* A destroy of node1 killed after it purged osd.1; apply then made a new OSD on node2 that
  * got id 1. The record of node1 still names 1: it is node2's now, never node1's to purge. */
 static void test_owner(void) {
-        _cleanup_json_ json_object *tree = load("osd-tree.out"), *md = load("osd-metadata.out");
+        _cleanup_json_ json_object *tree = capture_pacific("osd-tree.out"), *md = capture_pacific("osd-metadata.out");
         Owners o;
         owners_parse(tree, md, &o);
         CHECK(ceph_osd_of_host(o.tree, o.md, 1, "node1"));

@@ -16,6 +16,7 @@
 #include "controller/cluster-steps.h"
 #include "exec/waves.h"
 #include "layout/layout.h"
+#include "capture.h"
 #include "test.h"
 
 typedef struct Fake {
@@ -25,16 +26,6 @@ typedef struct Fake {
 } Fake;
 static Fake fake;
 
-static json_object *load(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/pacific/%s", dir ? dir : "tests/data", name);
-        json_object *o = p ? json_object_from_file(p) : NULL;
-        if (!o)
-                fprintf(stderr, "cannot read '%s'\n", p ? p : name);
-        CHECK(o != NULL);
-        return o;
-}
-
 static void fake_reset(void) {
         json_object_put(fake.dump);
         json_object_put(fake.tree);
@@ -42,10 +33,10 @@ static void fake_reset(void) {
         json_object_put(fake.pgs);
         strv_free(fake.commands);
         fake = (Fake) {};
-        fake.dump = load("osd-dump.out");
-        fake.tree = load("osd-tree.out");
-        fake.md = load("osd-metadata.out");
-        fake.pgs = load("pg-dump-pgs-brief-clean.out");
+        fake.dump = capture_pacific("osd-dump.out");
+        fake.tree = capture_pacific("osd-tree.out");
+        fake.md = capture_pacific("osd-metadata.out");
+        fake.pgs = capture_pacific("pg-dump-pgs-brief-clean.out");
 }
 
 static json_object *dump_osd(int id) {
