@@ -38,6 +38,7 @@ int agent_op_run(AgentState *s, json_object *args, json_object **ret, AgentProgr
 int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_preflight(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
+int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err);
 
 /* The lease of the request being served (its "lease_left_ms", docs/agent.md "The lease"):
  * true once it is over (false when the request carries none, or its op has started). */

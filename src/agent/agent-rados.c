@@ -16,13 +16,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <rados/librados.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent-internal.h"
+#include "ceph/ceph.h"
 
 #ifndef LIBRADOS_SONAME
 #define LIBRADOS_SONAME "librados.so.2"
@@ -39,6 +42,13 @@ static struct {
         void (*ioctx_destroy)(rados_ioctx_t);
         int (*write_full)(rados_ioctx_t, const char *, const char *, size_t);
         int (*read)(rados_ioctx_t, const char *, char *, size_t, uint64_t);
+        int (*mon_command)(rados_t, const char **, size_t, const char *, size_t, char **, size_t *, char **,
+                           size_t *);
+        int (*mgr_command)(rados_t, const char **, size_t, const char *, size_t, char **, size_t *, char **,
+                           size_t *);
+        int (*osd_command)(rados_t, int, const char **, size_t, const char *, size_t, char **, size_t *, char **,
+                           size_t *);
+        void (*buffer_free)(char *);
 } R;
 
 static int rados_load(AgentState *s, Error *err) {
@@ -63,6 +73,10 @@ static int rados_load(AgentState *s, Error *err) {
         LOAD(ioctx_destroy, "rados_ioctx_destroy");
         LOAD(write_full, "rados_write_full");
         LOAD(read, "rados_read");
+        LOAD(mon_command, "rados_mon_command");
+        LOAD(mgr_command, "rados_mgr_command");
+        LOAD(osd_command, "rados_osd_command");
+        LOAD(buffer_free, "rados_buffer_free");
 #undef LOAD
         R.loaded = true; /* the handle stays open for the life of the process */
         return 0;
@@ -288,4 +302,302 @@ int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, Ag
                 return error_set(err, ENOMEM, "out of memory");
         *ret = TAKE_PTR(o);
         return 0;
+}
+
+/* ---- "ceph-command": the cluster's commands through librados (docs/agent.md) ---------- *
+ * What the `ceph` CLI does for a command, without a Python process per question: the JSON
+ * command to the monitors (rados_mon_command), the active manager (rados_mgr_command) or
+ * an OSD (rados_osd_command, `ceph tell`), its return code, status string and output
+ * passed back as they came. One connection for the agent's life, made on the first command
+ * and made again when librados says it is not connected; every call bounded: connecting
+ * by client_mount_timeout, a command by rados_mon_op_timeout (mon, mgr) or
+ * rados_osd_op_timeout (osd). A request carries one command or many (`ceph tell osd.*`-like
+ * fan-outs), the many run side by side on up to `parallel` threads of the one connection. */
+
+static struct {
+        pthread_rwlock_t lock; /* calls hold it shared; (re)connecting holds it alone */
+        rados_t c;
+        char *key;             /* what it connected with: cluster, client, conf, keyring, timeout */
+        unsigned connects;
+} conn = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+
+typedef struct CephConn {
+        const char *cluster, *client, *conf, *keyring;
+        int64_t timeout;
+} CephConn;
+
+static char *conn_key(const CephConn *k) {
+        return strprintf("%s\n%s\n%s\n%s\n%" PRId64, k->cluster, k->client, k->conf ? k->conf : "", k->keyring ? k->keyring : "",
+                         k->timeout);
+}
+
+/* Connected as `k` (again if `stale` is the connection that failed); called without the lock. */
+static int conn_ensure(AgentState *s, const CephConn *k, rados_t stale, Error *err) {
+        _cleanup_(freep) char *key = conn_key(k);
+        if (!key)
+                return error_set(err, ENOMEM, "out of memory");
+        pthread_rwlock_wrlock(&conn.lock);
+        int r = 0;
+        if (conn.c && (conn.c == stale || !streq(conn.key, key))) {
+                R.shutdown(conn.c);
+                conn.c = NULL;
+        }
+        if (!conn.c) {
+                rados_t c = NULL;
+                char t[32], mt[32];
+                snprintf(t, sizeof t, "%" PRId64, k->timeout);
+                snprintf(mt, sizeof mt, "%" PRId64, MIN(k->timeout, (int64_t) 30));
+                if ((r = R.create2(&c, k->cluster, k->client, 0)) < 0) {
+                        c = NULL;
+                        r = error_set(err, -r, "ceph-command on '%s': cannot create a client '%s': %s", agent_host(s),
+                                      k->client, strerror(-r));
+                } else if ((r = R.conf_read_file(c, k->conf)) < 0)
+                        r = error_set(err, -r, "ceph-command on '%s': cannot read %s: %s", agent_host(s),
+                                      k->conf ? k->conf : "the default ceph.conf", strerror(-r));
+                else if ((k->keyring && (r = R.conf_set(c, "keyring", k->keyring)) < 0) ||
+                         (r = R.conf_set(c, "client_mount_timeout", mt)) < 0 ||
+                         (r = R.conf_set(c, "rados_mon_op_timeout", t)) < 0 ||
+                         (r = R.conf_set(c, "rados_osd_op_timeout", t)) < 0)
+                        r = error_set(err, -r, "ceph-command on '%s': cannot configure the client: %s", agent_host(s),
+                                      strerror(-r));
+                else if ((r = R.connect(c)) < 0)
+                        r = error_set(err, -r, "ceph-command on '%s': cannot connect to cluster '%s' as %s: %s",
+                                      agent_host(s), k->cluster, k->client, strerror(-r));
+                if (r < 0) {
+                        if (c)
+                                R.shutdown(c);
+                } else {
+                        free(conn.key);
+                        conn.key = TAKE_PTR(key);
+                        conn.c = c;
+                        conn.connects++;
+                }
+        }
+        pthread_rwlock_unlock(&conn.lock);
+        return r;
+}
+
+typedef struct CephCall {
+        CephTarget target;
+        int osd;
+        const char *cmd;   /* the JSON command */
+        const char *input;
+        size_t input_len;
+        /* the answer */
+        int rc;
+        char *status, *out;
+        size_t out_len;
+        double ms;
+        Error err;         /* no answer: the connection failed */
+} CephCall;
+
+static int call_once(CephCall *c, rados_t *used) {
+        char *outbuf = NULL, *outs = NULL;
+        size_t outbuf_len = 0, outs_len = 0;
+        const char *cmdv[] = { c->cmd };
+        pthread_rwlock_rdlock(&conn.lock);
+        *used = conn.c;
+        int rc = -ENOTCONN;
+        double a = now_ms();
+        if (conn.c) {
+                if (c->target == CEPH_TARGET_MON)
+                        rc = R.mon_command(conn.c, cmdv, 1, c->input, c->input_len, &outbuf, &outbuf_len, &outs, &outs_len);
+                else if (c->target == CEPH_TARGET_MGR)
+                        rc = R.mgr_command(conn.c, cmdv, 1, c->input, c->input_len, &outbuf, &outbuf_len, &outs, &outs_len);
+                else
+                        rc = R.osd_command(conn.c, c->osd, cmdv, 1, c->input, c->input_len, &outbuf, &outbuf_len, &outs,
+                                           &outs_len);
+        }
+        c->ms = now_ms() - a;
+        pthread_rwlock_unlock(&conn.lock);
+        free(c->status);
+        free(c->out);
+        c->status = strndup(outs ? outs : "", outs ? outs_len : 0);
+        c->out = malloc(outbuf_len + 1);
+        if (c->out) {
+                if (outbuf_len)
+                        memcpy(c->out, outbuf, outbuf_len);
+                c->out[outbuf_len] = 0;
+        }
+        c->out_len = outbuf_len;
+        if (outbuf)
+                R.buffer_free(outbuf);
+        if (outs)
+                R.buffer_free(outs);
+        c->rc = rc;
+        return (!c->status || !c->out) ? -ENOMEM : 0;
+}
+
+/* One command: connected first; asked again once on a connection librados had lost
+ * (ENOTCONN: it was not sent) or that was shut down under it (ESHUTDOWN). */
+static void call(AgentState *s, const CephConn *k, CephCall *c) {
+        rados_t used = NULL;
+        for (int attempt = 0; attempt < 2; attempt++) {
+                if (conn_ensure(s, k, attempt ? used : NULL, &c->err) < 0)
+                        return;
+                if (call_once(c, &used) < 0) {
+                        error_set(&c->err, ENOMEM, "out of memory");
+                        return;
+                }
+                if (c->rc != -ENOTCONN && c->rc != -ESHUTDOWN)
+                        return;
+        }
+}
+
+typedef struct Fanout {
+        AgentState *s;
+        const CephConn *k;
+        CephCall *calls;
+        size_t n;
+        atomic_size_t next;
+} Fanout;
+
+static void *fanout_worker(void *p) {
+        Fanout *f = p;
+        for (size_t i; (i = atomic_fetch_add(&f->next, 1)) < f->n;)
+                call(f->s, f->k, &f->calls[i]);
+        return NULL;
+}
+
+static int parse_call(json_object *o, size_t i, CephCall *c, Error *err) {
+        const char *target = NULL, *input = NULL;
+        json_object *cmd = NULL;
+        int64_t osd = -1;
+        int r;
+        char what[48];
+        snprintf(what, sizeof what, "ceph-command: commands[%zu]", i);
+        if (!json_object_is_type(o, json_type_object))
+                return error_set(err, EINVAL, "%s is not an object", what);
+        if ((r = json_get_string(o, "target", true, &target, what, err)) < 0 ||
+            (r = json_get_object(o, "cmd", true, &cmd, what, err)) < 0)
+                return r;
+        if ((r = json_get_string(o, "input", false, &input, what, err)) < 0 && r != -ENOENT)
+                return r;
+        const char *prefix = NULL;
+        if (json_get_string(cmd, "prefix", true, &prefix, what, NULL) < 0 || isempty(prefix))
+                return error_set(err, EINVAL, "%s: the command has no prefix", what);
+        *c = (CephCall) { .osd = -1, .cmd = json_object_to_json_string_ext(cmd, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), .input = input,
+                          .input_len = input ? strlen(input) : 0 };
+        if (streq(target, "mon"))
+                c->target = CEPH_TARGET_MON;
+        else if (streq(target, "mgr"))
+                c->target = CEPH_TARGET_MGR;
+        else if (streq(target, "osd")) {
+                c->target = CEPH_TARGET_OSD;
+                if ((r = json_get_int(o, "osd", true, &osd, what, err)) < 0)
+                        return r;
+                if (osd < 0 || osd > INT32_MAX)
+                        return error_set(err, EINVAL, "%s: osd %" PRId64 " is not an OSD id", what, osd);
+                c->osd = (int) osd;
+        } else
+                return error_set(err, EINVAL, "%s: target '%s' is not mon, mgr or osd", what, target);
+        return 0;
+}
+
+int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, AgentProgress *prog, Error *err) {
+        CephConn k = { .cluster = "ceph", .client = "client.admin", .timeout = 120 };
+        json_object *list = NULL;
+        _cleanup_json_ json_object *o = NULL, *answers = NULL;
+        int64_t parallel = 8;
+        bool read_only = false;
+        int r;
+#define OPT(get, key, field)                                                              \
+        if ((r = get(args, key, false, &field, "ceph-command", err)) < 0 && r != -ENOENT) \
+                return r
+        OPT(json_get_string, "cluster", k.cluster);
+        OPT(json_get_string, "client", k.client);
+        OPT(json_get_string, "conf", k.conf);
+        OPT(json_get_string, "keyring", k.keyring);
+        OPT(json_get_int, "timeout", k.timeout);
+        OPT(json_get_int, "parallel", parallel);
+        OPT(json_get_bool, "read_only", read_only);
+#undef OPT
+        if ((r = json_get_array(args, "commands", true, &list, "ceph-command", err)) < 0)
+                return r;
+        if (!plain_name(k.cluster, 64) || !plain_name(k.client, 128) || !startswith(k.client, "client."))
+                return error_set(err, EINVAL, "ceph-command: cluster '%s' / client '%s': a name, and the client "
+                                              "'client.ID'", k.cluster, k.client);
+        if ((k.conf && k.conf[0] != '/') || (k.keyring && k.keyring[0] != '/'))
+                return error_set(err, EINVAL, "ceph-command: conf and keyring must be absolute paths");
+        if (k.timeout < 1 || k.timeout > 3600)
+                return error_set(err, EINVAL, "ceph-command: timeout %" PRId64 " is not in 1..3600 seconds", k.timeout);
+        if (parallel < 1 || parallel > 64)
+                return error_set(err, EINVAL, "ceph-command: parallel %" PRId64 " is not in 1..64", parallel);
+        size_t n = json_object_array_length(list);
+        if (n == 0 || n > 100000)
+                return error_set(err, EINVAL, "ceph-command: %zu commands (1..100000 wanted)", n);
+
+        _cleanup_(freep) CephCall *calls = calloc(n, sizeof(CephCall));
+        if (!calls)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+                if ((r = parse_call(json_object_array_get_idx(list, i), i, &calls[i], err)) < 0)
+                        goto done;
+        if (s->dry_run && !read_only) {
+                r = error_set(err, EPERM, "dry run on '%s': not sending '%s' (not marked read_only)", agent_host(s),
+                              calls[0].cmd);
+                goto done;
+        }
+        if ((r = rados_load(s, err)) < 0)
+                goto done;
+
+        double t0 = now_ms();
+        unsigned connects = conn.connects;
+        Fanout f = { .s = s, .k = &k, .calls = calls, .n = n };
+        size_t workers = MIN((size_t) parallel, n) - 1; /* this thread is one of them */
+        pthread_t tids[64];
+        size_t started = 0;
+        for (; started < workers; started++)
+                if (pthread_create(&tids[started], NULL, fanout_worker, &f) != 0)
+                        break;
+        fanout_worker(&f);
+        for (size_t i = 0; i < started; i++)
+                pthread_join(tids[i], NULL);
+        double elapsed = now_ms() - t0;
+        (void) prog;
+
+        /* one command: its connection failure is the op's error; many: each answers alone */
+        if (n == 1 && calls[0].err.code) {
+                r = error_set(err, calls[0].err.code, "%s", calls[0].err.message);
+                goto done;
+        }
+        o = json_object_new_object();
+        answers = json_object_new_array_ext((int) n);
+        if (!o || !answers) {
+                r = error_set(err, ENOMEM, "out of memory");
+                goto done;
+        }
+        for (size_t i = 0; i < n; i++) {
+                CephCall *c = &calls[i];
+                json_object *a = json_object_new_object();
+                if (!a || json_object_array_add(answers, a) < 0) {
+                        json_object_put(a);
+                        r = error_set(err, ENOMEM, "out of memory");
+                        goto done;
+                }
+                if (c->err.code) {
+                        json_add_string(a, "error", c->err.message);
+                        json_add_string(a, "errno", errno_name(c->err.code));
+                        continue;
+                }
+                if (json_add_int(a, "rc", c->rc) < 0 || json_add_string(a, "status", c->status) < 0 ||
+                    json_add(a, "out", json_object_new_string_len(c->out, (int) c->out_len)) < 0 ||
+                    json_add(a, "ms", json_object_new_double(round(c->ms * 1000.0) / 1000.0)) < 0) {
+                        r = error_set(err, ENOMEM, "out of memory");
+                        goto done;
+                }
+        }
+        if (json_add(o, "answers", TAKE_PTR(answers)) < 0 || json_add_bool(o, "connected", conn.connects != connects) < 0 ||
+            json_add(o, "elapsed_ms", json_object_new_double(round(elapsed * 1000.0) / 1000.0)) < 0) {
+                r = error_set(err, ENOMEM, "out of memory");
+                goto done;
+        }
+        *ret = TAKE_PTR(o);
+        r = 0;
+done:
+        for (size_t i = 0; i < n; i++) {
+                free(calls[i].status);
+                free(calls[i].out);
+        }
+        return r;
 }

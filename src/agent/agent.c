@@ -274,6 +274,7 @@ static const struct {
         { "osd-create",        agent_op_osd_create,         true }, /* agent-osd.c */
         { "preflight",         agent_op_preflight,          true }, /* agent-preflight.c */
         { "rados-probe",       agent_op_rados_probe,        true }, /* agent-rados.c */
+        { "ceph-command",      agent_op_ceph_command,       true }, /* agent-rados.c */
 };
 
 static json_object *error_response(json_object *id, int code, const char *message) {

@@ -466,6 +466,40 @@ int ceph_report_time_parse(const char *out, double *ret, Error *err);
  * are accepted) → Unix seconds; EINVAL otherwise. */
 int ceph_time_parse(const char *s, double *ret);
 
+/* ---- commands ------------------------------------------------------------------------ */
+
+/* Where a command goes: the monitors, the active manager, or one OSD (`ceph tell osd.N`). */
+typedef enum CephTarget {
+        CEPH_TARGET_MON,
+        CEPH_TARGET_MGR,
+        CEPH_TARGET_OSD,
+} CephTarget;
+
+/* A command as librados sends it (rados_mon_command, rados_mgr_command, rados_osd_command):
+ * the JSON the `ceph` CLI would have built from the same words. */
+typedef struct CephCommand {
+        CephTarget target;
+        int osd;          /* CEPH_TARGET_OSD: its id; else -1 */
+        json_object *cmd; /* {"prefix": ..., the arguments by Ceph's names, "format": "json"} */
+        bool input;       /* the words had "-i -": the caller's input goes as the input buffer */
+        char *words;      /* the command as an operator types it, without the connection options */
+} CephCommand;
+void ceph_command_done(CephCommand *c);
+
+/* The command an argv builder's argv stands for (ceph-command.c: one table of the
+ * signatures cephprov uses, Ceph's argument names and types), skipping the n_prefix words
+ * of ceph_argv_cli(). EINVAL, naming the words, for words no signature matches or
+ * arguments of the wrong kind. */
+int ceph_command_from_argv(char *const *argv, size_t n_prefix, CephCommand *ret, Error *err);
+/* The words of `c` again (argv without the connection options: "-i -", "tell osd.N", the
+ * prefix, each argument in order, "--yes-i-really-mean-it", "-f json"); for the unit
+ * tests' stand-ins, which answer by words. NULL on ENOMEM or a value no word can carry. */
+char **ceph_command_to_words(const CephCommand *c);
+const char *ceph_target_name(CephTarget t);
+/* What the CLI prints on stderr for a command's return code and status string:
+ * "Error ENOENT: STATUS\n" when rc < 0, else the status (and a newline) or "". */
+char *ceph_answer_stderr(int rc, const char *status);
+
 /* ---- argv builders ----------------------------------------------------------------- */
 
 /* How to reach the cluster; NULL means `ceph` with its defaults. */

@@ -105,6 +105,122 @@ int ceph_answer_error(const CephAdmin *a, const CephAnswer *ans, Error *err) {
                          ans->exit_status, msg ? msg : "");
 }
 
+/* No answer from the cluster: the agent, librados or the connection to the cluster failed.
+ * The agent's ENOENT (no librados on the admin host) must never read as the ENOENT a
+ * command answers for "no such key" or "no such entity" (callers take that as an answer). */
+static int no_answer(CephAdmin *a, const char *cmd, int r, Error *err) {
+        r = error_prefix(err, r, "'ceph %s' on '%s'", cmd, a->host->name);
+        if (r == -ENOENT) {
+                if (err)
+                        err->code = ENOEXEC;
+                r = -ENOEXEC;
+        }
+        return r;
+}
+
+/* The agent's "ceph-command" request for `cmds` (built from argvs) */
+static int command_request(CephAdmin *a, const CephCommand *cmds, size_t n, const char *input, json_object **ret) {
+        _cleanup_json_ json_object *req = json_object_new_object(), *list = json_object_new_array_ext((int) n);
+        if (!req || !list || json_add_string(req, "cluster", a->cluster) < 0 ||
+            json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *c = json_object_new_object();
+                if (!c || json_object_array_add(list, c) < 0) {
+                        json_object_put(c);
+                        return -ENOMEM;
+                }
+                if (json_add_string(c, "target", ceph_target_name(cmds[i].target)) < 0 ||
+                    (cmds[i].target == CEPH_TARGET_OSD && json_add_int(c, "osd", cmds[i].osd) < 0) ||
+                    json_add(c, "cmd", json_object_get(cmds[i].cmd)) < 0 ||
+                    (cmds[i].input && json_add_string(c, "input", input ? input : "") < 0))
+                        return -ENOMEM;
+        }
+        if (json_add(req, "commands", TAKE_PTR(list)) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(req);
+        return 0;
+}
+
+/* One answer of the agent's "ceph-command" as the CLI would have given it: exit status
+ * the errno, stdout the output, stderr "Error ENOENT: STATUS" (ceph_answer_stderr). */
+static int answer_from(CephAdmin *a, json_object *ans, char *cmd, CephAnswer *ret, Error *err) {
+        _cleanup_(freep) char *words = cmd;
+        const char *message = NULL, *out = "", *status = "";
+        int64_t rc = 0;
+        if (json_get_string(ans, "error", false, &message, "ceph-command answer", NULL) >= 0 && message)
+                return error_set(err, EIO, "'ceph %s' on '%s': %s", words ? words : "", a->host->name, message);
+        if (json_get_int(ans, "rc", true, &rc, "ceph-command answer", NULL) < 0 || rc > 0 || rc < -4095)
+                return error_set(err, EPROTO, "'ceph %s' on '%s': the agent's answer has no return code",
+                                 words ? words : "", a->host->name);
+        (void) json_get_string(ans, "out", false, &out, "ceph-command answer", NULL);
+        (void) json_get_string(ans, "status", false, &status, "ceph-command answer", NULL);
+        CephAnswer r = { .exit_status = rc < 0 ? (int) MIN(-rc, (int64_t) 255) : 0, .cmd = TAKE_PTR(words),
+                         .out = strdup(out), .err = ceph_answer_stderr((int) rc, status) };
+        if (!r.out || !r.err) {
+                ceph_answer_done(&r);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        double ms = 0;
+        json_object *m = json_object_object_get(ans, "ms");
+        if (m)
+                ms = json_object_get_double(m);
+        if (rc < 0)
+                log_info("ceph %s: %s (%.1f ms)", r.cmd, errno_name((int) -rc), ms);
+        else
+                log_info("ceph %s (%.1f ms)", r.cmd, ms);
+        *ret = r;
+        return 0;
+}
+
+int ceph_admin_ask_many(CephAdmin *a, char ***argvs, size_t n, CephAnswer *ret, Error *err) {
+        _cleanup_(freep) CephCommand *cmds = calloc(n ? n : 1, sizeof(CephCommand));
+        int r = 0;
+        if (!cmds) {
+                for (size_t i = 0; i < n; i++)
+                        strv_free(argvs[i]);
+                return error_set(err, ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_strv_free_ char **args = argvs[i];
+                argvs[i] = NULL;
+                if (r < 0)
+                        continue;
+                if (!args)
+                        r = err && err->code ? -err->code : error_set(err, EINVAL, "no ceph command");
+                else if ((r = ceph_command_from_argv(args, a->n_prefix, &cmds[i], err)) >= 0) {
+                        /* the message's words: as ceph_admin_run() names a command, no "-f json" */
+                        free(cmds[i].words);
+                        cmds[i].words = command_words(a, args);
+                        if (!cmds[i].words)
+                                r = error_set(err, ENOMEM, "out of memory");
+                }
+        }
+        _cleanup_json_ json_object *req = NULL, *res = NULL;
+        if (r >= 0 && (r = ceph_admin_lock_check(a, err)) >= 0 && command_request(a, cmds, n, NULL, &req) < 0)
+                r = error_set(err, ENOMEM, "out of memory");
+        if (r >= 0) {
+                pthread_mutex_lock(&a->mu);
+                r = agent_channel_call(a->ch.channel, "ceph-command", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
+                pthread_mutex_unlock(&a->mu);
+                if (r < 0)
+                        r = no_answer(a, n ? cmds[0].words : "", r, err);
+        }
+        json_object *answers = NULL;
+        if (r >= 0 && (json_get_array(res, "answers", true, &answers, "ceph-command result", NULL) < 0 ||
+                       json_object_array_length(answers) != n))
+                r = error_set(err, EPROTO, "'ceph %s' on '%s': the agent's answer has not one answer per command",
+                              n ? cmds[0].words : "", a->host->name);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if ((r = answer_from(a, json_object_array_get_idx(answers, i), TAKE_PTR(cmds[i].words), &ret[i], err)) <
+                    0)
+                        for (size_t k = 0; k < i; k++)
+                                ceph_answer_done(&ret[k]);
+        for (size_t i = 0; i < n; i++)
+                ceph_command_done(&cmds[i]);
+        return r;
+}
+
 int ceph_admin_ask(CephAdmin *a, char **argv, const char *stdin_data, CephAnswer *ret, Error *err) {
         _cleanup_strv_free_ char **args = argv;
         if (!args)
@@ -112,41 +228,25 @@ int ceph_admin_ask(CephAdmin *a, char **argv, const char *stdin_data, CephAnswer
         int r = ceph_admin_lock_check(a, err);
         if (r < 0)
                 return r;
+        _cleanup_(ceph_command_done) CephCommand c = { .osd = -1 };
+        if ((r = ceph_command_from_argv(args, a->n_prefix, &c, err)) < 0)
+                return r;
+        _cleanup_(freep) char *cmd = command_words(a, args);
         _cleanup_json_ json_object *req = NULL, *res = NULL;
-        if (agent_run_args(args, stdin_data, CEPH_ADMIN_TIMEOUT, &req) < 0)
+        if (!cmd || command_request(a, &c, 1, stdin_data, &req) < 0)
                 return error_set(err, ENOMEM, "out of memory");
 
         pthread_mutex_lock(&a->mu);
-        r = agent_channel_call(a->ch.channel, "run", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
+        r = agent_channel_call(a->ch.channel, "ceph-command", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
         pthread_mutex_unlock(&a->mu);
-        _cleanup_(freep) char *cmd = command_words(a, args);
-        if (r < 0) {
-                r = error_prefix(err, r, "'ceph %s' on '%s'", cmd ? cmd : "", a->host->name);
-                /* ceph did not run: exec's ENOENT (no `ceph` in PATH, or its interpreter
-                 * missing) must never read as the ENOENT ceph itself exits with for "no such
-                 * key" or "no such entity" (callers take that as an answer) */
-                if (r == -ENOENT) {
-                        if (err)
-                                err->code = ENOEXEC;
-                        r = -ENOEXEC;
-                }
-                return r;
-        }
-
-        int64_t code = -1;
-        const char *out = "", *er = "";
-        if (json_get_int(res, "exit", true, &code, "run result", NULL) < 0 || code < 0 || code > 255)
-                return error_set(err, EPROTO, "'ceph %s' on '%s': the agent's answer has no exit status", cmd ? cmd : "",
+        if (r < 0)
+                return no_answer(a, cmd, r, err);
+        json_object *answers = NULL;
+        if (json_get_array(res, "answers", true, &answers, "ceph-command result", NULL) < 0 ||
+            json_object_array_length(answers) != 1)
+                return error_set(err, EPROTO, "'ceph %s' on '%s': the agent's answer has no answer", cmd,
                                  a->host->name);
-        (void) json_get_string(res, "stdout", false, &out, "run result", NULL);
-        (void) json_get_string(res, "stderr", false, &er, "run result", NULL);
-        CephAnswer ans = { .exit_status = (int) code, .cmd = TAKE_PTR(cmd), .out = strdup(out), .err = strdup(er) };
-        if (!ans.out || !ans.err) {
-                ceph_answer_done(&ans);
-                return error_set(err, ENOMEM, "out of memory");
-        }
-        *ret = ans;
-        return 0;
+        return answer_from(a, json_object_array_get_idx(answers, 0), TAKE_PTR(cmd), ret, err);
 }
 
 int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret_out, Error *err) {

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The cluster as the controller reaches it: the `ceph` CLI run on the layout's admin host
- * through that host's agent ("run" op; argv exec'd, never a shell). One request at a time;
- * usable from several threads. */
+/* The cluster as the controller reaches it: librados on the layout's admin host, through
+ * that host's agent ("ceph-command" op, docs/agent.md). The src/ceph argv builders say what
+ * to ask in the words of the `ceph` CLI; ceph_command_from_argv() makes each the JSON
+ * command the CLI would have sent, and the answers come back as the CLI would have printed
+ * them (exit status, stdout, stderr), so the parsers read them as they always did. `-v`
+ * logs each command as the `ceph ...` line an operator could type, with its time. One
+ * request at a time; usable from several threads. */
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -68,6 +72,11 @@ void ceph_answer_done(CephAnswer *ans);
  * out, or the lease is lost. ceph_admin_run() returns the same errors, and ceph's own non-zero
  * exit as ceph_answer_error() puts it. */
 int ceph_admin_ask(CephAdmin *a, char **argv, const char *stdin_data, CephAnswer *ret, Error *err);
+/* `n` queries asked in one request, side by side on the admin host (what loops over OSDs
+ * ask: `config show osd.N` of each): each argv consumed (argvs[i] set to NULL), ret[i] the
+ * answer of argvs[i] as ceph_admin_ask() gives it. An error when any argv could not be
+ * built or no answer came back; then no answer is left in ret. No input (-i -). */
+int ceph_admin_ask_many(CephAdmin *a, char ***argvs, size_t n, CephAnswer *ret, Error *err);
 /* A non-zero exit as an error: code = the exit status (ceph exits with the errno), message
  * "'ceph WORDS' on 'HOST' failed (exit N): STDERR". */
 int ceph_answer_error(const CephAdmin *a, const CephAnswer *ans, Error *err);

@@ -18,6 +18,7 @@
 #include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
 #include "layout/layout.h"
+#include "ceph-as-run.h"
 #include "test.h"
 
 static void *agent_new(void) {
@@ -28,9 +29,49 @@ static void agent_free(void *state) {
         agent_state_free(state);
 }
 
+static const char *ceph_binary(void);
+
+/* the real agent's "run" of the stand-in (the argv ceph-as-run.h makes of a command) */
+static json_object *run_real(json_object *run_args, void *state, int *ret_errno, char **ret_error) {
+        _cleanup_json_ json_object *req = json_object_new_object(), *resp = NULL;
+        json_add_int(req, "id", 1);
+        json_add_string(req, "op", "run");
+        json_add(req, "args", json_object_get(run_args));
+        if (agent_dispatch(state, req, &resp, NULL, NULL) < 0 || !resp)
+                return NULL;
+        json_object *e = json_object_object_get(resp, "error");
+        if (e) {
+                *ret_errno = json_object_get_int(json_object_object_get(e, "code"));
+                *ret_error = strdup(json_object_get_string(json_object_object_get(e, "message")));
+                return NULL;
+        }
+        return json_object_get(json_object_object_get(resp, "result"));
+}
+
 static int agent_call(void *state, json_object *request, json_object **ret_response,
                       void (*progress)(json_object *progress, void *userdata), void *userdata) {
-        return agent_dispatch(state, request, ret_response, progress, userdata);
+        const char *op = json_object_get_string(json_object_object_get(request, "op"));
+        if (!op || !streq(op, "ceph-command"))
+                return agent_dispatch(state, request, ret_response, progress, userdata);
+        /* the cluster is the stand-in: each command run as the CLI it replays */
+        int e = 0;
+        char *msg = NULL;
+        json_object *res = ceph_as_run(json_object_object_get(request, "args"), ceph_binary(), run_real, state, &e, &msg);
+        json_object *resp = json_object_new_object();
+        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
+        json_add_bool(resp, "ok", res != NULL);
+        if (res)
+                json_add(resp, "result", res);
+        else {
+                json_object *er = json_object_new_object();
+                json_add_string(er, "errno", errno_name(e));
+                json_add_int(er, "code", e);
+                json_add_string(er, "message", msg ? msg : "failed");
+                json_add(resp, "error", er);
+        }
+        free(msg);
+        *ret_response = resp;
+        return 0;
 }
 
 static const TransportLocalAgent real_agent = {
@@ -148,6 +189,10 @@ typedef struct Env {
 } Env;
 
 static Env env;
+
+static const char *ceph_binary(void) {
+        return env.admin->cli.binary;
+}
 
 static void use(const Reply *replies, size_t n) {
         env.admin->cli.binary = stand_in(replies, n);

@@ -17,6 +17,7 @@
 #include "exec/waves.h"
 #include "layout/layout.h"
 #include "capture.h"
+#include "ceph-as-run.h"
 #include "test.h"
 
 typedef struct Fake {
@@ -187,26 +188,37 @@ static void *fake_state_new(void) {
 static void fake_state_free(void *state) {
 }
 
+/* the answer to a "run" of the CLI's argv (ceph-as-run.h hands it each "ceph-command") */
+static json_object *run_answer(json_object *args, void *userdata, int *ret_errno, char **ret_error) {
+        json_object *res = json_object_new_object();
+        _cleanup_strv_free_ char **argv = NULL;
+        json_object *a = json_object_object_get(args, "argv");
+        for (size_t i = 0; i < json_object_array_length(a); i++)
+                strv_extend(&argv, json_object_get_string(json_object_array_get_idx(a, i)));
+        int code = 0;
+        _cleanup_(freep) char *out = NULL;
+        answer(argv, &code, &out);
+        json_add_int(res, "exit", code);
+        json_add_string(res, "stdout", out ? out : "");
+        json_add_string(res, "stderr", code ? "fake: failed" : "");
+        return res;
+}
+
 static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
         const char *op = json_object_get_string(json_object_object_get(request, "op"));
         json_object *args = json_object_object_get(request, "args");
-        json_object *resp = json_object_new_object(), *res = json_object_new_object();
+        json_object *resp = json_object_new_object(), *res = NULL;
+        int e = 0;
+        char *msg = NULL;
         json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
         json_add_bool(resp, "ok", true);
-        json_add(resp, "result", res);
-        if (streq(op, "run")) {
-                _cleanup_strv_free_ char **argv = NULL;
-                json_object *a = json_object_object_get(args, "argv");
-                for (size_t i = 0; i < json_object_array_length(a); i++)
-                        strv_extend(&argv, json_object_get_string(json_object_array_get_idx(a, i)));
-                int code = 0;
-                _cleanup_(freep) char *out = NULL;
-                answer(argv, &code, &out);
-                json_add_int(res, "exit", code);
-                json_add_string(res, "stdout", out ? out : "");
-                json_add_string(res, "stderr", code ? "fake: failed" : "");
-        }
+        if (streq(op, "run"))
+                res = run_answer(args, NULL, &e, &msg);
+        else if (streq(op, "ceph-command"))
+                res = ceph_as_run(args, NULL, run_answer, NULL, &e, &msg);
+        json_add(resp, "result", res ? res : json_object_new_object());
+        free(msg);
         *ret_response = resp;
         return 0;
 }

@@ -17,6 +17,7 @@
 #include "controller/ceph-admin.h"
 #include "controller/cluster-steps.h"
 #include "layout/layout.h"
+#include "ceph-as-run.h"
 #include "test.h"
 
 static struct {
@@ -254,38 +255,49 @@ static int ceph(char **w, const char *in, char **out) {
         return EINVAL;
 }
 
+/* the answer to a "run" of the CLI's argv (ceph-as-run.h hands it each "ceph-command") */
+static json_object *run_answer(json_object *args, void *userdata, int *ret_errno, char **ret_error) {
+        json_object *result = json_object_new_object();
+        /* the command's words: without the CLI's prefix options, `-i -` and `-f json` */
+        json_object *argv = json_object_object_get(args, "argv");
+        _cleanup_strv_free_ char **w = NULL;
+        for (size_t i = 1; i < json_object_array_length(argv); i++) {
+                const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
+                if (a[0] == '-' && (streq(a, "-i") || streq(a, "-f") || startswith(a, "--"))) {
+                        i++;
+                        continue;
+                }
+                strv_extend(&w, a);
+        }
+        const char *in = json_object_get_string(json_object_object_get(args, "stdin"));
+        _cleanup_(freep) char *out = NULL;
+        int code = ceph(w ? w : (char *[]) { NULL }, in, &out);
+        json_add_int(result, "exit", code);
+        json_add_string(result, "stdout", out ? out : "");
+        /* as ceph says it (tests/data/ceph/config-key-get-missing.err): only this is "absent" */
+        _cleanup_(freep) char *er = code == ENOENT ? strprintf("Error ENOENT: error obtaining '%s': (2) No "
+                                                               "such file or directory\n",
+                                                               w && strv_length(w) > 2 ? w[2] : "?")
+                                  : strdup(code ? "Error EINVAL: not known to the fake cluster\n" : "");
+        json_add_string(result, "stderr", er);
+        return result;
+}
+
 static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
         const char *op = json_object_get_string(json_object_object_get(request, "op"));
         json_object *args = json_object_object_get(request, "args");
-        json_object *resp = json_object_new_object(), *result = json_object_new_object();
+        json_object *resp = json_object_new_object(), *result = NULL;
+        int e = 0;
+        char *msg = NULL;
         json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
         json_add_bool(resp, "ok", true);
-        json_add(resp, "result", result);
-        if (streq(op, "run")) {
-                /* the command's words: without the CLI's prefix options, `-i -` and `-f json` */
-                json_object *argv = json_object_object_get(args, "argv");
-                _cleanup_strv_free_ char **w = NULL;
-                for (size_t i = 1; i < json_object_array_length(argv); i++) {
-                        const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
-                        if (a[0] == '-' && (streq(a, "-i") || streq(a, "-f") || startswith(a, "--"))) {
-                                i++;
-                                continue;
-                        }
-                        strv_extend(&w, a);
-                }
-                const char *in = json_object_get_string(json_object_object_get(args, "stdin"));
-                _cleanup_(freep) char *out = NULL;
-                int code = ceph(w ? w : (char *[]) { NULL }, in, &out);
-                json_add_int(result, "exit", code);
-                json_add_string(result, "stdout", out ? out : "");
-                /* as ceph says it (tests/data/ceph/config-key-get-missing.err): only this is "absent" */
-                _cleanup_(freep) char *er = code == ENOENT ? strprintf("Error ENOENT: error obtaining '%s': (2) No "
-                                                                       "such file or directory\n",
-                                                                       w && strv_length(w) > 2 ? w[2] : "?")
-                                          : strdup(code ? "Error EINVAL: not known to the fake cluster\n" : "");
-                json_add_string(result, "stderr", er);
-        }
+        if (streq(op, "run"))
+                result = run_answer(args, NULL, &e, &msg);
+        else if (streq(op, "ceph-command"))
+                result = ceph_as_run(args, NULL, run_answer, NULL, &e, &msg);
+        json_add(resp, "result", result ? result : json_object_new_object());
+        free(msg);
         *ret_response = resp;
         return 0;
 }

@@ -21,6 +21,7 @@
 #include "controller/cluster-lock.h"
 #include "controller/hosts.h"
 #include "layout/layout.h"
+#include "ceph-as-run.h"
 #include "test.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -119,6 +120,10 @@ static json_object *ceph_answer(json_object *args) {
         return run_result(22, "", "Error EINVAL: the scripted cluster does not know this command");
 }
 
+static json_object *run_answer(json_object *args, void *userdata, int *ret_errno, char **ret_error) {
+        return ceph_answer(args);
+}
+
 static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
         FakeAgent *a = state;
@@ -132,7 +137,12 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
                 result = json_object_new_object();
         } else if (streq(op, "run"))
                 result = ceph_answer(args);
-        else {
+        else if (streq(op, "ceph-command")) {
+                int e = 0;
+                char *msg = NULL;
+                result = ceph_as_run(args, NULL, run_answer, NULL, &e, &msg);
+                free(msg);
+        } else {
                 strv_consume(&fake.ops, strprintf("%s %s", a->host, op));
                 json_object_put(fake.last_args);
                 fake.last_args = json_object_get(args);
