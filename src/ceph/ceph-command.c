@@ -40,8 +40,6 @@ static const Signature signatures[] = {
         { "osd dump", NULL, CEPH_TARGET_MON, "" },
         { "osd metadata", NULL, CEPH_TARGET_MON, "id:o?" },
         { "osd new", NULL, CEPH_TARGET_MON, "uuid:s id:o?" },
-        { "osd destroy", NULL, CEPH_TARGET_MON, "id:o" },
-        { "osd purge", NULL, CEPH_TARGET_MON, "id:o" },
         { "osd out", NULL, CEPH_TARGET_MON, "ids:s*" },
         { "osd in", NULL, CEPH_TARGET_MON, "ids:s*" },
         { "osd down", NULL, CEPH_TARGET_MON, "ids:s*" },
@@ -79,6 +77,9 @@ static const Signature signatures[] = {
         { "pg dump", NULL, CEPH_TARGET_MGR, "dumpcontents:s*" },
         { "osd ok-to-stop", NULL, CEPH_TARGET_MGR, "ids:s*" },
         { "osd safe-to-destroy", NULL, CEPH_TARGET_MGR, "ids:s*" },
+        /* the manager asks safe-to-destroy itself, then the monitors' destroy-actual */
+        { "osd destroy", NULL, CEPH_TARGET_MGR, "id:o" },
+        { "osd purge", NULL, CEPH_TARGET_MGR, "id:o" },
         { "osd df tree", "osd df", CEPH_TARGET_MGR, "output_method=tree" },
         { "osd perf", NULL, CEPH_TARGET_MGR, "" },
         { "config show", NULL, CEPH_TARGET_MGR, "who:s key:s?" },

@@ -6,7 +6,8 @@
  * It must never touch a disk, and it runs as root: the harness keeps the agent in dry-run
  * with an allow-list that names nothing that exists (whatever a fuzzed "configure" asked
  * for), and takes out the two arguments that would reach past validation in dry-run:
- * "run"'s read_only (a dry-run agent runs read-only commands) and "inventory"'s all
+ * "run"'s and "ceph-command"'s read_only (a dry-run agent runs read-only commands, and a
+ * cluster command would reach for a cluster) and "inventory"'s all
  * (reads every disk of the machine). Beyond that each op runs as the agent runs it.
  *
  * Checked: every response is an object with the request's id (or null) and "ok"; a
@@ -33,6 +34,7 @@ static const char *const destructive_ops[] = {
         "create-gpt", "create-partition", "wipe", "make-bcache", "bcache-register",
         "bcache-attach", "bcache-tune", "bcache-teardown", "osd-create", "delete-partition",
         "rados-probe", /* writes objects in a pool */
+        "ceph-command", /* a dry-run agent sends only what is marked read_only (taken out) */
 };
 
 static void on_progress(json_object *progress, void *userdata) {
@@ -55,7 +57,7 @@ static void defuse(json_object *req) {
         json_object *args;
         if (!op || !json_object_object_get_ex(req, "args", &args) || !json_object_is_type(args, json_type_object))
                 return;
-        if (streq(op, "run"))
+        if (streq(op, "run") || streq(op, "ceph-command"))
                 json_object_object_del(args, "read_only");
         else if (streq(op, "inventory"))
                 json_object_object_del(args, "all");

@@ -65,9 +65,9 @@ static void test_builders(void) {
                "{\"prefix\":\"osd new\",\"uuid\":\"0d1f2e3c-4b5a-6978-8a9b-0c1d2e3f4a5b\",\"id\":5}", CEPH_TARGET_MON);
         expect(ceph_argv_osd_new(&cli, "0d1f2e3c-4b5a-6978-8a9b-0c1d2e3f4a5b", -1, false, &e), NULL, CEPH_TARGET_MON);
         expect(ceph_argv_osd_destroy(&cli, 3, &e), "{\"prefix\":\"osd destroy\",\"id\":3,\"yes_i_really_mean_it\":true}",
-               CEPH_TARGET_MON);
+               CEPH_TARGET_MGR);
         expect(ceph_argv_osd_purge(&cli, 3, &e), "{\"prefix\":\"osd purge\",\"id\":3,\"yes_i_really_mean_it\":true}",
-               CEPH_TARGET_MON);
+               CEPH_TARGET_MGR);
         expect(ceph_argv_osd_out(&cli, ids, 2, &e), "{\"prefix\":\"osd out\",\"ids\":[\"3\",\"4\"]}", CEPH_TARGET_MON);
         expect(ceph_argv_osd_in(&cli, ids, 2, &e), NULL, CEPH_TARGET_MON);
         expect(ceph_argv_osd_down(&cli, ids, 2, &e), NULL, CEPH_TARGET_MON);
