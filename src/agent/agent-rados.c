@@ -336,6 +336,12 @@ static int conn_ensure(AgentState *s, const CephConn *k, rados_t stale, Error *e
         _cleanup_(freep) char *key = conn_key(k);
         if (!key)
                 return error_set(err, ENOMEM, "out of memory");
+        /* the common case, shared with the other threads of a fan-out: connected as asked */
+        pthread_rwlock_rdlock(&conn.lock);
+        bool ready = conn.c && conn.c != stale && streq(conn.key, key);
+        pthread_rwlock_unlock(&conn.lock);
+        if (ready)
+                return 0;
         pthread_rwlock_wrlock(&conn.lock);
         int r = 0;
         if (conn.c && (conn.c == stale || !streq(conn.key, key))) {
