@@ -456,12 +456,19 @@ typedef struct Fanout {
         CephCall *calls;
         size_t n;
         atomic_size_t next;
+        double deadline; /* monotonic ms: no command is started after it */
 } Fanout;
 
 static void *fanout_worker(void *p) {
         Fanout *f = p;
-        for (size_t i; (i = atomic_fetch_add(&f->next, 1)) < f->n;)
+        for (size_t i; (i = atomic_fetch_add(&f->next, 1)) < f->n;) {
+                if (now_ms() > f->deadline) {
+                        error_set(&f->calls[i].err, ETIMEDOUT, "not asked: the request's %" PRId64 " s ran out",
+                                  f->k->timeout);
+                        continue;
+                }
                 call(f->s, f->k, &f->calls[i]);
+        }
         return NULL;
 }
 
@@ -549,7 +556,9 @@ int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, A
 
         double t0 = now_ms();
         unsigned connects = conn.connects;
-        Fanout f = { .s = s, .k = &k, .calls = calls, .n = n };
+        /* the whole request within `timeout` too: a command is bounded by it, and none is
+         * started once it has passed (those answer ETIMEDOUT, not asked) */
+        Fanout f = { .s = s, .k = &k, .calls = calls, .n = n, .deadline = t0 + (double) k.timeout * 1000.0 };
         size_t workers = MIN((size_t) parallel, n) - 1; /* this thread is one of them */
         pthread_t tids[64];
         size_t started = 0;

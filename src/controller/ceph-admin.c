@@ -201,7 +201,10 @@ int ceph_admin_ask_many(CephAdmin *a, char ***argvs, size_t n, CephAnswer *ret, 
                 r = error_set(err, ENOMEM, "out of memory");
         if (r >= 0) {
                 pthread_mutex_lock(&a->mu);
-                r = agent_channel_call(a->ch.channel, "ceph-command", req, CEPH_ADMIN_TIMEOUT + 10, NULL, NULL, &res, err);
+                /* the agent starts no command past CEPH_ADMIN_TIMEOUT; the last one started is
+                 * bounded by it again */
+                r = agent_channel_call(a->ch.channel, "ceph-command", req, 2 * CEPH_ADMIN_TIMEOUT + 10, NULL, NULL,
+                                       &res, err);
                 pthread_mutex_unlock(&a->mu);
                 if (r < 0)
                         r = no_answer(a, n ? cmds[0].words : "", r, err);
