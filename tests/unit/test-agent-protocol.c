@@ -104,6 +104,46 @@ static void test_rados_probe_args(void) {
         }
 }
 
+/* ceph-command checks every command before it sends one (and a dry-run agent then sends
+ * nothing not marked read_only); nothing here loads librados or reaches a cluster */
+static void test_ceph_command_args(void) {
+        _cleanup_(agent_state_freep) AgentState *s = agent_state_new();
+        _cleanup_json_ json_object *c = line(s, "{\"id\":1,\"op\":\"configure\",\"args\":{\"allow\":[],\"dry_run\":true}}");
+        CHECK_STREQ(json_object_to_json_string_ext(json_object_object_get(c, "ok"), 0), "true");
+#define DUMP "{\"target\":\"mon\",\"cmd\":{\"prefix\":\"osd dump\"}}"
+        static const struct {
+                const char *args, *errno_name, *message;
+        } cases[] = {
+                { "{}", "EINVAL", "ceph-command: missing key 'commands'" },
+                { "{\"commands\":[]}", "EINVAL", "ceph-command: 0 commands (1..100000 wanted)" },
+                { "{\"commands\":[7]}", "EINVAL", "ceph-command: commands[0] is not an object" },
+                { "{\"commands\":[{\"cmd\":{\"prefix\":\"osd dump\"}}]}", "EINVAL", "missing key 'target'" },
+                { "{\"commands\":[{\"target\":\"mon\",\"cmd\":{}}]}", "EINVAL",
+                  "ceph-command: commands[0]: the command has no prefix" },
+                { "{\"commands\":[" DUMP ",{\"target\":\"mds\",\"cmd\":{\"prefix\":\"x\"}}]}", "EINVAL",
+                  "ceph-command: commands[1]: target 'mds' is not mon, mgr or osd" },
+                { "{\"commands\":[{\"target\":\"osd\",\"cmd\":{\"prefix\":\"bench\"}}]}", "EINVAL",
+                  "missing key 'osd'" },
+                { "{\"commands\":[{\"target\":\"osd\",\"osd\":-1,\"cmd\":{\"prefix\":\"bench\"}}]}", "EINVAL",
+                  "osd -1 is not an OSD id" },
+                { "{\"commands\":[" DUMP "],\"parallel\":0}", "EINVAL", "ceph-command: parallel 0 is not in 1..64" },
+                { "{\"commands\":[" DUMP "],\"timeout\":0}", "EINVAL", "ceph-command: timeout 0 is not in 1..3600" },
+                { "{\"commands\":[" DUMP "],\"client\":\"admin\"}", "EINVAL", "the client 'client.ID'" },
+                { "{\"commands\":[" DUMP "],\"keyring\":\"k\"}", "EINVAL", "conf and keyring must be absolute paths" },
+                { "{\"commands\":[" DUMP "]}", "EPERM", "dry run on" },
+        };
+#undef DUMP
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char req[512];
+                snprintf(req, sizeof(req), "{\"id\":%zu,\"op\":\"ceph-command\",\"args\":%s}", i + 2, cases[i].args);
+                _cleanup_json_ json_object *r = line(s, req);
+                CHECK_STREQ(errno_of(r), cases[i].errno_name);
+                if (!strstr(message_of(r), cases[i].message))
+                        fprintf(stderr, "case %zu: message '%s'\n", i, message_of(r));
+                CHECK(strstr(message_of(r), cases[i].message) != NULL);
+        }
+}
+
 static const char *jpath(json_object *o, const char *a, const char *b, const char *c) {
         const char *k[] = { a, b, c };
         for (size_t i = 0; i < 3 && k[i] && o; i++)
@@ -149,6 +189,7 @@ int main(void) {
         TEST_RUN(test_not_json_has_null_id);
         TEST_RUN(test_run_timeout_range);
         TEST_RUN(test_rados_probe_args);
+        TEST_RUN(test_ceph_command_args);
         TEST_RUN(test_request_identity);
         return test_result();
 }
