@@ -146,11 +146,19 @@ print(sum(n["kb_used_data"] for n in json.load(sys.stdin)["nodes"] if n["id"] in
 # kill_at STEP DELAY LOG ARGS...: runs cephprov ARGS, kills it (SIGKILL) DELAY seconds after
 # the journal says STEP started (within 2 minutes); sets hit (the step started) and flying
 # (the steps in flight at the kill, by name)
+# A step that is one cluster command (librados: milliseconds) is held 3 s once started
+# (CEPHPROV_TEST_HOLD_STEP, fault injection in src/exec/waves.c), or the kill would find it
+# over: the throttle and its restore before they act, the purge after it acted and before
+# its end is journaled (the re-run must see it done in the cluster, not in the journal)
 kill_at() {
-        local step=$1 delay=$2 log=$3 base
+        local step=$1 delay=$2 log=$3 base hold=
         shift 3
+        case $step in
+        throttle | restore-throttle | crush-remove-host) hold=$step ;;
+        purge-osd) hold=$step:after ;;
+        esac
         base=$(journal_lines)
-        "$cephprov" "$@" > "$log" 2>&1 &
+        CEPHPROV_TEST_HOLD_STEP=$hold "$cephprov" "$@" > "$log" 2>&1 &
         DRAIN_PID=$!
         hit=
         for _ in $(seq 1 2400); do
