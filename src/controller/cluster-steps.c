@@ -660,7 +660,9 @@ static int adapt_brake_recorded(ClusterSteps *cs, Error *err) {
  * set`) of one of `keys` wins over the config database until the OSD restarts, so what the
  * throttle set does not act there. Each is one line on the log and an entry of the result's
  * "overridden" (osd, key, value); not a failure: data still moves, only not at the pace
- * asked on those OSDs. An OSD that does not answer is left out. */
+ * asked on those OSDs. An OSD that does not answer is left out. The manager's view, which
+ * `config show` reads, follows each OSD's reports (mgr_stats_period, 5 s by default): an
+ * override set in the last seconds may not be seen yet. */
 static void throttle_overrides(ClusterSteps *cs, const char *const *keys, size_t n_keys, json_object *res) {
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
         Error e = {};

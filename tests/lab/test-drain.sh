@@ -215,8 +215,15 @@ for point in $points; do
                         "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
                 # a runtime override on one OSD that stays: the throttle's check of every up
                 # OSD (`config show` of each, asked in one request, issue 27) must name it
+                # (the manager's view, which `config show` reads, follows the OSD's next report:
+                # up to mgr_stats_period, 5 s; waited for here, as an operator's change is older)
                 o1=$(osds_of node1 | cut -d' ' -f1)
                 ceph_ tell "osd.$o1" config set osd_max_backfills 7 >/dev/null 2>&1
+                for _ in $(seq 60); do
+                        ceph_ config show "osd.$o1" -f json 2>/dev/null | py 'import json, sys
+sys.exit(0 if any(e["name"] == "osd_max_backfills" and e.get("source") == "override" for e in json.load(sys.stdin)) else 1)' && break
+                        sleep 0.5
+                done
                 t0=$(date +%s.%N)
         fi
         base=$(journal_lines)
