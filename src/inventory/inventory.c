@@ -245,6 +245,8 @@ static int inv_osd_to_json(const InvOsd *d, json_object **ret) {
                 return r;
         if (d->unconfirmed && (r = json_add_bool(o, "unconfirmed", true)) < 0)
                 return r;
+        if (d->id_from_map && (r = json_add_bool(o, "id_from_map", true)) < 0)
+                return r;
         *ret = TAKE_PTR(o);
         return 0;
 }
@@ -507,6 +509,9 @@ static int inv_osd_from_json(json_object *o, InvOsd *d, const char *what, Error 
         if (r < 0 && r != -ENOENT)
                 return r;
         r = json_get_bool(o, "unconfirmed", false, &d->unconfirmed, what, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = json_get_bool(o, "id_from_map", false, &d->id_from_map, what, err);
         if (r < 0 && r != -ENOENT)
                 return r;
         return 0;

@@ -294,7 +294,10 @@ static int seen_content(StepSeen *s, const InvDevice *dev, uint64_t size, const 
         /* the label blkid saw at the start of this very target; one further in (an OSD on
          * the bcache device a backing device carries) is not read there */
         if (streq_ptr(c->fstype, "ceph_bluestore") && c->osd.osd_fsid) {
-                s->whoami = c->osd.id;
+                /* only a whoami the label itself carries: an id the controller named a DB/WAL
+                 * label by (from the OSD map) is not on it, and the agent compares the label
+                 * (agent-inuse.c expect_osd()); that label is still known by its osd uuid */
+                s->whoami = c->osd.id_from_map ? -1 : c->osd.id;
                 if (!(s->osd_uuid = strdup(c->osd.osd_fsid)) ||
                     (c->osd.cluster_fsid && !(s->ceph_fsid = strdup(c->osd.cluster_fsid))))
                         return -ENOMEM;
@@ -1167,6 +1170,7 @@ size_t plan_inventory_set_label_id(Inventory *inv, const char *osd_fsid, int id)
                         InvOsd *l = &inv->devices[i].partitions[k].content.osd;
                         if (l->id < 0 && osd_fsid_eq(l->osd_fsid, osd_fsid)) {
                                 l->id = id;
+                                l->id_from_map = true;
                                 n++;
                         }
                 }

@@ -1002,6 +1002,114 @@ static void test_osd_create_db_partuuid(void) {
         agent_state_free(s);
 }
 
+/* A BlueStore DB label as Ceph writes it: "bluefs db", no meta (no whoami, no ceph_fsid: those
+ * are on the main label only), at byte `off` of `dev`, crc32c included. */
+static void put_db_label(const char *dev, const char *osd_uuid, const uint8_t raw_uuid[16]) {
+        uint8_t buf[4096] = {}, *p = buf;
+        p += sprintf((char *) p, "bluestore block device\n%s\n", osd_uuid);
+        *p++ = 2; /* struct_v */
+        *p++ = 1; /* compat */
+        uint8_t *lenp = p, *body = p + 4;
+        p = body;
+        memcpy(p, raw_uuid, 16);
+        p += 16;
+        uint64_t size = 16ull << 20;
+        for (int i = 0; i < 8; i++)
+                *p++ = (uint8_t) (size >> (8 * i));
+        uint32_t words[] = { 1700000000, 0 };
+        for (size_t w = 0; w < 2; w++)
+                for (int i = 0; i < 4; i++)
+                        *p++ = (uint8_t) (words[w] >> (8 * i));
+        const char *desc = "bluefs db";
+        for (int i = 0; i < 4; i++)
+                *p++ = (uint8_t) (strlen(desc) >> (8 * i));
+        memcpy(p, desc, strlen(desc));
+        p += strlen(desc);
+        p += 4; /* meta: 0 entries */
+        uint32_t len = (uint32_t) (p - body);
+        for (int i = 0; i < 4; i++)
+                lenp[i] = (uint8_t) (len >> (8 * i));
+        uint32_t crc = 0xffffffffu;
+        for (const uint8_t *q = buf; q < p; q++) {
+                crc ^= *q;
+                for (int k = 0; k < 8; k++)
+                        crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+        }
+        for (int i = 0; i < 4; i++)
+                *p++ = (uint8_t) (crc >> (8 * i));
+        int fd = open(dev, O_WRONLY);
+        CHECK(fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == (ssize_t) sizeof(buf));
+        fsync(fd);
+        close(fd);
+}
+
+/* A DB partition whose label the controller named from the OSD map (its OSD's main label has
+ * no whoami yet: an apply killed in mkfs; hosts.c name_orphan_labels()): what the plan saw of
+ * it is what the label says, so the agent, which reads the label, finds it unchanged (it was
+ * refused as "the label of osd.-1, the plan saw osd.4's" in the apply kill sweep); a DB label
+ * of another OSD there is still refused, nothing written. */
+static void test_db_label_named_from_map(void) {
+        const char *L = bu_loop(64, false);
+        CHECK(sh("sgdisk -o -n 1:1M:+16M -c 1:olddb %s >/dev/null && partx -u %s", L, L) == 0);
+        static const uint8_t raw_a[16] = { 0x11, 0x08, 0x2d, 0x3e, 0x4f, 0x50, 0x46, 0x17,
+                                           0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
+        static const uint8_t raw_b[16] = { 0x22, 0x08, 0x2d, 0x3e, 0x4f, 0x50, 0x46, 0x17,
+                                           0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
+        const char *uuid_a = "11082d3e-4f50-4617-8293-a4b5c6d7e8f9", *uuid_b = "22082d3e-4f50-4617-8293-a4b5c6d7e8f9";
+        _cleanup_(freep) char *P = strprintf("%sp1", L);
+        put_db_label(P, uuid_a, raw_a);
+        AgentState *s = agent_for(L, false);
+        json_object *ir = call(s, "inventory", "{}");
+        Inventory *inv = NULL;
+        Error err = {};
+        CHECK(inventory_from_json(jget(ir, "result"), &inv, &err) == 0);
+        json_object_put(ir);
+        InvDevice *d = inv ? (InvDevice *) inventory_find_device(inv, L) : NULL;
+        CHECK(d && d->n_partitions == 1);
+        if (!d || d->n_partitions != 1) {
+                inventory_free(inv);
+                agent_state_free(s);
+                return;
+        }
+        InvOsd *lab = &d->partitions[0].content.osd;
+        CHECK(lab->osd_fsid && strcasecmp(lab->osd_fsid, uuid_a) == 0 && lab->id == -1);
+        CHECK_STREQ(lab->role, "block.db");
+        CHECK(plan_inventory_set_label_id(inv, uuid_a, 4) == 1 && lab->id == 4);
+        StepSeen seen = {};
+        json_object *e = NULL;
+        CHECK(plan_seen_partition(&seen, d, &d->partitions[0]) == 0 && agent_expect_to_json(&seen, &e) == 0);
+        CHECK(seen.osd_uuid && seen.whoami == -1);
+        plan_seen_done(&seen);
+        inventory_free(inv);
+
+        json_object *req = json_object_new_object(), *a = json_object_new_object();
+        json_object_object_add(req, "op", json_object_new_string("delete-partition"));
+        json_object_object_add(req, "args", a);
+        json_object_object_add(a, "device", json_object_new_string(L));
+        json_object_object_add(a, "number", json_object_new_int(1));
+        json_object_object_add(a, "name", json_object_new_string("olddb"));
+        json_object_object_add(a, "expect", e);
+
+        /* another OSD's DB label there now: refused, nothing changed */
+        put_db_label(P, uuid_b, raw_b);
+        char *before = dev_hash(L);
+        json_object *r = call_req(s, req);
+        CHECK(refused(r, "ESTALE", "is not the device the plan saw", uuid_b, uuid_a, NULL));
+        json_object_put(r);
+        char *after = dev_hash(L);
+        CHECK_STREQ(before, after);
+        free(before);
+        free(after);
+
+        /* the label the plan saw: the partition is deleted */
+        put_db_label(P, uuid_a, raw_a);
+        r = call_req(s, req);
+        CHECK(resp_ok(r));
+        json_object_put(r);
+        json_object_put(req);
+        agent_state_free(s);
+}
+
 int main(void) {
         bu_init();
         TEST_RUN(test_flock);
@@ -1019,5 +1127,6 @@ int main(void) {
         TEST_RUN(test_identity_swapped);
         TEST_RUN(test_delete_partition_identity);
         TEST_RUN(test_osd_create_db_partuuid);
+        TEST_RUN(test_db_label_named_from_map);
         return test_result();
 }

@@ -1249,8 +1249,17 @@ static void test_identity(void) {
                          * made there again (the agent decides on the label from the OSD map) */
                         {
                                 Inventory *n1 = (Inventory *) inventory_set_find(s2, "node1");
-                                const char *u = dev_mut(s2, "node1", "/dev/sdb")->partitions[3].content.osd.osd_fsid;
+                                InvOsd *dbl = &dev_mut(s2, "node1", "/dev/sdb")->partitions[3].content.osd;
+                                const char *u = dbl->osd_fsid;
                                 _cleanup_(freep) char *uuid = u ? strdup(u) : NULL;
+                                /* as BlueStore writes it (no whoami) and blkid sees it, then named
+                                 * from the OSD map as the controller does (name_orphan_labels()) */
+                                InvContent *dbc = &dev_mut(s2, "node1", "/dev/sdb")->partitions[3].content;
+                                free(dbc->fstype);
+                                dbc->fstype = strdup("ceph_bluestore");
+                                dbl->id = -1;
+                                CHECK(uuid && plan_inventory_set_label_id(n1, uuid, 1) == 1);
+                                CHECK(dbl->id == 1 && dbl->id_from_map);
                                 CHECK(uuid && plan_inventory_mark_stale_label(n1, uuid) == 1);
                                 /* its bcache device is gone: the cache set is still attached */
                                 _cleanup_(plan_freep) Plan *pr = plan_ok(l, s2);
@@ -1261,6 +1270,13 @@ static void test_identity(void) {
                                                 CHECK_STREQ(h->steps[k].device, "/dev/sdd");
                                                 CHECK_STREQ(h->steps[k].db_partname,
                                                             dev_mut(s2, "node1", "/dev/sdb")->partitions[3].name);
+                                                /* what the plan saw of the DB partition is what its
+                                                 * label says: its osd uuid, and no whoami (the id
+                                                 * came from the OSD map, not from the label: the
+                                                 * agent, which reads the label, must find it equal) */
+                                                const StepSeen *ds = &h->steps[k].db_seen;
+                                                CHECK(ds->set && ds->osd_uuid && strcasecmp(ds->osd_uuid, uuid) == 0);
+                                                CHECK(ds->whoami == -1);
                                         }
                                 CHECK(h && h->n_drift == 0);
                         }
