@@ -194,6 +194,7 @@ static void *host_worker(void *userdata) {
                 pthread_mutex_unlock(&h->mu);
 
                 journal_step(h, s, "step-start", NULL);
+                exec_test_hold(step_kind_to_string(s->kind), false);
                 double t0 = now_sec();
                 Error err = {};
                 int r = step_execute(h, s, &err);

@@ -84,3 +84,7 @@ void exec_report_print(const ExecReport *r, FILE *f);
 int exec_report_to_json(const ExecReport *r, json_object **ret);
 
 bool step_in_stages(const Step *s, unsigned stages);
+
+/* FAULT INJECTION for the kill tests only (CEPHPROV_TEST_HOLD_STEP, journal.c): hold step
+ * `name` a while once its start is journaled (after: once it has acted). */
+void exec_test_hold(const char *name, bool after);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "journal.h"
+#include "exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -491,4 +492,27 @@ bool journal_osd_started(const JournalSnapshot *s, const char *host, const char 
                         return true;
         }
         return false;
+}
+
+/* FAULT INJECTION for the kill tests (tests/lab/test-drain.sh, test-apply-kill-sweep.sh): CEPHPROV_TEST_HOLD_STEP=
+ * "NAME[:after],..." holds each step NAME (a wave step's name, or an apply step's kind) for CEPHPROV_TEST_HOLD_SECONDS (default 3) once its
+ * start is journaled — before it acts, or with ":after" once it has acted and before its end
+ * is journaled — so that a kill lands inside a step that takes milliseconds (a cluster
+ * command through librados). Never set outside the tests. */
+void exec_test_hold(const char *name, bool after) {
+        const char *v = getenv("CEPHPROV_TEST_HOLD_STEP");
+        if (!v || !*v)
+                return;
+        _cleanup_strv_free_ char **l = strv_split(v, ",");
+        STRV_FOREACH(x, l) {
+                size_t n = strcspn(*x, ":");
+                bool want_after = (*x)[n] == ':' && streq(*x + n + 1, "after");
+                if (strlen(name) != n || strncmp(*x, name, n) != 0 || want_after != after)
+                        continue;
+                const char *secs = getenv("CEPHPROV_TEST_HOLD_SECONDS");
+                double d = secs ? atof(secs) : 3.0;
+                struct timespec ts = { (time_t) d, (long) ((d - (double) (time_t) d) * 1e9) };
+                nanosleep(&ts, NULL);
+                return;
+        }
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "waves.h"
+#include "exec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -377,29 +378,6 @@ static void run_note_failure(Lane *l, const char *message) {
         pthread_mutex_unlock(&run->mu);
 }
 
-/* FAULT INJECTION for the kill tests (tests/lab/test-drain.sh): CEPHPROV_TEST_HOLD_STEP=
- * "NAME[:after],..." holds each step NAME for CEPHPROV_TEST_HOLD_SECONDS (default 3) once its
- * start is journaled — before it acts, or with ":after" once it has acted and before its end
- * is journaled — so that a kill lands inside a step that takes milliseconds (a cluster
- * command through librados). Never set outside the tests. */
-static void test_hold(const char *name, bool after) {
-        const char *v = getenv("CEPHPROV_TEST_HOLD_STEP");
-        if (!v || !*v)
-                return;
-        _cleanup_strv_free_ char **l = strv_split(v, ",");
-        STRV_FOREACH(x, l) {
-                size_t n = strcspn(*x, ":");
-                bool want_after = (*x)[n] == ':' && streq(*x + n + 1, "after");
-                if (strlen(name) != n || strncmp(*x, name, n) != 0 || want_after != after)
-                        continue;
-                const char *secs = getenv("CEPHPROV_TEST_HOLD_SECONDS");
-                double d = secs ? atof(secs) : 3.0;
-                struct timespec ts = { (time_t) d, (long) ((d - (double) (time_t) d) * 1e9) };
-                nanosleep(&ts, NULL);
-                return;
-        }
-}
-
 static int step_call(Lane *l, const WaveStep *s, WaveCall *c, json_object **ret, Error *err) {
         Run *run = l->run;
         const WaveOptions *o = run->o;
@@ -495,13 +473,13 @@ static void step_run(Lane *l, size_t i) {
         if (s->timeout_ms)
                 c.deadline = t0 + s->timeout_ms / 1000.0;
         journal_step(l, i, "wave-step-start", NULL, -1);
-        test_hold(s->name, false);
+        exec_test_hold(s->name, false);
 
         Error err = {};
         _cleanup_json_ json_object *result = NULL;
         int r = step_call(l, s, &c, &result, &err);
         if (r >= 0)
-                test_hold(s->name, true);
+                exec_test_hold(s->name, true);
         double t1 = now_sec(), dt = t1 - t0;
         step_release(l, s, &c);
 

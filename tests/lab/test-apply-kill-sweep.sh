@@ -157,9 +157,12 @@ print(runs[-1] if runs else "")' "$1" 2>/dev/null || true; }
 # Starts apply in the background, kills it DELAY s after PHASE began, asserts the phase hit.
 kill_at() {
         local phase=$1 delay=$2 j=$CEPHPROV_STATE_DIR/ceph.journal log=$3 how=${4:-} alloc_host=${5:-}
-        local before
+        local before hold=
+        # a partition step takes ~0.2 s: held 1 s once started (CEPHPROV_TEST_HOLD_STEP, fault
+        # injection in src/exec/journal.c), or on a busy machine the poll finds it over
+        [ "$phase" = partition ] && hold=create-gpt,create-partition
         before=$(journal_lines)
-        "$CEPHPROV" apply "$L" --yes > "$log" 2>&1 &
+        CEPHPROV_TEST_HOLD_STEP=$hold CEPHPROV_TEST_HOLD_SECONDS=1 "$CEPHPROV" apply "$L" --yes > "$log" 2>&1 &
         APPLY_PID=$!
         # the new run's records: wait for its first one so run_of names it
         for _ in $(seq 600); do
