@@ -14,11 +14,18 @@
 #include "basic/strv.h"
 #include "ceph/ceph-cluster.h"
 #include "controller/apply-osds.h"
+#include "exec/exec.h"
 
 #define OSD_DATA_DIR "/var/lib/ceph/osd/ceph-%d" /* fixed by Ceph (FileStore's mount point) */
 
 void convert_phase(Journal *j, const char *host, const char *device, int id, const char *phase) {
         journal_append_osd(j, "convert-phase", host, device, id, NULL, "phase", phase);
+        /* FAULT INJECTION for the conversion's kill tests only: "phase-stopped" etc. in
+         * CEPHPROV_TEST_HOLD_STEP holds the run once the phase is journaled, so that a kill
+         * meant for it lands before the next one (the cluster steps take milliseconds) */
+        char name[64];
+        snprintf(name, sizeof name, "phase-%s", phase);
+        exec_test_hold(name, false);
 }
 
 const ConvertOsd *convert_host_find_osd(const ConvertHost *h, int id) {

@@ -194,7 +194,12 @@ kill_chain() {
                 want=${ph#*:} host=
                 [ "$want" != "$ph" ] && host=${ph%%:*}
                 base=$(journal_lines)
-                "$cephprov" convert "$layout" "$@" $mode_args --yes >"$dir/$out-$want.out" 2>&1 &
+                # held 3 s once the phase is journaled (CEPHPROV_TEST_HOLD_STEP, fault injection
+                # in src/controller/convert-steps.c): the kill lands before the next phase, which
+                # the cluster's milliseconds would otherwise reach first (and a phase done by a
+                # killed run is not journaled again by the next, whose kill then finds nothing)
+                CEPHPROV_TEST_HOLD_STEP=phase-$want "$cephprov" convert "$layout" "$@" $mode_args --yes \
+                        >"$dir/$out-$want.out" 2>&1 &
                 RUN_PID=$!
                 journal_kill_at_phase "$RUN_PID" "$base" "$want" "$host"
                 killed=$?
