@@ -66,6 +66,25 @@ static const char *tail(const char *s, size_t max) {
         return p;
 }
 
+static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout, RunResult *ret, Error *err);
+
+/* A prepare (raw prepare, lvm create) on `data`, run again (twice, 1 s apart) when it failed
+ * only because another block device vanished while ceph-volume listed them all
+ * (ceph_volume_failed_on_vanished_device: before `osd new`, nothing touched). */
+static int run_prepare(AgentState *s, char **argv, char **env, const char *data, RunResult *ret, Error *err) {
+        for (unsigned attempt = 0;; attempt++) {
+                int r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, ret, err);
+                if (r >= 0 || attempt >= 2 || ret->timed_out ||
+                    !ceph_volume_failed_on_vanished_device(ret->out, ret->err, data))
+                        return r;
+                log_notice("%s: ceph-volume failed because another block device vanished while it listed them "
+                           "(%s); trying again", agent_host(s), err->message);
+                run_result_done(ret);
+                error_reset(err);
+                sleep(1);
+        }
+}
+
 static int run_checked(AgentState *s, char **argv, char **env, unsigned timeout, RunResult *ret, Error *err) {
         int r = agent_spawn(s, argv, NULL, env, timeout, ret, err);
         if (r < 0)
@@ -613,7 +632,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);
                 if (!argv)
                         return -err->code;
-                r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
+                r = run_prepare(s, argv, env, data, &rr, err);
                 if (r < 0)
                         return r;
                 run_result_done(&rr);
@@ -631,7 +650,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 _cleanup_strv_free_ char **argv = ceph_volume_argv_lvm_create(&prepare, err);
                 if (!argv)
                         return -err->code;
-                r = run_checked(s, argv, env, CEPH_VOLUME_TIMEOUT, &rr, err);
+                r = run_prepare(s, argv, env, data, &rr, err);
                 if (r < 0)
                         return r;
                 run_result_done(&rr);

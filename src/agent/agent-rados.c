@@ -537,8 +537,28 @@ int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, A
         if (parallel < 1 || parallel > 64)
                 return error_set(err, EINVAL, "ceph-command: parallel %" PRId64 " is not in 1..64", parallel);
         size_t n = json_object_array_length(list);
-        if (n == 0 || n > 100000)
-                return error_set(err, EINVAL, "ceph-command: %zu commands (1..100000 wanted)", n);
+        if (n > 100000)
+                return error_set(err, EINVAL, "ceph-command: %zu commands (0..100000 wanted)", n);
+        if (n == 0) {
+                /* none: connect (a controller does it ahead, while it does something else);
+                 * a dry-run agent reaches for a cluster only when told it is read-only */
+                if (s->dry_run && !read_only)
+                        return error_set(err, EPERM, "dry run on '%s': not connecting to the cluster (not marked read_only)",
+                                         agent_host(s));
+                if ((r = rados_load(s, err)) < 0)
+                        return r;
+                double t0 = now_ms();
+                unsigned connects = conn.connects;
+                if ((r = conn_ensure(s, &k, NULL, err)) < 0)
+                        return r;
+                o = json_object_new_object();
+                if (!o || json_add(o, "answers", json_object_new_array()) < 0 ||
+                    json_add_bool(o, "connected", conn.connects != connects) < 0 ||
+                    json_add(o, "elapsed_ms", json_object_new_double(round((now_ms() - t0) * 1000.0) / 1000.0)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                *ret = TAKE_PTR(o);
+                return 0;
+        }
 
         _cleanup_(freep) CephCall *calls = calloc(n, sizeof(CephCall));
         if (!calls)

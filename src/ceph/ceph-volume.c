@@ -122,6 +122,35 @@ char **ceph_volume_argv_lvm_list(const char *device, Error *err) {
         return argv_list("lvm", device, err);
 }
 
+bool ceph_volume_failed_on_vanished_device(const char *out, const char *err_text, const char *data) {
+        const char *texts[] = { out, err_text };
+        for (size_t i = 0; i < ELEMENTSOF(texts); i++)
+                if (texts[i] && strstr(texts[i], " osd new "))
+                        return false;
+        const char *e = err_text ? strstr(err_text, "FileNotFoundError") : NULL;
+        if (!e)
+                return false;
+        /* "FileNotFoundError: [Errno 2] No such file or directory: '/sys/block/loop7/loop7p2/...'" */
+        const char *path = strstr(e, "'/sys/");
+        if (!path)
+                return false;
+        path++;
+        size_t n = strcspn(path, "'\n");
+        const char *name = data ? strrchr(data, '/') : NULL;
+        name = name ? name + 1 : data;
+        if (isempty(name))
+                return false;
+        /* the device's own entry, or one of its partitions' (sys/block/NAME/..., sys/class/block/NAMEpN) */
+        for (const char *c = path; c && c < path + n; c++) {
+                c = strstr(c, name);
+                if (!c || c >= path + n)
+                        break;
+                if (c[-1] == '/')
+                        return false;
+        }
+        return true;
+}
+
 char **ceph_volume_argv_zap(const char *device, bool destroy, Error *err) {
         if (!device_is_valid(device)) {
                 error_set(err, EINVAL, "ceph-volume lvm zap: invalid device '%s'", device ? device : "(none)");

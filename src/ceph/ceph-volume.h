@@ -29,6 +29,13 @@ typedef struct CephVolumePrepare {
  * already in use and does not match uuid". On failure after `osd new` ceph-volume runs
  * `osd purge-new`: a destroyed id's CRUSH slot is then gone (docs/ceph.md). */
 char **ceph_volume_argv_raw_prepare(const CephVolumePrepare *p, Error *err);
+/* Whether a failed `raw prepare` / `lvm create` (its stdout and stderr) failed only because
+ * another block device of the machine vanished while ceph-volume listed them all (it reads
+ * every /sys/block entry before it prepares: a partition another tool removed meanwhile is a
+ * FileNotFoundError on its sysfs path), before it asked the cluster for anything (no `osd
+ * new` ran). Such a run touched nothing and may run again; a failure that names `data`'s own
+ * sysfs entry, or came after `osd new`, is not this. */
+bool ceph_volume_failed_on_vanished_device(const char *out, const char *err_text, const char *data);
 /* `ceph-volume lvm create --bluestore ...` with the same options (prepare + activate, where
  * LVM and device-mapper exist). */
 char **ceph_volume_argv_lvm_create(const CephVolumePrepare *p, Error *err);

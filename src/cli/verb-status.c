@@ -113,6 +113,9 @@ static int status_build(const Layout *l, char * const *only, bool quiet, json_ob
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         _cleanup_(fleet_closep) Fleet *f = NULL;
         size_t failed = 0;
+        /* the cluster client's connection is made while the hosts are inventoried */
+        _cleanup_(prewarm_endp) bool prewarmed = true;
+        ceph_admin_prewarm(l, 1);
         int r = controller_inventory(l, only, true, quiet, &f, &inv, &failed, err);
         if (r < 0)
                 return r;

@@ -220,6 +220,19 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                                    (unsigned long long) j->torn_bytes);
         }
 
+        /* The connections this run will open, ahead, while it takes the lock: the cluster
+         * client's, the lock's own, each host's (host_channel_prewarm; reads nothing) */
+        _cleanup_(prewarm_endp) bool prewarmed = true;
+        ceph_admin_prewarm(l, o->dry_run ? 1 : 2);
+        {
+                _cleanup_(freep) const Host **hosts = NULL;
+                size_t n = 0;
+                Error e = {};
+                if (hosts_select(l, o->hosts, &hosts, &n, &e) >= 0)
+                        for (size_t i = 0; i < n; i++)
+                                host_channel_prewarm(hosts[i], o->dry_run ? HOST_CHANNEL_DRY_RUN : 0, NULL, NULL);
+        }
+
         /* Then the cluster's lock, for every stage: the journal's lock serializes the runs of
          * this machine only. A layout without an admin host has no cluster to lock (it can
          * only apply disks). */
@@ -276,6 +289,10 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                 if ((r = drained_hosts_filter(layout_arg, osd_flow_drained(flow), p, &res->drained_hosts, err)) < 0)
                         return r;
         }
+
+        /* what was opened ahead and not taken (a host left out) is closed now, not kept idle
+         * through the run */
+        host_channel_prewarm_end();
 
         /* refuse, untouched, a host that lacks what its steps need (before anything runs) */
         if ((r = controller_preflight(f, p, inv, stages, !o->dry_run, true, &res->preflight, err)) < 0)

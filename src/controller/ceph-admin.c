@@ -42,6 +42,27 @@ int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err) {
         return 0;
 }
 
+/* the agent's librados connection made ahead: a "ceph-command" with no command, with the
+ * arguments every request of ceph_admin_ask() carries (the agent keys its connection on them) */
+static void admin_warm(HostChannel *ch, void *userdata) {
+        const char *cluster = userdata;
+        _cleanup_json_ json_object *req = json_object_new_object(), *res = NULL;
+        Error e = {};
+        if (!req || json_add_string(req, "cluster", cluster) < 0 || json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT) < 0 ||
+            json_add(req, "commands", json_object_new_array()) < 0)
+                return;
+        if (agent_channel_call(ch->channel, "ceph-command", req, CEPH_ADMIN_TIMEOUT, NULL, NULL, &res, &e) < 0)
+                log_debug("admin host: connecting to the cluster ahead: %s", e.message);
+}
+
+void ceph_admin_prewarm(const Layout *l, unsigned n) {
+        const Host *h = l->admin_host ? layout_find_host(l, l->admin_host) : NULL;
+        if (!h)
+                return;
+        for (unsigned i = 0; i < n; i++)
+                host_channel_prewarm(h, HOST_CHANNEL_ADMIN, admin_warm, (void *) (l->cluster_name ? l->cluster_name : "ceph"));
+}
+
 CephAdmin *ceph_admin_close(CephAdmin *a) {
         if (!a)
                 return NULL;

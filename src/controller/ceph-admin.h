@@ -36,6 +36,10 @@ typedef struct CephAdmin {
 /* Connects to the layout's admin host (a HostChannel of controller/hosts.h: its agent,
  * configured with an empty allow-list: it touches no disk there). */
 int ceph_admin_open(const Layout *l, CephAdmin **ret, Error *err);
+/* Opens n admin connections ahead (host_channel_prewarm), each connected to the cluster
+ * by its agent, for the next n ceph_admin_open() of this layout; nothing without an admin
+ * host. host_channel_prewarm_end() closes those not taken. */
+void ceph_admin_prewarm(const Layout *l, unsigned n);
 CephAdmin *ceph_admin_close(CephAdmin *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephAdmin *, ceph_admin_close);
 

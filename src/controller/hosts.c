@@ -64,7 +64,93 @@ int agent_run_args(char * const *argv, const char *stdin_data, unsigned timeout_
         return 0;
 }
 
+static int channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err);
+
+/* Channels opened ahead (host_channel_prewarm): each by a thread of its own, taken by the
+ * first host_channel_open() of the same host and flags. */
+typedef struct Prewarm {
+        const Host *host;
+        unsigned flags;
+        pthread_t thread;
+        HostChannel ch;
+        bool uploaded;
+        int r;
+        Error error;
+        HostChannelWarm warm;
+        void *warm_userdata;
+        struct Prewarm *next;
+} Prewarm;
+
+static pthread_mutex_t prewarm_mu = PTHREAD_MUTEX_INITIALIZER;
+static Prewarm *prewarm_list;
+
+static void *prewarm_thread(void *userdata) {
+        Prewarm *w = userdata;
+        w->r = channel_open(w->host, w->flags, &w->ch, &w->uploaded, &w->error);
+        if (w->r >= 0 && w->warm)
+                w->warm(&w->ch, w->warm_userdata);
+        return NULL;
+}
+
+void host_channel_prewarm(const Host *h, unsigned flags, HostChannelWarm warm, void *warm_userdata) {
+        Prewarm *w = calloc(1, sizeof(Prewarm));
+        if (!w)
+                return; /* only an optimization: host_channel_open() connects itself */
+        w->host = h;
+        w->flags = flags;
+        w->warm = warm;
+        w->warm_userdata = warm_userdata;
+        if (pthread_create(&w->thread, NULL, prewarm_thread, w) != 0) {
+                free(w);
+                return;
+        }
+        pthread_mutex_lock(&prewarm_mu);
+        w->next = prewarm_list;
+        prewarm_list = w;
+        pthread_mutex_unlock(&prewarm_mu);
+}
+
+static Prewarm *prewarm_take(const Host *h, unsigned flags) {
+        pthread_mutex_lock(&prewarm_mu);
+        Prewarm **p = &prewarm_list;
+        while (*p && !((*p)->host == h && (*p)->flags == flags))
+                p = &(*p)->next;
+        Prewarm *w = *p;
+        if (w)
+                *p = w->next;
+        pthread_mutex_unlock(&prewarm_mu);
+        if (w)
+                pthread_join(w->thread, NULL);
+        return w;
+}
+
+void host_channel_prewarm_end(void) {
+        pthread_mutex_lock(&prewarm_mu);
+        Prewarm *list = prewarm_list;
+        prewarm_list = NULL;
+        pthread_mutex_unlock(&prewarm_mu);
+        while (list) {
+                Prewarm *w = list;
+                list = w->next;
+                pthread_join(w->thread, NULL);
+                host_channel_close(&w->ch);
+                free(w);
+        }
+}
+
 int host_channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err) {
+        _cleanup_(freep) Prewarm *w = prewarm_take(h, flags);
+        if (!w)
+                return channel_open(h, flags, ret, ret_uploaded, err);
+        if (ret_uploaded)
+                *ret_uploaded = w->uploaded;
+        *ret = w->ch;
+        if (w->r < 0 && err)
+                *err = w->error;
+        return w->r;
+}
+
+static int channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err) {
         HostChannel c = {};
         int r = transport_open(h, &c.transport, err);
         if (r >= 0)

@@ -36,6 +36,24 @@ typedef enum HostChannelFlags {
  * *ret_uploaded, may be NULL) and sends "configure" with the host's name and allow-list
  * (none with HOST_CHANNEL_ADMIN). On failure nothing stays open and *ret is zeroed. */
 int host_channel_open(const Host *h, unsigned flags, HostChannel *ret, bool *ret_uploaded, Error *err);
+/* What a channel opened ahead does next, on its thread (the cluster client connects to
+ * the cluster: ceph_admin_prewarm()); its failure is the later request's to find. */
+typedef void (*HostChannelWarm)(HostChannel *ch, void *userdata);
+
+/* Opens a channel as host_channel_open(h, flags) would, ahead, on a thread of its own: the
+ * next host_channel_open() of the same host and flags takes it (waiting for it, and
+ * getting its error as its own). A command starts the connections it will need while it
+ * does something else first (apply takes the cluster's lock, status inventories the hosts):
+ * an SSH handshake and an agent start is ~0.1 s a host. Connecting reads no state, so a
+ * channel opened before the cluster's lock is held is as good as one opened after.
+ * host_channel_prewarm_end() closes those nobody took; call it before the layout goes. */
+void host_channel_prewarm(const Host *h, unsigned flags, HostChannelWarm warm, void *warm_userdata);
+void host_channel_prewarm_end(void);
+static inline void prewarm_endp(bool *b) {
+        if (*b)
+                host_channel_prewarm_end();
+}
+
 /* Closes the agent, then the transport; a zeroed channel is left alone. Zeroes *c. */
 void host_channel_close(HostChannel *c);
 

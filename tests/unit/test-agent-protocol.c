@@ -115,7 +115,8 @@ static void test_ceph_command_args(void) {
                 const char *args, *errno_name, *message;
         } cases[] = {
                 { "{}", "EINVAL", "ceph-command: missing key 'commands'" },
-                { "{\"commands\":[]}", "EINVAL", "ceph-command: 0 commands (1..100000 wanted)" },
+                /* none: a connect ahead, which a dry-run agent makes only when read_only */
+                { "{\"commands\":[]}", "EPERM", "not connecting to the cluster (not marked read_only)" },
                 { "{\"commands\":[7]}", "EINVAL", "ceph-command: commands[0] is not an object" },
                 { "{\"commands\":[{\"cmd\":{\"prefix\":\"osd dump\"}}]}", "EINVAL", "missing key 'target'" },
                 { "{\"commands\":[{\"target\":\"mon\",\"cmd\":{}}]}", "EINVAL",

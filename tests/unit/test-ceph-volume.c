@@ -178,7 +178,32 @@ static void test_argv(void) {
         CHECK(ceph_volume_argv_zap("/dev/../etc/passwd", false, &e) == NULL);
 }
 
+/* the lab's flake (ceph-volume 16.2.15, four labs on one kernel): another lab's loop
+ * partition removed while ceph-volume read every /sys/block entry */
+static void test_vanished_device(void) {
+        const char *tb = "Traceback (most recent call last):\n"
+                         "  File \"/usr/lib/python3/dist-packages/ceph_volume/util/disk.py\", line 881, in get_devices\n"
+                         "FileNotFoundError: [Errno 2] No such file or directory: '/sys/block/loop9/loop9p2/partition'\n";
+        CHECK(ceph_volume_failed_on_vanished_device("", tb, "/dev/loop2"));
+        /* the device being prepared is the one gone: not a neighbour's flake */
+        CHECK(!ceph_volume_failed_on_vanished_device("", tb, "/dev/loop9"));
+        CHECK(!ceph_volume_failed_on_vanished_device("", tb, "/dev/loop9p2"));
+        /* loop9 is not loop19 */
+        CHECK(ceph_volume_failed_on_vanished_device("", tb, "/dev/loop19"));
+        /* after `osd new`: the cluster was asked, never run again blindly */
+        CHECK(!ceph_volume_failed_on_vanished_device(
+                "Running command: /usr/bin/ceph --cluster ceph --name client.bootstrap-osd "
+                "--keyring /var/lib/ceph/bootstrap-osd/ceph.keyring -i - osd new 0c7a...\n", tb, "/dev/loop2"));
+        /* any other failure */
+        CHECK(!ceph_volume_failed_on_vanished_device("", "--> RuntimeError: Device /dev/loop2 has a filesystem.\n",
+                                                     "/dev/loop2"));
+        CHECK(!ceph_volume_failed_on_vanished_device("", "FileNotFoundError: [Errno 2] No such file or directory: "
+                                                         "'/var/lib/ceph/bootstrap-osd/ceph.keyring'\n", "/dev/loop2"));
+        CHECK(!ceph_volume_failed_on_vanished_device(NULL, NULL, "/dev/loop2"));
+}
+
 int main(void) {
+        TEST_RUN(test_vanished_device);
         TEST_RUN(test_raw_list);
         TEST_RUN(test_lvm_list);
         TEST_RUN(test_argv);

@@ -6,6 +6,7 @@
  * made and freed; the real agent over SSH is the lab tier's. */
 
 #include <errno.h>
+#include <pthread.h>
 
 #include "basic/json-util.h"
 #include "basic/strv.h"
@@ -21,19 +22,23 @@ static struct {
 } fake;
 
 static void *fake_state_new(void) {
-        fake.states++;
+        __atomic_add_fetch(&fake.states, 1, __ATOMIC_SEQ_CST);
         return &fake;
 }
 
 static void fake_state_free(void *state) {
-        fake.states--;
+        __atomic_sub_fetch(&fake.states, 1, __ATOMIC_SEQ_CST);
 }
+
+static pthread_mutex_t fake_mu = PTHREAD_MUTEX_INITIALIZER; /* channels opened ahead: other threads */
 
 static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
         const char *op = json_object_get_string(json_object_object_get(request, "op"));
         json_object *args = json_object_object_get(request, "args");
+        pthread_mutex_lock(&fake_mu);
         strv_consume(&fake.requests, strprintf("%s %s", op, json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)));
+        pthread_mutex_unlock(&fake_mu);
         json_object *resp = json_object_new_object();
         json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
         if (fake.fail_configure && streq(op, "configure")) {
@@ -153,7 +158,63 @@ static void test_host_channel(void) {
         reset();
 }
 
+/* channels opened ahead (host_channel_prewarm): taken by the next open of the same host and
+ * flags, the cluster client's already connected to the cluster, the rest closed by _end */
+static void test_prewarm(void) {
+        Error err = {};
+        _cleanup_(layout_freep) Layout *l = NULL;
+        CHECK_INTEQ(layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &l, &err), 0);
+        if (!l)
+                return;
+        const Host *h = layout_find_host(l, "node1");
+        transport_set_local_agent(&fake_agent);
+
+        reset();
+        ceph_admin_prewarm(l, 2);
+        HostChannel a = {}, b = {}, c = {};
+        CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_ADMIN, &a, NULL, &err), 0);
+        CHECK(a.channel != NULL);
+        /* other flags: not one opened ahead, a channel of its own */
+        CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_DRY_RUN, &c, NULL, &err), 0);
+        CHECK(c.channel != NULL);
+        host_channel_prewarm_end(); /* the second admin channel, not taken: closed */
+        CHECK_INTEQ(fake.states, 2);
+        pthread_mutex_lock(&fake_mu);
+        CHECK_INTEQ(strv_length(fake.requests), 5); /* 2 × (configure, connect ahead), configure */
+        size_t connects = 0, configures = 0;
+        STRV_FOREACH(r, fake.requests) {
+                connects += streq(*r, "ceph-command {\"cluster\":\"unit\",\"timeout\":120,\"commands\":[]}");
+                configures += streq(*r, "configure {\"host\":\"node1\",\"allow\":[]}");
+        }
+        pthread_mutex_unlock(&fake_mu);
+        CHECK_INTEQ(connects, 2);
+        CHECK_INTEQ(configures, 2);
+        /* none left: the next admin open connects itself */
+        reset();
+        CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_ADMIN, &b, NULL, &err), 0);
+        CHECK_INTEQ(strv_length(fake.requests), 1);
+        CHECK_INTEQ(fake.states, 3);
+        host_channel_close(&a);
+        host_channel_close(&b);
+        host_channel_close(&c);
+        CHECK_INTEQ(fake.states, 0);
+
+        /* one that failed ahead: its open fails with that error, nothing open */
+        reset();
+        fake.fail_configure = true;
+        host_channel_prewarm(h, 0, NULL, NULL);
+        Error e = {};
+        CHECK_INTEQ(host_channel_open(h, 0, &c, NULL, &e), -EINVAL);
+        CHECK(!c.transport && !c.channel);
+        CHECK(strstr(e.message, "node1: configure: refused by the fake") != NULL);
+        CHECK_INTEQ(fake.states, 0);
+        CHECK_INTEQ(strv_length(fake.requests), 1); /* asked once, ahead */
+        host_channel_prewarm_end();
+        reset();
+}
+
 int main(void) {
         TEST_RUN(test_host_channel);
+        TEST_RUN(test_prewarm);
         return test_result();
 }
