@@ -242,15 +242,16 @@ nkill=0
 kill_chain convert-killed "${CONVERT_KILL_PHASES:-${CONVERT_KILL_PHASE:-}}" --hosts node1
 # in the drain-first mode no PG may be degraded at any moment: the most degraded objects seen
 degraded_max() { touch "$dir/watch.stop.$1"; wait "$2" 2>/dev/null; cut -d' ' -f2 "$dir/degraded.$1" | sort -n | tail -1; }
-degraded_watch() { # degraded_watch NAME &: the degraded objects of every `pg stat` until stopped
+degraded_watch() { # degraded_watch NAME &: every `pg stat` until stopped: "TIME DEGRADED-OBJECTS UNDERSIZED-PGS"
         rm -f "$dir/watch.stop.$1" "$dir/degraded.$1"
-        echo "start 0" > "$dir/degraded.$1"
+        echo "start 0 0" > "$dir/degraded.$1"
         while [ ! -e "$dir/watch.stop.$1" ]; do
                 ceph_ pg stat -f json 2>/dev/null | py '
 import json, sys, time
 d = json.load(sys.stdin)
 d = d.get("pg_summary", d)
-print(time.strftime("%H:%M:%S"), d.get("num_objects_degraded", d.get("degraded_objects", 0)))' >> "$dir/degraded.$1" 2>/dev/null
+under = sum(s.get("num", 0) for s in d.get("num_pg_by_state", []) if "undersized" in s.get("name", ""))
+print(time.strftime("%H:%M:%S"), d.get("num_objects_degraded", d.get("degraded_objects", 0)), under)' >> "$dir/degraded.$1" 2>/dev/null
                 sleep 0.5
         done
 }
@@ -318,15 +319,29 @@ echo "most degraded objects seen while node1 converted: $deg"
 # in place, the watch must see the degraded window (so that its 0 in the drain-first mode means something)
 [ -z "$mode_args" ] && [ "$nkill" -eq 0 ] && [ "${CONVERT_CANARY_SLOW:-}" != node1 ] && check "in place: objects degraded while node1 converted ($deg at most)" test "${deg:-0}" -gt 0
 if [ -n "$mode_args" ] && [ "$nkill" -eq 0 ]; then
-        # until the new OSDs exist (the first 'created'): the window the in-place mode runs
-        # degraded. Once they come in, Ceph may count a few objects degraded for a moment
-        # while the PGs peer with them (seen: 2 to 11 objects in one sample): reported only.
-        first_created=$(py 'import json,sys
-t = [json.loads(l)["time"][11:19] for l in open(sys.argv[1]) if "\"convert-phase\"" in l and "\"created\"" in l]
-print(t[0] if t else "99:99:99")' "$journal")
-        before_new=$(awk -v t="$first_created" '$1 != "start" && $1 < t { print $2 }' "$dir/degraded.node1" | sort -n | tail -1)
-        echo "degraded objects: at most ${before_new:-0} before the new OSDs (first created $first_created UTC), at most $deg in all"
-        check_eq "drain first: no object degraded while node1's data moved off and its OSDs were stopped, destroyed and wiped" \
+        # Until the new OSDs exist (the first 'created') is the window the in-place mode runs
+        # short of copies. Drain first keeps every PG at its size all along: no PG undersized
+        # (fewer acting OSDs than the pool's size) before the new OSDs, and no object degraded
+        # once node1's OSDs are stopped (first 'stopped') until then. While the data moves off
+        # (`osd out`, node1's OSDs still up and holding their copies), Ceph counts a few objects
+        # degraded for a moment: a PG whose new member recovers from the log is counted so,
+        # though every copy is still there (a bare `ceph osd out` does it too): reported only.
+        # So are the moments the new OSDs come in (peering with them: 2 to 11 objects seen).
+        phase_time() { py 'import json,sys
+t = [json.loads(l)["time"][11:19] for l in open(sys.argv[1]) if "\"convert-phase\"" in l and "\"%s\"" % sys.argv[2] in l]
+print(t[0] if t else "99:99:99")' "$journal" "$1"; }
+        first_created=$(phase_time created)
+        first_stopped=$(phase_time stopped)
+        under=$(awk -v t="$first_created" '$1 != "start" && $1 < t { print $3 }' "$dir/degraded.node1" | sort -n | tail -1)
+        during_out=$(awk -v t="$first_stopped" '$1 != "start" && $1 < t { print $2 }' "$dir/degraded.node1" | sort -n | tail -1)
+        before_new=$(awk -v s="$first_stopped" -v t="$first_created" '$1 != "start" && $1 >= s && $1 < t { print $2 }' "$dir/degraded.node1" | sort -n | tail -1)
+        echo "degraded objects: at most ${during_out:-0} while node1's data moved off (OSDs up; first stopped $first_stopped UTC)," \
+                "${before_new:-0} while its OSDs were down (first created $first_created UTC), $deg in all;" \
+                "undersized PGs before the new OSDs: at most ${under:-0}"
+        check "drain first: the watch saw node1 stopped before the new OSDs" test "$first_stopped" "<" "$first_created"
+        check_eq "drain first: no PG short of its size while node1's data moved off and its OSDs were stopped, destroyed and wiped" \
+                "${under:-0}" 0
+        check_eq "drain first: no object degraded while node1's OSDs were stopped, destroyed and wiped" \
                 "${before_new:-0}" 0 || {
                 echo "degraded samples (UTC):"; awk '$2 > 0' "$dir/degraded.node1" | head -20
                 echo "phases:"; py 'import json,sys
