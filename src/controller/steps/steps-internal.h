@@ -22,8 +22,7 @@
 
 #define SAVED_PREFIX "saved/"
 
-/* A cluster step's body (table.c) */
-typedef int (*StepFn)(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
+#include "controller/steps/host-steps.h"
 
 /* What cs_probe_clean() (and wait-safe-to-destroy's probe) keep between polls: the recovery
  * counters at the start and at the last poll, for objects left, rate and ETA. */
