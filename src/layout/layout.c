@@ -145,7 +145,7 @@ const Profile *layout_find_profile(const Layout *l, const char *name) {
 }
 
 void throttle_preset_values(ThrottlePreset p, Throttle *ret) {
-        /* Values from operators' practice (DESIGN.md); CUSTOM starts from Luminous' defaults. */
+        /* Values from operators' practice (docs/ceph.md, the throttle); CUSTOM starts from Luminous' defaults. */
         switch (p) {
         case THROTTLE_SLOW:
                 *ret = (Throttle) { p, 1, 1, 1, -1 };

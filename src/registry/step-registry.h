@@ -3,10 +3,10 @@
 
 /* The step registry: the one place a step is defined. Every built-in step — the host steps
  * the planner emits and playbooks use (run by a host's agent), and the cluster steps (run
- * with the ceph CLI on the admin host) — is one static entry: its name, target, what it may
+ * through the cluster client: librados in the admin host's agent) — is one static entry: its name, target, what it may
  * run beside, its arguments with their types and defaults, how its result is checked, and
  * whether it destroys data. Playbooks name steps from here, the planner emits them by name,
- * the executor runs them. Pure: a static table and validation, no I/O.
+ * the executor runs them; src/controller/steps/table.c holds each one's body. Pure: a static table and validation, no I/O.
  *
  * Arguments come from YAML (a playbook's `args:` mapping) and are validated with file:line:col
  * errors, then turned into a JSON object (the executor's and the journal's form):
@@ -31,7 +31,7 @@
 
 typedef enum StepTarget {
         STEP_TARGET_HOST,    /* an op of the host's agent (docs/agent.md) */
-        STEP_TARGET_CLUSTER, /* ceph CLI commands on the admin host (src/ceph builds and parses them) */
+        STEP_TARGET_CLUSTER, /* cluster commands through the admin host's agent (src/ceph builds and parses them) */
         _STEP_TARGET_MAX,
 } StepTarget;
 
