@@ -228,7 +228,7 @@ static void print_drift(const HostPlan *h, FILE *f) {
         for (size_t i = 0; i < h->n_drift; i++) {
                 const PlanDrift *d = &h->drift[i];
                 fprintf(f, "  drift: %s partition %u '%s' (%s, %s) is cephprov's but not in the layout: %s; "
-                        "no step removes it (removing partitions is for `cephprov destroy`, not implemented yet: "
+                        "no step removes it (apply never deletes a partition, and `cephprov destroy` takes a whole host: "
                         "delete it by hand once nothing uses it)\n",
                         d->device, d->partnum, d->partname, part_role_to_string(d->role),
                         size_format(d->size, a, sizeof(a)), d->reason);

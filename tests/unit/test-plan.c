@@ -1457,8 +1457,9 @@ static void test_drift(void) {
         CHECK(txt && strstr(txt, ":node2' (cache, 60 GiB) is cephprov's but not in the "
                                  "layout: the profile has no bcache; it is held by bcache0; no step removes it"));
         CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 9 'cp:db:5:node2' (db, 2 GiB) is cephprov's but not in the layout: "
-                                 "slot 5 does not exist: the profile selects 4 data devices; no step removes it (removing "
-                                 "partitions is for `cephprov destroy`, not implemented yet: delete it by hand once nothing uses it)\n"));
+                                 "slot 5 does not exist: the profile selects 4 data devices; no step removes it (apply never "
+                                 "deletes a partition, and `cephprov destroy` takes a whole host: delete it by hand once nothing "
+                                 "uses it)\n"));
         CHECK(txt && strstr(txt, "plan: nothing to do on 3 hosts; 13 drifted partitions\n"));
         CHECK(txt && strstr(txt, "  drift: /dev/sdb partition 5 'cp:cache:@"));
         CHECK(txt && strstr(txt, ":node2' (cache, 60 GiB) is cephprov's but not in the "
