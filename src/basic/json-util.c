@@ -281,16 +281,18 @@ static int reader_value(JsonReader *r, json_tokener *tok, json_object **ret, Err
 
 int json_parse_file_each(const char *path, const char *array_key, json_each_func each, void *userdata,
                          json_object **ret_rest, bool *ret_seen, Error *err) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
-        if (!f)
+        /* "-": standard input (`plan --inventory -`, as `validate -`) */
+        bool in = streq(path, "-");
+        _cleanup_(fclosep) FILE *f = in ? NULL : fopen(path, "re");
+        if (!in && !f)
                 return error_set(err, errno, "cannot open '%s': %s", path, strerror(errno));
         _cleanup_(freep) JsonReader *r = calloc(1, sizeof(JsonReader));
         _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
         _cleanup_json_ json_object *rest = json_object_new_object();
         if (!r || !tok || !rest)
                 return error_set(err, ENOMEM, "out of memory");
-        r->f = f;
-        r->path = path;
+        r->f = in ? stdin : f;
+        r->path = in ? "standard input" : path;
         bool seen = false;
         int k;
 

@@ -37,7 +37,9 @@ const Verb *verb_find(const char *name);
  * given to a verb that takes it, the JSON error object on stdout); returns EXIT_USAGE. */
 int verb_usage_error(const Verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void verb_print_help(const Verb *v);
-/* The whole of a file an option names ("-": stdin) as a string; an error names the path. */
+/* The whole of a file an option names ("-": stdin) as a string, at most CLI_READ_MAX bytes
+ * (EFBIG past it); an error names the path. */
+#define CLI_READ_MAX (64 << 20)
 int cli_read_text(const char *path, char **ret, Error *err);
 
 /* Reports err once ("cephprov: error: <message>") and returns 1. */

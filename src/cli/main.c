@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,16 +12,18 @@
 #include "basic/process.h"
 #include "basic/strv.h"
 #include "cli.h"
+#include "yaml/yaml-schema.h"
 #include "transport/transport.h"
 
 const Verb verbs[] = {
         { "help", "[COMMAND]", "show help for cephprov or one command", verb_help, 0, NULL },
         { "version", "", "print the version and the build hash (the sha256 the agent handshake compares)", verb_version, 0, NULL },
-        { "validate", "LAYOUT|PLAYBOOK [--json] [--hosts H1,H2]",
-          "check a layout or a playbook file completely; errors name file:line:column",
+        { "validate", "LAYOUT|PLAYBOOK [--json] [--hosts H1,H2] [--check-hosts]",
+          "check a layout or a playbook file completely, offline; errors name file:line:column",
           verb_validate, VERB_LAYOUT,
           "  --json        print the resolved layout, or the validated playbook, as JSON\n"
           "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
+          "  --check-hosts also what connecting needs: the SSH identity files exist and can be read\n"
           "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
         { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode] [--osd-ids FILE]",
           "show exactly what apply would change; changes nothing",
@@ -143,9 +146,11 @@ void verb_print_help(const Verb *v) {
         printf("usage: cephprov %s %s\n\n%s\n", v->name, v->synopsis, v->summary);
         if (v->help)
                 printf("\noptions:\n%s", v->help);
-        if (v->flags & VERB_DESTRUCTIVE)
-                printf("  --dry-run     print what would be done, change nothing\n"
-                       "  --yes         do not ask for confirmation\n");
+        /* a destructive verb's own lines, when its help has them, say more than these */
+        if ((v->flags & VERB_DESTRUCTIVE) && !(v->help && strstr(v->help, "  --dry-run ")))
+                printf("  --dry-run     print what would be done, change nothing\n");
+        if ((v->flags & VERB_DESTRUCTIVE) && !(v->help && strstr(v->help, "  --yes ")))
+                printf("  --yes         do not ask for confirmation\n");
         printf("  -v, --verbose more messages on stderr\n"
                "  -h, --help    this help\n");
 }
@@ -207,8 +212,27 @@ static void print_main_help(FILE *f) {
                 "  %-3d failure: the error was reported on stderr\n"
                 "  %-3d usage error: an unknown command or option, a missing argument\n"
                 "  %-3d plan --detailed-exitcode: the plan has steps to do\n"
-                "\n'cephprov COMMAND --help' for a command's options; man cephprov(8), cephprov-layout(5).\n",
+                "\n'cephprov COMMAND --help' for a command's options; man cephprov(8), cephprov-layout(5), cephprov-playbook(5).\n",
                 0, 1, EXIT_USAGE, EXIT_PLAN_CHANGES);
+}
+
+/* "unknown command 'X'", with the nearest verb when one is close (two edits, or a third
+ * of the word) */
+static int unknown_command(const char *name) {
+        const char *best = NULL;
+        size_t best_d = SIZE_MAX;
+        for (unsigned i = 0; i < n_verbs; i++) {
+                size_t d = yaml_edit_distance(name, verbs[i].name);
+                if (d < best_d) {
+                        best_d = d;
+                        best = verbs[i].name;
+                }
+        }
+        if (best && best_d <= MAX(2u, strlen(name) / 3))
+                log_error("unknown command '%s' (did you mean '%s'? see 'cephprov help')", name, best);
+        else
+                log_error("unknown command '%s' (see 'cephprov help')", name);
+        return EXIT_USAGE;
 }
 
 int verb_help(int argc, char *argv[]) {
@@ -217,15 +241,17 @@ int verb_help(int argc, char *argv[]) {
                 return 0;
         }
         const Verb *v = verb_find(argv[1]);
-        if (!v) {
-                log_error("unknown command '%s' (see 'cephprov help')", argv[1]);
-                return EXIT_USAGE;
-        }
+        if (!v)
+                return unknown_command(argv[1]);
+        if (argc > 2)
+                return verb_usage_error(verb_find("help"), "one command at a time, not '%s' too", argv[2]);
         verb_print_help(v);
         return 0;
 }
 
 int verb_version(int argc, char *argv[]) {
+        if (argc > 1)
+                return verb_usage_error(verb_find("version"), "takes no argument, not '%s'", argv[1]);
         /* the hash the agent handshake compares ("build" in its hello), so an operator can
          * tell which build a host runs without connecting */
         char sha[65];
@@ -305,6 +331,17 @@ int main(int argc, char *argv[]) {
                 return EXIT_USAGE;
         }
 
+        /* -v before the command means what it means after it */
+        while (argc > 1 && (streq(argv[1], "-v") || streq(argv[1], "--verbose"))) {
+                log_set_level(log_get_level() == LOG_LEVEL_INFO ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+                memmove(argv + 1, argv + 2, (size_t) (argc - 1) * sizeof(char *));
+                argc--;
+        }
+        if (argc < 2) {
+                print_main_help(stderr);
+                return EXIT_USAGE;
+        }
+
         const char *cmd = argv[1];
         if (streq(cmd, "--version") || streq(cmd, "-V"))
                 return verb_version(0, NULL);
@@ -312,10 +349,8 @@ int main(int argc, char *argv[]) {
                 return verb_help(1, argv);
 
         const Verb *v = verb_find(cmd);
-        if (!v) {
-                log_error("unknown command '%s' (see 'cephprov help')", cmd);
-                return EXIT_USAGE;
-        }
+        if (!v)
+                return unknown_command(cmd);
 
         /* "cephprov VERB --help" anywhere in the arguments */
         for (int i = 2; i < argc; i++) {

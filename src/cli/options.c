@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "basic/strv.h"
+#include "yaml/yaml-schema.h"
 
 enum {
         ARG_JSON = 0x100,
@@ -27,6 +28,7 @@ enum {
         ARG_OSD_METADATA,
         ARG_STOP_AFTER_HOST,
         ARG_DRAIN_FIRST,
+        ARG_CHECK_HOSTS,
 };
 
 static const struct {
@@ -42,6 +44,7 @@ static const struct {
         { ARG_RESHAPE, OPT_RESHAPE },     { ARG_OSD_TREE, OPT_OSD_TREE },
         { ARG_OSD_METADATA, OPT_OSD_METADATA }, { ARG_STOP_AFTER_HOST, OPT_STOP_AFTER_HOST },
         { ARG_DRAIN_FIRST, OPT_DRAIN_FIRST },
+        { ARG_CHECK_HOSTS, OPT_CHECK_HOSTS },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -63,6 +66,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "osd-metadata", required_argument, NULL, ARG_OSD_METADATA },
                 { "stop-after-host", no_argument, NULL, ARG_STOP_AFTER_HOST },
                 { "drain-first", no_argument, NULL, ARG_DRAIN_FIRST },
+                { "check-hosts", no_argument, NULL, ARG_CHECK_HOSTS },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -112,6 +116,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 case ARG_STOP_AFTER_HOST:
                         o.stop_after_host = true;
                         break;
+                case ARG_CHECK_HOSTS:
+                        o.check_hosts = true;
+                        break;
                 case ARG_DRAIN_FIRST:
                         o.drain_first = true;
                         break;
@@ -125,21 +132,25 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         o.osd_metadata = optarg;
                         break;
                 case ARG_HOSTS:
-                        strv_free(o.hosts);
-                        o.hosts = strv_split(optarg, ",");
-                        if (!o.hosts || !o.hosts[0]) {
+                case ARG_TAKE_BACK: {
+                        /* given again: the lists add up (each name once, in order) */
+                        char ***list = c == ARG_HOSTS ? &o.hosts : &o.take_back;
+                        _cleanup_strv_free_ char **more = strv_split(optarg, ",");
+                        bool empty = !more || !more[0];
+                        STRV_FOREACH(h, more)
+                                empty = empty || !(*h)[0];
+                        if (empty) {
                                 cli_options_done(&o);
-                                return verb_usage_error(v, "--hosts needs a comma-separated list of host names");
+                                return verb_usage_error(v, "%s needs a comma-separated list of host names, not '%s'",
+                                                        c == ARG_HOSTS ? "--hosts" : "--take-back", optarg);
                         }
+                        STRV_FOREACH(h, more)
+                                if (!strv_contains(*list, *h) && strv_extend(list, *h) < 0) {
+                                        cli_options_done(&o);
+                                        return verb_usage_error(v, "out of memory");
+                                }
                         break;
-                case ARG_TAKE_BACK:
-                        strv_free(o.take_back);
-                        o.take_back = strv_split(optarg, ",");
-                        if (!o.take_back || !o.take_back[0]) {
-                                cli_options_done(&o);
-                                return verb_usage_error(v, "--take-back needs a comma-separated list of host names");
-                        }
-                        break;
+                }
                 case ARG_DRY_RUN:
                         o.dry_run = true;
                         break;
@@ -160,9 +171,10 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         char *end;
                         errno = 0;
                         long n = strtol(optarg, &end, 10);
-                        if (errno || *end || end == optarg || n < 1 || n > 256) {
+                        /* the layout's osd.parallel takes the same range */
+                        if (errno || *end || end == optarg || n < 1 || n > 64) {
                                 cli_options_done(&o);
-                                return verb_usage_error(v, "--parallel needs a number from 1 to 256, not '%s'", optarg);
+                                return verb_usage_error(v, "--parallel needs a number from 1 to 64, not '%s'", optarg);
                         }
                         o.parallel = (unsigned) n;
                         break;
@@ -209,6 +221,33 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
         for (size_t i = 0; i < w->n; i++)
                 fprintf(stderr, "%s:%u:%u: warning: %s\n", o.args[0], w->items[i].mark.line, w->items[i].mark.column,
                         w->items[i].message);
+        /* the arguments before any connection: a host not in the layout is said now, not
+         * after SSH to the others */
+        const char *opt = "--hosts";
+        char **list = o.hosts;
+        for (int k = 0; k < 2; k++, opt = "--take-back", list = o.take_back)
+                STRV_FOREACH(h, list)
+                        if (!layout_find_host(*ret_layout, *h)) {
+                                const Layout *l = *ret_layout;
+                                const char *best = NULL;
+                                size_t best_d = SIZE_MAX;
+                                for (size_t i = 0; i < l->n_hosts; i++) {
+                                        size_t d = yaml_edit_distance(*h, l->hosts[i].name);
+                                        if (d < best_d) {
+                                                best_d = d;
+                                                best = l->hosts[i].name;
+                                        }
+                                }
+                                _cleanup_(freep) char *hint = best && best_d <= MAX(2u, strlen(*h) / 3)
+                                                                      ? strprintf(" (did you mean '%s'?)", best)
+                                                                      : NULL;
+                                error_set(&err, ENOENT, "host '%s' given with %s is not in layout '%s'%s", *h, opt, l->path,
+                                          hint ? hint : "");
+                                bool json = o.json;
+                                cli_options_done(&o);
+                                *ret_layout = layout_free(*ret_layout);
+                                return json ? cli_report_json(&err) : cli_report(&err);
+                        }
         *ret = o;
         return 0;
 }
@@ -224,9 +263,15 @@ int cli_read_text(const char *path, char **ret, Error *err) {
         if (!m)
                 return error_set(err, ENOMEM, "out of memory");
         char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        size_t n, total = 0;
+        while ((n = fread(chunk, 1, sizeof chunk, in)) > 0) {
+                /* what cephprov reads this way is an OSD list or a captured answer: a file
+                 * past the limit (or /dev/zero) is not one, and is not read to its end */
+                if ((total += n) > CLI_READ_MAX)
+                        return error_set(err, EFBIG, "'%s' is larger than %d MiB: not what cephprov reads there", path,
+                                         CLI_READ_MAX >> 20);
                 fwrite(chunk, 1, n, m);
+        }
         if (ferror(in))
                 return error_set(err, EIO, "cannot read '%s'", path);
         fclose(TAKE_PTR(m));

@@ -27,6 +27,7 @@ typedef enum OptionMask {
         OPT_OSD_METADATA      = 1 << 14,
         OPT_STOP_AFTER_HOST   = 1 << 15,
         OPT_DRAIN_FIRST       = 1 << 16,
+        OPT_CHECK_HOSTS       = 1 << 17,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -38,6 +39,7 @@ typedef struct CliOptions {
         bool reshape;          /* --reshape: convert rebuilds BlueStore OSDs of another shape too */
         bool stop_after_host;  /* --stop-after-host: convert the next host with OSDs to rebuild, then stop */
         bool drain_first;      /* --drain-first: convert with the data moved off each host first */
+        bool check_hosts;      /* --check-hosts: validate also what connecting needs (identity files) */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */
         const char *osd_ids;   /* --osd-ids FILE: the cluster's OSD ids in use (`ceph osd ls`) */

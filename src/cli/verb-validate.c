@@ -191,11 +191,13 @@ static int diag_add(YamlDiags *d, bool warning, YamlMark m, char *message) {
         return 0;
 }
 
-/* The identity files the layout names must exist now, not at connect time. `~/` is expanded
- * as the transport does it (with $HOME); other `~` forms are not expanded by the transport,
- * so they are refused. A file is checked once, where it is given (hosts inherit the ssh
- * section's). Only `validate` looks at the file system; loading a layout never does. */
-static int check_identity_files(const Layout *l, YamlDiags *d) {
+/* With --check-hosts, the identity files the layout names must exist now, not at connect
+ * time (without it validate reads nothing but the file: a lint in CI or a GitOps pipeline
+ * has no SSH key). `~/` is expanded as the transport does it (with $HOME); other `~` forms
+ * are not expanded by the transport, so they are refused either way. A file is checked once,
+ * where it is given (hosts inherit the ssh section's). Only `validate` looks at the file
+ * system; loading a layout never does. */
+static int check_identity_files(const Layout *l, bool check_files, YamlDiags *d) {
         for (size_t i = 0; i < l->n_hosts; i++) {
                 const SshOptions *o = &l->hosts[i].ssh;
                 if (!o->identity || l->hosts[i].transport != TRANSPORT_SSH)
@@ -218,6 +220,8 @@ static int check_identity_files(const Layout *l, YamlDiags *d) {
                                 return -ENOMEM;
                         continue;
                 }
+                if (!check_files)
+                        continue;
                 if (id[0] == '~') {
                         const char *home = getenv("HOME");
                         if (!home || !home[0]) {
@@ -246,7 +250,7 @@ static int check_identity_files(const Layout *l, YamlDiags *d) {
         return 0;
 }
 
-static int validate_layout(const char *name, const char *data, size_t len, bool json) {
+static int validate_layout(const char *name, const char *data, size_t len, bool json, bool check_hosts) {
         _cleanup_(layout_freep) Layout *l = NULL;
         _cleanup_(yaml_diags_done) YamlDiags d = {};
         Error err = {};
@@ -256,7 +260,7 @@ static int validate_layout(const char *name, const char *data, size_t len, bool 
                 r = layout_load_string_all(name, data, len, &l, &d, &err);
         else
                 r = layout_load_file_all(name, &l, &d, &err); /* reports a file that cannot be read */
-        if (r >= 0 && check_identity_files(l, &d) < 0) {
+        if (r >= 0 && check_identity_files(l, check_hosts, &d) < 0) {
                 error_set(&err, ENOMEM, "cannot validate layout '%s': out of memory", name);
                 return cli_report(&err);
         }
@@ -329,7 +333,7 @@ static int read_stdin(char **ret, size_t *ret_len, Error *err) {
 int verb_validate(int argc, char *argv[]) {
         const Verb *v = verb_find("validate");
         _cleanup_(cli_options_done) CliOptions o = {};
-        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS, &o);
+        int r = cli_options_parse(v, argc, argv, OPT_JSON | OPT_HOSTS | OPT_CHECK_HOSTS, &o);
         if (r != 0)
                 return r;
         if (o.n_args != 1)
@@ -355,5 +359,5 @@ int verb_validate(int argc, char *argv[]) {
                 return validate_playbook(name, data, len, o.json, o.hosts);
         if (o.hosts)
                 return verb_usage_error(v, "--hosts applies to a playbook, and '%s' is a layout", name);
-        return validate_layout(name, data, len, o.json);
+        return validate_layout(name, data, len, o.json, o.check_hosts);
 }

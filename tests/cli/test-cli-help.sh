@@ -77,8 +77,29 @@ usage_error "two files" "cephprov validate: expected one layout or playbook file
 usage_error "plan without a layout" "cephprov plan: expected one layout file" plan
 usage_error "bad --stage" "cephprov apply: unknown stage 'everything' (expected disks, osds or all)" \
         apply "$layout" --stage everything
-usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 256, not '0'" apply "$layout" --parallel 0
-usage_error "empty --hosts" "cephprov plan: --hosts needs a comma-separated list of host names" plan "$layout" --hosts ,
+usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 64, not '0'" apply "$layout" --parallel 0
+usage_error "empty --hosts" "cephprov plan: --hosts needs a comma-separated list of host names, not ','" plan "$layout" --hosts ,
+usage_error "help of two commands" "cephprov help: one command at a time, not 'apply' too" help plan apply
+usage_error "version with an argument" "cephprov version: takes no argument, not '--frob'" version --frob
+
+# issue 30: what an operator typed wrong is named, with the nearest right thing
+err=$("$cephprov" aply "$layout" 2>&1); rc=$?
+check_eq "a misspelt command exits 2" "$rc" 2
+check_eq "a misspelt command: did you mean" "$err" "cephprov: error: unknown command 'aply' (did you mean 'apply'? see 'cephprov help')"
+err=$("$cephprov" frobnicate 2>&1)
+check_eq "an unknown command far from any: no guess" "$err" "cephprov: error: unknown command 'frobnicate' (see 'cephprov help')"
+# -v before the command means what it means after it
+check_eq "-v before the command" "$("$cephprov" -v version)" "$("$cephprov" version)"
+err=$("$cephprov" -v validate "$layout" -v 2>&1 >/dev/null); rc=$?
+check_eq "-v before and after the command: exit 0" "$rc" 0
+# a destructive verb whose help has its own --dry-run and --yes lines lists each once
+for v in drain destroy run apply; do
+        h=$("$cephprov" help "$v")
+        check_eq "help $v lists --dry-run once" "$(grep -c '^  --dry-run ' <<<"$h")" 1
+        check "help $v lists --yes at most once" test "$(grep -c '^  --yes ' <<<"$h")" -le 1
+done
+check_contains "help's footer names every man page" "$("$cephprov" help)" \
+        "man cephprov(8), cephprov-layout(5), cephprov-playbook(5)."
 usage_error "--hosts on a layout's validate" \
         "cephprov validate: --hosts applies to a playbook, and '$layout' is a layout" validate "$layout" --hosts a
 
@@ -108,7 +129,7 @@ if command -v python3 >/dev/null; then
                 plan --json "$layout" --inventory
         json_usage_error "plan without a layout" "cephprov plan: expected one layout file" plan --json
         json_usage_error "status with two layouts" "cephprov status: expected one layout file" status --json "$layout" "$layout"
-        json_usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 256, not '0'" \
+        json_usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 64, not '0'" \
                 apply --json "$layout" --parallel 0
 else
         echo "SKIP: python3 missing (usage errors with --json)"

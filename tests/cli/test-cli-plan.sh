@@ -194,6 +194,31 @@ check_eq "plan --json failure: JSON error on stdout" "$out" "{
     \"message\": \"cannot open '$data/no-such-inventory.json': No such file or directory\"
   }
 }"
+# issue 30: arguments checked before anything, stdin, a read limit, lists that add up
+out=$("$cephprov" plan "$layout" --inventory - <"$inv1" 2>/dev/null); rc=$?
+check_eq "--inventory - reads stdin: exit 0" "$rc" 0
+check_eq "--inventory - is the file's plan" "$out" "$("$cephprov" plan "$layout" --inventory "$inv1" 2>/dev/null)"
+err=$("$cephprov" plan "$layout" --inventory - </dev/null 2>&1); rc=$?
+check_eq "--inventory - with nothing on stdin: exit 1" "$rc" 1
+check_contains "... naming standard input" "$err" "'standard input': invalid JSON near offset 0"
+err=$(timeout 20 "$cephprov" plan "$layout" --inventory "$inv1" --osd-ids /dev/zero 2>&1); rc=$?
+check_eq "--osd-ids /dev/zero: refused, not read forever (exit 1)" "$rc" 1
+check_eq "--osd-ids /dev/zero: says why" "$err" "cephprov: error: '/dev/zero' is larger than 64 MiB: not what cephprov reads there"
+out=$("$cephprov" plan "$layout" --inventory "$inv1" --hosts node1 --hosts node2,node1 2>/dev/null | grep '^host ')
+check_eq "--hosts given twice: the lists add up, each host once" "$out" "host node1: 28 steps
+host node2: 28 steps"
+# a host not in the layout is named before any connection (the layout's hosts do not exist:
+# a connection would take the SSH timeouts and say so)
+for verb in apply status inventory; do
+        err=$(timeout 20 "$cephprov" $verb "$layout" --hosts node7 2>&1); rc=$?
+        check_eq "$verb --hosts node7: exit 1" "$rc" 1
+        check_eq "$verb --hosts node7: named at once, with the nearest host" "$err" \
+                "cephprov: error: host 'node7' given with --hosts is not in layout '$layout' (did you mean 'node1'?)"
+done
+err=$(timeout 20 "$cephprov" apply "$layout" --take-back nodeX --dry-run 2>&1); rc=$?
+check_eq "apply --take-back nodeX: exit 1 before any connection" "$rc" 1
+check_contains "... naming it" "$err" "host 'nodeX' given with --take-back is not in layout"
+
 bad=$data/layout-invalid/admin-host-ambiguous.yaml
 out=$("$cephprov" plan "$bad" --inventory "$inv1" --json 2>/dev/null); rc=$?
 check_eq "plan --json with an invalid layout exits 1" "$rc" 1

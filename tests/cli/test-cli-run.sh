@@ -43,7 +43,7 @@ run 2 "expected LAYOUT and HOST" "destroy without a host" destroy "$layout"
 run 2 "option '--cancel' does not apply" "destroy --cancel" destroy "$layout" node1 --cancel
 run 2 "option '--hosts' does not apply" "destroy --hosts" destroy "$layout" node1 --hosts node1
 run 1 "host 'nosuch' is not in the layout" "destroy of a host not in the layout" destroy "$layout" nosuch
-run 1 "--take-back: host 'nosuch' is not in the layout" "apply --take-back of a host not in the layout" \
+run 1 "host 'nosuch' given with --take-back is not in layout" "apply --take-back of a host not in the layout" \
         apply "$layout" --take-back nosuch
 run 2 "--take-back needs a comma-separated list" "apply --take-back of nothing" apply "$layout" --take-back ,
 run 2 "option '--take-back' does not apply" "plan --take-back" plan "$layout" --take-back node1
