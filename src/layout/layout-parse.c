@@ -804,10 +804,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
         r = yaml_get_name(c, FK(&f, "name"), FV(&f, "name"), "._-", 253, name_chars_expected, &h->name);
         if (r < 0)
                 return r;
-        for (Host *o = l->hosts; o < h; o++)
-                if (o->name && streq(o->name, h->name))
-                        TRY(yaml_fail(c, FV(&f, "name"), "duplicate host name '%s' (first given at line %u, column %u)",
-                                      YQ(h->name), o->mark.line, o->mark.column));
+        h->name_mark = FV(&f, "name")->mark; /* a duplicate name is found once all are read */
 
         /* SSH: defaults, then this host's overrides. */
         h->ssh = l->ssh;
@@ -883,25 +880,103 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
         return 0;
 }
 
-/* Two hosts reached at the same address and port are one machine under two names: its
- * disks would be planned twice. Names compare without case, as DNS does. */
-static int check_addresses(Ctx *c, const Layout *l) {
+/* The hosts sorted by a key, for the checks that compare every host with the others: a
+ * sort, not a pass over the earlier hosts for each (validate of 200,000 hosts took 347 s). */
+static const Host *sort_hosts;
+
+static int by_name(const void *a, const void *b) {
+        const Host *x = &sort_hosts[*(const size_t *) a], *y = &sort_hosts[*(const size_t *) b];
+        int r = strcmp(x->name, y->name);
+        return r ? r : (x < y ? -1 : x > y);
+}
+
+static int by_address(const void *a, const void *b) {
+        const Host *x = &sort_hosts[*(const size_t *) a], *y = &sort_hosts[*(const size_t *) b];
+        int r = strcasecmp(x->address, y->address);
+        if (!r)
+                r = (x->ssh.port > y->ssh.port) - (x->ssh.port < y->ssh.port);
+        return r ? r : (x < y ? -1 : x > y);
+}
+
+/* The hosts (their indexes) that `keep` accepts, sorted with `cmp`, in *ret (n in *ret_n). */
+static int hosts_sorted(const Layout *l, bool (*keep)(const Host *h), int (*cmp)(const void *, const void *),
+                        size_t **ret, size_t *ret_n) {
+        size_t *v = calloc(l->n_hosts + 1, sizeof(size_t)), n = 0;
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_hosts; i++)
+                if (keep(&l->hosts[i]))
+                        v[n++] = i;
+        sort_hosts = l->hosts;
+        qsort(v, n, sizeof(size_t), cmp);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static bool has_name(const Host *h) {
+        return h->name;
+}
+
+static bool ssh_addressed(const Host *h) {
+        return h->name && h->address && h->transport == TRANSPORT_SSH;
+}
+
+/* A host name given twice: the later ones are errors, in file order. */
+static int check_names(Ctx *c, const Layout *l) {
+        _cleanup_(freep) size_t *v = NULL, *first = NULL;
+        size_t n = 0;
+        if (hosts_sorted(l, has_name, by_name, &v, &n) < 0 || !(first = calloc(l->n_hosts + 1, sizeof(size_t))))
+                return yaml_oom(c);
+        for (size_t i = 0; i < l->n_hosts; i++)
+                first[i] = SIZE_MAX;
+        for (size_t k = 1; k < n; k++)
+                if (streq(l->hosts[v[k]].name, l->hosts[v[k - 1]].name))
+                        first[v[k]] = first[v[k - 1]] != SIZE_MAX ? first[v[k - 1]] : v[k - 1];
         for (size_t i = 0; i < l->n_hosts; i++) {
-                const Host *h = &l->hosts[i];
-                if (!h->name || !h->address || h->transport != TRANSPORT_SSH)
+                if (first[i] == SIZE_MAX)
                         continue;
-                for (size_t j = 0; j < i; j++) {
-                        const Host *o = &l->hosts[j];
-                        /* a duplicate name is reported as such */
-                        if (!o->name || !o->address || o->transport != TRANSPORT_SSH || streq(o->name, h->name) ||
-                            strcasecmp(o->address, h->address) != 0 || o->ssh.port != h->ssh.port)
-                                continue;
-                        TRY(yaml_fail_at(c, h->address_mark,
-                                         "host '%s' has the same address '%s' and port %u as host '%s' (line %u, column %u): one machine would be managed twice",
-                                         YQ(h->name), YQ(h->address), h->ssh.port, YQ(o->name), o->address_mark.line,
-                                         o->address_mark.column));
-                        break;
-                }
+                const Host *h = &l->hosts[i], *o = &l->hosts[first[i]];
+                TRY(yaml_fail_at(c, h->name_mark, "duplicate host name '%s' (first given at line %u, column %u)",
+                                 YQ(h->name), o->mark.line, o->mark.column));
+        }
+        return 0;
+}
+
+/* Two hosts reached at the same address and port are one machine under two names: its
+ * disks would be planned twice. Names compare without case, as DNS does. Each host is
+ * named with the first earlier one at its address under another name (a duplicate name is
+ * reported as such), in file order. */
+static int check_addresses(Ctx *c, const Layout *l) {
+        _cleanup_(freep) size_t *v = NULL, *other = NULL;
+        size_t n = 0;
+        if (hosts_sorted(l, ssh_addressed, by_address, &v, &n) < 0 || !(other = calloc(l->n_hosts + 1, sizeof(size_t))))
+                return yaml_oom(c);
+        for (size_t i = 0; i < l->n_hosts; i++)
+                other[i] = SIZE_MAX;
+        for (size_t run = 0; run < n;) {
+                size_t end = run + 1;
+                while (end < n && strcasecmp(l->hosts[v[run]].address, l->hosts[v[end]].address) == 0 &&
+                       l->hosts[v[run]].ssh.port == l->hosts[v[end]].ssh.port)
+                        end++;
+                /* within a run, in file order (the sort's tie-break): the first earlier host of
+                 * another name; runs are short (one machine's names) */
+                for (size_t k = run + 1; k < end; k++)
+                        for (size_t m = run; m < k; m++)
+                                if (!streq(l->hosts[v[m]].name, l->hosts[v[k]].name)) {
+                                        other[v[k]] = v[m];
+                                        break;
+                                }
+                run = end;
+        }
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                if (other[i] == SIZE_MAX)
+                        continue;
+                const Host *h = &l->hosts[i], *o = &l->hosts[other[i]];
+                TRY(yaml_fail_at(c, h->address_mark,
+                                 "host '%s' has the same address '%s' and port %u as host '%s' (line %u, column %u): one machine would be managed twice",
+                                 YQ(h->name), YQ(h->address), h->ssh.port, YQ(o->name), o->address_mark.line,
+                                 o->address_mark.column));
         }
         return 0;
 }
@@ -918,6 +993,7 @@ static int parse_hosts(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, 
                 l->n_hosts++;
                 TRY(parse_host(c, k, v->children[i], l, profiles_complete, &l->hosts[i]));
         }
+        TRY(check_names(c, l));
         return check_addresses(c, l);
 }
 

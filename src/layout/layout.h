@@ -136,6 +136,7 @@ typedef struct Profile {
 typedef struct Host {
         char *name;
         YamlMark mark;
+        YamlMark name_mark;          /* the 'name' value */
         char *address;               /* default: the name */
         YamlMark address_mark;       /* the 'address' value, or the 'name' value it defaults to */
         TransportKind transport;

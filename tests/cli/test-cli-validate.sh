@@ -202,4 +202,21 @@ err=$(cd "$src" && "$cephprov" validate playbooks 2>&1); rc=$?
 check_eq "a directory exits 1" "$rc" 1
 check_eq "a directory message" "$err" "cephprov: error: cannot read layout 'playbooks': is a directory"
 
+# validate is linear in hosts (issue 30: 200,000 hosts took 347 s, 8,000 hosts 0.28 s: every
+# host was compared with every earlier one for its name and address); the bound is 60 s,
+# far above the ~1 s it takes, so that only a return of the quadratic pass fails it
+big=$(mktemp "${TMPDIR:-/tmp}/cephprov-200k.XXXXXX.yaml")
+python3 -c '
+print("cluster:\n  admin_host: h0\nprofiles:\n  p:\n    allow: [/dev/sdb]\n    data:\n      rotational: true\nhosts:")
+for i in range(200000): print("  - name: h%d\n    profile: p" % i)' >"$big"
+out=$(timeout 60 "$cephprov" validate "$big" 2>&1); rc=$?
+check_eq "200,000 hosts validated within 60 s: exit 0" "$rc" 0
+check_contains "200,000 hosts: all of them" "$out" "valid: cluster 'ceph', 200000 hosts (200000 with managed disks), 1 profile"
+printf '  - name: h17\n    profile: p\n' >>"$big"
+out=$(timeout 60 "$cephprov" validate "$big" 2>&1); rc=$?
+check_eq "200,001 hosts, one name twice: exit 1" "$rc" 1
+check_contains "... the duplicate named at its line, with the first" "$out" \
+        "$big:400009:11: duplicate host name 'h17' (first given at line 43, column 5)"
+rm -f "$big"
+
 finish
