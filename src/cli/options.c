@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/color.h"
 #include "basic/strv.h"
 #include "yaml/yaml-schema.h"
 
@@ -219,8 +220,8 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
         /* The layout's warnings, as validate prints them: plan and apply are where they matter. */
         const YamlDiags *w = &(*ret_layout)->warnings;
         for (size_t i = 0; i < w->n; i++)
-                fprintf(stderr, "%s:%u:%u: warning: %s\n", o.args[0], w->items[i].mark.line, w->items[i].mark.column,
-                        w->items[i].message);
+                fprintf(stderr, "%s:%u:%u: %swarning%s: %s\n", o.args[0], w->items[i].mark.line, w->items[i].mark.column,
+                        color_on(stderr, COLOR_WARNING), color_off(stderr), w->items[i].message);
         /* the arguments before any connection: a host not in the layout is said now, not
          * after SSH to the others */
         const char *opt = "--hosts";

@@ -11,6 +11,7 @@
 
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/color.h"
 #include "basic/strv.h"
 #include "cli.h"
 #include "layout/layout.h"
@@ -102,8 +103,8 @@ static void report_json_failure(const char *name, const Error *err, const YamlDi
 static void print_warnings(const char *name, const YamlDiags *d) {
         for (size_t i = 0; d && i < d->n; i++)
                 if (d->items[i].warning)
-                        fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
-                                d->items[i].message);
+                        fprintf(stderr, "%s:%u:%u: %swarning%s: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
+                                color_on(stderr, COLOR_WARNING), color_off(stderr), d->items[i].message);
 }
 
 static int print_json(json_object *j, const char *what, const char *name) {
@@ -120,8 +121,8 @@ static int print_json(json_object *j, const char *what, const char *name) {
 static int report_all(const char *kind, const char *name, const YamlDiags *d) {
         for (size_t i = 0; i < d->n; i++)
                 if (d->items[i].warning)
-                        fprintf(stderr, "%s:%u:%u: warning: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
-                                d->items[i].message);
+                        fprintf(stderr, "%s:%u:%u: %swarning%s: %s\n", name, d->items[i].mark.line, d->items[i].mark.column,
+                                color_on(stderr, COLOR_WARNING), color_off(stderr), d->items[i].message);
                 else
                         log_error("%s:%u:%u: %s", name, d->items[i].mark.line, d->items[i].mark.column, d->items[i].message);
         if (d->n_errors > 1)

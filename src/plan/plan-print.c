@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/size.h"
 #include "basic/strv.h"
@@ -379,7 +380,8 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const P
         if (t->n_hosts > 0)
                 fputc('\n', f);
         for (size_t i = 0; i < n_refused; i++)
-                fprintf(f, "host %s: not planned: refused: %s\n", refused[i].host, refused[i].message);
+                fprintf(f, "host %s: not planned: %srefused%s: %s\n", refused[i].host, color_on(f, COLOR_ERROR),
+                        color_off(f), refused[i].message);
         for (char * const *m = missing_hosts; m && *m; m++, n_missing++)
                 fprintf(f, "host %s: not planned: the inventory has no entry for it\n", *m);
 

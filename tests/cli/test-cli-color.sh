@@ -41,6 +41,17 @@ else
         echo "note: no script(1): the terminal cases are not run"
 fi
 
+# the warning prefix too (issue 30: documented, and was plain), in validate and in what
+# plan prints of the layout
+yellow="$esc[1;33mwarning$esc[0m: "
+w=$("$cephprov" --color=always validate "$src/tests/data/layout-valid/warnings.yaml" 2>&1 >/dev/null)
+check_contains "--color=always colours validate's warning prefix" "$w" ": $yellow"
+w=$("$cephprov" --color=never validate "$src/tests/data/layout-valid/warnings.yaml" 2>&1 >/dev/null)
+check "--color=never: warnings plain" bash -c '! grep -q "$1" <<<"$2"' _ "$esc" "$w"
+check_contains "--color=never: warning prefix plain" "$w" ": warning: "
+w=$("$cephprov" --color=always plan "$src/tests/data/layout-valid/warnings.yaml" --inventory /nonexistent 2>&1 >/dev/null)
+check_contains "--color=always colours the layout's warnings a verb prints" "$w" ": $yellow"
+
 # what it does not change: results on stdout
 check_eq "--color=always leaves stdout plain" "$("$cephprov" --color=always validate "$src/layouts/all-flash.yaml")" \
         "$("$cephprov" validate "$src/layouts/all-flash.yaml")"

@@ -135,6 +135,9 @@ PY
                         "$tmp/big-cache.yaml:$line:19: host '$h': not enough free space on '/dev/sda' for the 100 GiB bcache cache partition of slot 2 (/dev/sde): it needs 100 GiB, the largest free extent is 23.1 GiB; the layout's new partitions there need 260 GiB in all, and 183.1 GiB is free before the plan"
                 check_contains "not enough space: $h named in the plan as refused" "$out" "host $h: not planned: refused: $tmp/big-cache.yaml:$line:19: host '$h': not enough free space"
         done
+        out=$("$cephprov" --color=always plan "$tmp/big-cache.yaml" --inventory "$tmp/inv-big.json" 2>/dev/null)
+        check_contains "--color=always colours 'refused' in the plan (as documented)" "$out" \
+                "host node1: not planned: "$'\033[1;31mrefused\033[0m'": "
         check_contains "not enough space: the third host is still planned" "$out" "host node3: 28 steps"
         check_contains "not enough space: the totals count the refused hosts" "$out" "plan: 28 steps on 1 host, 4 new OSDs"
         check_contains "not enough space: the totals say how many were refused" "$out" "; 2 hosts refused"
