@@ -229,6 +229,11 @@ static int add_string_or_null(json_object *o, const char *key, const char *s) {
         return s ? json_add_string(o, key, s) : add_null(o, key);
 }
 
+/* a bound or a count whose 0 means "none": null, as the other unset values */
+static int add_u64_or_null(json_object *o, const char *key, uint64_t v) {
+        return v ? json_add_u64(o, key, v) : add_null(o, key);
+}
+
 static int add_strv(json_object *o, const char *key, char * const *l) {
         if (!l)
                 return add_null(o, key);
@@ -253,7 +258,7 @@ static int add_ssh(json_object *o, const char *key, const SshOptions *s, json_ob
             json_add_u64(v, "port", s->port) < 0 ||
             add_string_or_null(v, "identity", s->identity) < 0 ||
             add_string_or_null(v, "known_hosts", s->known_hosts) < 0 ||
-            add_string_or_null(v, "agent_path", s->agent_path) < 0 ||
+            json_add_string(v, "agent_path", s->agent_path ? s->agent_path : LAYOUT_AGENT_PATH_DEFAULT) < 0 ||
             json_add_string(v, "host_key_checking", host_key_policy_to_string(s->host_key_policy)) < 0 ||
             json_add_u64(v, "connect_timeout", s->connect_timeout_sec) < 0 ||
             json_add_u64(v, "command_timeout", s->command_timeout_sec) < 0)
@@ -270,13 +275,13 @@ static int add_selector(json_object *o, const char *key, const DeviceSelector *s
         if (json_add(o, key, v) < 0 ||
             add_strv(v, "devices", s->devices) < 0 ||
             (s->rotational < 0 ? add_null(v, "rotational") : json_add_bool(v, "rotational", s->rotational)) < 0 ||
-            json_add_u64(v, "size_min", s->size_min) < 0 ||
-            json_add_u64(v, "size_max", s->size_max) < 0 ||
+            add_u64_or_null(v, "size_min", s->size_min) < 0 ||
+            add_u64_or_null(v, "size_max", s->size_max) < 0 ||
             add_string_or_null(v, "model", s->model) < 0 ||
             add_string_or_null(v, "serial", s->serial) < 0 ||
             add_string_or_null(v, "vendor", s->vendor) < 0 ||
-            json_add_u64(v, "limit", s->limit) < 0 ||
-            json_add_u64(v, "count", s->count) < 0)
+            add_u64_or_null(v, "limit", s->limit) < 0 ||
+            add_u64_or_null(v, "count", s->count) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -21,6 +21,9 @@
 #include "yaml/yaml-tree.h" /* YamlMark only: no link to the YAML parser needed */
 
 
+/* where the agent binary is on a host unless the layout's ssh.agent_path says otherwise */
+#define LAYOUT_AGENT_PATH_DEFAULT "/usr/local/lib/cephprov/cephprov"
+
 typedef enum Objectstore {
         OBJECTSTORE_BLUESTORE,
         OBJECTSTORE_FILESTORE,
@@ -78,7 +81,7 @@ typedef struct SshOptions {
         HostKeyPolicy host_key_policy;
         unsigned connect_timeout_sec; /* default 10 */
         unsigned command_timeout_sec; /* default 600 */
-        char *agent_path;        /* agent binary on the host; NULL: /usr/local/lib/cephprov/cephprov */
+        char *agent_path;        /* agent binary on the host; NULL: LAYOUT_AGENT_PATH_DEFAULT */
 } SshOptions;
 
 /* Which devices a role takes: explicit paths (or /dev/disk/by-id links), and/or filters.

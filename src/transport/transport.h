@@ -22,7 +22,7 @@
 #include "layout/layout.h"
 
 #define TRANSPORT_AGENT_PROTOCOL 1
-#define TRANSPORT_AGENT_PATH_DEFAULT "/usr/local/lib/cephprov/cephprov"
+#define TRANSPORT_AGENT_PATH_DEFAULT LAYOUT_AGENT_PATH_DEFAULT
 
 typedef struct Transport Transport;
 typedef struct AgentChannel AgentChannel;

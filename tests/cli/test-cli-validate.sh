@@ -202,6 +202,15 @@ err=$(cd "$src" && "$cephprov" validate playbooks 2>&1); rc=$?
 check_eq "a directory exits 1" "$rc" 1
 check_eq "a directory message" "$err" "cephprov: error: cannot read layout 'playbooks': is a directory"
 
+# the resolved layout says the defaults as they apply (issue 30: agent_path was null against
+# its documented default, unset bounds and counts were 0)
+got=$("$cephprov" validate --json "$src/layouts/all-flash.yaml" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+sel = d["profiles"][0]["data"]
+print(d["ssh"]["agent_path"], d["hosts"][0]["ssh"]["agent_path"], sel["size_min"], sel["size_max"], sel["limit"], sel["count"])')
+check_eq "validate --json: agent_path's default, unset bounds null" "$got" \
+        "/usr/local/lib/cephprov/cephprov /usr/local/lib/cephprov/cephprov None None None None"
+
 # validate is linear in hosts (issue 30: 200,000 hosts took 347 s, 8,000 hosts 0.28 s: every
 # host was compared with every earlier one for its name and address); the bound is 60 s,
 # far above the ~1 s it takes, so that only a return of the quadratic pass fails it
