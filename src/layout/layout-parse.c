@@ -597,6 +597,7 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         if (r < 0)
                 return r;
 
+        p->allow_given = FV(&f, "allow");
         if (FV(&f, "allow"))
                 TRY(get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &p->allow));
         if (!FV(&f, "data"))
@@ -872,7 +873,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
 
         /* A selector without explicit devices picks among the allowed devices: without an
          * allow-list it would pick among all disks of the host. Refused. */
-        if (h->profile && !h->allow && !FV(&f, "allow") &&
+        if (h->profile && !h->allow && !FV(&f, "allow") && !h->profile->allow_given &&
             (selector_by_filter(&h->profile->data) || selector_by_filter(&h->profile->fast)))
                 TRY(yaml_fail(c, FV(&f, "profile"),
                               "host '%s' has no allow-list but profile '%s' selects devices by filters (expected 'allow' in the host or the profile, or explicit 'devices')",

@@ -122,6 +122,7 @@ typedef struct Profile {
         char *name;
         YamlMark mark;
         char **allow;                /* allow-list (paths or fnmatch globs of paths); NULL-terminated */
+        bool allow_given;            /* 'allow' was written, even if it had errors (no "no allow-list" then) */
         DeviceSelector data;         /* data devices (HDDs, or SSDs in all-flash) */
         DeviceSelector fast;         /* fast devices carrying DB/WAL/cache; optional */
         unsigned *keep_partitions;   /* partition numbers on each fast device that must exist and stay */

@@ -85,6 +85,9 @@ check_eq "several errors: nothing on stdout" "$out" ""
 err=$(cd "$dir" && "$cephprov" validate no-cascade.yaml 2>&1 >/dev/null); rc=$?
 check_eq "no cascade: exit 1" "$rc" 1
 check_eq "no cascade: a broken profiles section is not also an unknown profile" "$err" "$(cat "$dir/no-cascade.expected")"
+err=$(cd "$dir" && "$cephprov" validate no-cascade-allow.yaml 2>&1 >/dev/null); rc=$?
+check_eq "no cascade (allow): exit 1" "$rc" 1
+check_eq "no cascade: a bad allow entry is not also 'no allow-list' for each host" "$err" "$(cat "$dir/no-cascade-allow.expected")"
 
 # A playbook with several mistakes: every one, in file order, as for a layout.
 pdir=$src/tests/data/playbook-errors
