@@ -38,7 +38,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(apply_result_freep) ApplyResult *res = NULL;
         Error err = {};
         if (controller_apply(&ao, &res, &err) < 0)
-                return cli_report(&err);
+                return o.json ? cli_report_json(&err) : cli_report(&err);
 
         if (o.json) {
                 _cleanup_json_ json_object *jr = NULL;

@@ -80,10 +80,10 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
         const CliSaveInputs *sc = convert ? hooks.userdata : NULL;
         if (sc && sc->in && convert_inputs_inventory(sc->in, &inv, &err) < 0)
-                return cli_report(&err);
+                return o->json ? cli_report_json(&err) : cli_report(&err);
         _cleanup_(playbook_freep) Playbook *pb = NULL;
         if (playbook_load(path, &pb, &err) < 0)
-                return cli_report(&err);
+                return o->json ? cli_report_json(&err) : cli_report(&err);
 
         struct sigaction sa = { .sa_handler = on_sigint }, old_int, old_term;
         sigemptyset(&sa.sa_mask);
@@ -112,7 +112,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         if (r < 0)
-                return cli_report(&err);
+                return o->json ? cli_report_json(&err) : cli_report(&err);
         fflush(stdout);
         if (!o->json)
                 print_freed(res);
@@ -154,7 +154,7 @@ int verb_run(int argc, char *argv[]) {
         Error err = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         if (layout_load_file(o.args[1], &l, &err) < 0)
-                return cli_report(&err);
+                return o.json ? cli_report_json(&err) : cli_report(&err);
         return run_playbook(o.args[0], l, o.hosts, "run", &o, false, (PlaybookRunHooks) {});
 }
 
@@ -214,7 +214,7 @@ static int host_verb(const char *name, int argc, char *argv[], unsigned accepted
         Error err = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         if (layout_load_file(o.args[0], &l, &err) < 0)
-                return cli_report(&err);
+                return o.json ? cli_report_json(&err) : cli_report(&err);
         char *hosts[] = { o.args[1], NULL };
         HostVerb hv = choose(&o);
         _cleanup_(freep) char *path = playbook_path(hv.playbook);

@@ -217,7 +217,7 @@ int verb_status(int argc, char *argv[]) {
         Error err = {};
         _cleanup_json_ json_object *st = NULL;
         if (controller_status(l, o.hosts, o.json, &st, &err) < 0)
-                return cli_report(&err);
+                return o.json ? cli_report_json(&err) : cli_report(&err);
         if (o.json)
                 printf("%s\n", json_to_pretty(st));
         else

@@ -43,6 +43,15 @@ run 2 "expected LAYOUT and HOST" "destroy without a host" destroy "$layout"
 run 2 "option '--cancel' does not apply" "destroy --cancel" destroy "$layout" node1 --cancel
 run 2 "option '--hosts' does not apply" "destroy --hosts" destroy "$layout" node1 --hosts node1
 run 1 "host 'nosuch' is not in the layout" "destroy of a host not in the layout" destroy "$layout" nosuch
+# with --json, a failure before anything ran still answers in JSON on stdout (issue 30)
+for verb in drain destroy; do
+        out=$("$cephprov" $verb "$layout" nosuch --json --dry-run 2>/dev/null); rc=$?
+        check_eq "$verb --json of a host not in the layout: exit 1" "$rc" 1
+        check "$verb --json of a host not in the layout: a JSON error object on stdout" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert list(j) == ["format", "error"] and "nosuch" in j["error"]["message"], j' "$out"
+done
 run 1 "host 'nosuch' given with --take-back is not in layout" "apply --take-back of a host not in the layout" \
         apply "$layout" --take-back nosuch
 run 2 "--take-back needs a comma-separated list" "apply --take-back of nothing" apply "$layout" --take-back ,
