@@ -99,6 +99,8 @@ static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
         json_writer_end_array(w);
         if (h->notes && h->notes[0])
                 json_writer_strv(w, "notes", h->notes);
+        if (h->warnings && h->warnings[0])
+                json_writer_strv(w, "warnings", h->warnings);
         if (h->n_drift > 0) {
                 json_writer_begin_array(w, "drift");
                 for (size_t i = 0; i < h->n_drift; i++) {
@@ -252,6 +254,8 @@ void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
                 print_drift(h, f);
                 STRV_FOREACH(n, h->notes)
                         fprintf(f, "  note: %s\n", *n);
+                STRV_FOREACH(n, h->warnings)
+                        fprintf(f, "  %swarning%s: %s\n", color_on(f, COLOR_WARNING), color_off(f), *n);
                 return;
         }
         fprintf(f, "host %s: %zu step%s\n", h->host, h->n_steps, h->n_steps == 1 ? "" : "s");
@@ -326,6 +330,8 @@ void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
         print_drift(h, f);
         STRV_FOREACH(n, h->notes)
                 fprintf(f, "  note: %s\n", *n);
+        STRV_FOREACH(n, h->warnings)
+                fprintf(f, "  %swarning%s: %s\n", color_on(f, COLOR_WARNING), color_off(f), *n);
 
         uint64_t used = 0, left = 0;
         fast_totals(h, &used, &left);

@@ -186,6 +186,7 @@ static void host_plan_done(HostPlan *h) {
         free(h->fast);
         strv_free(h->osd_data);
         strv_free(h->notes);
+        strv_free(h->warnings);
         for (size_t i = 0; i < h->n_devices; i++)
                 plan_device_done(&h->devices[i]);
         free(h->devices);
@@ -1460,6 +1461,42 @@ static int plan_host(Ctx *c) {
                                 return fail_at(c, EINVAL, role_size(p, role)->mark,
                                                "host '%s': %s partition size resolves to 0 on '%s'",
                                                hn, part_role_title(role), c->fast[s->fast].dev->path);
+        }
+
+        /* A DB written as a share of the fast device: Ceph's recommendation is a share of the
+         * data device (1 % to 4 %, BlueStore's configuration reference, "Sizing"); say it when
+         * the two disagree, with both figures */
+        if (want_db && p->db_size.kind == SIZE_SHARE) {
+                double lo = 1, hi = 0;
+                uint64_t db_lo = 0, db_hi = 0, data_lo = 0, data_hi = 0;
+                for (size_t i = 0; i < n_data; i++) {
+                        const Slot *s = &c->slots[i];
+                        if (s->fast < 0 || s->data->size == 0)
+                                continue;
+                        double share = (double) s->parts[PART_ROLE_DB].size / (double) s->data->size;
+                        if (share < lo) {
+                                lo = share;
+                                data_lo = s->data->size;
+                                db_lo = s->parts[PART_ROLE_DB].size;
+                        }
+                        if (share > hi) {
+                                hi = share;
+                                data_hi = s->data->size;
+                                db_hi = s->parts[PART_ROLE_DB].size;
+                        }
+                }
+                if (hi > 0 && (lo < 0.01 || hi > 0.04)) {
+                        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX], x[SIZE_FORMAT_MAX], y[SIZE_FORMAT_MAX];
+                        uint64_t dsize = lo < 0.01 ? data_lo : data_hi, db = lo < 0.01 ? db_lo : db_hi;
+                        char *w = strprintf("db_size %g%% (line %u) is a share of the fast device: %s per OSD, %.2g%% of "
+                                            "its %s data device; Ceph recommends a DB of 1%% to 4%% of the data device "
+                                            "(%s to %s here): write db_size in bytes, or a share that lands there",
+                                            p->db_size.share * 100, p->db_size.mark.line, size_format(db, a, sizeof a),
+                                            (lo < 0.01 ? lo : hi) * 100, size_format(dsize, b, sizeof b),
+                                            size_format(dsize / 100, x, sizeof x), size_format(dsize / 25, y, sizeof y));
+                        if (!w || strv_consume(&c->hp->warnings, w) < 0)
+                                return oom(c);
+                }
         }
 
         /* phase 1: wipes, fast devices first */

@@ -169,6 +169,8 @@ typedef struct HostPlan {
         size_t n_fast;
         char **osd_data;         /* data devices that carry (or will carry) an OSD, in slot order */
         char **notes;            /* for people: what the plan leaves alone and why (NULL-terminated) */
+        char **warnings;         /* what the plan does that an operator should look at twice (a DB
+                                    size off Ceph's recommendation) (NULL-terminated) */
         PlanDevice *devices;     /* selected devices: fast ones, then data ones in slot order */
         size_t n_devices;
         PlanDrift *drift;

@@ -197,6 +197,18 @@ check_eq "plan --json failure: JSON error on stdout" "$out" "{
     \"message\": \"cannot open '$data/no-such-inventory.json': No such file or directory\"
   }
 }"
+# issue 30: a db_size share of the fast device that lands outside Ceph's 1-4 % of the data
+# device is warned about, with both figures, in the text and the JSON
+sed 's/db_size: .*/db_size: 1%/' "$layout" >"$tmp/pct.yaml"
+out=$("$cephprov" plan "$tmp/pct.yaml" --inventory "$inv1" 2>/dev/null)
+check_contains "db_size 1% of the fast device: warned with both figures" "$out" \
+        "  warning: db_size 1% (line 31) is a share of the fast device: 4.5 GiB per OSD, 0.24% of its 1.8 TiB data device; Ceph recommends a DB of 1% to 4% of the data device (18.6 GiB to 74.5 GiB here)"
+check_eq "... once per host" "$(grep -c 'warning: db_size 1%' <<<"$out")" 3
+check_eq "... and in the JSON" "$("$cephprov" plan "$tmp/pct.yaml" --inventory "$inv1" --json 2>/dev/null |
+        python3 -c 'import json, sys; print(sum(len(h.get("warnings", [])) for h in json.load(sys.stdin)["hosts"]))')" 3
+sed 's/db_size: .*/db_size: 10%/' "$layout" >"$tmp/pct10.yaml"
+check "db_size 10% (22 GiB of a 1.8 TiB HDD, 1.2%): no warning" bash -c '! "$1" plan "$2" --inventory "$3" 2>/dev/null | grep -q "warning: db_size"' _ "$cephprov" "$tmp/pct10.yaml" "$inv1"
+
 # issue 30: arguments checked before anything, stdin, a read limit, lists that add up
 out=$("$cephprov" plan "$layout" --inventory - <"$inv1" 2>/dev/null); rc=$?
 check_eq "--inventory - reads stdin: exit 0" "$rc" 0
