@@ -354,6 +354,8 @@ void plan_totals_add(PlanTotals *t, const HostPlan *h) {
         t->n_new += h->n_new_osds;
         t->n_drift += h->n_drift;
         t->raw += h->raw_new;
+        t->n_wipes += h->n_wipes;
+        t->wipe_bytes += h->wipe_bytes;
         fast_totals(h, &t->used, &t->left);
         for (size_t i = 0; i < h->n_steps; i++) {
                 const Step *s = &h->steps[i];
@@ -401,6 +403,9 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const P
                         fprintf(f, "; fast devices: %s in cephprov partitions, %s free after",
                                 size_format(t->used, b, sizeof(b)), size_format(t->left, c, sizeof(c)));
         }
+        if (t->n_wipes > 0)
+                fprintf(f, "; %swipes%s %zu device%s (%s)", color_on(f, COLOR_WARNING), color_off(f), t->n_wipes,
+                        t->n_wipes == 1 ? "" : "s", size_format(t->wipe_bytes, c, sizeof(c)));
         if (t->n_drift > 0)
                 fprintf(f, "; %zu drifted partition%s", t->n_drift, t->n_drift == 1 ? "" : "s");
         if (n_refused > 0)

@@ -425,6 +425,37 @@ static uint64_t resolve_size(const SizeSpec *s, uint64_t device_size) {
         return plan_resolve_size(s, device_size);
 }
 
+/* What one signature is, for people: "xfs 'backup-data'", "LVM2_member", "an OSD (osd.3)". */
+static char *content_text(const InvContent *ct) {
+        if (ct->osd.id >= 0)
+                return strprintf("osd.%d's %s", ct->osd.id, ct->osd.role ? ct->osd.role : "data");
+        if (!ct->fstype)
+                return NULL;
+        return ct->label ? strprintf("%s '%s'", ct->fstype, ct->label) : strdup(ct->fstype);
+}
+
+/* "wipe signatures and partition table of /dev/sdc (wipe: true): 1.8 TiB, a gpt table of 2
+ * partitions (xfs 'backup-data', LVM2_member)": what the wipe destroys, as the inventory
+ * saw it. */
+static char *wipe_description(const InvDevice *d) {
+        char sz[SIZE_FORMAT_MAX];
+        _cleanup_(freep) char *what = NULL;
+        if (d->pttype) {
+                _cleanup_strv_free_ char **parts = NULL;
+                for (size_t i = 0; i < d->n_partitions; i++) {
+                        char *t = content_text(&d->partitions[i].content);
+                        if (t && strv_consume(&parts, t) < 0)
+                                return NULL;
+                }
+                _cleanup_(freep) char *list = parts ? strv_join(parts, ", ") : NULL;
+                what = strprintf("a %s table of %zu partition%s%s%s%s", d->pttype, d->n_partitions,
+                                 d->n_partitions == 1 ? "" : "s", list ? " (" : "", list ?: "", list ? ")" : "");
+        } else
+                what = content_text(&d->content);
+        return strprintf("wipe signatures and partition table of %s (wipe: true): %s, %s", d->path,
+                         size_format(d->size, sz, sizeof sz), what ? what : "no signature found");
+}
+
 static const char *device_class_auto(const InvDevice *d) {
         if (d->rotational)
                 return "hdd";
@@ -1499,24 +1530,26 @@ static int plan_host(Ctx *c) {
                 }
         }
 
-        /* phase 1: wipes, fast devices first */
+        /* phase 1: wipes, fast devices first; each says what it destroys */
         for (size_t j = 0; j < n_fast; j++) {
                 FastState *f = &c->fast[j];
                 if (!f->wipe)
                         continue;
-                f->wipe_step = add_step(c, STEP_WIPE, f->dev->path,
-                                        strprintf("wipe signatures and partition table of %s (wipe: true)", f->dev->path));
+                f->wipe_step = add_step(c, STEP_WIPE, f->dev->path, wipe_description(f->dev));
                 if (!f->wipe_step || seen_device(&step_get(c, f->wipe_step)->seen, f->dev) < 0)
                         return oom(c);
+                c->hp->n_wipes++;
+                c->hp->wipe_bytes += f->dev->size;
         }
         for (size_t i = 0; i < n_data; i++) {
                 Slot *s = &c->slots[i];
                 if (!s->wipe)
                         continue;
-                s->wipe_step = add_step(c, STEP_WIPE, s->data->path,
-                                        strprintf("wipe signatures and partition table of %s (wipe: true)", s->data->path));
+                s->wipe_step = add_step(c, STEP_WIPE, s->data->path, wipe_description(s->data));
                 if (!s->wipe_step || seen_device(&step_get(c, s->wipe_step)->seen, s->data) < 0)
                         return oom(c);
+                c->hp->n_wipes++;
+                c->hp->wipe_bytes += s->data->size;
         }
         /* phase 2: GPTs */
         for (size_t j = 0; j < n_fast; j++) {

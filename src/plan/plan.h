@@ -180,6 +180,8 @@ typedef struct HostPlan {
         unsigned n_new_osds;
         uint64_t raw_new;        /* bytes of the data devices of the new OSDs */
         uint64_t raw_total;      /* bytes of all OSD data devices */
+        unsigned n_wipes;        /* devices the plan wipes (wipe: true) */
+        uint64_t wipe_bytes;     /* their sizes */
 } HostPlan;
 
 /* A host the plan refused (with PlanOptions.keep_going): its name and why. */
@@ -283,8 +285,8 @@ void plan_print(const Plan *p, FILE *f, unsigned flags);
 /* plan_print() in pieces: each host (separate them with an empty line), then the totals
  * gathered with plan_totals_add(). */
 typedef struct PlanTotals {
-        size_t n_hosts, n_steps, n_new, n_drift;
-        uint64_t raw, used, left;
+        size_t n_hosts, n_steps, n_new, n_drift, n_wipes;
+        uint64_t raw, used, left, wipe_bytes;
         int *ids;                /* OSD ids in plan order, when known */
         size_t n_ids, cap_ids;
         bool ids_lost;           /* out of memory: the ids line is left out */

@@ -209,6 +209,32 @@ check_eq "... and in the JSON" "$("$cephprov" plan "$tmp/pct.yaml" --inventory "
 sed 's/db_size: .*/db_size: 10%/' "$layout" >"$tmp/pct10.yaml"
 check "db_size 10% (22 GiB of a 1.8 TiB HDD, 1.2%): no warning" bash -c '! "$1" plan "$2" --inventory "$3" 2>/dev/null | grep -q "warning: db_size"' _ "$cephprov" "$tmp/pct10.yaml" "$inv1"
 
+# issue 30: a wipe says what it destroys, and the totals count the devices and bytes wiped
+python3 - "$inv1" "$tmp/inv-wipe.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for inv in d["inventories"]:
+    if inv["host"] != "node1":
+        continue
+    for dev in inv["devices"]:
+        if dev["path"] == "/dev/sdc":
+            dev["content"] = {"fstype": "xfs", "uuid": "6f0c1c2e-0000-4000-8000-000000000001", "label": "backup-data"}
+        if dev["path"] == "/dev/sdd":
+            dev["pttype"] = "gpt"
+            dev["partitions"] = [{"number": 1, "start": 1048576, "size": 1073741824, "node": "/dev/sdd1",
+                                  "partuuid": "6f0c1c2e-0000-4000-8000-000000000002", "name": "pv",
+                                  "type_guid": "e6d6d379-f507-44c2-a23c-238f2a3df928",
+                                  "content": {"fstype": "LVM2_member", "uuid": "abcdef"}}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+sed 's/^\(    db_size: .*\)$/\1\n    wipe: true/' "$layout" >"$tmp/wipe.yaml"
+out=$("$cephprov" plan "$tmp/wipe.yaml" --inventory "$tmp/inv-wipe.json" 2>/dev/null)
+check_contains "a wipe names the filesystem and its label" "$out" \
+        "wipe signatures and partition table of /dev/sdc (wipe: true): 1.8 TiB, xfs 'backup-data'"
+check_contains "a wipe names the partition table and what its partitions hold" "$out" \
+        "wipe signatures and partition table of /dev/sdd (wipe: true): 1.8 TiB, a gpt table of 1 partition (LVM2_member)"
+check_contains "the totals count the devices and bytes wiped" "$out" "; wipes 2 devices (3.6 TiB)"
+
 # issue 30: arguments checked before anything, stdin, a read limit, lists that add up
 out=$("$cephprov" plan "$layout" --inventory - <"$inv1" 2>/dev/null); rc=$?
 check_eq "--inventory - reads stdin: exit 0" "$rc" 0
