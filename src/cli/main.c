@@ -25,11 +25,13 @@ const Verb verbs[] = {
           "  --hosts H1,H2 a playbook's plan for these hosts: the steps of each, in waves\n"
           "  --check-hosts also what connecting needs: the SSH identity files exist and can be read\n"
           "a file whose top level has 'playbook:' is a playbook (docs/playbooks.md)\n" },
-        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detailed-exitcode] [--osd-ids FILE]",
+        { "plan", "LAYOUT [--inventory FILE] [--json] [--hosts H1,H2] [--detail] [--detailed-exitcode] [--osd-ids FILE]",
           "show exactly what apply would change; changes nothing",
           verb_plan, VERB_LAYOUT,
           "  --inventory FILE  plan offline against saved inventories (JSON, one per host);\n"
           "                    without it the hosts are inventoried live\n"
+          "  --detail          every step of every host (default: the OSD preview, one line per\n"
+          "                    new OSD, and each host's summary)\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --json            machine-readable plan\n"
           "  --detailed-exitcode  exit 0 when nothing to do, 10 when the plan has steps\n"
@@ -70,12 +72,13 @@ const Verb verbs[] = {
           "  --hosts H1,H2     only these hosts\n"
           "  --json            the inventory JSON (docs/inventory.md)\n"
           "  --save FILE       also write the inventory JSON to FILE (for plan --inventory)\n" },
-        { "apply", "LAYOUT [--stage disks|osds|all] [--dry-run] [--yes] [--json] [--hosts H1,H2] [--parallel N] [--take-back H1,H2]",
+        { "apply", "LAYOUT [--stage disks|osds|all] [--dry-run [--detail]] [--yes] [--json] [--hosts H1,H2] [--parallel N] [--take-back H1,H2]",
           "converge the hosts to the layout: partitions, bcache, OSDs; a second run changes nothing",
           verb_apply, VERB_LAYOUT | VERB_HOSTS | VERB_DESTRUCTIVE,
           "  --stage STAGE     disks (partitions, wipe, bcache), osds, or all (default)\n"
           "  --hosts H1,H2     only these hosts\n"
           "  --parallel N      OSD creations at once per host (default: the layout's osd.parallel)\n"
+          "  --detail          with --dry-run: every step (default: the OSD preview, as plan shows it)\n"
           "  --take-back H1,H2 provision again these hosts that `cephprov destroy` destroyed\n"
           "                    (apply leaves a destroyed host out, and says so, without it)\n"
           "  --json            machine-readable result\n" },

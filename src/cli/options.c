@@ -30,6 +30,7 @@ enum {
         ARG_STOP_AFTER_HOST,
         ARG_DRAIN_FIRST,
         ARG_CHECK_HOSTS,
+        ARG_DETAIL,
 };
 
 static const struct {
@@ -46,6 +47,7 @@ static const struct {
         { ARG_OSD_METADATA, OPT_OSD_METADATA }, { ARG_STOP_AFTER_HOST, OPT_STOP_AFTER_HOST },
         { ARG_DRAIN_FIRST, OPT_DRAIN_FIRST },
         { ARG_CHECK_HOSTS, OPT_CHECK_HOSTS },
+        { ARG_DETAIL, OPT_DETAIL },
 };
 
 int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret) {
@@ -68,6 +70,7 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                 { "stop-after-host", no_argument, NULL, ARG_STOP_AFTER_HOST },
                 { "drain-first", no_argument, NULL, ARG_DRAIN_FIRST },
                 { "check-hosts", no_argument, NULL, ARG_CHECK_HOSTS },
+                { "detail", no_argument, NULL, ARG_DETAIL },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -119,6 +122,9 @@ int cli_options_parse(const Verb *v, int argc, char *argv[], unsigned accepted, 
                         break;
                 case ARG_CHECK_HOSTS:
                         o.check_hosts = true;
+                        break;
+                case ARG_DETAIL:
+                        o.detail = true;
                         break;
                 case ARG_DRAIN_FIRST:
                         o.drain_first = true;

@@ -28,6 +28,7 @@ typedef enum OptionMask {
         OPT_STOP_AFTER_HOST   = 1 << 15,
         OPT_DRAIN_FIRST       = 1 << 16,
         OPT_CHECK_HOSTS       = 1 << 17,
+        OPT_DETAIL            = 1 << 18,
 } OptionMask;
 
 typedef struct CliOptions {
@@ -39,6 +40,7 @@ typedef struct CliOptions {
         bool reshape;          /* --reshape: convert rebuilds BlueStore OSDs of another shape too */
         bool stop_after_host;  /* --stop-after-host: convert the next host with OSDs to rebuild, then stop */
         bool drain_first;      /* --drain-first: convert with the data moved off each host first */
+        bool detail;           /* --detail: every step of the plan, not the OSD preview */
         bool check_hosts;      /* --check-hosts: validate also what connecting needs (identity files) */
         const char *inventory; /* --inventory FILE */
         const char *save;      /* --save FILE */

@@ -16,7 +16,7 @@ int verb_apply(int argc, char *argv[]) {
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
                                          OPT_JSON | OPT_HOSTS | OPT_DRY_RUN | OPT_YES | OPT_STAGE | OPT_PARALLEL |
-                                                 OPT_TAKE_BACK,
+                                                 OPT_TAKE_BACK | OPT_DETAIL,
                                          &o, &l);
         if (r != 0)
                 return r;
@@ -33,7 +33,10 @@ int verb_apply(int argc, char *argv[]) {
                 .confirm = cli_confirm,
                 .out = o.json ? NULL : stdout,
                 .progress = !o.json && isatty(STDERR_FILENO) ? stderr : NULL,
-                .plan_print_flags = cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0,
+                /* a dry run shows the OSD preview (plan --detail's steps with --detail); a real
+                 * run every step it is about to run */
+                .plan_print_flags = (cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0) |
+                                    (o.dry_run && !o.detail ? PLAN_PRINT_PREVIEW : 0),
         };
         _cleanup_(apply_result_freep) ApplyResult *res = NULL;
         Error err = {};

@@ -57,13 +57,19 @@ typedef struct Printer {
         unsigned flags;
         bool osd_ids;
         PlanTotals totals;
+        FILE *summaries;         /* the preview: each host's summary, printed after the table */
+        size_t rows;
 } Printer;
 
 static int print_host(HostPlan *h, void *userdata, Error *err) {
         Printer *pr = userdata;
         if (pr->w)
                 plan_write_json_host(pr->w, h, pr->osd_ids);
-        else {
+        else if (pr->summaries) {
+                pr->rows += plan_print_preview_rows(h, stdout);
+                plan_print_host_summary(h, pr->summaries, pr->flags);
+                plan_totals_add(&pr->totals, h);
+        } else {
                 if (pr->totals.n_hosts > 0)
                         putchar('\n');
                 plan_print_host(h, stdout, pr->flags);
@@ -99,12 +105,30 @@ static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, si
                 return report(&err);
         }
         Printer pr = { .w = w, .flags = cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0, .osd_ids = o->osd_ids != NULL };
+        /* the preview: the table as the hosts are planned, their summaries after it */
+        _cleanup_(freep) char *sums = NULL;
+        size_t sums_len = 0;
+        if (!w && !o->detail && sum.n_steps > 0) {
+                if (!(pr.summaries = open_memstream(&sums, &sums_len))) {
+                        error_set(&err, ENOMEM, "out of memory");
+                        return report(&err);
+                }
+                plan_print_preview_header(stdout);
+        }
         if (w) {
                 json_writer_init(w, stdout);
                 json_writer_begin_object(w, NULL);
                 plan_write_json_begin(w, sum.n_steps);
         }
         int r = plan_compute_each(l, inv, &po, print_host, &pr, NULL, &err);
+        if (pr.summaries) {
+                fclose(pr.summaries);
+                if (r >= 0) {
+                        if (pr.rows == 0)
+                                printf("(no new OSD)\n");
+                        printf("\n%s", sums ? sums : "");
+                }
+        }
         if (r < 0) {
                 plan_totals_done(&pr.totals);
                 return cli_report(&err); /* the first walk planned the same: only memory can fail */
@@ -132,7 +156,7 @@ int verb_plan(int argc, char *argv[]) {
         _cleanup_(cli_options_done) CliOptions o = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         int r = cli_options_parse_layout(v, argc, argv,
-                                         OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DETAILED_EXITCODE | OPT_OSD_IDS, &o, &l);
+                                         OPT_JSON | OPT_INVENTORY | OPT_HOSTS | OPT_DETAILED_EXITCODE | OPT_OSD_IDS | OPT_DETAIL, &o, &l);
         if (r != 0)
                 return r;
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
@@ -193,7 +217,7 @@ int verb_plan(int argc, char *argv[]) {
                         return cli_report(&err);
                 }
         } else {
-                plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+                plan_print(p, stdout, (cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0) | (o.detail ? 0 : PLAN_PRINT_PREVIEW));
                 preflight_report_print(pre, stdout);
         }
 

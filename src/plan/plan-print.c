@@ -226,6 +226,19 @@ static void print_devices(const HostPlan *h, FILE *f) {
         }
 }
 
+static void print_blast_radius(const HostPlan *h, FILE *f, unsigned flags) {
+        char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+        for (size_t i = 0; i < h->n_fast; i++) {
+                const FastDeviceUse *u = &h->fast[i];
+                size_t n = strv_length(u->data_devices);
+                _cleanup_(freep) char *list = strv_join(u->data_devices, ", ");
+                fprintf(f, "  blast radius: %s %s %s (%zu OSD%s); cephprov partitions %s, largest free extent after %s\n",
+                        u->fast_device, flags & PLAN_PRINT_UTF8 ? "\u2192" : "->",
+                        n > 0 && list ? list : "nothing", n, n == 1 ? "" : "s",
+                        size_format(u->used, a, sizeof(a)), size_format(u->free_after, b, sizeof(b)));
+        }
+}
+
 static void print_drift(const HostPlan *h, FILE *f) {
         char a[SIZE_FORMAT_MAX];
         for (size_t i = 0; i < h->n_drift; i++) {
@@ -318,15 +331,7 @@ void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
                 }
         }
 
-        for (size_t i = 0; i < h->n_fast; i++) {
-                const FastDeviceUse *u = &h->fast[i];
-                size_t n = strv_length(u->data_devices);
-                _cleanup_(freep) char *list = strv_join(u->data_devices, ", ");
-                fprintf(f, "  blast radius: %s %s %s (%zu OSD%s); cephprov partitions %s, largest free extent after %s\n",
-                        u->fast_device, flags & PLAN_PRINT_UTF8 ? "\u2192" : "->",
-                        n > 0 && list ? list : "nothing", n, n == 1 ? "" : "s",
-                        size_format(u->used, a, sizeof(a)), size_format(u->free_after, b, sizeof(b)));
-        }
+        print_blast_radius(h, f, flags);
         print_drift(h, f);
         STRV_FOREACH(n, h->notes)
                 fprintf(f, "  note: %s\n", *n);
@@ -421,12 +426,113 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const P
         }
 }
 
+/* ---- the OSD preview: one line per OSD, as `ceph orch apply --dry-run` shows them ---- */
+
+static const PlanDevice *plan_device_of(const HostPlan *h, const char *path) {
+        for (size_t i = 0; path && i < h->n_devices; i++)
+                if (streq(h->devices[i].path, path))
+                        return &h->devices[i];
+        return NULL;
+}
+
+/* "sdb4 30 GiB" for a partition the plan makes (its create-partition step), "sdb4" for one
+ * that exists; "-" for none */
+static void part_cell(const HostPlan *h, const char *dev, unsigned partnum, const char *partname, char *buf, size_t n) {
+        if (!dev) {
+                snprintf(buf, n, "-");
+                return;
+        }
+        const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+        const char *sep = base[0] && isdigit((unsigned char) base[strlen(base) - 1]) ? "p" : "";
+        for (size_t i = 0; partname && i < h->n_steps; i++) {
+                const Step *s = &h->steps[i];
+                if (s->kind == STEP_CREATE_PARTITION && streq_ptr(s->partname, partname) && streq_ptr(s->device, dev)) {
+                        char sz[SIZE_FORMAT_MAX];
+                        snprintf(buf, n, "%s%s%u %s", base, sep, s->partnum, size_format(s->size, sz, sizeof sz));
+                        return;
+                }
+        }
+        snprintf(buf, n, "%s%s%u", base, sep, partnum);
+}
+
+static void print_preview_row(FILE *f, const char *host, const char *data, const char *db, const char *wal,
+                              const char *cache, const char *store, const char *cls, const char *osd, const char *action) {
+        fprintf(f, "%-12s %-46s %-18s %-18s %-20s %-10s %-6s %-7s %s\n", host, data, db, wal, cache, store, cls, osd, action);
+}
+
+void plan_print_preview_header(FILE *f) {
+        fprintf(f, "OSD PREVIEW\n");
+        print_preview_row(f, "HOST", "DATA", "DB", "WAL", "CACHE", "STORE", "CLASS", "OSD", "ACTION");
+}
+
+size_t plan_print_preview_rows(const HostPlan *h, FILE *f) {
+        size_t rows = 0;
+        for (size_t i = 0; i < h->n_steps; i++) {
+                const Step *s = &h->steps[i];
+                if (s->kind != STEP_CREATE_OSD)
+                        continue;
+                const PlanDevice *d = plan_device_of(h, s->device);
+                char data[160], db[64], wal[64], cache[64] = "-", osd[16] = "?";
+                const char *id = d && d->by_id ? strrchr(d->by_id, '/') + 1 : NULL;
+                snprintf(data, sizeof data, "%s%s%s%s", s->device, id ? " (" : "", id ? id : "", id ? ")" : "");
+                part_cell(h, s->db_device, s->db_partnum, s->db_partname, db, sizeof db);
+                part_cell(h, s->wal_device, s->wal_partnum, s->wal_partname, wal, sizeof wal);
+                if (s->data_is_bcache)
+                        for (size_t j = 0; j < h->n_steps; j++) {
+                                const Step *c = &h->steps[j];
+                                if (c->kind == STEP_CREATE_PARTITION && c->role == PART_ROLE_CACHE && c->slot == s->slot)
+                                        part_cell(h, c->device, c->partnum, c->partname, cache, sizeof cache);
+                        }
+                if (s->data_is_bcache && streq(cache, "-"))
+                        snprintf(cache, sizeof cache, "bcache");
+                if (s->osd_id >= 0)
+                        snprintf(osd, sizeof osd, "osd.%d", s->osd_id);
+                print_preview_row(f, h->host, data, db, wal, cache, objectstore_to_string(s->objectstore),
+                                  s->device_class ? s->device_class : "-", osd,
+                                  s->half_made_osd_fsid ? "create (over a half-made OSD)" : "create");
+                rows++;
+        }
+        return rows;
+}
+
+static void print_preview(const Plan *p, FILE *f) {
+        plan_print_preview_header(f);
+        size_t rows = 0;
+        for (size_t k = 0; k < p->n_hosts; k++)
+                rows += plan_print_preview_rows(&p->hosts[k], f);
+        if (rows == 0)
+                fprintf(f, "(no new OSD)\n");
+        fputc('\n', f);
+}
+
+/* A host's summary under the preview: its step count, and what deserves a look */
+void plan_print_host_summary(const HostPlan *h, FILE *f, unsigned flags) {
+        if (h->n_steps == 0) {
+                fprintf(f, "host %s: nothing to do\n", h->host);
+        } else {
+                fprintf(f, "host %s: %zu step%s, %u new OSD%s%s\n", h->host, h->n_steps, h->n_steps == 1 ? "" : "s",
+                        h->n_new_osds, h->n_new_osds == 1 ? "" : "s", h->n_wipes > 0 ? ", wipes devices" : "");
+                print_blast_radius(h, f, flags);
+        }
+        print_drift(h, f);
+        STRV_FOREACH(n, h->notes)
+                fprintf(f, "  note: %s\n", *n);
+        STRV_FOREACH(n, h->warnings)
+                fprintf(f, "  %swarning%s: %s\n", color_on(f, COLOR_WARNING), color_off(f), *n);
+}
+
 void plan_print(const Plan *p, FILE *f, unsigned flags) {
         PlanTotals t = {};
+        if ((flags & PLAN_PRINT_PREVIEW) && !plan_is_empty(p))
+                print_preview(p, f);
         for (size_t i = 0; i < p->n_hosts; i++) {
-                if (i > 0)
-                        fputc('\n', f);
-                plan_print_host(&p->hosts[i], f, flags);
+                if (flags & PLAN_PRINT_PREVIEW)
+                        plan_print_host_summary(&p->hosts[i], f, flags);
+                else {
+                        if (i > 0)
+                                fputc('\n', f);
+                        plan_print_host(&p->hosts[i], f, flags);
+                }
                 plan_totals_add(&t, &p->hosts[i]);
         }
         plan_print_totals(&t, p->missing_hosts, p->refused, p->n_refused, f);

@@ -275,12 +275,20 @@ void plan_write_json_end(JsonWriter *w, char * const *missing_hosts, const PlanR
 
 typedef enum PlanPrintFlags {
         PLAN_PRINT_UTF8 = 1 << 0, /* arrows and multiplication signs; else plain ASCII */
+        PLAN_PRINT_PREVIEW = 1 << 1, /* the OSD preview table and each host's summary, not every
+                                      * step (plan --detail has them) */
 } PlanPrintFlags;
 
 /* A table per host (devices with their by-id names and kept partitions, new partitions,
  * steps, OSDs, blast radius, drift, totals), then the totals of the plan. Plain ASCII unless
  * flags has PLAN_PRINT_UTF8 (the caller decides from the locale). */
 void plan_print(const Plan *p, FILE *f, unsigned flags);
+/* The OSD preview (PLAN_PRINT_PREVIEW) piece by piece, for a plan printed one host at a
+ * time: the header, a host's rows (returns how many), a host's summary (its step count,
+ * blast radius, drift, notes, warnings). */
+void plan_print_preview_header(FILE *f);
+size_t plan_print_preview_rows(const HostPlan *h, FILE *f);
+void plan_print_host_summary(const HostPlan *h, FILE *f, unsigned flags);
 
 /* plan_print() in pieces: each host (separate them with an empty line), then the totals
  * gathered with plan_totals_add(). */

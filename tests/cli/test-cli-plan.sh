@@ -22,9 +22,11 @@ for layout in "$src"/layouts/*.yaml; do
         name=$(basename "$layout" .yaml)
         inv=$data/inventory-$name.json
         [ -f "$inv" ] || continue
-        out=$("$cephprov" plan "$layout" --inventory "$inv"); rc=$?
-        check_eq "plan $name exits 0" "$rc" 0
-        check_eq "plan $name is the golden plan" "$out" "$(cat "$data/plan-$name.txt")"
+        out=$("$cephprov" plan "$layout" --inventory "$inv" --detail); rc=$?
+        check_eq "plan --detail $name exits 0" "$rc" 0
+        check_eq "plan --detail $name is the golden plan" "$out" "$(cat "$data/plan-$name.txt")"
+        check_eq "plan $name (the preview) has the golden plan's totals" "$("$cephprov" plan "$layout" --inventory "$inv" | grep '^plan:')" \
+                "$(grep '^plan:' "$data/plan-$name.txt")"
         out=$("$cephprov" plan "$layout" --inventory "$inv" --json); rc=$?
         check_eq "plan --json $name exits 0" "$rc" 0
         check_eq "plan --json $name is the golden plan" "$out" "$(cat "$data/plan-$name.json")"
@@ -66,11 +68,11 @@ check_eq "plan with a missing inventory exits 1" "$rc" 1
 check_contains "plan with a missing inventory names it" "$err" "no-such-inventory.json"
 
 inv1=$data/inventory-scenario-1-hyperconverged.json
-out=$("$cephprov" plan "$layout" --inventory "$inv1")
+out=$("$cephprov" plan "$layout" --inventory "$inv1" --detail)
 check "plan under LC_ALL=C is plain ASCII" bash -c '! LC_ALL=C grep -q -P "[^\\x00-\\x7f]" <<<"$1"' _ "$out"
 check_contains "plan under LC_ALL=C draws -> arrows" "$out" "blast radius: /dev/sda -> /dev/sdc, /dev/sde (2 OSDs)"
 if locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-        out=$(LC_ALL=C.UTF-8 "$cephprov" plan "$layout" --inventory "$inv1")
+        out=$(LC_ALL=C.UTF-8 "$cephprov" plan "$layout" --inventory "$inv1" --detail)
         check_contains "plan under C.UTF-8 draws arrows" "$out" "blast radius: /dev/sda → /dev/sdc, /dev/sde (2 OSDs)"
 else
         echo "SKIP: no C.UTF-8 locale (the UTF-8 form is checked by the unit test)"
@@ -176,7 +178,9 @@ out=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/ids"); rc=$
 check_eq "plan --osd-ids exits 0" "$rc" 0
 check_contains "plan --osd-ids shows the ids" "$out" \
         "OSD ids: 4, 6-16 (the lowest free ones, in plan order, if nothing else allocates first)"
-check_contains "plan --osd-ids shows the id per OSD" "$out" "bluestore  osd.4"
+check_contains "plan --osd-ids shows the id per OSD (the preview)" "$out" "bluestore  hdd    osd.4   create"
+check_contains "plan --osd-ids shows the id per OSD (--detail)" \
+        "$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/ids" --detail)" "bluestore  osd.4"
 echo '[0, 1, 2, 3, 5]' >"$tmp/ids.json"
 out=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids "$tmp/ids.json" --json)
 check_contains "plan --json --osd-ids carries osd_id" "$out" '"osd_id": 16,'
@@ -209,6 +213,22 @@ check_eq "... and in the JSON" "$("$cephprov" plan "$tmp/pct.yaml" --inventory "
 sed 's/db_size: .*/db_size: 10%/' "$layout" >"$tmp/pct10.yaml"
 check "db_size 10% (22 GiB of a 1.8 TiB HDD, 1.2%): no warning" bash -c '! "$1" plan "$2" --inventory "$3" 2>/dev/null | grep -q "warning: db_size"' _ "$cephprov" "$tmp/pct10.yaml" "$inv1"
 
+# issue 30: the OSD preview first (one line per OSD, as cephadm's OSDSPEC PREVIEWS), the
+# steps with --detail
+out=$("$cephprov" plan "$layout" --inventory "$inv1" --osd-ids <(echo '[0, 1]') 2>/dev/null)
+check_eq "preview: its title and header first" "$(head -n2 <<<"$out")" "OSD PREVIEW
+HOST         DATA                                           DB                 WAL                CACHE                STORE      CLASS  OSD     ACTION"
+check_contains "preview: an OSD's line (data by id, DB and cache partitions with their sizes, class, id, action)" "$out" \
+        "node1        /dev/sdc (ata-ST2000NM0135_ZFL01410K)          sda4 30 GiB        -                  sda5 60 GiB          bluestore  hdd    osd.2   create"
+check_eq "preview: one line per new OSD" "$(grep -c ' create$' <<<"$out")" 12
+check_contains "preview: each host's summary" "$out" "host node3: 28 steps, 4 new OSDs"
+check "preview: no step list" bash -c '! grep -q "create-partition" <<<"$1"' _ "$out"
+check "preview: 12 OSDs on 3 hosts in one screen (< 30 lines, --detail: > 100)" test "$(wc -l <<<"$out")" -lt 30
+detail=$("$cephprov" plan "$layout" --inventory "$inv1" --detail 2>/dev/null)
+check_contains "--detail: every step" "$detail" "create-partition"
+check "--detail: no preview table" bash -c '! grep -q "^OSD PREVIEW" <<<"$1"' _ "$detail"
+check_eq "the totals are the same either way" "$(grep '^plan:' <<<"$out")" "$(grep '^plan:' <<<"$detail")"
+
 # issue 30: a wipe says what it destroys, and the totals count the devices and bytes wiped
 python3 - "$inv1" "$tmp/inv-wipe.json" <<'PY'
 import json, sys
@@ -228,7 +248,7 @@ for inv in d["inventories"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 sed 's/^\(    db_size: .*\)$/\1\n    wipe: true/' "$layout" >"$tmp/wipe.yaml"
-out=$("$cephprov" plan "$tmp/wipe.yaml" --inventory "$tmp/inv-wipe.json" 2>/dev/null)
+out=$("$cephprov" plan "$tmp/wipe.yaml" --inventory "$tmp/inv-wipe.json" --detail 2>/dev/null)
 check_contains "a wipe names the filesystem and its label" "$out" \
         "wipe signatures and partition table of /dev/sdc (wipe: true): 1.8 TiB, xfs 'backup-data'"
 check_contains "a wipe names the partition table and what its partitions hold" "$out" \
@@ -246,8 +266,8 @@ err=$(timeout 20 "$cephprov" plan "$layout" --inventory "$inv1" --osd-ids /dev/z
 check_eq "--osd-ids /dev/zero: refused, not read forever (exit 1)" "$rc" 1
 check_eq "--osd-ids /dev/zero: says why" "$err" "cephprov: error: '/dev/zero' is larger than 64 MiB: not what cephprov reads there"
 out=$("$cephprov" plan "$layout" --inventory "$inv1" --hosts node1 --hosts node2,node1 2>/dev/null | grep '^host ')
-check_eq "--hosts given twice: the lists add up, each host once" "$out" "host node1: 28 steps
-host node2: 28 steps"
+check_eq "--hosts given twice: the lists add up, each host once" "$out" "host node1: 28 steps, 4 new OSDs
+host node2: 28 steps, 4 new OSDs"
 # a host not in the layout is named before any connection (the layout's hosts do not exist:
 # a connection would take the SSH timeouts and say so)
 for verb in apply status inventory; do
