@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -206,6 +207,37 @@ void cli_options_done(CliOptions *o) {
         o->take_back = strv_free(o->take_back);
 }
 
+static int expand_host_patterns(const Layout *l, char ***hosts, Error *err) {
+        bool any = false;
+        STRV_FOREACH(h, *hosts)
+                any = any || strpbrk(*h, "*?[");
+        if (!any)
+                return 0;
+        _cleanup_strv_free_ char **out = calloc(1, sizeof(char *));
+        if (!out)
+                return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(h, *hosts) {
+                if (!strpbrk(*h, "*?[")) {
+                        if (!strv_contains(out, *h) && strv_extend(&out, *h) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                        continue;
+                }
+                size_t n = 0;
+                for (size_t i = 0; i < l->n_hosts; i++) {
+                        if (fnmatch(*h, l->hosts[i].name, 0) != 0)
+                                continue;
+                        n++;
+                        if (!strv_contains(out, l->hosts[i].name) && strv_extend(&out, l->hosts[i].name) < 0)
+                                return error_set(err, ENOMEM, "out of memory");
+                }
+                if (n == 0)
+                        return error_set(err, ENOENT, "--hosts pattern '%s' matches no host of layout '%s'", *h, l->path);
+        }
+        strv_free(*hosts);
+        *hosts = TAKE_PTR(out);
+        return 0;
+}
+
 int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret,
                              Layout **ret_layout) {
         CliOptions o = {};
@@ -228,6 +260,16 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
         for (size_t i = 0; i < w->n; i++)
                 fprintf(stderr, "%s:%u:%u: %swarning%s: %s\n", o.args[0], w->items[i].mark.line, w->items[i].mark.column,
                         color_on(stderr, COLOR_WARNING), color_off(stderr), w->items[i].message);
+        /* --hosts patterns (a glob, as cephadm's host_pattern: 'node[1-3]', 'rack2-*') become
+         * the layout's hosts they match, in layout order; a pattern that matches none is an
+         * error, as an unknown name is */
+        if (expand_host_patterns(*ret_layout, &o.hosts, &err) < 0) {
+                bool json = o.json;
+                cli_options_done(&o);
+                *ret_layout = layout_free(*ret_layout);
+                return json ? cli_report_json(&err) : cli_report(&err);
+        }
+
         /* the arguments before any connection: a host not in the layout is said now, not
          * after SSH to the others */
         const char *opt = "--hosts";

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -569,9 +570,73 @@ static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o
 
 static const char name_chars_expected[] = "letters, digits, '.', '_' and '-'";
 
+/* A list of labels (names as hosts have, cephadm's host labels: "osd", "rack-2"), each once. */
+static int get_labels(Ctx *c, const YamlNode *k, const YamlNode *v, char ***ret) {
+        if (v->type != YAML_NODE_SEQUENCE)
+                return yaml_wrong_type(c, k, v, "a list of labels");
+        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+        if (!l)
+                return yaml_oom(c);
+        for (size_t i = 0; i < v->n_children; i++) {
+                const YamlNode *it = v->children[i];
+                _cleanup_(freep) char *name = NULL;
+                int r = yaml_get_name(c, k, it, "._-", 64, "a label: letters, digits, '.', '_' and '-'", &name);
+                if (r < 0)
+                        return r;
+                for (size_t j = 0; j < i; j++)
+                        if (streq(v->children[j]->value, it->value))
+                                return yaml_fail(c, it, "duplicate label '%s' in '%s' (first given at line %u, column %u)",
+                                                 YQ(it->value), YQ(k->value), v->children[j]->mark.line,
+                                                 v->children[j]->mark.column);
+                if (strv_consume(&l, TAKE_PTR(name)) < 0)
+                        return yaml_oom(c);
+        }
+        strv_free(*ret);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* placement: {host_pattern: GLOB, labels: [...]}, as cephadm's: the hosts without 'profile'
+ * whose name matches the pattern and that have every label get this profile */
+static int parse_placement(Ctx *c, const YamlNode *k, const YamlNode *v, Profile *p) {
+        static const char * const keys[] = { "host_pattern", "labels" };
+        YamlFields f;
+        int r = yaml_expect_mapping(c, k, v);
+        if (r < 0)
+                return r;
+        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        if (r < 0)
+                return r;
+        if (!FV(&f, "host_pattern") && !FV(&f, "labels"))
+                return yaml_fail(c, v, "empty 'placement' in profile '%s' (expected 'host_pattern', 'labels' or both)",
+                                 YQ(p->name));
+        if (FV(&f, "host_pattern")) {
+                TRY(yaml_get_string(c, FK(&f, "host_pattern"), FV(&f, "host_pattern"), "a glob of host names such as 'osd-*' or 'node[1-4]'",
+                                    &p->host_pattern));
+                if (p->host_pattern && (!p->host_pattern[0] || strspn(p->host_pattern, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*?[]!") != strlen(p->host_pattern)))
+                        TRY(yaml_fail(c, FV(&f, "host_pattern"), "invalid host_pattern '%s' (expected host name characters and the glob's * ? [ ] !)",
+                                      YQ(p->host_pattern)));
+        }
+        if (FV(&f, "labels"))
+                TRY(get_labels(c, FK(&f, "labels"), FV(&f, "labels"), &p->labels));
+        p->placement = true;
+        return 0;
+}
+
+static bool placement_selects(const Profile *p, const Host *h) {
+        if (!p->placement || !h->name)
+                return false;
+        if (p->host_pattern && fnmatch(p->host_pattern, h->name, 0) != 0)
+                return false;
+        STRV_FOREACH(l, p->labels)
+                if (!strv_contains(h->labels, *l))
+                        return false;
+        return true;
+}
+
 static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectstore cluster_os, Profile *p) {
         static const char * const keys[] = {
-                "allow", "data", "fast", "db_size", "wal_size", "journal_size", "bcache", "osd", "wipe",
+                "allow", "data", "fast", "db_size", "wal_size", "journal_size", "bcache", "osd", "wipe", "placement",
         };
         YamlFields f;
         int r;
@@ -597,6 +662,8 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         if (r < 0)
                 return r;
 
+        if (FV(&f, "placement"))
+                TRY(parse_placement(c, FK(&f, "placement"), FV(&f, "placement"), p));
         p->allow_given = FV(&f, "allow");
         if (FV(&f, "allow"))
                 TRY(get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &p->allow));
@@ -785,7 +852,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
         static const char * const keys[] = {
                 "user", "port", "identity", "known_hosts", "host_key_checking", "connect_timeout",
                 "command_timeout", "agent_path", /* the SSH overrides, read by parse_ssh_overrides() */
-                "name", "profile", "address", "transport", "allow",
+                "name", "profile", "address", "transport", "allow", "labels",
         };
         YamlFields f;
         int r;
@@ -863,6 +930,24 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
                 TRY(r);
         }
 
+        if (FV(&f, "labels"))
+                TRY(get_labels(c, FK(&f, "labels"), FV(&f, "labels"), &h->labels));
+        /* no 'profile': the one profile whose placement selects the host, if any */
+        if (!FV(&f, "profile") && profiles_complete) {
+                const Profile *found = NULL;
+                for (size_t i = 0; i < l->n_profiles; i++) {
+                        const Profile *p = &l->profiles[i];
+                        if (!placement_selects(p, h))
+                                continue;
+                        if (found)
+                                return yaml_fail(c, FV(&f, "name"),
+                                                 "host '%s' is selected by the placement of profile '%s' (line %u) and of profile '%s' (line %u) (expected one: give the host 'profile:', or narrow a placement)",
+                                                 YQ(h->name), YQ(found->name), found->mark.line, YQ(p->name), p->mark.line);
+                        found = p;
+                }
+                h->profile = found;
+        }
+
         if (FV(&f, "allow"))
                 TRY(get_paths(c, FK(&f, "allow"), FV(&f, "allow"), "absolute device paths or globs such as /dev/sd[c-f]", &h->allow));
         else if (h->profile && h->profile->allow) {
@@ -875,7 +960,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
          * allow-list it would pick among all disks of the host. Refused. */
         if (h->profile && !h->allow && !FV(&f, "allow") && !h->profile->allow_given &&
             (selector_by_filter(&h->profile->data) || selector_by_filter(&h->profile->fast)))
-                TRY(yaml_fail(c, FV(&f, "profile"),
+                TRY(yaml_fail(c, FV(&f, "profile") ? FV(&f, "profile") : FV(&f, "name"),
                               "host '%s' has no allow-list but profile '%s' selects devices by filters (expected 'allow' in the host or the profile, or explicit 'devices')",
                               YQ(h->name), YQ(h->profile->name)));
         return 0;

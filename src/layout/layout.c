@@ -104,12 +104,15 @@ Layout *layout_free(Layout *l) {
                 free(h->address);
                 ssh_options_done(&h->ssh);
                 strv_free(h->allow);
+                strv_free(h->labels);
         }
         free(l->hosts);
         for (size_t i = 0; i < l->n_profiles; i++) {
                 Profile *p = &l->profiles[i];
                 free(p->name);
                 strv_free(p->allow);
+                free(p->host_pattern);
+                strv_free(p->labels);
                 selector_done(&p->data);
                 selector_done(&p->fast);
                 free(p->keep_partitions);
@@ -292,7 +295,10 @@ static int add_profile(json_object *a, const Profile *p) {
                 json_object_put(o);
                 return -ENOMEM;
         }
+        json_object *pl = p->placement ? json_object_new_object() : NULL;
         if (json_add_string(o, "name", p->name) < 0 ||
+            (p->placement ? json_add(o, "placement", pl) : add_null(o, "placement")) < 0 ||
+            (pl && (add_string_or_null(pl, "host_pattern", p->host_pattern) < 0 || add_strv(pl, "labels", p->labels) < 0)) ||
             add_strv(o, "allow", p->allow) < 0 ||
             add_selector(o, "data", &p->data) < 0 ||
             add_selector(o, "fast", &p->fast) < 0)
@@ -349,6 +355,7 @@ static int add_host(json_object *a, const Host *h) {
             json_add_string(o, "transport", transport_kind_to_string(h->transport)) < 0 ||
             add_ssh(o, "ssh", &h->ssh, NULL) < 0 ||
             add_string_or_null(o, "profile", h->profile ? h->profile->name : NULL) < 0 ||
+            add_strv(o, "labels", h->labels) < 0 ||
             add_strv(o, "allow", h->allow) < 0)
                 return -ENOMEM;
         return 0;

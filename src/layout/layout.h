@@ -123,6 +123,9 @@ typedef struct Profile {
         YamlMark mark;
         char **allow;                /* allow-list (paths or fnmatch globs of paths); NULL-terminated */
         bool allow_given;            /* 'allow' was written, even if it had errors (no "no allow-list" then) */
+        bool placement;              /* 'placement' given: the hosts without 'profile' it selects get it */
+        char *host_pattern;          /* placement: a glob of host names (fnmatch); NULL: any name */
+        char **labels;               /* placement: labels the host must all have; NULL: none needed */
         DeviceSelector data;         /* data devices (HDDs, or SSDs in all-flash) */
         DeviceSelector fast;         /* fast devices carrying DB/WAL/cache; optional */
         unsigned *keep_partitions;   /* partition numbers on each fast device that must exist and stay */
@@ -145,7 +148,9 @@ typedef struct Host {
         YamlMark address_mark;       /* the 'address' value, or the 'name' value it defaults to */
         TransportKind transport;
         SshOptions ssh;              /* resolved: defaults + overrides */
-        const Profile *profile;      /* NULL: no disks managed (e.g. admin host) */
+        const Profile *profile;      /* NULL: no disks managed (e.g. admin host); its 'profile', or the
+                                        one profile whose placement selects it */
+        char **labels;               /* its labels (a profile's placement may select by them); NULL: none */
         char **allow;                /* resolved: the host's own list, else the profile's */
 } Host;
 

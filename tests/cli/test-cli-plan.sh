@@ -229,6 +229,17 @@ check_contains "--detail: every step" "$detail" "create-partition"
 check "--detail: no preview table" bash -c '! grep -q "^OSD PREVIEW" <<<"$1"' _ "$detail"
 check_eq "the totals are the same either way" "$(grep '^plan:' <<<"$out")" "$(grep '^plan:' <<<"$detail")"
 
+# issue 30: --hosts takes host patterns (globs, as cephadm's host_pattern)
+out=$("$cephprov" plan "$src/layouts/scenario-2-bulk-nvme.yaml" --inventory "$data/inventory-scenario-2-bulk-nvme.json" \
+        --hosts 'bulk[24]' 2>/dev/null | grep '^host ')
+check_eq "--hosts 'bulk[24]': the hosts it matches, in layout order" "$out" "host bulk2: 57 steps, 8 new OSDs
+host bulk4: 57 steps, 8 new OSDs"
+err=$("$cephprov" plan "$src/layouts/scenario-2-bulk-nvme.yaml" --inventory "$data/inventory-scenario-2-bulk-nvme.json" \
+        --hosts 'rack*' 2>&1); rc=$?
+check_eq "--hosts pattern matching no host: exit 1" "$rc" 1
+check_eq "--hosts pattern matching no host: says so" "$err" \
+        "cephprov: error: --hosts pattern 'rack*' matches no host of layout '$src/layouts/scenario-2-bulk-nvme.yaml'"
+
 # issue 30: a wipe says what it destroys, and the totals count the devices and bytes wiped
 python3 - "$inv1" "$tmp/inv-wipe.json" <<'PY'
 import json, sys

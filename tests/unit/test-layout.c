@@ -258,6 +258,38 @@ static void test_host_resolution(void) {
         CHECK_INTEQ(l->ssh.port, 2222);
 }
 
+/* placement (issue 30): host_pattern and labels give a host without 'profile' its profile */
+static void test_placement(void) {
+        _cleanup_(layout_freep) Layout *l = load_valid_file("placement.yaml");
+        if (!l)
+                return;
+        static const struct {
+                const char *host, *profile;
+        } want[] = {
+                { "mon1", NULL },        /* no pattern of a profile matches, no labels */
+                { "osd-1", "hdd-nodes" }, /* osd-* and label hdd */
+                { "osd-2", "hdd-nodes" }, /* extra labels do not matter */
+                { "osd-3", NULL },       /* osd-* but no label hdd */
+                { "fl-1", "flash" },     /* label flash, any name */
+                { "osd-4", "flash" },    /* its own profile: wins over a placement that matches too */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                const Host *h = layout_find_host(l, want[i].host);
+                CHECK(h != NULL);
+                if (!h)
+                        continue;
+                const char *got = h->profile ? h->profile->name : NULL;
+                if (!streq_ptr(got, want[i].profile))
+                        fprintf(stderr, "  %s: profile %s, expected %s\n", want[i].host, got ? got : "(none)",
+                                want[i].profile ? want[i].profile : "(none)");
+                CHECK(streq_ptr(got, want[i].profile));
+        }
+        /* a placement-selected host gets the profile's allow-list, as a named one does */
+        const Host *h = layout_find_host(l, "osd-1");
+        CHECK(h && h->allow && streq(h->allow[0], "/dev/sd*"));
+        CHECK(h && strv_contains(h->labels, "hdd"));
+}
+
 static void test_local_filters(void) {
         _cleanup_(layout_freep) Layout *l = load_valid_file("local-filters.yaml");
         if (!l)
@@ -696,6 +728,7 @@ int main(void) {
         TEST_RUN(test_minimal_defaults);
         TEST_RUN(test_full);
         TEST_RUN(test_host_resolution);
+        TEST_RUN(test_placement);
         TEST_RUN(test_local_filters);
         TEST_RUN(test_throttle_adaptive);
         TEST_RUN(test_filestore);
