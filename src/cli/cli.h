@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include <json-c/json.h>
+
 #include "basic/error.h"
 
 typedef enum VerbFlags {
@@ -41,6 +43,11 @@ void verb_print_help(const Verb *v);
  * (EFBIG past it); an error names the path. */
 #define CLI_READ_MAX (64 << 20)
 int cli_read_text(const char *path, char **ret, Error *err);
+
+/* Prints a command's JSON document: {"format": N, "kind": KIND, ...the keys of j...} ("format"
+ * j's own when it has one, else 1): every --json document says what it is and which version
+ * of its form (docs/json.md). Returns 0, or 1 after an error message. */
+int cli_print_json_document(const char *kind, json_object *j);
 
 /* Reports err once ("cephprov: error: <message>") and returns 1. */
 int cli_report(const Error *err);

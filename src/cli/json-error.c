@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "basic/json-writer.h"
+#include "basic/log.h"
 #include "cli.h"
 
 /* The layout and playbook loaders say where: "FILE:LINE:COL: message". Finds the first
@@ -60,4 +62,18 @@ void cli_print_json_error(const char *m) {
 int cli_report_json(const Error *err) {
         cli_print_json_error(err->code ? err->message : "unknown error");
         return cli_report(err);
+}
+
+int cli_print_json_document(const char *kind, json_object *j) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *format = NULL;
+        if (!o || !j || json_add(o, "format", json_object_object_get_ex(j, "format", &format) ? json_object_get(format)
+                                                                                             : json_object_new_int(1)) < 0 ||
+            json_add_string(o, "kind", kind) < 0)
+                return log_error("cannot format the %s as JSON: out of memory", kind), 1;
+        json_object_object_foreach(j, key, val)
+                if (!streq(key, "format") && !streq(key, "kind") && json_add(o, key, json_object_get(val)) < 0)
+                        return log_error("cannot format the %s as JSON: out of memory", kind), 1;
+        printf("%s\n", json_to_pretty(o));
+        return 0;
 }

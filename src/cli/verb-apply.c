@@ -46,7 +46,7 @@ int verb_apply(int argc, char *argv[]) {
         if (o.json) {
                 _cleanup_json_ json_object *jr = NULL;
                 if (apply_result_to_json(res, &jr) >= 0)
-                        printf("%s\n", json_to_pretty(jr));
+                        (void) cli_print_json_document("apply", jr);
         } else
                 apply_result_print(res, stdout);
         for (char **e = res->errors; e && *e; e++)

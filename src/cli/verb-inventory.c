@@ -79,9 +79,10 @@ int verb_inventory(int argc, char *argv[]) {
                         return report(&err);
                 }
         }
-        if (o.json)
-                printf("%s\n", json_to_pretty(j));
-        else
+        if (o.json) {
+                if (cli_print_json_document("inventory", j) != 0)
+                        return 1;
+        } else
                 for (size_t i = 0; i < inv->n_hosts; i++)
                         inventory_print(inv->hosts[i], stdout);
 

@@ -49,7 +49,7 @@ static int lock_status(CephAdmin *a, bool json) {
                 json_add(o, "holder", record_json(s.record));
                 json_add_bool(o, "takeover", s.takeover);
                 json_add(o, "takeover_holder", record_json(s.takeover_record));
-                printf("%s\n", json_to_pretty(o));
+                (void) cli_print_json_document("lock", o);
         } else
                 printf("%s\n", s.message);
         cluster_lock_status_done(&s);

@@ -43,8 +43,7 @@ static int pause_or_resume(const char *verb, bool pause, int argc, char *argv[])
 
         if (o.json) {
                 json_add_string(res, "cluster", a->cluster);
-                printf("%s\n", json_to_pretty(res));
-                return 0;
+                return cli_print_json_document(pause ? "pause" : "resume", res);
         }
         if (pause) {
                 bool already = false, was_set = false;

@@ -39,12 +39,13 @@ static char *playbook_path(const char *name) {
         return strprintf("%s/%s.yaml", CEPHPROV_PLAYBOOK_DIR, name);
 }
 
-static int print_result(const PlaybookRunResult *res, bool json) {
+static int print_result(const PlaybookRunResult *res, bool json, const char *kind) {
         if (json) {
                 _cleanup_json_ json_object *o = NULL;
                 if (playbook_run_result_to_json(res, &o) < 0)
                         return log_error("out of memory"), 1;
-                printf("%s\n", json_to_pretty(o));
+                if (cli_print_json_document(kind, o) != 0)
+                        return 1;
         } else if (res->report)
                 wave_report_print(res->report, stdout);
         if (res->refused)
@@ -116,7 +117,7 @@ static int run_playbook_convert(const char *path, const Layout *l, char * const 
         fflush(stdout);
         if (!o->json)
                 print_freed(res);
-        return print_result(res, o->json);
+        return print_result(res, o->json, command);
 }
 
 static int run_playbook(const char *path, const Layout *l, char * const *hosts, const char *command,

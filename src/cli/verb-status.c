@@ -219,7 +219,7 @@ int verb_status(int argc, char *argv[]) {
         if (controller_status(l, o.hosts, o.json, &st, &err) < 0)
                 return o.json ? cli_report_json(&err) : cli_report(&err);
         if (o.json)
-                printf("%s\n", json_to_pretty(st));
+                return cli_print_json_document("status", st);
         else
                 status_print(st, stdout);
         return 0;

@@ -107,14 +107,14 @@ static void print_warnings(const char *name, const YamlDiags *d) {
                                 color_on(stderr, COLOR_WARNING), color_off(stderr), d->items[i].message);
 }
 
-static int print_json(json_object *j, const char *what, const char *name) {
+/* kind: what the document is ("layout", "playbook", "playbook-plan"), docs/json.md */
+static int print_json(json_object *j, const char *what, const char *kind, const char *name) {
         _cleanup_json_ json_object *o = j ? with_format(j) : NULL;
         if (!o) {
                 log_error("cannot format %s '%s' as JSON: out of memory", what, name);
                 return 1;
         }
-        printf("%s\n", json_to_pretty(o));
-        return 0;
+        return cli_print_json_document(kind, o);
 }
 
 /* Every error of d in file order as compilers print them, then "N errors in KIND 'NAME'". */
@@ -157,7 +157,7 @@ static int validate_playbook(const char *name, const char *data, size_t len, boo
                         _cleanup_json_ json_object *j = NULL;
                         if (playbook_plan_to_json(pb, facts, n, &j) < 0)
                                 j = NULL;
-                        return print_json(j, "the plan of playbook", name);
+                        return print_json(j, "the plan of playbook", "playbook-plan", name);
                 }
                 if (playbook_print_plan(pb, facts, n, stdout) < 0) {
                         error_set(&err, ENOMEM, "cannot print the plan of playbook '%s': out of memory", name);
@@ -169,7 +169,7 @@ static int validate_playbook(const char *name, const char *data, size_t len, boo
                 _cleanup_json_ json_object *j = NULL;
                 if (playbook_to_json(pb, &j) < 0)
                         j = NULL;
-                return print_json(j, "playbook", name);
+                return print_json(j, "playbook", "playbook", name);
         }
         printf("%s: valid: playbook '%s', %zu before, %zu per host, %zu in the gate, %zu after; hosts %s%s; %s\n", name,
                pb->name, pb->n_steps[PLAYBOOK_BEFORE], pb->n_steps[PLAYBOOK_PER_HOST], pb->n_steps[PLAYBOOK_GATE],
@@ -279,8 +279,8 @@ static int validate_layout(const char *name, const char *data, size_t len, bool 
         if (json) {
                 _cleanup_json_ json_object *j = NULL;
                 if (layout_to_json(l, &j) < 0 || json_add(j, "warnings", diags_to_json(name, &d, true)) < 0)
-                        return print_json(NULL, "layout", name);
-                return print_json(j, "layout", name);
+                        return print_json(NULL, "layout", "layout", name);
+                return print_json(j, "layout", "layout", name);
         }
 
         size_t with_disks = 0;

@@ -124,6 +124,7 @@ static void write_part(JsonWriter *w, const ConvertPart *x, bool created) {
 
 void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
         json_writer_u64(w, "format", PLAN_FORMAT_VERSION);
+        json_writer_string(w, "kind", "conversion-plan");
         json_writer_bool(w, "reshape", p->reshape);
         json_writer_u64(w, "n_rebuilt", convert_plan_count(p, true));
         json_writer_u64(w, "n_needs_reshape", convert_plan_count(p, false));

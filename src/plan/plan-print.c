@@ -122,6 +122,7 @@ static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
 
 void plan_write_json_begin(JsonWriter *w, size_t n_steps) {
         json_writer_int(w, "format", PLAN_FORMAT_VERSION);
+        json_writer_string(w, "kind", "plan");
         json_writer_u64(w, "n_steps", n_steps);
         json_writer_begin_array(w, "hosts");
 }

@@ -229,6 +229,23 @@ check_contains "--detail: every step" "$detail" "create-partition"
 check "--detail: no preview table" bash -c '! grep -q "^OSD PREVIEW" <<<"$1"' _ "$detail"
 check_eq "the totals are the same either way" "$(grep '^plan:' <<<"$out")" "$(grep '^plan:' <<<"$detail")"
 
+# issue 30: every --json document says its format and kind first (docs/json.md)
+fk() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(list(d)[:2], d.get("format"), d.get("kind"))'; }
+check_eq "plan --json: format and kind first" "$("$cephprov" plan "$layout" --inventory "$inv1" --json 2>/dev/null | fk)" \
+        "['format', 'kind'] 1 plan"
+check_eq "validate --json (a layout): format and kind first" "$("$cephprov" validate "$layout" --json 2>/dev/null | fk)" \
+        "['format', 'kind'] 1 layout"
+check_eq "validate --json (a playbook): format and kind first" \
+        "$("$cephprov" validate "$src/playbooks/drain-node.yaml" --json 2>/dev/null | fk)" "['format', 'kind'] 1 playbook"
+check_eq "validate --json --hosts (a playbook's plan): format and kind first" \
+        "$("$cephprov" validate "$src/playbooks/drain-node.yaml" --hosts node1 --json 2>/dev/null | fk)" \
+        "['format', 'kind'] 1 playbook-plan"
+check_eq "an error document: format first" "$("$cephprov" plan "$layout" --inventory /nonexistent --json 2>/dev/null |
+        python3 -c 'import json, sys; print(list(json.load(sys.stdin)))')" "['format', 'error']"
+check "plan --inventory reads an inventory document that says its kind" bash -c \
+        'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d[\"kind\"]=\"inventory\"; json.dump(d,open(sys.argv[2],\"w\"))" "$2" "$3" &&
+         "$1" plan "$4" --inventory "$3" >/dev/null 2>&1' _ "$cephprov" "$inv1" "$tmp/inv-kind.json" "$layout"
+
 # issue 30: --hosts takes host patterns (globs, as cephadm's host_pattern)
 out=$("$cephprov" plan "$src/layouts/scenario-2-bulk-nvme.yaml" --inventory "$data/inventory-scenario-2-bulk-nvme.json" \
         --hosts 'bulk[24]' 2>/dev/null | grep '^host ')
