@@ -78,6 +78,8 @@ typedef struct Prewarm {
         Error error;
         HostChannelWarm warm;
         void *warm_userdata;
+        bool finished;   /* under prewarm_mu */
+        bool abandoned;  /* under prewarm_mu: nobody will take it; the thread frees it */
         struct Prewarm *next;
 } Prewarm;
 
@@ -89,6 +91,14 @@ static void *prewarm_thread(void *userdata) {
         w->r = channel_open(w->host, w->flags, &w->ch, &w->uploaded, &w->error);
         if (w->r >= 0 && w->warm)
                 w->warm(&w->ch, w->warm_userdata);
+        pthread_mutex_lock(&prewarm_mu);
+        w->finished = true;
+        bool abandoned = w->abandoned;
+        pthread_mutex_unlock(&prewarm_mu);
+        if (abandoned) {
+                host_channel_close(&w->ch);
+                free(w);
+        }
         return NULL;
 }
 
@@ -129,9 +139,21 @@ void host_channel_prewarm_end(void) {
         Prewarm *list = prewarm_list;
         prewarm_list = NULL;
         pthread_mutex_unlock(&prewarm_mu);
+        /* one still connecting (an unreachable host's retries) is not waited for: it closes
+         * what it opened and frees itself when it is done, so a command that fails early
+         * fails at once */
         while (list) {
                 Prewarm *w = list;
                 list = w->next;
+                pthread_mutex_lock(&prewarm_mu);
+                bool finished = w->finished;
+                if (!finished)
+                        w->abandoned = true;
+                pthread_mutex_unlock(&prewarm_mu);
+                if (!finished) {
+                        pthread_detach(w->thread);
+                        continue;
+                }
                 pthread_join(w->thread, NULL);
                 host_channel_close(&w->ch);
                 free(w);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include "basic/json-util.h"
 #include "basic/strv.h"
@@ -158,6 +159,24 @@ static void test_host_channel(void) {
         reset();
 }
 
+/* polls (up to 30 s: valgrind) until the fake agent saw n requests / has n agent states: the channels
+ * opened ahead connect on threads of their own */
+static void wait_requests(size_t n) {
+        for (int i = 0; i < 3000; i++) {
+                pthread_mutex_lock(&fake_mu);
+                size_t have = strv_length(fake.requests);
+                pthread_mutex_unlock(&fake_mu);
+                if (have >= n)
+                        return;
+                usleep(10000);
+        }
+}
+
+static void wait_states(int n) {
+        for (int i = 0; i < 3000 && __atomic_load_n(&fake.states, __ATOMIC_SEQ_CST) != n; i++)
+                usleep(10000);
+}
+
 /* channels opened ahead (host_channel_prewarm): taken by the next open of the same host and
  * flags, the cluster client's already connected to the cluster, the rest closed by _end */
 static void test_prewarm(void) {
@@ -177,7 +196,11 @@ static void test_prewarm(void) {
         /* other flags: not one opened ahead, a channel of its own */
         CHECK_INTEQ(host_channel_open(h, HOST_CHANNEL_DRY_RUN, &c, NULL, &err), 0);
         CHECK(c.channel != NULL);
-        host_channel_prewarm_end(); /* the second admin channel, not taken: closed */
+        /* the second admin channel, not taken: closed by _end (joined when it is done, or
+         * left to close itself when it is still connecting): either way gone soon after */
+        wait_requests(5);
+        host_channel_prewarm_end();
+        wait_states(2);
         CHECK_INTEQ(fake.states, 2);
         pthread_mutex_lock(&fake_mu);
         CHECK_INTEQ(strv_length(fake.requests), 5); /* 2 × (configure, connect ahead), configure */
@@ -210,6 +233,17 @@ static void test_prewarm(void) {
         CHECK_INTEQ(fake.states, 0);
         CHECK_INTEQ(strv_length(fake.requests), 1); /* asked once, ahead */
         host_channel_prewarm_end();
+
+        /* one still connecting when the command ends: not waited for, it closes itself */
+        reset();
+        ceph_admin_prewarm(l, 1);
+        host_channel_prewarm_end();
+        wait_requests(2); /* its configure and its connect ahead: it ran to its end */
+        wait_states(0);
+        CHECK_INTEQ(fake.states, 0);
+        pthread_mutex_lock(&fake_mu);
+        CHECK_INTEQ(strv_length(fake.requests), 2);
+        pthread_mutex_unlock(&fake_mu);
         reset();
 }
 
