@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
 
@@ -35,17 +36,6 @@ struct CephClusterLock {
         char *outlived_by; /* that hook's agent op; NULL when unset */
 };
 
-static double mono(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static double wall(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static void iso(time_t t, char buf[static 32]) {
         struct tm tm;
@@ -176,21 +166,21 @@ static void *renew_thread(void *userdata) {
         double next = l->renewed + l->lease / 3.0;
         while (!l->stop && !l->lost) {
                 struct timespec until = mono_ts(next);
-                while (!l->stop && mono() < next && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
+                while (!l->stop && clock_mono_sec() < next && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
                         ;
                 if (l->stop)
                         break;
                 if (l->stalled) {
                         /* the test hook: no renewal any more, as if this thread hung; the
                          * deadline decides, as it would */
-                        if (mono() > l->deadline) {
+                        if (clock_mono_sec() > l->deadline) {
                                 lose(l, "the lease ran out before it could be renewed");
                                 break;
                         }
-                        next = mono() + 0.1;
+                        next = clock_mono_sec() + 0.1;
                         continue;
                 }
-                double t0 = mono();
+                double t0 = clock_mono_sec();
                 time_t w0 = time(NULL);
                 if (t0 > l->deadline) {
                         lose(l, "the lease ran out before it could be renewed");
@@ -212,8 +202,8 @@ static void *renew_thread(void *userdata) {
                         lose(l, key ? "another controller holds it now" : "its entity was removed (cephprov lock break?)");
                 else if (r < 0) {
                         log_warning("cannot renew the lock of cluster '%s' (retrying): %s", l->admin->cluster, e.message);
-                        next = mono() + 1;
-                } else if (mono() < l->deadline) {
+                        next = clock_mono_sec() + 1;
+                } else if (clock_mono_sec() < l->deadline) {
                         l->deadline = t0 + l->lease - lease_margin(l->lease);
                         l->renewed = t0;
                         next = t0 + l->lease / 3.0;
@@ -373,9 +363,9 @@ static int token_write(const char *path, const char *key, Error *err) {
 static int check_skew(CephClusterLock *l, Error *err) {
         CephAdmin *a = l->admin;
         _cleanup_(freep) char *out = NULL;
-        double sent = wall();
+        double sent = clock_wall_sec();
         int r = run(a, ceph_argv_report(ceph_admin_cli(a), err), NULL, &out, err);
-        double answered = wall();
+        double answered = clock_wall_sec();
         if (r < 0)
                 return error_prefix(err, r, "cannot read the monitors' clock of cluster '%s'", a->cluster);
         double mon = 0, skew = 0;
@@ -441,11 +431,11 @@ int ceph_cluster_lock(const Layout *layout, const char *command, const char *tok
         unsigned wait = 0;
         if ((r = cluster_lock_wait(&wait, err)) < 0)
                 return r;
-        double give_up = mono() + wait;
+        double give_up = clock_mono_sec() + wait;
         for (bool told = false;;) {
                 Error e = {};
                 r = lock_once(l, &e);
-                if (r != -EBUSY || mono() + 2 > give_up) {
+                if (r != -EBUSY || clock_mono_sec() + 2 > give_up) {
                         if (r < 0)
                                 return error_set(err, -r, "%s", e.message);
                         break;
@@ -479,7 +469,7 @@ static int lock_once(CephClusterLock *l, Error *err) {
         _cleanup_(freep) char *seen_without_record = NULL;
         for (unsigned attempt = 0; attempt < 5; attempt++) {
                 /* the record first, so that an entity never exists without one */
-                double t0 = mono();
+                double t0 = clock_mono_sec();
                 r = write_record(l, time(NULL), err);
                 if (r < 0)
                         return error_prefix(err, r, "cannot write the lease of the lock of cluster '%s'", a->cluster);
@@ -527,7 +517,7 @@ static int lock_once(CephClusterLock *l, Error *err) {
                 }
                 if (r > 0) {
                         /* our record was written before the takeover began: renew it now */
-                        double t1 = mono();
+                        double t1 = clock_mono_sec();
                         Error e2 = {};
                         if (write_record(l, time(NULL), &e2) < 0)
                                 log_warning("cannot renew the lease of cluster '%s': %s", a->cluster, e2.message);
@@ -544,7 +534,7 @@ int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {
         if (!l)
                 return 0;
         pthread_mutex_lock(&l->mu);
-        if (!l->lost && mono() > l->deadline)
+        if (!l->lost && clock_mono_sec() > l->deadline)
                 lose(l, "the lease ran out before it could be renewed");
         int r = 0;
         if (l->lost)
@@ -560,7 +550,7 @@ int ceph_cluster_lock_left_ms(CephClusterLock *l, int64_t *ret_ms, Error *err) {
                 return 0;
         }
         pthread_mutex_lock(&l->mu);
-        double now = mono();
+        double now = clock_mono_sec();
         if (!l->lost && now > l->deadline)
                 lose(l, "the lease ran out before it could be renewed");
         int r = 0;
@@ -587,8 +577,8 @@ void ceph_cluster_lock_op_done(CephClusterLock *l, const char *op) {
         pthread_cond_broadcast(&l->cv);
         pthread_mutex_unlock(&l->mu);
         log_warning("test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY=%s: no more renewals of the lock; waiting %.1f s "
-                    "until its lease has run out, as after an op that outlasted it", op, deadline - mono());
-        while (mono() <= deadline + 0.05)
+                    "until its lease has run out, as after an op that outlasted it", op, deadline - clock_mono_sec());
+        while (clock_mono_sec() <= deadline + 0.05)
                 usleep(50 * 1000);
 }
 
@@ -617,7 +607,7 @@ static int lock_release(CephClusterLock *l, Error *err) {
                 return error_set(err, -r, "cannot release the lock of cluster '%s': %s", c, e.message);
         if (!streq_ptr(key, l->key))
                 return error_set(err, ENOLCK, "not releasing the lock of cluster '%s': it is no longer ours", c);
-        if (mono() >= l->deadline)
+        if (clock_mono_sec() >= l->deadline)
                 return error_set(err, ENOLCK,
                                  "not releasing the lock of cluster '%s': our lease ran out (it is free once expired)", c);
         r = run(l->admin, ceph_argv_auth_rm(ceph_admin_cli(l->admin), l->entity, &e), NULL, NULL, &e);

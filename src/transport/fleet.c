@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "basic/clock-util.h"
 
 #define FLEET_CONCURRENCY_DEFAULT 32
 #define FLEET_STACK_SIZE (1024 * 1024)
@@ -27,11 +28,6 @@ typedef struct FleetPool {
         bool progress;
 } FleetPool;
 
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 static void show_progress(FleetPool *f) {
         /* one line, rewritten in place; called under the lock */
@@ -51,13 +47,13 @@ static void *fleet_worker(void *p) {
                         return NULL;
 
                 FleetHostResult *res = &f->results[i];
-                uint64_t start = now_ms();
+                uint64_t start = clock_mono_ms();
                 json_object *result = NULL;
                 res->r = f->fn(f->hosts[i], f->userdata, &result, &res->error);
                 if (res->r < 0 && res->error.code == 0)
                         error_set(&res->error, -res->r, "host '%s': %s", f->hosts[i]->name, strerror(-res->r));
                 res->result = result;
-                res->duration_ms = now_ms() - start;
+                res->duration_ms = clock_mono_ms() - start;
 
                 pthread_mutex_lock(&f->lock);
                 f->done++;
