@@ -42,6 +42,19 @@ const char *part_role_to_string(PartRole r) {
         return part_role_table[r];
 }
 
+static const char *const part_role_title_table[_PART_ROLE_MAX_] = {
+        [PART_ROLE_DB] = "DB",
+        [PART_ROLE_WAL] = "WAL",
+        [PART_ROLE_CACHE] = "bcache cache",
+        [PART_ROLE_JOURNAL] = "journal",
+};
+
+const char *part_role_title(PartRole r) {
+        if ((unsigned) r >= _PART_ROLE_MAX_ || !part_role_title_table[r])
+                return "?";
+        return part_role_title_table[r];
+}
+
 
 char *plan_device_identity(const InvDevice *d) {
         /* one rule, shared with the agent's act-time check (docs/agent.md, "expect") */

@@ -295,6 +295,9 @@ void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);
 const char *part_role_to_string(PartRole r);
+/* The role as people read it in plans and messages ("DB", "WAL", "bcache cache", "journal");
+ * "?" for none. */
+const char *part_role_title(PartRole r);
 
 /* The BlueStore DB/WAL labels on the host's cephprov partitions whose OSD is on none of the
  * host's data devices (an OSD whose data device is gone) and that carry no id (BlueStore
