@@ -73,19 +73,15 @@ static int run(CephAdmin *a, char **argv, const char *in, char **ret_out, Error 
 static int entity_key(CephAdmin *a, const char *entity, char **ret, Error *err) {
         /* no entity only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        _cleanup_(ceph_answer_done) CephAnswer ans = {};
-        int r = ceph_admin_ask(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &ans, &e);
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_get(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), &out, &e);
         if (r < 0)
                 return error_set(err, -r, "%s", e.message);
-        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
+        if (r == 0) {
                 *ret = NULL;
                 return 0;
         }
-        if (ans.exit_status != 0) {
-                r = ceph_answer_error(a, &ans, &e);
-                return error_set(err, -r, "%s", e.message);
-        }
-        r = ceph_auth_get_parse(ans.out, entity, ret, NULL, &e);
+        r = ceph_auth_get_parse(out, entity, ret, NULL, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock entity '%s': %s", entity, e.message) : 0;
 }
 
@@ -96,19 +92,13 @@ static int read_record(CephAdmin *a, const char *key, CephLock **ret, Error *err
                 return -err->code;
         /* no record only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        _cleanup_(ceph_answer_done) CephAnswer ans = {};
-        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &ans, &e);
+        int r = ceph_admin_get(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), &out, &e);
         if (r < 0)
                 return error_set(err, -r, "%s", e.message);
-        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
+        if (r == 0) {
                 *ret = NULL;
                 return 0;
         }
-        if (ans.exit_status != 0) {
-                r = ceph_answer_error(a, &ans, &e);
-                return error_set(err, -r, "%s", e.message);
-        }
-        out = TAKE_PTR(ans.out);
         r = ceph_lock_parse(out, ret, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock record '%s': %s", rk, e.message) : 0;
 }
