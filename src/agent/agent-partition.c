@@ -202,17 +202,11 @@ static int gpt_set_type(int fd, const char *node, unsigned lss, unsigned partno,
 
 /* Every signature libblkid knows on the device (partition tables included), joined. */
 static int device_signatures(int fd, char **ret) {
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return -EIO;
-        }
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+        blkid_probe pr;
+        int r = agent_blkid_probe(fd, 0, 0, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM,
+                                  BLKID_PARTS_MAGIC, &pr);
+        if (r < 0)
+                return r;
 
         _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
         while (l && blkid_do_probe(pr) == 0) {
