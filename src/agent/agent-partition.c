@@ -20,7 +20,7 @@
 
 #include "agent-internal.h"
 #include "basic/size.h"
-#include "plan/plan.h"
+#include "ondisk/part-types.h"
 
 /* ---- libparted glue ---- */
 
