@@ -37,7 +37,7 @@ typedef struct HostRun {
 } HostRun;
 
 bool step_in_stages(const Step *s, unsigned stages) {
-        return s->kind == STEP_CREATE_OSD ? (stages & STAGE_OSDS) : (stages & STAGE_DISKS);
+        return step_kind_class(s->kind) == STEP_CLASS_OSD ? (stages & STAGE_OSDS) : (stages & STAGE_DISKS);
 }
 
 static const Step *step_by_id(const HostPlan *hp, unsigned id, size_t *ret_index) {
@@ -161,7 +161,7 @@ static void *host_worker(void *userdata) {
                                 continue;
                         pending = true;
                         const Step *s = &h->hp->steps[i];
-                        bool osd = s->kind == STEP_CREATE_OSD;
+                        bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
                         if (osd ? h->running_osd >= parallel : h->running_serial > 0)
                                 continue;
                         if (!deps_done(h, s))
@@ -180,7 +180,7 @@ static void *host_worker(void *userdata) {
                 }
 
                 const Step *s = &h->hp->steps[pick];
-                bool osd = s->kind == STEP_CREATE_OSD;
+                bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
                 h->state[pick] = STEP_STATE_RUNNING;
                 if (osd)
                         h->running_osd++;

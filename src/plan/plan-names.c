@@ -28,6 +28,10 @@ const char *step_kind_to_string(StepKind k) {
         return step_kind_table[k];
 }
 
+StepClass step_kind_class(StepKind k) {
+        return k == STEP_CREATE_OSD ? STEP_CLASS_OSD : STEP_CLASS_DISK;
+}
+
 static const char *const part_role_table[_PART_ROLE_MAX_] = {
         [PART_ROLE_NONE] = "none",
         [PART_ROLE_DB] = "db",

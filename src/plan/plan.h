@@ -29,6 +29,15 @@ typedef enum StepKind {
         _STEP_KIND_MAX,
 } StepKind;
 
+/* How steps of a kind run on their host: disk steps one at a time (each rewrites a table or
+ * a superblock the next one reads), OSD creations side by side (a BlueStore mkfs can take
+ * minutes). The executor takes a step's stage and concurrency from its class, never from
+ * its kind. */
+typedef enum StepClass {
+        STEP_CLASS_DISK,
+        STEP_CLASS_OSD,
+} StepClass;
+
 typedef enum PartRole {
         PART_ROLE_NONE,
         PART_ROLE_DB,
@@ -287,6 +296,7 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const P
 void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);
+StepClass step_kind_class(StepKind k);
 const char *part_role_to_string(PartRole r);
 /* The role as people read it in plans and messages ("DB", "WAL", "bcache cache", "journal");
  * "?" for none. */
