@@ -204,16 +204,22 @@ static void *renew_thread(void *userdata) {
         return NULL;
 }
 
+/* Stops the renewal thread, if it runs, and waits for it. */
+static void renew_thread_stop(CephClusterLock *l) {
+        if (!l->thread_started)
+                return;
+        pthread_mutex_lock(&l->mu);
+        l->stop = true;
+        pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->thread, NULL);
+        l->thread_started = false;
+}
+
 static CephClusterLock *lock_free(CephClusterLock *l) {
         if (!l)
                 return NULL;
-        if (l->thread_started) {
-                pthread_mutex_lock(&l->mu);
-                l->stop = true;
-                pthread_cond_broadcast(&l->cv);
-                pthread_mutex_unlock(&l->mu);
-                pthread_join(l->thread, NULL);
-        }
+        renew_thread_stop(l);
         ceph_admin_close(l->admin);
         free(l->entity);
         free(l->takeover);
@@ -575,14 +581,7 @@ void ceph_cluster_lock_op_done(CephClusterLock *l, const char *op) {
 static int lock_release(CephClusterLock *l, Error *err) {
         if (!l || !l->held)
                 return 0;
-        if (l->thread_started) {
-                pthread_mutex_lock(&l->mu);
-                l->stop = true;
-                pthread_cond_broadcast(&l->cv);
-                pthread_mutex_unlock(&l->mu);
-                pthread_join(l->thread, NULL);
-                l->thread_started = false;
-        }
+        renew_thread_stop(l);
         l->held = false;
         const char *c = l->admin->cluster;
         if (l->lost)
