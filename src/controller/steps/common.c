@@ -3,12 +3,6 @@
 
 #include "controller/steps/steps-internal.h"
 
-double cs_now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 const CephCli *cs_cli(ClusterSteps *cs) {
         return ceph_admin_cli(cs->admin);
 }
