@@ -18,6 +18,24 @@
 
 #include "agent-internal.h"
 
+int agent_blkid_probe(int fd, uint64_t off, uint64_t size, int sb_flags, int part_flags, blkid_probe *ret) {
+        blkid_probe pr = blkid_new_probe();
+        if (!pr)
+                return -ENOMEM;
+        if (blkid_probe_set_device(pr, fd, (blkid_loff_t) off, (blkid_loff_t) size) < 0) {
+                blkid_free_probe(pr);
+                return -EIO;
+        }
+        blkid_probe_enable_superblocks(pr, sb_flags != AGENT_BLKID_OFF);
+        if (sb_flags > 0)
+                blkid_probe_set_superblocks_flags(pr, sb_flags);
+        blkid_probe_enable_partitions(pr, part_flags != AGENT_BLKID_OFF);
+        if (part_flags > 0)
+                blkid_probe_set_partitions_flags(pr, part_flags);
+        *ret = pr;
+        return 0;
+}
+
 void block_dev_done(BlockDev *d) {
         if (!d)
                 return;

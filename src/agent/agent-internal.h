@@ -3,6 +3,7 @@
 
 /* Shared by the agent's op files; not a public API. */
 
+#include <blkid/blkid.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -78,6 +79,15 @@ typedef struct BlockDev {
 } BlockDev;
 
 void block_dev_done(BlockDev *d);
+
+/* For agent_blkid_probe(): leave a chain off. */
+#define AGENT_BLKID_OFF (-1)
+/* A libblkid probe of [off, off+size) of fd (size 0: to the end), the one set-up of every
+ * probe of the agent: the superblocks chain on with `sb_flags` and the partitions chain on
+ * with `part_flags` (BLKID_SUBLKS_*, BLKID_PARTS_*; 0: libblkid's own flags), or either off
+ * with AGENT_BLKID_OFF. -ENOMEM, or -EIO when libblkid does not take fd; the caller frees
+ * *ret with blkid_free_probe(). */
+int agent_blkid_probe(int fd, uint64_t off, uint64_t size, int sb_flags, int part_flags, blkid_probe *ret);
 /* Resolve a path (node or symlink) to the kernel's view; errors name the path. */
 int block_dev_resolve(const char *path, BlockDev *ret, Error *err);
 

@@ -156,16 +156,10 @@ static int expect_osd(int fd, uint64_t off, const char *what, const DevExpect *e
  * inventory's probe of the disk does); NULL when there is none. */
 static int probe_partuuid(int fd, char **ret) {
         *ret = NULL;
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return -EIO;
-        }
-        blkid_probe_enable_superblocks(pr, 0);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+        blkid_probe pr;
+        int r = agent_blkid_probe(fd, 0, 0, AGENT_BLKID_OFF, BLKID_PARTS_ENTRY_DETAILS, &pr);
+        if (r < 0)
+                return r;
         const char *v = NULL;
         if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "PART_ENTRY_UUID", &v, NULL) == 0 && v)
                 *ret = strdup(v);
@@ -202,19 +196,12 @@ static void lookup_dup(blkid_probe pr, const char *name, char **ret) {
 /* The same probe as the inventory's (agent-probe.c), so that what the plan saw and what is
  * seen here compare equal for an unchanged device. */
 static int probe_identity(int fd, bool whole, char **type, char **uuid, char **pttype, char **ptuuid) {
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return -EIO;
-        }
-        blkid_probe_enable_partitions(pr, whole);
-        if (whole)
-                blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
-        int r = blkid_do_safeprobe(pr);
+        blkid_probe pr;
+        int r = agent_blkid_probe(fd, 0, 0, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL,
+                                  whole ? BLKID_PARTS_ENTRY_DETAILS : AGENT_BLKID_OFF, &pr);
+        if (r < 0)
+                return r;
+        r = blkid_do_safeprobe(pr);
         if (r == 0) {
                 lookup_dup(pr, "TYPE", type);
                 lookup_dup(pr, "UUID", uuid);

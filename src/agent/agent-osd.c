@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "basic/clock-util.h"
 #include "basic/lock-file.h"
 #include "ceph/ceph-volume.h"
 #include "ceph/ceph.h"
@@ -48,12 +49,6 @@ typedef struct OsdArgs {
 
 static void osd_args_done(OsdArgs *a) {
         a->osd_map = ceph_osd_dump_free(a->osd_map);
-}
-
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* The last `max` bytes of a command's stderr (or stdout), for messages: ceph-volume puts
@@ -506,7 +501,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         if (r < 0)
                 return r;
         int id = (int) a.osd_id;
-        double t0 = now_sec();
+        double t0 = clock_mono_sec();
 
         if (!agent_device_allowed(s, a.data))
                 return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.data, agent_host(s));
@@ -555,7 +550,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         r = osd_lock(a.data, (unsigned) lock_timeout, &lock_fd, p, err); /* the planned device: the controller waits on its name */
         if (r < 0)
                 return r;
-        double t_lock = now_sec();
+        double t_lock = clock_mono_sec();
 
         bool lvm = have_lvm();
         bool loop = startswith(data, "/dev/loop");
@@ -667,7 +662,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                  * one to finish; the controller releases the id it allocated for this call */
                 adopted = true;
         int osd = label.id;
-        double t_prep = now_sec();
+        double t_prep = clock_mono_sec();
 
         /* 2. activate (raw), unless the daemon already runs */
         bool running = osd_running(s, osd);
@@ -688,7 +683,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                         return r;
                 links_made += r;
         }
-        double t_act = now_sec();
+        double t_act = clock_mono_sec();
 
         /* 3. enable and start, the way this host starts OSDs */
         agent_progress(p, 3, 4, "systemctl start ceph-osd@%d", osd);
@@ -697,7 +692,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return r;
         if (!running && (r = systemctl(s, "start", osd, err)) < 0)
                 return r;
-        double t_end = now_sec();
+        double t_end = clock_mono_sec();
 
         json_object *o = json_object_new_object();
         if (!o)

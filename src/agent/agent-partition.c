@@ -20,7 +20,7 @@
 
 #include "agent-internal.h"
 #include "basic/size.h"
-#include "plan/plan.h"
+#include "ondisk/part-types.h"
 
 /* ---- libparted glue ---- */
 
@@ -125,6 +125,22 @@ static void ped_disk_destroyp(PedDisk **d) {
                 P.disk_destroy(*d);
 }
 
+/* libparted's view of the partitioned disk `d`: its device and its table as on disk. */
+static int ped_open(AgentState *s, const BlockDev *d, PedDevice **ret_dev, PedDisk **ret_disk, Error *err) {
+        int r = ped_setup(s, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d->node);
+        if (!dev)
+                return error_set(err, EIO, "libparted cannot open '%s': %s", d->path, ped_message());
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = P.disk_new(dev);
+        if (!disk)
+                return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d->path, ped_message());
+        *ret_disk = TAKE_PTR(disk);
+        *ret_dev = TAKE_PTR(dev);
+        return 0;
+}
+
 /* ---- reading and patching the GPT directly ---- */
 
 static void put_le32(uint8_t *p, uint32_t v) {
@@ -202,17 +218,11 @@ static int gpt_set_type(int fd, const char *node, unsigned lss, unsigned partno,
 
 /* Every signature libblkid knows on the device (partition tables included), joined. */
 static int device_signatures(int fd, char **ret) {
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return -EIO;
-        }
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+        blkid_probe pr;
+        int r = agent_blkid_probe(fd, 0, 0, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM,
+                                  BLKID_PARTS_MAGIC, &pr);
+        if (r < 0)
+                return r;
 
         _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
         while (l && blkid_do_probe(pr) == 0) {
@@ -534,15 +544,11 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         r = node_is_claimed(&d, &c, err);
         if (r < 0)
                 return r;
-        r = ped_setup(s, err);
+        _cleanup_(ped_device_destroyp) PedDevice *dev = NULL;
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = NULL;
+        r = ped_open(s, &d, &dev, &disk, err);
         if (r < 0)
                 return r;
-        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d.node);
-        if (!dev)
-                return error_set(err, EIO, "libparted cannot open '%s': %s", d.path, ped_message());
-        _cleanup_(ped_disk_destroyp) PedDisk *disk = P.disk_new(dev);
-        if (!disk)
-                return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d.path, ped_message());
         if (!streq(disk->type->name, "gpt"))
                 return error_set(err, EINVAL, "'%s' has a %s partition table, not GPT", d.path, disk->type->name);
         if (dev->sector_size != lss)
@@ -819,15 +825,11 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 return error_set(err, errno, "cannot erase partition %u of '%s': %m", partno, d.path);
 
         agent_progress(p, 2, 3, "deleting partition %u '%s' from the GPT of '%s'", partno, name, d.path);
-        r = ped_setup(s, err);
+        _cleanup_(ped_device_destroyp) PedDevice *dev = NULL;
+        _cleanup_(ped_disk_destroyp) PedDisk *disk = NULL;
+        r = ped_open(s, &d, &dev, &disk, err);
         if (r < 0)
                 return r;
-        _cleanup_(ped_device_destroyp) PedDevice *dev = P.device_get(d.node);
-        if (!dev)
-                return error_set(err, EIO, "libparted cannot open '%s': %s", d.path, ped_message());
-        _cleanup_(ped_disk_destroyp) PedDisk *disk = P.disk_new(dev);
-        if (!disk)
-                return error_set(err, EIO, "libparted cannot read the GPT of '%s': %s", d.path, ped_message());
         PedPartition *part = P.disk_get_partition(disk, (int) partno);
         if (!part || part->geom.start != (PedSector) e.first_lba || part->geom.end != (PedSector) e.last_lba)
                 return error_set(err, EIO, "libparted does not see partition %u of '%s' where the GPT has it", partno,

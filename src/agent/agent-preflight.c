@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The "preflight" op: before any step of a host runs, does the host have what its planned
- * steps need (AgentNeed, src/agent/agent-steps.h), and do its devices still look as the
+ * steps need (AgentNeed, src/agent/agent-needs.h), and do its devices still look as the
  * plan saw them? Every check answers present/ok or missing with the reason; the op itself
  * fails only on bad arguments, so the controller gets the whole list at once.
  *
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
-#include "agent-steps.h"
+#include "agent-needs.h"
 #include "basic/size.h"
 
 /* ceph-volume looks for the tools it runs (ceph-osd, ceph-bluestore-tool, ceph) in PATH,

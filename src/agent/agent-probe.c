@@ -127,16 +127,11 @@ static int probe_content(int fd, uint64_t off, uint64_t size, const char *name, 
         int r;
 
         if (probe_fs) {
-                blkid_probe pr = blkid_new_probe();
-                if (!pr)
-                        return -ENOMEM;
-                if (blkid_probe_set_device(pr, fd, (blkid_loff_t) off, (blkid_loff_t) size) < 0) {
-                        blkid_free_probe(pr);
-                        return -EIO;
-                }
-                blkid_probe_enable_superblocks(pr, 1);
-                blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
-                blkid_probe_enable_partitions(pr, 0);
+                blkid_probe pr;
+                r = agent_blkid_probe(fd, off, size, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL,
+                                      AGENT_BLKID_OFF, &pr);
+                if (r < 0)
+                        return r;
                 r = blkid_do_safeprobe(pr);
                 if (r == 0) {
                         lookup_dup(pr, "TYPE", &c->fstype);
@@ -406,17 +401,13 @@ static int probe_disk(AgentState *s, char * const *allow_real, struct udev_devic
          * partition tables and signatures live (start and end of the device). */
         prefetch(fd, 0, d->size);
 
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return 0;
-        }
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+        blkid_probe pr;
+        r = agent_blkid_probe(fd, 0, 0, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL,
+                              BLKID_PARTS_ENTRY_DETAILS, &pr);
+        if (r == -EIO)
+                return 0; /* libblkid does not take it: content unknown, as when it cannot be opened */
+        if (r < 0)
+                return r;
         r = blkid_do_safeprobe(pr);
         if (r == 0) {
                 lookup_dup(pr, "PTTYPE", &d->pttype);

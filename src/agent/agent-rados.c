@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "agent-internal.h"
+#include "basic/clock-util.h"
 #include "ceph/ceph.h"
 
 #ifndef LIBRADOS_SONAME
@@ -82,10 +83,9 @@ static int rados_load(AgentState *s, Error *err) {
         return 0;
 }
 
+/* Latencies are kept in fractional milliseconds. */
 static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+        return clock_mono_sec() * 1e3;
 }
 
 /* A name librados takes (pool, object, client): printable, no blanks, not empty. */

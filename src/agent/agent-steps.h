@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "agent/agent-needs.h"
 #include "basic/error.h"
 #include "plan/plan.h"
 
@@ -19,28 +20,5 @@ int agent_request_from_step(const Step *s, json_object **ret);
  * osd {osd_uuid, whoami, ceph_fsid} (each when known). -ENOMEM. */
 int agent_expect_to_json(const StepSeen *s, json_object **ret);
 
-/* What a host must have for a step to run there. The controller sends the union over a
- * host's planned steps to the agent's "preflight" op, which checks each before any step of
- * the host runs (docs/agent.md), so a host that lacks one is refused untouched instead of
- * failing half-way (partitions made, then every bcache step failing). */
-typedef enum AgentNeed {
-        AGENT_NEED_LIBPARTED     = 1 << 0, /* create-gpt, create-partition: libparted (dlopen) */
-        AGENT_NEED_BCACHE        = 1 << 1, /* the kernel's bcache (/sys/fs/bcache), modprobe'd if need be */
-        AGENT_NEED_MAKE_BCACHE   = 1 << 2, /* bcache-tools' make-bcache in PATH */
-        AGENT_NEED_UDEV_RULES    = 1 << 3, /* bcache-tune: a writable udev rules directory */
-        AGENT_NEED_CEPH_VOLUME   = 1 << 4, /* osd-create: ceph-volume in PATH */
-        AGENT_NEED_CEPH_OSD      = 1 << 5, /* ceph-volume runs ceph-osd --mkfs */
-        AGENT_NEED_SYSTEMCTL     = 1 << 6, /* osd-create starts ceph-osd@N with systemctl */
-        AGENT_NEED_OSD_KEYRING   = 1 << 7, /* ceph-volume's `osd new`: the bootstrap-osd keyring */
-        _AGENT_NEED_ALL          = (1 << 8) - 1,
-} AgentNeed;
-
 /* The AgentNeed bits of one step (pure, from its kind and arguments). */
 unsigned agent_step_needs(const Step *s);
-/* "libparted", "bcache", "make-bcache", "udev-rules", "ceph-volume", "ceph-osd",
- * "systemctl", "bootstrap-osd-keyring"; NULL for anything but a single bit. */
-const char *agent_need_to_string(AgentNeed n);
-/* The bit named `s`, or 0 when unknown. */
-AgentNeed agent_need_from_string(const char *s);
-/* A JSON array of the names of the bits in `needs`, in bit order. */
-json_object *agent_needs_to_json(unsigned needs);

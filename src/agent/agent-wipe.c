@@ -24,19 +24,11 @@
  * `names`, prefixed with `prefix` ("loop3p2:") when given. */
 static int wipe_region(int fd, uint64_t off, uint64_t size, const char *prefix, bool dry, char ***names,
                        bool *ret_gpt) {
-        blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, fd, (blkid_loff_t) off, (blkid_loff_t) size) < 0) {
-                blkid_free_probe(pr);
-                return -EIO;
-        }
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_BADCSUM);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
-
-        int r = 0;
+        blkid_probe pr;
+        int r = agent_blkid_probe(fd, off, size, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_BADCSUM,
+                                  BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT, &pr);
+        if (r < 0)
+                return r;
         for (unsigned guard = 0; guard < 64 && blkid_do_probe(pr) == 0; guard++) {
                 const char *t = NULL;
                 if (blkid_probe_lookup_value(pr, "TYPE", &t, NULL) < 0 &&
@@ -230,10 +222,8 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
 
         if (!d.is_partition) {
                 /* the partitions' contents first, from the table (kernel nodes or not) */
-                blkid_probe pr = blkid_new_probe();
-                if (pr && blkid_probe_set_device(pr, fd, 0, 0) == 0) {
-                        blkid_probe_enable_superblocks(pr, 0);
-                        blkid_probe_enable_partitions(pr, 1);
+                blkid_probe pr = NULL;
+                if (agent_blkid_probe(fd, 0, 0, AGENT_BLKID_OFF, 0, &pr) >= 0) {
                         blkid_partlist pl = blkid_probe_get_partitions(pr);
                         int n = pl ? blkid_partlist_numof_partitions(pl) : 0;
                         for (int i = 0; i < n && r >= 0; i++) {

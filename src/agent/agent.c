@@ -15,6 +15,7 @@
 #include <libudev.h>
 
 #include "agent-internal.h"
+#include "basic/clock-util.h"
 #include "basic/log.h"
 #include "basic/sha256.h"
 
@@ -166,20 +167,14 @@ bool agent_device_allowed(AgentState *s, const char *path) {
 static _Thread_local double request_deadline;
 static _Thread_local int64_t request_lease_ms;
 
-static double mono_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 bool agent_lease_over(void) {
-        return request_deadline > 0 && mono_now() >= request_deadline;
+        return request_deadline > 0 && clock_mono_sec() >= request_deadline;
 }
 
 int agent_lease_start(const char *what, const char *path, Error *err) {
         if (request_deadline <= 0)
                 return 0;
-        double now = mono_now();
+        double now = clock_mono_sec();
         if (now < request_deadline) {
                 /* the op starts its writes in time: from here it runs to its end (a bcache
                  * flush may take an hour; the controller checks again before the next op) */
@@ -297,7 +292,7 @@ static json_object *error_response(json_object *id, int code, const char *messag
 
 int agent_dispatch(AgentState *s, json_object *request, json_object **ret_response,
                    AgentProgressFn progress, void *userdata) {
-        double arrival = mono_now(); /* the lease counts from here */
+        double arrival = clock_mono_sec(); /* the lease counts from here */
         Error err = {};
         json_object *id = NULL, *args = NULL;
         const char *op = NULL;

@@ -5,17 +5,12 @@
 #include <sys/file.h>
 #include <time.h>
 
+#include "clock-util.h"
 #include "macro.h"
-
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 int lock_file_wait(int fd, uint64_t timeout_ms, uint64_t progress_every_ms, LockWaitProgressFn progress,
                    void *userdata) {
-        uint64_t start = now_ms(), next_progress = start + progress_every_ms;
+        uint64_t start = clock_mono_ms(), next_progress = start + progress_every_ms;
         unsigned step = 10;
         for (;;) {
                 if (flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -24,7 +19,7 @@ int lock_file_wait(int fd, uint64_t timeout_ms, uint64_t progress_every_ms, Lock
                         continue;
                 if (errno != EWOULDBLOCK)
                         return -errno;
-                uint64_t t = now_ms();
+                uint64_t t = clock_mono_ms();
                 if (t - start >= timeout_ms)
                         return -ETIMEDOUT;
                 if (progress && progress_every_ms && t >= next_progress) {

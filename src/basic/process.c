@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock-util.h"
 #include "strv.h"
 
 extern char **environ;
@@ -91,12 +92,6 @@ void process_result_done(ProcessResult *r) {
         free(r->out);
         free(r->err);
         *r = (ProcessResult) {};
-}
-
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
 static void sleep_ms(unsigned ms) {
@@ -188,13 +183,13 @@ static void group_kill(pid_t pgid, uint64_t grace_ms, int *leader_status) {
         (void) kill(-pgid, SIGTERM);
         /* a stopped member would sit on SIGTERM until the grace ends */
         (void) kill(-pgid, SIGCONT);
-        uint64_t until = now_ms() + grace_ms;
+        uint64_t until = clock_mono_ms() + grace_ms;
         unsigned step = 5;
         for (;;) {
                 reap_group(pgid, leader_status);
                 if (!process_group_alive(pgid))
                         return;
-                if (now_ms() >= until)
+                if (clock_mono_ms() >= until)
                         break;
                 sleep_ms(step);
                 step = MIN(step * 2, 100u);
@@ -350,7 +345,7 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
         (void) fcntl(fout, F_SETFL, O_NONBLOCK);
         (void) fcntl(ferr, F_SETFL, O_NONBLOCK);
 
-        uint64_t start = now_ms();
+        uint64_t start = clock_mono_ms();
         uint64_t deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0, drain_until = 0;
         bool exited = false, timed_out = false, cancelled = false, watch = o->watch_cancel_fd;
         int status = 0, r = 0;
@@ -359,12 +354,12 @@ int process_run(const ProcessRun *o, ProcessResult *ret, Error *err) {
                         pid_t w = waitpid(pid, &status, WNOHANG);
                         if (w == pid) {
                                 exited = true;
-                                drain_until = now_ms() + DRAIN_AFTER_EXIT_MS;
+                                drain_until = clock_mono_ms() + DRAIN_AFTER_EXIT_MS;
                         }
                 }
                 if (exited && fout < 0 && ferr < 0)
                         break;
-                uint64_t t = now_ms();
+                uint64_t t = clock_mono_ms();
                 if (exited && t >= drain_until)
                         break;
                 if (!exited && deadline && t >= deadline) {

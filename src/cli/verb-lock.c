@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -96,13 +97,11 @@ static int lock_hold(const Layout *l, const char *seconds) {
         struct sigaction sa = { .sa_handler = on_signal };
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
-        struct timespec t0, now;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = clock_mono_sec();
         for (;;) {
                 if (ceph_cluster_lock_check(lock, &err) < 0)
                         return cli_report(&err);
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if (interrupted || (double) (now.tv_sec - t0.tv_sec) + (double) (now.tv_nsec - t0.tv_nsec) / 1e9 >= hold)
+                if (interrupted || clock_mono_sec() - t0 >= hold)
                         break;
                 usleep(100 * 1000);
         }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -94,12 +95,6 @@ struct OsdFlow {
         pthread_t allocator;
         bool allocator_running;
 };
-
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static int new_uuid(char ret[static 37]) {
         FILE *f = fopen("/proc/sys/kernel/random/uuid", "re");
@@ -814,7 +809,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                 return error_set(err, EIO, "host '%s': cannot allocate an OSD id for '%s': %s", host, device,
                                  a->error ? a->error : "unknown error");
 
-        double t0 = now_sec();
+        double t0 = clock_mono_sec();
         _cleanup_json_ json_object *res = NULL;
         r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, &res, err);
         if (r < 0) {
@@ -859,7 +854,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                 } else if (rr < 0)
                         error_prefix(err, r, "cannot recover osd.%d (%s)", a->id, e2.message);
         }
-        a->seconds = now_sec() - t0;
+        a->seconds = clock_mono_sec() - t0;
         if (r < 0) {
                 a->error = strdup(err->message);
                 jrec(f, "osd-failed", host, device, a->id, NULL, "error", err->message);
@@ -962,7 +957,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
         }
 
         /* wait for up, mark in, check the class */
-        double deadline = now_sec() + timeout_sec;
+        double deadline = clock_mono_sec() + timeout_sec;
         jrec(f, "osd-wait-up", NULL, NULL, -1, NULL, NULL, NULL);
         for (;;) {
                 _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
@@ -991,7 +986,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                         jrec(f, "osd-all-up", NULL, NULL, -1, NULL, NULL, NULL);
                         break;
                 }
-                if (now_sec() > deadline) {
+                if (clock_mono_sec() > deadline) {
                         if (!first)
                                 first = error_set(err, ETIMEDOUT, "osd.%d is not up %u s after it was started", waiting,
                                                   timeout_sec);

@@ -285,6 +285,22 @@ int ceph_admin_run(CephAdmin *a, char **argv, const char *stdin_data, char **ret
         return 0;
 }
 
+int ceph_admin_get(CephAdmin *a, char **argv, char **ret_out, Error *err) {
+        _cleanup_(ceph_answer_done) CephAnswer ans = {};
+        int r = ceph_admin_ask(a, argv, NULL, &ans, err);
+        if (r < 0)
+                return r;
+        if (ans.exit_status == 0) {
+                *ret_out = TAKE_PTR(ans.out);
+                return 1;
+        }
+        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
+                *ret_out = NULL;
+                return 0;
+        }
+        return ceph_answer_error(a, &ans, err);
+}
+
 /* Runs a query: its stdout (not blank) and the command's words for messages. */
 static int query(CephAdmin *a, char **argv, char **ret_out, char **ret_cmd, Error *err) {
         _cleanup_(freep) char *cmd = argv ? command_words(a, argv) : NULL;

@@ -84,6 +84,11 @@ int ceph_admin_ask_many(CephAdmin *a, char ***argvs, size_t n, CephAnswer *ret, 
 /* A non-zero exit as an error: code = the exit status (ceph exits with the errno), message
  * "'ceph WORDS' on 'HOST' failed (exit N): STDERR". */
 int ceph_answer_error(const CephAdmin *a, const CephAnswer *ans, Error *err);
+/* Runs a `get` (`config-key get`, `auth get`, ...) as ceph_admin_run() does: 1 and its
+ * stdout when ceph answered, 0 and NULL when ceph itself says there is no such key or entity
+ * (ceph_answer_no_such_key()). A `ceph` that did not run or did not answer is an error, never
+ * "none". */
+int ceph_admin_get(CephAdmin *a, char **argv, char **ret_out, Error *err);
 
 /* The cluster's answers, read by the src/ceph parsers (no other code reads them). An empty
  * answer, or one the parser refuses, is EBADMSG naming the command and the admin host. */

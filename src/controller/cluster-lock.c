@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
 
@@ -35,17 +36,6 @@ struct CephClusterLock {
         char *outlived_by; /* that hook's agent op; NULL when unset */
 };
 
-static double mono(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static double wall(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static void iso(time_t t, char buf[static 32]) {
         struct tm tm;
@@ -83,19 +73,15 @@ static int run(CephAdmin *a, char **argv, const char *in, char **ret_out, Error 
 static int entity_key(CephAdmin *a, const char *entity, char **ret, Error *err) {
         /* no entity only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        _cleanup_(ceph_answer_done) CephAnswer ans = {};
-        int r = ceph_admin_ask(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), NULL, &ans, &e);
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_get(a, ceph_argv_auth_get(ceph_admin_cli(a), entity, &e), &out, &e);
         if (r < 0)
                 return error_set(err, -r, "%s", e.message);
-        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
+        if (r == 0) {
                 *ret = NULL;
                 return 0;
         }
-        if (ans.exit_status != 0) {
-                r = ceph_answer_error(a, &ans, &e);
-                return error_set(err, -r, "%s", e.message);
-        }
-        r = ceph_auth_get_parse(ans.out, entity, ret, NULL, &e);
+        r = ceph_auth_get_parse(out, entity, ret, NULL, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock entity '%s': %s", entity, e.message) : 0;
 }
 
@@ -106,19 +92,13 @@ static int read_record(CephAdmin *a, const char *key, CephLock **ret, Error *err
                 return -err->code;
         /* no record only when ceph says so: a `ceph` that did not run is an error */
         Error e = {};
-        _cleanup_(ceph_answer_done) CephAnswer ans = {};
-        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), NULL, &ans, &e);
+        int r = ceph_admin_get(a, ceph_argv_config_key_get(ceph_admin_cli(a), rk, &e), &out, &e);
         if (r < 0)
                 return error_set(err, -r, "%s", e.message);
-        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
+        if (r == 0) {
                 *ret = NULL;
                 return 0;
         }
-        if (ans.exit_status != 0) {
-                r = ceph_answer_error(a, &ans, &e);
-                return error_set(err, -r, "%s", e.message);
-        }
-        out = TAKE_PTR(ans.out);
         r = ceph_lock_parse(out, ret, &e);
         return r < 0 ? error_set(err, -r, "cannot read the lock record '%s': %s", rk, e.message) : 0;
 }
@@ -176,21 +156,21 @@ static void *renew_thread(void *userdata) {
         double next = l->renewed + l->lease / 3.0;
         while (!l->stop && !l->lost) {
                 struct timespec until = mono_ts(next);
-                while (!l->stop && mono() < next && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
+                while (!l->stop && clock_mono_sec() < next && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
                         ;
                 if (l->stop)
                         break;
                 if (l->stalled) {
                         /* the test hook: no renewal any more, as if this thread hung; the
                          * deadline decides, as it would */
-                        if (mono() > l->deadline) {
+                        if (clock_mono_sec() > l->deadline) {
                                 lose(l, "the lease ran out before it could be renewed");
                                 break;
                         }
-                        next = mono() + 0.1;
+                        next = clock_mono_sec() + 0.1;
                         continue;
                 }
-                double t0 = mono();
+                double t0 = clock_mono_sec();
                 time_t w0 = time(NULL);
                 if (t0 > l->deadline) {
                         lose(l, "the lease ran out before it could be renewed");
@@ -212,8 +192,8 @@ static void *renew_thread(void *userdata) {
                         lose(l, key ? "another controller holds it now" : "its entity was removed (cephprov lock break?)");
                 else if (r < 0) {
                         log_warning("cannot renew the lock of cluster '%s' (retrying): %s", l->admin->cluster, e.message);
-                        next = mono() + 1;
-                } else if (mono() < l->deadline) {
+                        next = clock_mono_sec() + 1;
+                } else if (clock_mono_sec() < l->deadline) {
                         l->deadline = t0 + l->lease - lease_margin(l->lease);
                         l->renewed = t0;
                         next = t0 + l->lease / 3.0;
@@ -224,16 +204,22 @@ static void *renew_thread(void *userdata) {
         return NULL;
 }
 
+/* Stops the renewal thread, if it runs, and waits for it. */
+static void renew_thread_stop(CephClusterLock *l) {
+        if (!l->thread_started)
+                return;
+        pthread_mutex_lock(&l->mu);
+        l->stop = true;
+        pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->thread, NULL);
+        l->thread_started = false;
+}
+
 static CephClusterLock *lock_free(CephClusterLock *l) {
         if (!l)
                 return NULL;
-        if (l->thread_started) {
-                pthread_mutex_lock(&l->mu);
-                l->stop = true;
-                pthread_cond_broadcast(&l->cv);
-                pthread_mutex_unlock(&l->mu);
-                pthread_join(l->thread, NULL);
-        }
+        renew_thread_stop(l);
         ceph_admin_close(l->admin);
         free(l->entity);
         free(l->takeover);
@@ -373,9 +359,9 @@ static int token_write(const char *path, const char *key, Error *err) {
 static int check_skew(CephClusterLock *l, Error *err) {
         CephAdmin *a = l->admin;
         _cleanup_(freep) char *out = NULL;
-        double sent = wall();
+        double sent = clock_wall_sec();
         int r = run(a, ceph_argv_report(ceph_admin_cli(a), err), NULL, &out, err);
-        double answered = wall();
+        double answered = clock_wall_sec();
         if (r < 0)
                 return error_prefix(err, r, "cannot read the monitors' clock of cluster '%s'", a->cluster);
         double mon = 0, skew = 0;
@@ -441,11 +427,11 @@ int ceph_cluster_lock(const Layout *layout, const char *command, const char *tok
         unsigned wait = 0;
         if ((r = cluster_lock_wait(&wait, err)) < 0)
                 return r;
-        double give_up = mono() + wait;
+        double give_up = clock_mono_sec() + wait;
         for (bool told = false;;) {
                 Error e = {};
                 r = lock_once(l, &e);
-                if (r != -EBUSY || mono() + 2 > give_up) {
+                if (r != -EBUSY || clock_mono_sec() + 2 > give_up) {
                         if (r < 0)
                                 return error_set(err, -r, "%s", e.message);
                         break;
@@ -479,7 +465,7 @@ static int lock_once(CephClusterLock *l, Error *err) {
         _cleanup_(freep) char *seen_without_record = NULL;
         for (unsigned attempt = 0; attempt < 5; attempt++) {
                 /* the record first, so that an entity never exists without one */
-                double t0 = mono();
+                double t0 = clock_mono_sec();
                 r = write_record(l, time(NULL), err);
                 if (r < 0)
                         return error_prefix(err, r, "cannot write the lease of the lock of cluster '%s'", a->cluster);
@@ -527,7 +513,7 @@ static int lock_once(CephClusterLock *l, Error *err) {
                 }
                 if (r > 0) {
                         /* our record was written before the takeover began: renew it now */
-                        double t1 = mono();
+                        double t1 = clock_mono_sec();
                         Error e2 = {};
                         if (write_record(l, time(NULL), &e2) < 0)
                                 log_warning("cannot renew the lease of cluster '%s': %s", a->cluster, e2.message);
@@ -544,7 +530,7 @@ int ceph_cluster_lock_check(CephClusterLock *l, Error *err) {
         if (!l)
                 return 0;
         pthread_mutex_lock(&l->mu);
-        if (!l->lost && mono() > l->deadline)
+        if (!l->lost && clock_mono_sec() > l->deadline)
                 lose(l, "the lease ran out before it could be renewed");
         int r = 0;
         if (l->lost)
@@ -560,7 +546,7 @@ int ceph_cluster_lock_left_ms(CephClusterLock *l, int64_t *ret_ms, Error *err) {
                 return 0;
         }
         pthread_mutex_lock(&l->mu);
-        double now = mono();
+        double now = clock_mono_sec();
         if (!l->lost && now > l->deadline)
                 lose(l, "the lease ran out before it could be renewed");
         int r = 0;
@@ -587,22 +573,15 @@ void ceph_cluster_lock_op_done(CephClusterLock *l, const char *op) {
         pthread_cond_broadcast(&l->cv);
         pthread_mutex_unlock(&l->mu);
         log_warning("test hook CEPHPROV_TEST_LEASE_OUTLIVED_BY=%s: no more renewals of the lock; waiting %.1f s "
-                    "until its lease has run out, as after an op that outlasted it", op, deadline - mono());
-        while (mono() <= deadline + 0.05)
+                    "until its lease has run out, as after an op that outlasted it", op, deadline - clock_mono_sec());
+        while (clock_mono_sec() <= deadline + 0.05)
                 usleep(50 * 1000);
 }
 
 static int lock_release(CephClusterLock *l, Error *err) {
         if (!l || !l->held)
                 return 0;
-        if (l->thread_started) {
-                pthread_mutex_lock(&l->mu);
-                l->stop = true;
-                pthread_cond_broadcast(&l->cv);
-                pthread_mutex_unlock(&l->mu);
-                pthread_join(l->thread, NULL);
-                l->thread_started = false;
-        }
+        renew_thread_stop(l);
         l->held = false;
         const char *c = l->admin->cluster;
         if (l->lost)
@@ -617,7 +596,7 @@ static int lock_release(CephClusterLock *l, Error *err) {
                 return error_set(err, -r, "cannot release the lock of cluster '%s': %s", c, e.message);
         if (!streq_ptr(key, l->key))
                 return error_set(err, ENOLCK, "not releasing the lock of cluster '%s': it is no longer ours", c);
-        if (mono() >= l->deadline)
+        if (clock_mono_sec() >= l->deadline)
                 return error_set(err, ENOLCK,
                                  "not releasing the lock of cluster '%s': our lease ran out (it is free once expired)", c);
         r = run(l->admin, ceph_argv_auth_rm(ceph_admin_cli(l->admin), l->entity, &e), NULL, NULL, &e);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -218,12 +219,6 @@ static void *creation_main(void *userdata) {
         return NULL;
 }
 
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 /* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
 static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *meta, int id, const char *db_node) {
         const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, id);
@@ -259,7 +254,7 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
         uint64_t timeout = 1800;
         (void) json_get_u64(args, "timeout", false, &timeout, "rebuild-osds", NULL);
         const char *host = host_name(c);
-        double t0 = now_sec();
+        double t0 = clock_mono_sec();
 
         if ((r = create_partitions(c, ids, n, err)) < 0)
                 return r;
@@ -429,7 +424,7 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                 const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
                 convert_phase(c->j, host, o->data_device, o->id, "backfilling");
         }
-        json_add(res, "seconds", json_object_new_double(now_sec() - t0));
+        json_add(res, "seconds", json_object_new_double(clock_mono_sec() - t0));
         *ret = TAKE_PTR(res);
         return 0;
 }

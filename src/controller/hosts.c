@@ -11,7 +11,7 @@
 #include "basic/strv.h"
 #include "controller/ceph-admin.h"
 #include "controller/cluster-lock.h"
-#include "transport/fleet.h"
+#include "transport/fanout.h"
 
 int hosts_select(const Layout *l, char * const *only, const Host ***ret, size_t *ret_n, Error *err) {
         STRV_FOREACH(h, only) {
@@ -226,9 +226,9 @@ int fleet_open(const Layout *l, const Host * const *hosts, size_t n, bool dry_ru
                 pthread_mutex_init(&f->sessions[i].mu, NULL);
         }
 
-        FleetOptions fo = { .concurrency = l->concurrency, .progress = progress };
-        FleetHostResult *results = NULL;
-        int r = fleet_run(hosts, n, &fo, open_one, f, &results, err);
+        FanoutOptions fo = { .concurrency = l->concurrency, .progress = progress };
+        FanoutHostResult *results = NULL;
+        int r = fanout_run(hosts, n, &fo, open_one, f, &results, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
@@ -236,7 +236,7 @@ int fleet_open(const Layout *l, const Host * const *hosts, size_t n, bool dry_ru
                 s->r = results[i].r;
                 s->error = results[i].error;
         }
-        fleet_results_free(results, n);
+        fanout_results_free(results, n);
 
         *ret = TAKE_PTR(f);
         return 0;
@@ -372,15 +372,15 @@ int fleet_inventory(Fleet *f, InventorySet **ret, Error *err) {
                 if (f->sessions[i].r >= 0)
                         hosts[n++] = f->sessions[i].host;
 
-        FleetOptions fo = { .concurrency = f->layout->concurrency };
-        FleetHostResult *results = NULL;
-        int r = fleet_run(hosts, n, &fo, inventory_one, f, &results, err);
+        FanoutOptions fo = { .concurrency = f->layout->concurrency };
+        FanoutHostResult *results = NULL;
+        int r = fanout_run(hosts, n, &fo, inventory_one, f, &results, err);
         if (r < 0)
                 return r;
 
         _cleanup_(inventory_set_freep) InventorySet *set = calloc(1, sizeof(InventorySet));
         if (!set) {
-                fleet_results_free(results, n);
+                fanout_results_free(results, n);
                 return error_set(err, ENOMEM, "out of memory");
         }
         for (size_t i = 0; i < n; i++) {
@@ -402,11 +402,11 @@ int fleet_inventory(Fleet *f, InventorySet **ret, Error *err) {
                 inv->host = strdup(s->host->name);
                 if (!inv->host || inventory_set_add(set, inv) < 0) {
                         inventory_free(inv);
-                        fleet_results_free(results, n);
+                        fanout_results_free(results, n);
                         return error_set(err, ENOMEM, "out of memory");
                 }
         }
-        fleet_results_free(results, n);
+        fanout_results_free(results, n);
         *ret = TAKE_PTR(set);
         return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/clock-util.h"
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
@@ -35,14 +36,8 @@ typedef struct HostRun {
         HostReport *report;
 } HostRun;
 
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 bool step_in_stages(const Step *s, unsigned stages) {
-        return s->kind == STEP_CREATE_OSD ? (stages & STAGE_OSDS) : (stages & STAGE_DISKS);
+        return step_kind_class(s->kind) == STEP_CLASS_OSD ? (stages & STAGE_OSDS) : (stages & STAGE_DISKS);
 }
 
 static const Step *step_by_id(const HostPlan *hp, unsigned id, size_t *ret_index) {
@@ -80,7 +75,7 @@ static void progress_update(Global *g) {
         if (!g->o->progress)
                 return;
         fprintf(g->o->progress, "\r[%zu/%zu steps, %zu/%zu hosts done, %.1f s] ", g->finished, g->total,
-                g->hosts_finished, g->hosts_total, now_sec() - g->start);
+                g->hosts_finished, g->hosts_total, clock_mono_sec() - g->start);
         fflush(g->o->progress);
 }
 
@@ -166,7 +161,7 @@ static void *host_worker(void *userdata) {
                                 continue;
                         pending = true;
                         const Step *s = &h->hp->steps[i];
-                        bool osd = s->kind == STEP_CREATE_OSD;
+                        bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
                         if (osd ? h->running_osd >= parallel : h->running_serial > 0)
                                 continue;
                         if (!deps_done(h, s))
@@ -185,7 +180,7 @@ static void *host_worker(void *userdata) {
                 }
 
                 const Step *s = &h->hp->steps[pick];
-                bool osd = s->kind == STEP_CREATE_OSD;
+                bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
                 h->state[pick] = STEP_STATE_RUNNING;
                 if (osd)
                         h->running_osd++;
@@ -195,10 +190,10 @@ static void *host_worker(void *userdata) {
 
                 journal_step(h, s, "step-start", NULL);
                 exec_test_hold(step_kind_to_string(s->kind), false);
-                double t0 = now_sec();
+                double t0 = clock_mono_sec();
                 Error err = {};
                 int r = step_execute(h, s, &err);
-                double dt = now_sec() - t0;
+                double dt = clock_mono_sec() - t0;
                 journal_step(h, s, r < 0 ? "step-failed" : "step-done", r < 0 ? err.message : NULL);
 
                 pthread_mutex_lock(&h->mu);
@@ -241,7 +236,7 @@ static const HostLink *link_find(const HostLink *links, size_t n, const char *ho
 
 static void host_run(HostRun *h) {
         const ExecOptions *o = h->g->o;
-        double t0 = now_sec();
+        double t0 = clock_mono_sec();
         unsigned workers = o->parallel_osds ? o->parallel_osds : 1;
         pthread_t *tids = calloc(workers, sizeof(pthread_t));
         unsigned started = 0;
@@ -256,7 +251,7 @@ static void host_run(HostRun *h) {
         for (unsigned i = 1; i <= started; i++)
                 pthread_join(tids[i], NULL);
         free(tids);
-        h->report->seconds = now_sec() - t0;
+        h->report->seconds = clock_mono_sec() - t0;
 }
 
 static void *host_pool_worker(void *userdata) {
@@ -309,7 +304,7 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
         if (!o->step_request)
                 return error_set(err, EINVAL, "executor has no step translator");
 
-        Global g = { .o = o, .hosts_total = p->n_hosts, .start = now_sec() };
+        Global g = { .o = o, .hosts_total = p->n_hosts, .start = clock_mono_sec() };
         pthread_mutex_init(&g.mu, NULL);
 
         HostRun *runs = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(HostRun));
@@ -385,7 +380,7 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
                 rep->n_failed += rep->hosts[i].n_failed;
                 rep->n_skipped += rep->hosts[i].n_skipped;
         }
-        rep->seconds = now_sec() - g.start;
+        rep->seconds = clock_mono_sec() - g.start;
 
         bool failed = rep->n_failed > 0;
         *ret = TAKE_PTR(rep);

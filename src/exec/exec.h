@@ -28,8 +28,8 @@ typedef struct HostLink {
 typedef int (*StepRequestFn)(const Step *s, json_object **ret_request, Error *err);
 
 typedef enum StageMask {
-        STAGE_DISKS = 1 << 0, /* wipe, gpt, partitions, bcache */
-        STAGE_OSDS  = 1 << 1, /* create-osd */
+        STAGE_DISKS = 1 << 0, /* steps of STEP_CLASS_DISK: wipe, gpt, partitions, bcache */
+        STAGE_OSDS  = 1 << 1, /* steps of STEP_CLASS_OSD: create-osd */
         STAGE_ALL   = STAGE_DISKS | STAGE_OSDS,
 } StageMask;
 

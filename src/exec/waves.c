@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/clock-util.h"
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
@@ -77,12 +78,6 @@ static const char *strna(const char *s) {
 static void *mfree(void *p) {
         free(p);
         return NULL;
-}
-
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 static const char *const phase_names[_WAVE_PHASE_MAX] = {
@@ -232,7 +227,7 @@ static bool run_interrupted_locked(Run *run) {
 }
 
 bool wave_call_cancelled(const WaveCall *c) {
-        if (c->deadline > 0 && now_sec() >= c->deadline)
+        if (c->deadline > 0 && clock_mono_sec() >= c->deadline)
                 return true;
         if (c->lane->phase == WAVE_PHASE_AFTER)
                 return false; /* restores run to their end */
@@ -469,7 +464,7 @@ static void step_run(Lane *l, size_t i) {
                 return; /* stays NOT_RUN */
 
         WaveCall c = { .run = run, .lane = l, .step = s };
-        double t0 = now_sec();
+        double t0 = clock_mono_sec();
         if (s->timeout_ms)
                 c.deadline = t0 + s->timeout_ms / 1000.0;
         journal_step(l, i, "wave-step-start", NULL, -1);
@@ -480,7 +475,7 @@ static void step_run(Lane *l, size_t i) {
         int r = step_call(l, s, &c, &result, &err);
         if (r >= 0)
                 exec_test_hold(s->name, true);
-        double t1 = now_sec(), dt = t1 - t0;
+        double t1 = clock_mono_sec(), dt = t1 - t0;
         step_release(l, s, &c);
 
         if (c.deadline > 0 && t1 >= c.deadline) {
@@ -724,9 +719,9 @@ static void *host_pool_worker(void *userdata) {
                         return NULL;
 
                 Lane *l = &pool->lanes[run->queue[k]];
-                double t0 = now_sec();
+                double t0 = clock_mono_sec();
                 lane_run(l);
-                l->host_report->seconds = now_sec() - t0;
+                l->host_report->seconds = clock_mono_sec() - t0;
                 lane_print(l);
 
                 pthread_mutex_lock(&run->mu);
@@ -811,7 +806,7 @@ static void *tick_worker(void *userdata) {
                         .hosts_running = run->hosts_running,
                         .steps_done = run->steps_done,
                         .steps_total = run->steps_total,
-                        .elapsed = now_sec() - run->start,
+                        .elapsed = clock_mono_sec() - run->start,
                         .paused = run->paused,
                         .progress_step = run->progress_step,
                         .progress_host = run->progress_host,
@@ -1031,7 +1026,7 @@ int waves_run(const WavePlan *p, const WaveOptions *o, WaveReport **ret, Error *
                 rep->waves[w - 1].n_hosts = k - rep->waves[w - 1].first_host;
         }
 
-        Run run = { .p = p, .o = o, .rep = rep, .steps_total = n_steps, .start = now_sec() };
+        Run run = { .p = p, .o = o, .rep = rep, .steps_total = n_steps, .start = clock_mono_sec() };
         pthread_mutex_init(&run.mu, NULL);
         pthread_cond_init(&run.cv, NULL);
 
@@ -1134,7 +1129,7 @@ int waves_run(const WavePlan *p, const WaveOptions *o, WaveReport **ret, Error *
         pthread_mutex_destroy(&run.mu);
 
         report_sum(rep, p);
-        rep->seconds = now_sec() - run.start;
+        rep->seconds = clock_mono_sec() - run.start;
         /* an after step's failure is the run's failure only when all else went well */
         if (rep->status == WAVE_STATUS_OK && rep->n_failed > 0) {
                 rep->status = WAVE_STATUS_FAILED;

@@ -12,21 +12,11 @@ static const char *role_name(PartRole r) {
         return part_role_to_string(r) ?: "?";
 }
 
-static const char *role_title(PartRole r) {
-        switch (r) {
-        case PART_ROLE_DB: return "DB";
-        case PART_ROLE_WAL: return "WAL";
-        case PART_ROLE_CACHE: return "bcache cache";
-        case PART_ROLE_JOURNAL: return "journal";
-        default: return "?";
-        }
-}
-
 static void print_part(const ConvertPart *x, bool created, FILE *f) {
         char s[SIZE_FORMAT_MAX];
         fprintf(f, "    %-14s %4u %10s %10llu MiB  %-22s %s of osd.%d", x->device, x->partnum,
                 size_format(x->size, s, sizeof s), (unsigned long long) (x->offset / (1024 * 1024)),
-                x->partname ? x->partname : "", role_title(x->role), x->osd);
+                x->partname ? x->partname : "", part_role_title(x->role), x->osd);
         if (created)
                 fprintf(f, " (slot %u)", x->slot);
         else

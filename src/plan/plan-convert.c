@@ -48,16 +48,6 @@ static int oom(ConvertCtx *c) {
         return error_set(c->err, ENOMEM, "out of memory");
 }
 
-static const char *role_title(PartRole r) {
-        switch (r) {
-        case PART_ROLE_DB: return "DB";
-        case PART_ROLE_WAL: return "WAL";
-        case PART_ROLE_CACHE: return "bcache cache";
-        case PART_ROLE_JOURNAL: return "journal";
-        default: return "?";
-        }
-}
-
 const char *convert_action_to_string(ConvertAction a) {
         switch (a) {
         case CONVERT_REBUILD: return "rebuild";
@@ -226,16 +216,16 @@ static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path,
         char buf[SIZE_FORMAT_MAX];
         if (!p)
                 return note(c, strprintf("osd.%d's %s %s (from its metadata) is no partition of this host's inventory: "
-                                         "nothing to replace there", id, role_title(role), path));
+                                         "nothing to replace there", id, part_role_title(role), path));
         if (p->content.osd.id >= 0 && p->content.osd.id != id)
                 return error_set(c->err, EEXIST,
                                  "host '%s': the cluster says %s is osd.%d's %s, but its label is osd.%d's: device names "
                                  "changed since osd.%d booted? refusing to plan (restart osd.%d so that its metadata is current)",
-                                 c->host->name, path, id, role_title(role), p->content.osd.id, id, id);
+                                 c->host->name, path, id, part_role_title(role), p->content.osd.id, id, id);
         if (fast_index(c, d) < 0)
                 return note(c, strprintf("osd.%d's %s %s (%s) is on %s, which profile '%s' does not select as fast "
                                          "device: left as it is (delete it by hand after the conversion)", id,
-                                         role_title(role), path, size_format(p->size, buf, sizeof buf), d->path,
+                                         part_role_title(role), path, size_format(p->size, buf, sizeof buf), d->path,
                                          c->profile->name));
         *ret = (ConvertPart) {
                 .device = strdup(d->path), .partnum = p->number, .partname = p->name ? strdup(p->name) : NULL,
@@ -290,16 +280,16 @@ static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slo
                 uint64_t wanted = want ? plan_resolve_size(spec, f->size) : 0;
                 char *why;
                 if (want && !have)
-                        why = strprintf("%s %s, the layout wants a %s %s on %s", role_title(role),
+                        why = strprintf("%s %s, the layout wants a %s %s on %s", part_role_title(role),
                                         role == PART_ROLE_DB ? "on the data device" : "with the DB",
-                                        size_format(wanted, a, sizeof a), role_title(role), f->path);
+                                        size_format(wanted, a, sizeof a), part_role_title(role), f->path);
                 else if (!want && have)
-                        why = strprintf("%s on %s, the layout has no %s", role_title(role), path ?: "a device", key);
+                        why = strprintf("%s on %s, the layout has no %s", part_role_title(role), path ?: "a device", key);
                 else if (want && partition_device(c, path) != f)
-                        why = strprintf("%s on %s, the layout puts it on %s", role_title(role),
+                        why = strprintf("%s on %s, the layout puts it on %s", part_role_title(role),
                                         path ?: "an unknown device", f->path);
                 else if (want && size != wanted)
-                        why = strprintf("%s of %s, the layout's %s is %s", role_title(role),
+                        why = strprintf("%s of %s, the layout's %s is %s", part_role_title(role),
                                         size ? size_format(size, a, sizeof a) : "unknown size", key,
                                         size_format(wanted, b, sizeof b));
                 else
@@ -564,7 +554,7 @@ static int plan_osd(ConvertCtx *c, int id) {
                                         part_done(&part);
                                         return error_set(c->err, EEXIST,
                                                          "host '%s': the cluster names %s as the %s of osd.%d and of osd.%d: "
-                                                         "refusing to plan", c->host->name, paths[k], role_title(roles[k]),
+                                                         "refusing to plan", c->host->name, paths[k], part_role_title(roles[k]),
                                                          other, id);
                                 }
                         if (add_part(&c->ch->replaced, &c->ch->n_replaced, &part) < 0)
@@ -715,7 +705,7 @@ static int create_parts(ConvertCtx *c, size_t j) {
                                                  "host '%s': not enough free space on '%s' for the %s %s partition of "
                                                  "osd.%d (slot %zu, %s) after the old partitions are replaced: the largest "
                                                  "free extent is %s, %s is free in all", c->host->name, f->dev->path,
-                                                 size_format(size, a, sizeof a), role_title(roles[k]), c->slot_osd[i], i,
+                                                 size_format(size, a, sizeof a), part_role_title(roles[k]), c->slot_osd[i], i,
                                                  c->data[i]->path, size_format(largest, b, sizeof b),
                                                  size_format(total, t, sizeof t));
                         unsigned num = 0;
@@ -837,7 +827,7 @@ static int convert_host(ConvertCtx *c) {
                     (r = note(c, strprintf("%s partition %u is in keep_partitions of profile '%s', but the cluster names "
                                            "it osd.%d's %s: replaced all the same", c->ch->replaced[i].device,
                                            c->ch->replaced[i].partnum, p->name, c->ch->replaced[i].osd,
-                                           role_title(c->ch->replaced[i].role)))) < 0)
+                                           part_role_title(c->ch->replaced[i].role)))) < 0)
                         return r;
         return 0;
 }
@@ -1161,14 +1151,14 @@ static int follow_partition(FollowCtx *c, ConvertPart *p) {
                 if (x && streq_ptr(x->name, p->partname))
                         return error_set(c->err, ESTALE, "host '%s': osd.%d's %s partition %u '%s' on %s is not the "
                                                          "one planned (PARTUUID %s, was %s): refusing", hn, p->osd,
-                                         role_title(p->role), p->partnum, p->partname ?: "", to, x->partuuid ?: "none",
+                                         part_role_title(p->role), p->partnum, p->partname ?: "", to, x->partuuid ?: "none",
                                          sp->partuuid ?: "none");
                 return 0;
         }
         if (fp->number != p->partnum || !streq_ptr(fp->node, p->node)) {
                 if (strv_consume(c->changes, strprintf("host '%s': osd.%d's %s partition PARTUUID %s was %s when the "
                                                        "convert was planned and is %s now: followed", hn, p->osd,
-                                                       role_title(p->role), sp->partuuid ?: "?", p->node ?: "?",
+                                                       part_role_title(p->role), sp->partuuid ?: "?", p->node ?: "?",
                                                        fp->node ?: "?")) < 0)
                         return error_set(c->err, ENOMEM, "out of memory");
                 p->partnum = fp->number;

@@ -28,6 +28,10 @@ const char *step_kind_to_string(StepKind k) {
         return step_kind_table[k];
 }
 
+StepClass step_kind_class(StepKind k) {
+        return k == STEP_CREATE_OSD ? STEP_CLASS_OSD : STEP_CLASS_DISK;
+}
+
 static const char *const part_role_table[_PART_ROLE_MAX_] = {
         [PART_ROLE_NONE] = "none",
         [PART_ROLE_DB] = "db",
@@ -40,6 +44,19 @@ const char *part_role_to_string(PartRole r) {
         if ((unsigned) r >= _PART_ROLE_MAX_)
                 return NULL;
         return part_role_table[r];
+}
+
+static const char *const part_role_title_table[_PART_ROLE_MAX_] = {
+        [PART_ROLE_DB] = "DB",
+        [PART_ROLE_WAL] = "WAL",
+        [PART_ROLE_CACHE] = "bcache cache",
+        [PART_ROLE_JOURNAL] = "journal",
+};
+
+const char *part_role_title(PartRole r) {
+        if ((unsigned) r >= _PART_ROLE_MAX_ || !part_role_title_table[r])
+                return "?";
+        return part_role_title_table[r];
 }
 
 

@@ -103,16 +103,6 @@ typedef struct Ctx {
         size_t steps_cap;            /* allocated entries of hp->steps */
 } Ctx;
 
-static const char *part_role_title(PartRole r) {
-        switch (r) {
-        case PART_ROLE_DB: return "DB";
-        case PART_ROLE_WAL: return "WAL";
-        case PART_ROLE_CACHE: return "bcache cache";
-        case PART_ROLE_JOURNAL: return "journal";
-        default: return "?";
-        }
-}
-
 static const char *part_role_guid(PartRole r) {
         switch (r) {
         case PART_ROLE_DB: return CEPH_GUID_BLOCK_DB;

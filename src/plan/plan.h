@@ -13,14 +13,7 @@
 #include "basic/json-writer.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
-
-/* Ceph's GPT partition type GUIDs (ceph-disk's, still recognised by ceph-volume). */
-#define CEPH_GUID_BLOCK_DB  "30cd0809-c2b2-499c-8879-2d6b78529876"
-#define CEPH_GUID_BLOCK_WAL "5ce17fce-4087-4169-b7ff-056cc58473f9"
-#define CEPH_GUID_JOURNAL   "45b0969e-9b03-4f30-b4c6-b4b80ceff106"
-/* bcache's own GPT type (used by bcache-tools documentation and Arch/Gentoo) */
-#define BCACHE_GUID         "c6b0f3a9-3ae3-4dd0-98bb-6e54b7b7b9f6"
-#define LINUX_DATA_GUID     "0fc63daf-8483-4772-8e79-3d69d8477de4"
+#include "ondisk/part-types.h" /* the type GUIDs the plan's partitions get */
 
 #define PLAN_ALIGN (1024 * 1024) /* partitions start and end on 1 MiB */
 
@@ -35,6 +28,15 @@ typedef enum StepKind {
         STEP_CREATE_OSD,         /* OSD with data on `device` (or its bcache), DB/WAL on partitions */
         _STEP_KIND_MAX,
 } StepKind;
+
+/* How steps of a kind run on their host: disk steps one at a time (each rewrites a table or
+ * a superblock the next one reads), OSD creations side by side (a BlueStore mkfs can take
+ * minutes). The executor takes a step's stage and concurrency from its class, never from
+ * its kind. */
+typedef enum StepClass {
+        STEP_CLASS_DISK,
+        STEP_CLASS_OSD,
+} StepClass;
 
 typedef enum PartRole {
         PART_ROLE_NONE,
@@ -306,7 +308,11 @@ void plan_print_totals(const PlanTotals *t, char * const *missing_hosts, const P
 void plan_totals_done(PlanTotals *t);
 
 const char *step_kind_to_string(StepKind k);
+StepClass step_kind_class(StepKind k);
 const char *part_role_to_string(PartRole r);
+/* The role as people read it in plans and messages ("DB", "WAL", "bcache cache", "journal");
+ * "?" for none. */
+const char *part_role_title(PartRole r);
 
 /* The BlueStore DB/WAL labels on the host's cephprov partitions whose OSD is on none of the
  * host's data devices (an OSD whose data device is gone) and that carry no id (BlueStore

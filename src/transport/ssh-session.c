@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
 
@@ -63,14 +64,8 @@ struct SshStream {
         bool broken; /* a read timed out or failed: close without waiting on the peer */
 };
 
-uint64_t ssh_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 static uint64_t deadline_after(unsigned sec) {
-        return ssh_now_ms() + (uint64_t) sec * 1000;
+        return clock_mono_ms() + (uint64_t) sec * 1000;
 }
 
 static const char *last_error(SshSession *s) {
@@ -88,7 +83,7 @@ static int last_errno(SshSession *s) {
 /* Wait until the socket is ready in the direction libssh2 is blocked on, or the deadline.
  * Sends keepalives while waiting so that idle NATs/firewalls keep long commands alive. */
 static int ssh_wait(SshSession *s, uint64_t deadline) {
-        uint64_t now = ssh_now_ms();
+        uint64_t now = clock_mono_ms();
         if (now >= deadline)
                 return -ETIME;
 
@@ -150,7 +145,7 @@ static int resolve_bounded(SshSession *s, const char *port, uint64_t deadline, s
                 r = gai_error(&l->cb);
                 if (r != EAI_INPROGRESS)
                         break;
-                uint64_t now = ssh_now_ms();
+                uint64_t now = clock_mono_ms();
                 if (now >= deadline) {
                         /* a request the resolver still works on must outlive us: leave it */
                         if (gai_cancel(&l->cb) == EAI_CANCELED)
@@ -192,7 +187,7 @@ static int tcp_connect_once(SshSession *s, uint64_t deadline, Error *err) {
                 if (errno == EINPROGRESS) {
                         struct pollfd p = { .fd = fd, .events = POLLOUT };
                         for (;;) {
-                                uint64_t now = ssh_now_ms();
+                                uint64_t now = clock_mono_ms();
                                 if (now >= deadline) {
                                         saved = ETIME;
                                         break;
@@ -236,7 +231,7 @@ static void session_teardown(SshSession *s) {
         s->ready = false;
         if (s->session) {
                 /* Best effort, bounded: a dead peer must not hang the close. */
-                uint64_t deadline = ssh_now_ms() + 500;
+                uint64_t deadline = clock_mono_ms() + 500;
                 while (libssh2_session_disconnect(s->session, "bye") == LIBSSH2_ERROR_EAGAIN)
                         if (ssh_wait(s, deadline) < 0)
                                 break;
@@ -564,7 +559,7 @@ int ssh_session_open(const char *host_name, const char *address, const SshOption
                 /* Refused: sshd may be restarting, try a few times. Reset: sshd drops
                  * connections under MaxStartups pressure, try harder. Both with backoff. */
                 bool retry = (r == -ECONNREFUSED && attempt < 4) || (r == -ECONNRESET && attempt < 10);
-                if (!retry || ssh_now_ms() + backoff >= deadline) {
+                if (!retry || clock_mono_ms() + backoff >= deadline) {
                         if (attempt > 1)
                                 return error_set(err, e.code, "%s (after %u attempts)", e.message, attempt);
                         return error_set(err, e.code, "%s", e.message);
@@ -612,7 +607,7 @@ static int open_channel(SshSession *s, const char *command, uint64_t deadline, L
 /* Close and free a channel within a short grace period; a peer that does not answer
  * does not hold us. */
 static void close_channel(SshSession *s, LIBSSH2_CHANNEL *ch, bool wait_closed, unsigned grace_ms) {
-        uint64_t deadline = ssh_now_ms() + grace_ms;
+        uint64_t deadline = clock_mono_ms() + grace_ms;
         while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN)
                 if (ssh_wait(s, deadline) < 0)
                         break;
@@ -656,7 +651,7 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
 
         for (;;) {
                 bool progress = false;
-                if (ssh_now_ms() >= deadline) {
+                if (clock_mono_ms() >= deadline) {
                         r = error_set(err, ETIME, "command on host '%s' timed out after %u s", s->host_name, timeout_sec);
                         goto fail;
                 }
@@ -708,7 +703,7 @@ int ssh_session_exec(SshSession *s, const char *command, const char *stdin_data,
         }
 
         /* Orderly close: wait for the exit status, then free. */
-        uint64_t grace = ssh_now_ms() + SSH_CLOSE_GRACE_MS;
+        uint64_t grace = clock_mono_ms() + SSH_CLOSE_GRACE_MS;
         while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN)
                 if (ssh_wait(s, grace) < 0)
                         break;
@@ -950,7 +945,7 @@ SshStream *ssh_stream_free(SshStream *st) {
                 return NULL;
         if (st->ch) {
                 unsigned grace = st->broken ? 200 : SSH_CLOSE_GRACE_MS;
-                uint64_t deadline = ssh_now_ms() + grace;
+                uint64_t deadline = clock_mono_ms() + grace;
                 while (libssh2_channel_send_eof(st->ch) == LIBSSH2_ERROR_EAGAIN)
                         if (ssh_wait(st->s, deadline) < 0)
                                 break;

@@ -16,9 +16,6 @@
 typedef struct SshSession SshSession;
 typedef struct SshStream SshStream;
 
-/* Milliseconds on CLOCK_MONOTONIC. */
-uint64_t ssh_now_ms(void);
-
 int ssh_session_open(const char *host_name, const char *address, const SshOptions *o,
                      SshSession **ret, Error *err);
 SshSession *ssh_session_free(SshSession *s);

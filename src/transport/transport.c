@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/process.h"
 #include "basic/sha256.h"
@@ -503,7 +504,7 @@ int agent_channel_recv(AgentChannel *c, unsigned timeout_sec, json_object **ret,
                 return 0;
         }
 
-        uint64_t deadline = ssh_now_ms() + (uint64_t) timeout_sec * 1000;
+        uint64_t deadline = clock_mono_ms() + (uint64_t) timeout_sec * 1000;
         _cleanup_(freep) char *line = NULL;
         int r = ssh_stream_read_line(c->stream, deadline, &line, err);
         if (r < 0) {
@@ -557,7 +558,7 @@ int agent_channel_send(AgentChannel *c, const char *op, json_object *args, unsig
                 _cleanup_(freep) char *line = strprintf("%s\n", s);
                 if (!line)
                         return error_set(err, ENOMEM, "out of memory");
-                uint64_t deadline = ssh_now_ms() + (uint64_t) c->t->command_timeout_sec * 1000;
+                uint64_t deadline = clock_mono_ms() + (uint64_t) c->t->command_timeout_sec * 1000;
                 int r = ssh_stream_write(c->stream, line, strlen(line), deadline, err);
                 if (r < 0)
                         return r;

@@ -11,7 +11,7 @@
  *          process (see transport_set_local_agent()).
  *
  * A Transport is used by one thread at a time. Different Transports may be used from
- * different threads at once (see fleet.h). Every error names the host. */
+ * different threads at once (see fanout.h). Every error names the host. */
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -30,7 +30,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
-#include "transport/fleet.h"
+#include "transport/fanout.h"
 #include "transport/transport.h"
 
 typedef enum Verb { VERB_EXEC, VERB_PUSH_AGENT, VERB_AGENT_CALL } Verb;
@@ -309,10 +309,10 @@ int main(int argc, char **argv) {
                 hp[i] = &hosts[i];
         }
 
-        FleetOptions fo = { .concurrency = concurrency, .progress = !json };
-        FleetHostResult *results = NULL;
+        FanoutOptions fo = { .concurrency = concurrency, .progress = !json };
+        FanoutHostResult *results = NULL;
         Error err = {};
-        if (fleet_run(hp, n, &fo, host_fn, &job, &results, &err) < 0) {
+        if (fanout_run(hp, n, &fo, host_fn, &job, &results, &err) < 0) {
                 fprintf(stderr, "lab-ssh-tool: %s\n", err.message);
                 return 1;
         }
@@ -320,7 +320,7 @@ int main(int argc, char **argv) {
         int ret = 0;
         _cleanup_json_ json_object *all = json_object_new_array();
         for (size_t i = 0; i < n; i++) {
-                FleetHostResult *res = &results[i];
+                FanoutHostResult *res = &results[i];
                 json_object *o = res->result ? json_object_get(res->result) : json_object_new_object();
                 json_add_string(o, "host", res->host->name);
                 json_add_u64(o, "ms", res->duration_ms);
@@ -366,7 +366,7 @@ int main(int argc, char **argv) {
                         ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
         }
 
-        fleet_results_free(results, n);
+        fanout_results_free(results, n);
         for (size_t i = 0; i < n; i++) {
                 free(hosts[i].name);
                 free(hosts[i].address);

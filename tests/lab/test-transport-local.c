@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "transport/fleet.h"
+#include "transport/fanout.h"
 #include "transport/transport.h"
 
 static const char *const hostile[] = {
@@ -187,14 +187,14 @@ static void test_local_agent_channel(void) {
         transport_set_local_agent(NULL);
 }
 
-static int fleet_fn(const Host *h, void *userdata, json_object **ret, Error *err) {
+static int fanout_fn(const Host *h, void *userdata, json_object **ret, Error *err) {
         if (strcmp(h->name, "bad") == 0)
                 return error_set(err, EHOSTDOWN, "host '%s' is down", h->name);
         *ret = json_object_new_string(h->name);
         return 0;
 }
 
-static void test_fleet(void) {
+static void test_fanout(void) {
         Host hs[20];
         const Host *hp[20];
         char names[20][8];
@@ -203,11 +203,11 @@ static void test_fleet(void) {
                 hs[i] = (Host) { .name = names[i] };
                 hp[i] = &hs[i];
         }
-        FleetHostResult *res = NULL;
+        FanoutHostResult *res = NULL;
         Error err = {};
-        FleetOptions o = { .concurrency = 4 };
-        CHECK_INTEQ(fleet_run(hp, 20, &o, fleet_fn, NULL, &res, &err), 0);
-        CHECK_INTEQ(fleet_results_failed(res, 20), 1);
+        FanoutOptions o = { .concurrency = 4 };
+        CHECK_INTEQ(fanout_run(hp, 20, &o, fanout_fn, NULL, &res, &err), 0);
+        CHECK_INTEQ(fanout_results_failed(res, 20), 1);
         for (int i = 0; i < 20; i++) {
                 CHECK(res[i].host == &hs[i]);
                 if (i == 7) {
@@ -216,13 +216,13 @@ static void test_fleet(void) {
                 } else
                         CHECK_STREQ(json_object_get_string(res[i].result), names[i]);
         }
-        fleet_results_free(res, 20);
+        fanout_results_free(res, 20);
 }
 
 int main(void) {
         TEST_RUN(test_quote_roundtrip);
         TEST_RUN(test_local_exec);
         TEST_RUN(test_local_agent_channel);
-        TEST_RUN(test_fleet);
+        TEST_RUN(test_fanout);
         return test_result();
 }

@@ -40,14 +40,14 @@ static int bench_osds(ClusterSteps *cs, WaveCall *c, const int *ids, size_t n, u
         _cleanup_(freep) double *small = calloc(rounds, sizeof(double)), *large = calloc(rounds, sizeof(double));
         if (!small || !large)
                 return error_set(err, ENOMEM, "out of memory");
-        double t0 = cs_now_sec();
+        double t0 = clock_mono_sec();
         size_t done = 0, total = n * rounds;
         for (size_t i = 0; i < n; i++) {
                 for (unsigned k = 0; k < rounds; k++) {
                         if (c && wave_call_cancelled(c))
                                 return error_set(err, ECANCELED, "benchmark: cancelled");
                         _cleanup_(freep) char *text = strprintf("osd.%d round %u of %u", ids[i], k + 1, rounds);
-                        double el = cs_now_sec() - t0;
+                        double el = clock_mono_sec() - t0;
                         if (c)
                                 wave_call_progress(c, (double) done / (double) total,
                                                    done ? el / (double) done * (double) (total - done) : -1, text);

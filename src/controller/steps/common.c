@@ -3,12 +3,6 @@
 
 #include "controller/steps/steps-internal.h"
 
-double cs_now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 const CephCli *cs_cli(ClusterSteps *cs) {
         return ceph_admin_cli(cs->admin);
 }
@@ -24,19 +18,7 @@ int cs_record_get(CephAdmin *a, const char *name, char **ret, Error *err) {
         _cleanup_(freep) char *key = record_key(a, name);
         if (!key)
                 return error_set(err, ENOMEM, "out of memory");
-        _cleanup_(ceph_answer_done) CephAnswer ans = {};
-        int r = ceph_admin_ask(a, ceph_argv_config_key_get(ceph_admin_cli(a), key, err), NULL, &ans, err);
-        if (r < 0)
-                return r;
-        if (ans.exit_status == 0) {
-                *ret = TAKE_PTR(ans.out);
-                return 1;
-        }
-        if (ceph_answer_no_such_key(ans.exit_status, ans.err)) {
-                *ret = NULL;
-                return 0;
-        }
-        return ceph_answer_error(a, &ans, err);
+        return ceph_admin_get(a, ceph_argv_config_key_get(ceph_admin_cli(a), key, err), ret, err);
 }
 
 int cs_record_set(CephAdmin *a, const char *name, json_object *value, Error *err) {

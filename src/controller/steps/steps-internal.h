@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -37,7 +38,6 @@ typedef struct RecoveryProbe {
 } RecoveryProbe;
 
 /* common.c */
-double cs_now_sec(void);
 const CephCli *cs_cli(ClusterSteps *cs);
 int cs_record_get(CephAdmin *a, const char *name, char **ret, Error *err);
 int cs_record_set(CephAdmin *a, const char *name, json_object *value, Error *err);

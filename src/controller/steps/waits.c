@@ -10,7 +10,7 @@
 int cs_wait_for(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec,
                     int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata,
                     Error *err) {
-        double t0 = cs_now_sec();
+        double t0 = clock_mono_sec();
         unsigned poll = cs->poll_ms ? cs->poll_ms : 2000;
         for (;;) {
                 int r = probe(cs, c, userdata, err);
@@ -18,7 +18,7 @@ int cs_wait_for(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeou
                         return r < 0 ? r : 0;
                 if (c && wave_call_cancelled(c))
                         return error_set(err, ECANCELED, "%s: cancelled", what);
-                if (cs_now_sec() - t0 >= timeout_sec)
+                if (clock_mono_sec() - t0 >= timeout_sec)
                         return error_set(err, ETIMEDOUT, "%s: still not done after %u s", what, timeout_sec);
                 for (unsigned slept = 0; slept < poll; slept += 100) {
                         if (c && wave_call_cancelled(c))
@@ -39,7 +39,7 @@ static int recovery_sample(ClusterSteps *cs, WaveCall *c, RecoveryProbe *p, Ceph
         Error e = {};
         if ((r = ceph_recovery_parse(out, &now, &e)) < 0)
                 return error_set(err, EBADMSG, "'ceph pg stat' on '%s': %s", cs->admin->host->name, e.message);
-        double t = cs_now_sec();
+        double t = clock_mono_sec();
         if (!p->have_start && (now.misplaced_objects + now.degraded_objects) > 0) {
                 p->start = now;
                 p->have_start = true;

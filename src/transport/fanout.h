@@ -16,27 +16,27 @@
 #include "layout/layout.h"
 
 /* Work for one host. Returns 0 or a negative errno with err filled; may set *ret_result
- * (ownership passes to the fleet) in either case. Called from worker threads: must not
+ * (ownership passes to fanout_run()) in either case. Called from worker threads: must not
  * touch shared state without its own locking. */
-typedef int (*FleetHostFn)(const Host *host, void *userdata, json_object **ret_result, Error *err);
+typedef int (*FanoutHostFn)(const Host *host, void *userdata, json_object **ret_result, Error *err);
 
-typedef struct FleetHostResult {
+typedef struct FanoutHostResult {
         const Host *host;
         int r;               /* 0 or negative errno */
         Error error;         /* message when r < 0 */
         json_object *result; /* what fn returned, may be NULL */
         uint64_t duration_ms;
-} FleetHostResult;
+} FanoutHostResult;
 
-typedef struct FleetOptions {
+typedef struct FanoutOptions {
         unsigned concurrency; /* 0: 32 */
         bool progress;        /* "hosts done/total" on stderr, only if it is a tty */
-} FleetOptions;
+} FanoutOptions;
 
 /* Results come back in the order of `hosts`. Returns 0 when every host ran (whatever
  * its own outcome), a negative errno when the pool itself failed. */
-int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, FleetHostFn fn, void *userdata,
-              FleetHostResult **ret_results, Error *err);
+int fanout_run(const Host * const *hosts, size_t n_hosts, const FanoutOptions *o, FanoutHostFn fn, void *userdata,
+              FanoutHostResult **ret_results, Error *err);
 
-size_t fleet_results_failed(const FleetHostResult *results, size_t n);
-FleetHostResult *fleet_results_free(FleetHostResult *results, size_t n);
+size_t fanout_results_failed(const FanoutHostResult *results, size_t n);
+FanoutHostResult *fanout_results_free(FanoutHostResult *results, size_t n);

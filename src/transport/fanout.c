@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "fleet.h"
+#include "fanout.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,31 +9,26 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "basic/clock-util.h"
 
-#define FLEET_CONCURRENCY_DEFAULT 32
-#define FLEET_STACK_SIZE (1024 * 1024)
+#define FANOUT_CONCURRENCY_DEFAULT 32
+#define FANOUT_STACK_SIZE (1024 * 1024)
 
-typedef struct FleetPool {
+typedef struct FanoutPool {
         const Host * const *hosts;
         size_t n_hosts;
-        FleetHostFn fn;
+        FanoutHostFn fn;
         void *userdata;
-        FleetHostResult *results;
+        FanoutHostResult *results;
 
         pthread_mutex_t lock;
         size_t next;  /* next host index to take */
         size_t done;
         size_t failed;
         bool progress;
-} FleetPool;
+} FanoutPool;
 
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
-static void show_progress(FleetPool *f) {
+static void show_progress(FanoutPool *f) {
         /* one line, rewritten in place; called under the lock */
         fprintf(stderr, "\rhosts %zu/%zu done", f->done, f->n_hosts);
         if (f->failed)
@@ -41,8 +36,8 @@ static void show_progress(FleetPool *f) {
         fflush(stderr);
 }
 
-static void *fleet_worker(void *p) {
-        FleetPool *f = p;
+static void *fanout_worker(void *p) {
+        FanoutPool *f = p;
         for (;;) {
                 pthread_mutex_lock(&f->lock);
                 size_t i = f->next < f->n_hosts ? f->next++ : f->n_hosts;
@@ -50,14 +45,14 @@ static void *fleet_worker(void *p) {
                 if (i >= f->n_hosts)
                         return NULL;
 
-                FleetHostResult *res = &f->results[i];
-                uint64_t start = now_ms();
+                FanoutHostResult *res = &f->results[i];
+                uint64_t start = clock_mono_ms();
                 json_object *result = NULL;
                 res->r = f->fn(f->hosts[i], f->userdata, &result, &res->error);
                 if (res->r < 0 && res->error.code == 0)
                         error_set(&res->error, -res->r, "host '%s': %s", f->hosts[i]->name, strerror(-res->r));
                 res->result = result;
-                res->duration_ms = now_ms() - start;
+                res->duration_ms = clock_mono_ms() - start;
 
                 pthread_mutex_lock(&f->lock);
                 f->done++;
@@ -69,19 +64,19 @@ static void *fleet_worker(void *p) {
         }
 }
 
-int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, FleetHostFn fn, void *userdata,
-              FleetHostResult **ret_results, Error *err) {
+int fanout_run(const Host * const *hosts, size_t n_hosts, const FanoutOptions *o, FanoutHostFn fn, void *userdata,
+              FanoutHostResult **ret_results, Error *err) {
         int r = transport_global_init(); /* libssh2_init is not thread-safe: do it first */
         if (r < 0)
                 return error_set(err, -r, "cannot initialize libssh2");
 
-        FleetHostResult *results = calloc(MAX(n_hosts, (size_t) 1), sizeof(FleetHostResult));
+        FanoutHostResult *results = calloc(MAX(n_hosts, (size_t) 1), sizeof(FanoutHostResult));
         if (!results)
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < n_hosts; i++)
                 results[i].host = hosts[i];
 
-        FleetPool f = {
+        FanoutPool f = {
                 .hosts = hosts,
                 .n_hosts = n_hosts,
                 .fn = fn,
@@ -91,7 +86,7 @@ int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, 
         };
         pthread_mutex_init(&f.lock, NULL);
 
-        size_t concurrency = o && o->concurrency ? o->concurrency : FLEET_CONCURRENCY_DEFAULT;
+        size_t concurrency = o && o->concurrency ? o->concurrency : FANOUT_CONCURRENCY_DEFAULT;
         size_t n_threads = MIN(concurrency, n_hosts);
         pthread_t *threads = calloc(MAX(n_threads, (size_t) 1), sizeof(pthread_t));
         if (!threads) {
@@ -100,13 +95,13 @@ int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, 
         }
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, FLEET_STACK_SIZE);
+        pthread_attr_setstacksize(&attr, FANOUT_STACK_SIZE);
 
         if (f.progress)
                 show_progress(&f);
         size_t started = 0;
         for (; started < n_threads; started++) {
-                r = pthread_create(&threads[started], &attr, fleet_worker, &f);
+                r = pthread_create(&threads[started], &attr, fanout_worker, &f);
                 if (r != 0)
                         break;
         }
@@ -129,7 +124,7 @@ int fleet_run(const Host * const *hosts, size_t n_hosts, const FleetOptions *o, 
         return 0;
 }
 
-size_t fleet_results_failed(const FleetHostResult *results, size_t n) {
+size_t fanout_results_failed(const FanoutHostResult *results, size_t n) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
                 if (results[i].r < 0)
@@ -137,7 +132,7 @@ size_t fleet_results_failed(const FleetHostResult *results, size_t n) {
         return k;
 }
 
-FleetHostResult *fleet_results_free(FleetHostResult *results, size_t n) {
+FanoutHostResult *fanout_results_free(FanoutHostResult *results, size_t n) {
         if (!results)
                 return NULL;
         for (size_t i = 0; i < n; i++)

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdint.h>
+
+/* The one clock of the tree. Durations, timeouts and deadlines use the monotonic clock
+ * (never moves back with the wall clock); the wall clock only for what is written down or
+ * compared with another host's time (lease records, journal lines). */
+
+/* Seconds on CLOCK_MONOTONIC, with nanosecond precision. */
+double clock_mono_sec(void);
+
+/* Milliseconds on CLOCK_MONOTONIC, rounded down. */
+uint64_t clock_mono_ms(void);
+
+/* Seconds since the epoch on CLOCK_REALTIME, with nanosecond precision. */
+double clock_wall_sec(void);
