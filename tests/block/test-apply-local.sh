@@ -74,7 +74,7 @@ YAML
 
 # partitions are named by their HDD's identity (a loop device's: its backing file)
 t0=$(cp_tag "$hdd0") t1=$(cp_tag "$hdd1")
-out=$(LC_ALL=C "$cephprov" plan "$dir/layout.yaml" 2>&1)
+out=$(LC_ALL=C "$cephprov" plan "$dir/layout.yaml" --detail 2>&1)
 check "plan succeeds" test $? -eq 0
 check_contains "plan shows the DB partition of slot 0, named by its HDD" "$out" "cp:db:$t0:local1"
 check_contains "plan shows the blast radius" "$out" "blast radius: $ssd -> $hdd0, $hdd1 (2 OSDs)"

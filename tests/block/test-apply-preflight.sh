@@ -77,7 +77,7 @@ hosts:
 YAML
 
 # --- a bcache layout on a kernel without bcache ---
-out=$("$cephprov" plan "$dir/bcache.yaml" 2>&1)
+out=$("$cephprov" plan "$dir/bcache.yaml" --detail 2>&1)
 rc=$?
 check "plan succeeds: it shows what apply would refuse" test $rc -eq 0
 check_contains "plan shows the bcache steps it would need" "$out" "make-bcache-cache"
@@ -132,7 +132,7 @@ mkdir -p "$nocv"
 for t in systemctl make-bcache ceph-osd sh; do
         p=$(command -v "$t") && ln -s "$p" "$nocv/$t"
 done
-out=$(PATH=$nocv "$cephprov" plan "$dir/osds.yaml" 2>&1)
+out=$(PATH=$nocv "$cephprov" plan "$dir/osds.yaml" --detail 2>&1)
 rc=$?
 check "plan succeeds when ceph-volume is missing" test $rc -eq 0
 check_contains "plan shows the OSD steps" "$out" "create-osd"
