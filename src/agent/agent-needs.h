@@ -2,7 +2,7 @@
 #pragma once
 
 /* The names of the preflight op's needs (docs/agent.md): the agent checks them, the
- * controller sends the ones its steps need (agent_step_needs(), agent-steps.h). */
+ * controller sends the ones its steps need (agent_step_needs(), controller/step-requests.h). */
 
 #include <json-c/json.h>
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "agent/agent.h"
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
 #include "block-util.h"

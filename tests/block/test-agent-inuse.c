@@ -19,7 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent-internal.h"
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
 #include "block-util.h"

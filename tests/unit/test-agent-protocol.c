@@ -4,7 +4,7 @@
  * dry-run with an allow-list that names nothing. */
 
 #include "agent/agent.h"
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "test.h"
 

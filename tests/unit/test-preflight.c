@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The controller's preflight on fixtures: the needs derived from the plans of the shipped
- * layouts (src/agent/agent-steps.c), the request per host, and what the controller does
+ * layouts (src/controller/step-requests.c), the request per host, and what the controller does
  * with the answers. The hosts' agents are FAKE links returning canned answers here; the
  * real op runs on loop devices in tests/block/test-apply-preflight.sh. */
 
 #include <errno.h>
 
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "controller/preflight.h"

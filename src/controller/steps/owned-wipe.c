@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"

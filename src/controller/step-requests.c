@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agent-steps.h"
+#include "controller/step-requests.h"
 #include "basic/json-util.h"
 
 static json_object *string_or_null(const char *v) {
