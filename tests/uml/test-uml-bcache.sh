@@ -95,7 +95,9 @@ check_eq "each OSD on LVM on a bcache device" \
 check_eq "bcache writeback, sequential_cutoff 0 on every HDD" \
         "$(jq -r '[.inventories[0].devices[] | select(.content.bcache.role == "backing") | "\(.content.bcache.cache_mode):\(.content.bcache.sequential_cutoff)"] | join(" ")' <<<"$inv")" \
         "writeback:0 writeback:0 writeback:0 writeback:0"
-check "HEALTH_OK, every PG active+clean" wait_healthy 300 || ceph_ health detail
+# (the mgr's pool made once OSDs came has the default rule: over OSDs too)
+for pool in $(ceph_ osd pool ls 2>/dev/null); do ceph_ osd pool set "$pool" crush_rule by-osd >/dev/null 2>&1; done
+check "HEALTH_OK, every PG active+clean" wait_healthy 300 || { ceph_ health detail; ceph_ pg stat; }
 check "md arrays still running after apply" md_running
 check "md arrays and their members' data unchanged by apply" md_identical
 check "BIOS-boot partitions kept" uml "test -b /dev/disk/by-id/${UML_SERIAL_PREFIX}ssd0-part1 && test -b /dev/disk/by-id/${UML_SERIAL_PREFIX}ssd1-part1"
