@@ -49,8 +49,9 @@ if ! "$UML_HOST" up --dir "$DIR" --name uml1 --md; then echo "FAIL host up --md"
 uml() { ssh "${UML_SSH_OPTS[@]}" "root@$UML_ADDR" "$@"; }
 check_eq "the guest's md arrays were made" "$UML_MD" 1
 
-md_running() { # both arrays active raid1 with both members in sync
+md_running() { # both arrays active raid1 with both members in sync, no resync left
         local a
+        uml "grep -Eq 'resync|recovery|PENDING|DELAYED' /proc/mdstat" && { echo "  an md array is not in sync yet"; return 1; }
         for a in os swap; do
                 uml "mdadm --detail /dev/md/$a" 2>/dev/null | grep -q 'State : clean *$' || { echo "  md $a not clean"; return 1; }
                 [ "$(uml "mdadm --detail /dev/md/$a" 2>/dev/null | grep -c 'active sync')" = 2 ] || { echo "  md $a: not 2 members in sync"; return 1; }
