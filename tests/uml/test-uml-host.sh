@@ -17,8 +17,8 @@
 # Then, in the same run, one OSD created by `cephprov apply` on node1 (raw: no LVM on this
 # machine's kernel) and one on uml1 (the product picks `ceph-volume lvm create` there: LVM
 # works), the same disk sizes, one host at a time; twice: with Ceph's defaults, then with
-# bluestore_fsck_on_mkfs false; prints each create-osd's time and their ratio, the second
-# checked against UML_HOST_MAX_RATIO (default 3).
+# bluestore_fsck_on_mkfs false; prints each create-osd's time and their ratio, the first
+# (Ceph's defaults) checked against UML_HOST_MAX_RATIO (default 3).
 #
 # usage: test-uml-host.sh CEPHPROV
 # Env: LAB, CEPH_LAB, UML_HOST (the contrib scripts), LAB_BASE (where the test's directory,
@@ -143,8 +143,9 @@ fi
 # One OSD on node1, then one on uml1 (`cephprov apply`, one host at a time, same disk sizes):
 # the guest's cost of an OSD against a namespace host's, measured in one run. Twice: with
 # Ceph's defaults, then with bluestore_fsck_on_mkfs false for both (the fsck after mkfs
-# touches ~130 MiB: 35,000 of mkfs's 42,000 page faults, and a page fault costs ~150-300 us in
-# the guest against ~10 us here, so it is most of the guest's mkfs time)
+# touches ~130 MiB: 35,000 of mkfs's 42,000 page faults, and a page fault costs ~120-300 us in
+# the guest against ~10 us here; measured: it saves about as much on both hosts, so the
+# ratio does not improve: the guest's time is in ceph-volume's ~40 processes, not in mkfs)
 node1_ssd=$(awk '$2 == "ssd" { print $1; exit }' "$DIR/hosts/node1/loops")
 mapfile -t node1_hdds < <(awk '$2 == "hdd" { print $1 }' "$DIR/hosts/node1/loops")
 one_osd_layout() { # one_osd_layout N: the layout of round N (its HDD and those of the rounds before)
@@ -191,6 +192,7 @@ osd_of() { # the id of the OSD on HOST's N-th OSD (from the journal, in order)
         jq -r --arg h "$1" 'select(.event == "osd-created" and .host == $h) | .osd_id' "$CEPHPROV_STATE_DIR"/*.journal | sed -n "$2p"
 }
 ratio=
+ratio_default=
 for round in 1 2; do
         if [ "$round" = 2 ]; then
                 check "bluestore_fsck_on_mkfs false for the lab's OSDs" ceph_ config set osd bluestore_fsck_on_mkfs false
@@ -212,11 +214,12 @@ for round in 1 2; do
         t_ns=$(osd_seconds node1 "${id_ns:-0}")
         t_uml=$(osd_seconds uml1 "${id_uml:-0}")
         ratio=$(echo "scale=2; ${t_uml:-0} / ${t_ns:-1}" | bc)
+        [ "$round" = 1 ] && ratio_default=$ratio
         echo "figures: create-osd ($what): node1 (namespace host, raw) $(printf '%.1f' "${t_ns:-0}") s ($(osd_phases node1 "${id_ns:-0}")); uml1 (UML guest, lvm) $(printf '%.1f' "${t_uml:-0}") s ($(osd_phases uml1 "${id_uml:-0}")); ratio ${ratio}x"
 done
 check_eq "the guest's OSDs on LVM (ceph-volume lvm)" "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | .type] | sort | join(" ")')" "block block db db"
-check "the guest's OSD creation within ${MAX_RATIO}x the namespace host's (${ratio}x, bluestore_fsck_on_mkfs false)" \
-        test "$(echo "$ratio <= $MAX_RATIO" | bc)" = 1
+check "the guest's OSD creation within ${MAX_RATIO}x the namespace host's (${ratio_default}x, Ceph's defaults)" \
+        test "$(echo "$ratio_default <= $MAX_RATIO" | bc)" = 1
 
 echo "figures: boot to SSH ${boot_cold} s cold, ${UML_BOOT_S} s again; kernel RSS $rss MiB; guest used $guest_used MiB of $(uml free -m | awk '/^Mem:/ { print $2 }') MiB"
 uml_done=1
