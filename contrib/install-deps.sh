@@ -24,11 +24,15 @@ lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps ps
 # initramfs; the test speaks the protocol with jq; qemu-img makes the lab guest's root
 # overlays (contrib/vm/host), mmdebstrap (below) its root, e2fsprogs its ext4 image
 vm_pkgs=(qemu-system-x86 qemu-utils e2fsprogs cpio jq)
+# uml tier (contrib/uml/host): Debian's User-mode Linux kernel and its modules (bcache,
+# dm-mod, md, overlay), the guest's lvm2 and mdadm (its root is this machine's /; bcache-tools
+# and udev are above)
+uml_pkgs=(user-mode-linux lvm2 mdadm)
 # lab on Reef and Tentacle: roots of later Debian suites (contrib/lab/ceph-root)
 release_pkgs=(mmdebstrap)
 
 missing=()
-for p in "${build_pkgs[@]}" "${cli_pkgs[@]}" "${lab_pkgs[@]}" "${vm_pkgs[@]}" "${release_pkgs[@]}"; do
+for p in "${build_pkgs[@]}" "${cli_pkgs[@]}" "${lab_pkgs[@]}" "${vm_pkgs[@]}" "${uml_pkgs[@]}" "${release_pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
