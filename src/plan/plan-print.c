@@ -474,7 +474,7 @@ size_t plan_print_preview_rows(const HostPlan *h, FILE *f) {
                         continue;
                 const PlanDevice *d = plan_device_of(h, s->device);
                 char data[160], db[64], wal[64], cache[64] = "-", osd[16] = "?";
-                const char *id = d && d->by_id ? strrchr(d->by_id, '/') + 1 : NULL;
+                const char *id = d && d->by_id ? (strrchr(d->by_id, '/') ? strrchr(d->by_id, '/') + 1 : d->by_id) : NULL;
                 snprintf(data, sizeof data, "%s%s%s%s", s->device, id ? " (" : "", id ? id : "", id ? ")" : "");
                 part_cell(h, s->db_device, s->db_partnum, s->db_partname, db, sizeof db);
                 part_cell(h, s->wal_device, s->wal_partnum, s->wal_partname, wal, sizeof wal);
