@@ -583,6 +583,9 @@ static pid_t proc_locks_holder(dev_t dev, ino_t ino, bool shared_too) {
         return 0;
 }
 
+/* -EAGAIN (err set as -EBUSY would be) when the only user found is another cephprov agent
+ * holding the lock of the device's disk or of another partition of it: a partition change
+ * of the same host's plan (create-partition beside an OSD creation), over in a moment */
 static int check_processes(const BlockDev *d, const Members *ms, const ClaimOptions *o, const int *own_fds,
                            bool *ret_found_allowed, Error *err) {
         DIR *proc = opendir("/proc");
@@ -590,6 +593,9 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 return error_set(err, errno, "cannot list processes: %m");
         pid_t self = getpid();
         int r = 0;
+        bool agent_lock = false;
+        char agent_why[2 * PATH_MAX] = "";
+        const Member *agent_hit = NULL;
         struct dirent *de;
         while (r == 0 && (de = readdir(proc))) {
                 if (!isdigit((unsigned char) de->d_name[0]))
@@ -634,6 +640,13 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                         fd_info(pd, fe->d_name, &w, &lock);
                         if (lock && !w && comm_is_udev(comm))
                                 continue; /* udev's probe lock: waited for in block_claim() */
+                        if (lock && !w && streq(comm, "cephprov") && m->relation) {
+                                /* another agent's claim of the disk (or a sibling partition) */
+                                agent_lock = true;
+                                agent_hit = m;
+                                snprintf(agent_why, sizeof(agent_why), "locked by pid %d (%s)", (int) pid, comm);
+                                continue;
+                        }
                         if (lock)
                                 snprintf(why, sizeof(why), "locked by pid %d (%s)", (int) pid, comm);
                         else if (w)
@@ -656,6 +669,10 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 r = busy(d, hit, o->what, err, "%s", why);
         }
         closedir(proc);
+        if (r == 0 && agent_lock) {
+                busy(d, agent_hit, o->what, err, "%s", agent_why);
+                return -EAGAIN;
+        }
         return r;
 }
 
@@ -806,7 +823,20 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
                 return r;
         bool allowed_osd = false;
         int own[2] = { c.fd, c.excl_fd };
-        r = check_processes(d, &ms, o, own, &allowed_osd, err);
+        /* another agent changing the partitions of this device's disk (the same host's plan
+         * runs an OSD creation beside a partition creation on one SSD) holds the disk's lock
+         * for a moment: waited for as a reader's lock is, then refused naming it */
+        for (unsigned waited = 0;; waited += 50) {
+                r = check_processes(d, &ms, o, own, &allowed_osd, err);
+                if (r != -EAGAIN)
+                        break;
+                if (waited >= BLOCK_LOCK_WAIT_MS || o->read_only || agent_lease_over()) {
+                        r = -EBUSY;
+                        break;
+                }
+                error_reset(err);
+                sleep_ms(50);
+        }
         if (r < 0)
                 return r;
         /* Nobody above holds an exclusive lock or writes, yet a lock is held: a reader's

@@ -290,6 +290,26 @@ int convert_inputs_follow(const Layout *l, ConvertInputs *in, ConvertPlan *p, Er
                 return error_set(err, EHOSTUNREACH, "%zu host%s did not answer: a resumed plan finds its devices again "
                                                     "on every host it rebuilds OSDs on before it goes on", failed,
                                  failed == 1 ? "" : "s");
+        /* the OSDs whose old partitions this run already deleted (journal: 'wiped' or later):
+         * a partition named as planned at their number is the run's own successor */
+        _cleanup_json_ json_object *st = NULL;
+        if ((r = convert_status(l, &st, err)) < 0)
+                return r;
+        json_object *osds = NULL;
+        static const char *const after_wipe[] = { "wiped", "repartitioned", "created", "backfilling", "converted" };
+        for (size_t i = 0; st && json_object_object_get_ex(st, "osds", &osds) && i < json_object_array_length(osds); i++) {
+                json_object *e = json_object_array_get_idx(osds, i), *v = NULL;
+                const char *phase = json_object_object_get_ex(e, "phase", &v) ? json_object_get_string(v) : NULL;
+                const char *host = json_object_object_get_ex(e, "host", &v) ? json_object_get_string(v) : NULL;
+                int64_t id = json_object_object_get_ex(e, "id", &v) ? json_object_get_int64(v) : -1;
+                bool wiped = false;
+                for (size_t k = 0; phase && k < ELEMENTSOF(after_wipe); k++)
+                        wiped = wiped || streq(phase, after_wipe[k]);
+                ConvertHost *ch = host && wiped ? (ConvertHost *) convert_plan_host(p, host) : NULL;
+                for (size_t k = 0; ch && k < ch->n_osds; k++)
+                        if (ch->osds[k].id == id)
+                                ch->osds[k].parts_replaced = true;
+        }
         if ((r = convert_plan_follow(p, saved, fresh, &changes, err)) < 0)
                 return error_prefix(err, r, "the saved plan against the hosts now");
         STRV_FOREACH(c, changes)

@@ -1148,6 +1148,20 @@ static int follow_partition(FollowCtx *c, ConvertPart *p) {
         if (!fp) {
                 /* deleted already; its number may hold a new partition, never one named as it was */
                 const InvPartition *x = partition_number(fd, p->partnum);
+                bool own = false;
+                for (size_t i = 0; i < c->h->n_osds; i++)
+                        own = own || (c->h->osds[i].id == p->osd && c->h->osds[i].parts_replaced);
+                if (x && streq_ptr(x->name, p->partname) && own) {
+                        /* the run under way deleted it and made its successor (same name: the
+                         * name follows the data device) before it was interrupted */
+                        if (strv_consume(c->changes, strprintf("host '%s': osd.%d's %s partition %u '%s' on %s was "
+                                                               "made again by the run under way (PARTUUID %s, was %s): "
+                                                               "followed", hn, p->osd, part_role_title(p->role),
+                                                               p->partnum, p->partname ?: "", to,
+                                                               x->partuuid ?: "none", sp->partuuid ?: "none")) < 0)
+                                return error_set(c->err, ENOMEM, "out of memory");
+                        return 0;
+                }
                 if (x && streq_ptr(x->name, p->partname))
                         return error_set(c->err, ESTALE, "host '%s': osd.%d's %s partition %u '%s' on %s is not the "
                                                          "one planned (PARTUUID %s, was %s): refusing", hn, p->osd,

@@ -73,6 +73,10 @@ typedef struct ConvertOsd {
         char *to;                /* the layout's shape: "bluestore, DB 60 GiB on /dev/sda" */
         char **reasons;          /* each difference in words, NULL-terminated, at least one */
         bool rebuilt;            /* in this plan: action REBUILD, or NEEDS_RESHAPE with reshape */
+        bool parts_replaced;     /* set by the controller from the journal before convert_plan_follow():
+                                    the run under way deleted this OSD's old partitions (its phase
+                                    'wiped' or later), so one named as planned at their number is
+                                    the run's own new partition, not someone else's */
         bool on_bcache;          /* its data device is a bcache device now */
         char *planned_device;    /* data_device when it was planned (the name the saved inventory
                                     has it under), when convert_plan_follow() found it under

@@ -435,6 +435,39 @@ static void test_partition_held(void) {
         free(before);
 }
 
+/* --- another agent's claim of a disk (a partition change of the same host's plan: its
+ *     flock of the whole disk) while a partition of that disk is checked, as an OSD creation
+ *     checks its DB partition beside a create-partition on one SSD: waited for (the 3 s a
+ *     reader gets), not refused at once; held past that, refused naming the disk and the
+ *     agent (CI: tentacle's apply refused osd.0 with "its disk ... locked by pid N
+ *     (cephprov)") --- */
+static void test_agent_disk_lock(void) {
+        const char *L = gpt_loop();
+        char p1[64];
+        snprintf(p1, sizeof(p1), "%sp1", L);
+        AgentState *s = agent_for(L, false);
+
+        pid_t pid = hold_shared(L, "cephprov", 1000);
+        double t0 = mono_s();
+        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
+        double dt = mono_s() - t0;
+        CHECK(resp_ok(r));
+        CHECK(dt >= 0.5 && dt < 20.0);
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+
+        pid = hold_shared(L, "cephprov", 0);
+        _cleanup_(freep) char *who = strprintf("its disk '%s' is locked by pid %d (cephprov)", L, (int) pid);
+        t0 = mono_s();
+        r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
+        dt = mono_s() - t0;
+        CHECK(refused(r, "EBUSY", p1, who, NULL));
+        CHECK(dt >= BLOCK_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < 20.0);
+        json_object_put(r);
+        unhold(pid);
+        agent_state_free(s);
+}
+
 /* --- create-partition: refused on a held disk, not for a held partition (an OSD's DB) --- */
 static void test_create_partition(void) {
         const char *L = gpt_loop();
@@ -1118,6 +1151,7 @@ int main(void) {
         TEST_RUN(test_lease);
         TEST_RUN(test_partition_held);
         TEST_RUN(test_create_partition);
+        TEST_RUN(test_agent_disk_lock);
         TEST_RUN(test_loop_stacked);
         TEST_RUN(test_ceph_osd);
         TEST_RUN(test_ceph_osd_other_namespace);

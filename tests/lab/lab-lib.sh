@@ -256,13 +256,16 @@ put_objects() {
         (cd "$d" && sha256sum obj*) > "$d.sums"
 }
 
-# objects_identical COUNT DIR BACK: every object, read back into BACK, has DIR's checksum
+# objects_identical COUNT DIR BACK: every object, read back into BACK, has DIR's checksum.
+# Each read is bounded (60 s): an object whose PG has no copy up blocks a read for ever, and
+# the test is to fail naming it, not to hang until its timeout
 objects_identical() {
         local n=$1 d=$2 b=$3 i
         rm -rf "$b"
         mkdir -p "$b"
         for i in $(seq 1 "$n"); do
-                "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$b/obj$i" || echo "FAIL rados get obj$i"
+                timeout 60 "$lab" exec --dir "$dir/lab" admin rados -p data get "obj$i" "$b/obj$i" ||
+                        echo "FAIL rados get obj$i (not read within 60 s: its PG has no copy up?)"
         done
         [ "$(cd "$b" && sha256sum obj*)" = "$(cat "$d.sums")" ]
 }
@@ -441,7 +444,7 @@ lab_filestore_objects_identical() {
         mkdir -p "$back"
         # shellcheck disable=SC2016 # expanded by the inner sh
         "$lab" exec --dir "$d" admin sh -c 'cd "$1" && for o in $(cut -d" " -f3 "$2"); do
-                rados -p data get "$o" "$o" || echo "rados get $o failed" >&2; done' sh "$back" "$sums"
+                timeout 60 rados -p data get "$o" "$o" || echo "rados get $o failed (or not within 60 s)" >&2; done' sh "$back" "$sums"
         (cd "$back" && sha256sum --quiet --strict -c "$sums")
         rc=$?
         rm -rf "$back"

@@ -1211,6 +1211,21 @@ static void test_follow_partitions(void) {
         CHECK_STREQ(err.message, "host 'fs1': osd.0's journal partition 1 'ceph journal' on /dev/sda is not the one "
                                  "planned (PARTUUID 11111111-2222-3333-4444-555555555555, was "
                                  "2df52aaf-08e0-5a46-8c5a-69c504932b72): refusing");
+        /* the same, when the run under way deleted osd.0's old partitions ('wiped' in its
+         * journal) before it was interrupted: the partition named as planned is its own new
+         * one (the name follows the data device), followed, not refused (CI: a replace killed
+         * after it made the new DB partition could not be resumed) */
+        _cleanup_(convert_plan_freep) ConvertPlan *own = fs1_plan(l, saved);
+        ConvertHost *oh = (ConvertHost *) host_of(own, "fs1");
+        for (size_t k = 0; oh && k < oh->n_osds; k++)
+                if (oh->osds[k].id == 0)
+                        oh->osds[k].parts_replaced = true;
+        _cleanup_strv_free_ char **oc = NULL;
+        err = (Error) {};
+        CHECK_INTEQ(convert_plan_follow(own, saved, another, &oc, &err), 0);
+        CHECK(strv_has(oc, "host 'fs1': osd.0's journal partition 1 'ceph journal' on /dev/sda was made again by the run "
+                           "under way (PARTUUID 11111111-2222-3333-4444-555555555555, was "
+                           "2df52aaf-08e0-5a46-8c5a-69c504932b72): followed"));
 }
 
 /* The cluster's CRUSH host buckets match no host of the layout: refused, naming both sides */
