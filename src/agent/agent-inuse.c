@@ -640,8 +640,9 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                         fd_info(pd, fe->d_name, &w, &lock);
                         if (lock && !w && comm_is_udev(comm))
                                 continue; /* udev's probe lock: waited for in block_claim() */
-                        if (lock && !w && streq(comm, "cephprov") && m->relation) {
-                                /* another agent's claim of the disk (or a sibling partition) */
+                        if (lock && streq(comm, "cephprov") && m->relation) {
+                                /* another agent's claim of the disk (or a sibling partition):
+                                 * exclusive, open for writing (create-partition's) */
                                 agent_lock = true;
                                 agent_hit = m;
                                 snprintf(agent_why, sizeof(agent_why), "locked by pid %d (%s)", (int) pid, comm);

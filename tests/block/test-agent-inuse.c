@@ -441,13 +441,41 @@ static void test_partition_held(void) {
  *     reader gets), not refused at once; held past that, refused naming the disk and the
  *     agent (CI: tentacle's apply refused osd.0 with "its disk ... locked by pid N
  *     (cephprov)") --- */
+/* another agent's claim, as block_claim() takes it: open for writing, flock(LOCK_EX), held
+ * `ms` milliseconds (0: until killed) by a process named "cephprov" */
+static pid_t hold_agent(const char *dev, unsigned ms) {
+        int p[2];
+        if (pipe(p) < 0)
+                exit(1);
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(p[0]);
+                prctl(PR_SET_NAME, "cephprov");
+                int fd = open(dev, O_RDWR);
+                bool ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+                ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
+                if (ms > 0) {
+                        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+                        nanosleep(&ts, NULL);
+                        _exit(0);
+                }
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        char c = 0;
+        CHECK(read(p[0], &c, 1) == 1 && c == '1');
+        close(p[0]);
+        return pid;
+}
+
 static void test_agent_disk_lock(void) {
         const char *L = gpt_loop();
         char p1[64];
         snprintf(p1, sizeof(p1), "%sp1", L);
         AgentState *s = agent_for(L, false);
 
-        pid_t pid = hold_shared(L, "cephprov", 1000);
+        pid_t pid = hold_agent(L, 1000);
         double t0 = mono_s();
         json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
         double dt = mono_s() - t0;
@@ -456,7 +484,7 @@ static void test_agent_disk_lock(void) {
         json_object_put(r);
         waitpid(pid, NULL, 0);
 
-        pid = hold_shared(L, "cephprov", 0);
+        pid = hold_agent(L, 0);
         _cleanup_(freep) char *who = strprintf("its disk '%s' is locked by pid %d (cephprov)", L, (int) pid);
         t0 = mono_s();
         r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
