@@ -49,6 +49,10 @@ int cli_read_text(const char *path, char **ret, Error *err);
  * of its form (docs/json.md). Returns 0, or 1 after an error message. */
 int cli_print_json_document(const char *kind, json_object *j);
 
+/* The name among `names` nearest to s (edit distance), when within two edits or a third of
+ * s's length (the first of several as near); NULL otherwise: the CLI's "did you mean". */
+const char *cli_nearest_name(const char *s, const char * const *names, size_t n);
+
 /* Reports err once ("cephprov: error: <message>") and returns 1. */
 int cli_report(const Error *err);
 /* The same, and for --json commands also on stdout as {"format": 1, "error": {"message",

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +11,6 @@
 #include "basic/process.h"
 #include "basic/strv.h"
 #include "cli.h"
-#include "yaml/yaml-schema.h"
 #include "transport/transport.h"
 
 const Verb verbs[] = {
@@ -222,16 +220,11 @@ static void print_main_help(FILE *f) {
 /* "unknown command 'X'", with the nearest verb when one is close (two edits, or a third
  * of the word) */
 static int unknown_command(const char *name) {
-        const char *best = NULL;
-        size_t best_d = SIZE_MAX;
-        for (unsigned i = 0; i < n_verbs; i++) {
-                size_t d = yaml_edit_distance(name, verbs[i].name);
-                if (d < best_d) {
-                        best_d = d;
-                        best = verbs[i].name;
-                }
-        }
-        if (best && best_d <= MAX(2u, strlen(name) / 3))
+        const char *names[ELEMENTSOF(verbs)];
+        for (unsigned i = 0; i < n_verbs; i++)
+                names[i] = verbs[i].name;
+        const char *best = cli_nearest_name(name, names, n_verbs);
+        if (best)
                 log_error("unknown command '%s' (did you mean '%s'? see 'cephprov help')", name, best);
         else
                 log_error("unknown command '%s' (see 'cephprov help')", name);

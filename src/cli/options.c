@@ -238,6 +238,19 @@ static int expand_host_patterns(const Layout *l, char ***hosts, Error *err) {
         return 0;
 }
 
+const char *cli_nearest_name(const char *s, const char * const *names, size_t n) {
+        const char *best = NULL;
+        size_t best_d = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+                size_t d = yaml_edit_distance(s, names[i]);
+                if (d < best_d) {
+                        best_d = d;
+                        best = names[i];
+                }
+        }
+        return best && best_d <= MAX(2u, strlen(s) / 3) ? best : NULL;
+}
+
 int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned accepted, CliOptions *ret,
                              Layout **ret_layout) {
         CliOptions o = {};
@@ -278,18 +291,11 @@ int cli_options_parse_layout(const Verb *v, int argc, char *argv[], unsigned acc
                 STRV_FOREACH(h, list)
                         if (!layout_find_host(*ret_layout, *h)) {
                                 const Layout *l = *ret_layout;
-                                const char *best = NULL;
-                                size_t best_d = SIZE_MAX;
-                                for (size_t i = 0; i < l->n_hosts; i++) {
-                                        size_t d = yaml_edit_distance(*h, l->hosts[i].name);
-                                        if (d < best_d) {
-                                                best_d = d;
-                                                best = l->hosts[i].name;
-                                        }
-                                }
-                                _cleanup_(freep) char *hint = best && best_d <= MAX(2u, strlen(*h) / 3)
-                                                                      ? strprintf(" (did you mean '%s'?)", best)
-                                                                      : NULL;
+                                _cleanup_(freep) const char **names = calloc(l->n_hosts + 1, sizeof(char *));
+                                for (size_t i = 0; names && i < l->n_hosts; i++)
+                                        names[i] = l->hosts[i].name;
+                                const char *best = names ? cli_nearest_name(*h, names, l->n_hosts) : NULL;
+                                _cleanup_(freep) char *hint = best ? strprintf(" (did you mean '%s'?)", best) : NULL;
                                 error_set(&err, ENOENT, "host '%s' given with %s is not in layout '%s'%s", *h, opt, l->path,
                                           hint ? hint : "");
                                 bool json = o.json;

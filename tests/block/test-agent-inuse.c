@@ -210,7 +210,10 @@ static void test_flock(void) {
 
 /* A child named `comm` holding a shared flock on `dev` (what systemd-udevd's worker takes on
  * a disk while it processes an event) for `ms` milliseconds, or until killed (0). */
-static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
+/* a process named `comm` holding `dev` `ms` milliseconds (0: until killed): a reader's
+ * flock(LOCK_SH), or with `claim` a claim as block_claim() takes it (open for writing,
+ * flock(LOCK_EX)) */
+static pid_t hold_lock(const char *dev, const char *comm, unsigned ms, bool claim) {
         int p[2];
         if (pipe(p) < 0)
                 exit(1);
@@ -218,8 +221,8 @@ static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         if (pid == 0) {
                 close(p[0]);
                 prctl(PR_SET_NAME, comm);
-                int fd = open(dev, O_RDONLY);
-                bool ok = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0;
+                int fd = open(dev, claim ? O_RDWR : O_RDONLY);
+                bool ok = fd >= 0 && flock(fd, (claim ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0;
                 ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
                 if (ms > 0) {
                         struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
@@ -234,6 +237,10 @@ static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         CHECK(read(p[0], &c, 1) == 1 && c == '1');
         close(p[0]);
         return pid;
+}
+
+static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
+        return hold_lock(dev, comm, ms, false);
 }
 
 static double mono_s(void) {
@@ -441,41 +448,13 @@ static void test_partition_held(void) {
  *     reader gets), not refused at once; held past that, refused naming the disk and the
  *     agent (CI: tentacle's apply refused osd.0 with "its disk ... locked by pid N
  *     (cephprov)") --- */
-/* another agent's claim, as block_claim() takes it: open for writing, flock(LOCK_EX), held
- * `ms` milliseconds (0: until killed) by a process named "cephprov" */
-static pid_t hold_agent(const char *dev, unsigned ms) {
-        int p[2];
-        if (pipe(p) < 0)
-                exit(1);
-        pid_t pid = fork();
-        if (pid == 0) {
-                close(p[0]);
-                prctl(PR_SET_NAME, "cephprov");
-                int fd = open(dev, O_RDWR);
-                bool ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
-                ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
-                if (ms > 0) {
-                        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
-                        nanosleep(&ts, NULL);
-                        _exit(0);
-                }
-                for (;;)
-                        pause();
-        }
-        close(p[1]);
-        char c = 0;
-        CHECK(read(p[0], &c, 1) == 1 && c == '1');
-        close(p[0]);
-        return pid;
-}
-
 static void test_agent_disk_lock(void) {
         const char *L = gpt_loop();
         char p1[64];
         snprintf(p1, sizeof(p1), "%sp1", L);
         AgentState *s = agent_for(L, false);
 
-        pid_t pid = hold_agent(L, 1000);
+        pid_t pid = hold_lock(L, "cephprov", 1000, true);
         double t0 = mono_s();
         json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
         double dt = mono_s() - t0;
@@ -484,7 +463,7 @@ static void test_agent_disk_lock(void) {
         json_object_put(r);
         waitpid(pid, NULL, 0);
 
-        pid = hold_agent(L, 0);
+        pid = hold_lock(L, "cephprov", 0, true);
         _cleanup_(freep) char *who = strprintf("its disk '%s' is locked by pid %d (cephprov)", L, (int) pid);
         t0 = mono_s();
         r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
