@@ -2,6 +2,7 @@
 /* The adaptive throttle's decision rule: probe windows in, rung and brake out (ceph-adapt.h). */
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,35 +168,27 @@ struct CephAdapt {
         CephAdaptConfig cfg;   /* resolved: no zero defaults left */
         CephLatencyWindow baseline;
         double target_ms, ceiling_ms;
-        double base_target_ms; /* the target before the anchor (the baseline's, or the given one) */
-        bool ceiling_given;    /* cfg.ceiling_ms was set: the anchor does not move it */
-        /* the error budget's horizon: the last windows (a ring of cfg.horizon; each one's
-         * n_over is its count against the target in force, counted again when the anchor
-         * raises the target) and their sums */
-        CephLatencyWindow *ring;
+        int floor;             /* the slow preset's rung within the bounds: the lowest without the brake */
+        unsigned settle;       /* windows after a change of setting that are not counted */
+        /* the horizon: windows at the current setting and load since it started (at most
+         * cfg.horizon, a ring of each one's ops and ops over, errors included) */
+        size_t *ring_n, *ring_over;
+        double *ring_rate;
         unsigned ring_len, ring_pos;
         size_t h_n, h_over;
         int rung;
         bool brake;
+        int brake_point;       /* the rung the brake was put on at */
         bool paused;           /* the operator's pause: the brake on, no release while it lasts */
         bool over_ceiling;     /* the last window's p99 was over the ceiling */
-        unsigned calm;         /* calm windows in a row (at most budget × (1 − hysteresis) over) */
+        unsigned slow_run;     /* windows in a row with slow ops on refilled OSDs */
+        unsigned untripped;    /* windows in a row without a trip (the release's count) */
         unsigned since_change; /* windows since the last change of rung or brake */
         size_t n_windows;
         bool have_last;
         CephLatencyWindow last;
         CephAdaptAction last_action; /* of the last change (not hold) */
         char *last_reason;           /* of the last change, NULL before one */
-        /* the anchor to the slow preset (ceph-adapt.h) */
-        CephAdaptAnchor anchor;
-        int slow_rung;
-        unsigned anchor_n_windows; /* windows pooled so far */
-        size_t anchor_n;           /* their ops */
-        double anchor_p99_sum;     /* Σ ops × p99 of each (the estimate when the tops fall short) */
-        bool anchor_tops_complete; /* every pooled window carried its largest latencies */
-        double *anchor_top;        /* their largest latencies (anchor_windows × CEPH_LATENCY_TOP) */
-        size_t anchor_n_top;
-        double slow_p99_ms;        /* the pooled p99, once set */
 };
 
 static const char *const action_names[] = {
@@ -213,22 +206,20 @@ const char *ceph_adapt_action_to_string(CephAdaptAction a) {
 void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret) {
         *ret = (CephAdaptConfig) {
                 .scheduler = scheduler,
-                .target_factor = 1.5,
+                .target_factor = 2,
                 .target_floor_ms = 2,
-                .hysteresis = 0.2,
                 .budget = 0.01,
+                .confidence_z = 1.96,
                 .horizon = 12,
-                .grace_ops = 2,
-                .decrease = 0.5,
                 .dwell = 3,
+                .slow_windows = 2,
+                .load_change = 2,
                 .window_sec = 5,
                 .effect_lag_sec = 10,
                 .min_ops = 20,
                 .rung_min = 0,
                 .rung_max = scheduler == CEPH_SCHEDULER_WPQ ? 4 : 2,
                 .rung_start = ceph_adapt_slow_rung(scheduler),
-                .anchor_windows = 3,
-                .anchor_factor = 1.05,
         };
 }
 
@@ -245,32 +236,31 @@ static void resolve(const CephAdaptConfig *in, CephAdaptConfig *out) {
                 out->field = d.field
         DEF(target_factor);
         DEF(target_floor_ms);
-        DEF(hysteresis);
         DEF(budget);
+        DEF(confidence_z);
         DEF(horizon);
-        DEF(grace_ops);
-        DEF(decrease);
         DEF(dwell);
+        DEF(slow_windows);
+        DEF(load_change);
         DEF(window_sec);
         DEF(effect_lag_sec);
         DEF(min_ops);
-        DEF(anchor_windows);
-        DEF(anchor_factor);
 #undef DEF
         if (out->rung_min < 0)
                 out->rung_min = d.rung_min;
         if (out->rung_max < 0)
                 out->rung_max = d.rung_max;
         if (out->rung_start < 0)
-                out->rung_start = MAX(d.rung_start, out->rung_min);
+                out->rung_start = MIN(MAX(d.rung_start, out->rung_min), out->rung_max);
 }
 
 CephAdapt *ceph_adapt_free(CephAdapt *a) {
         if (!a)
                 return NULL;
         free(a->last_reason);
-        free(a->ring);
-        free(a->anchor_top);
+        free(a->ring_n);
+        free(a->ring_over);
+        free(a->ring_rate);
         free(a);
         return NULL;
 }
@@ -287,15 +277,15 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
         if (c.rung_start < c.rung_min || c.rung_start > c.rung_max)
                 return error_set(err, EINVAL, "throttle: rung_start %d is outside rung_min..rung_max (%d..%d)",
                                  c.rung_start, c.rung_min, c.rung_max);
-        if (!(c.hysteresis > 0 && c.hysteresis < 1))
-                return error_set(err, EINVAL, "throttle: hysteresis %g is not between 0 and 1", c.hysteresis);
-        if (!(c.decrease > 0 && c.decrease < 1))
-                return error_set(err, EINVAL, "throttle: decrease %g is not between 0 and 1", c.decrease);
         if (!(c.budget > 0 && c.budget <= 0.5))
                 return error_set(err, EINVAL, "throttle: budget %g is not a fraction of the ops in (0, 0.5]", c.budget);
-        if (c.horizon > 10000 || !(c.grace_ops >= 0))
-                return error_set(err, EINVAL, "throttle: a horizon of %u windows or a grace of %g ops is out of bounds "
-                                 "(1..10000 windows, grace at least 0)", c.horizon, c.grace_ops);
+        if (!(c.confidence_z > 0 && c.confidence_z <= 10))
+                return error_set(err, EINVAL, "throttle: confidence z %g is not in (0, 10]", c.confidence_z);
+        if (c.horizon > 10000 || c.dwell > 1000 || c.slow_windows > 1000 || !(c.load_change > 1))
+                return error_set(err, EINVAL,
+                                 "throttle: a horizon of %u windows, a dwell of %u, %u slow-op windows or a load "
+                                 "change of %g × is out of bounds (1..10000, 1..1000, 1..1000, above 1)",
+                                 c.horizon, c.dwell, c.slow_windows, c.load_change);
         if (!(c.window_sec > 0) || !(c.effect_lag_sec > 0) || !(c.target_factor >= 1) || c.target_floor_ms < 0 ||
             c.target_ms < 0 || c.ceiling_ms < 0)
                 return error_set(err, EINVAL,
@@ -303,15 +293,6 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                                  "target %g ms, ceiling %g ms: each must be positive (the factor at least 1)",
                                  c.window_sec, c.effect_lag_sec, c.target_factor, c.target_floor_ms, c.target_ms,
                                  c.ceiling_ms);
-        if (c.anchor_windows > 1000 || !(c.anchor_factor >= 1 && c.anchor_factor <= 10))
-                return error_set(err, EINVAL,
-                                 "throttle: an anchor of %u windows or an anchor factor of %g is out of bounds "
-                                 "(1..1000 windows, factor 1..10)", c.anchor_windows, c.anchor_factor);
-        if (!((double) c.dwell * c.window_sec > c.effect_lag_sec))
-                return error_set(err, EINVAL,
-                                 "throttle: a dwell of %u windows of %g s (%g s) is not longer than the knobs' "
-                                 "effect lag of %g s: a change would be judged before it acts",
-                                 c.dwell, c.window_sec, (double) c.dwell * c.window_sec, c.effect_lag_sec);
 
         double target = c.target_ms;
         if (target == 0) {
@@ -328,24 +309,21 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
                                  target);
 
         _cleanup_(ceph_adapt_freep) CephAdapt *a = calloc(1, sizeof(CephAdapt));
-        if (!a || !(a->ring = calloc(c.horizon, sizeof(CephLatencyWindow))))
+        if (!a || !(a->ring_n = calloc(c.horizon, sizeof(size_t))) ||
+            !(a->ring_over = calloc(c.horizon, sizeof(size_t))) || !(a->ring_rate = calloc(c.horizon, sizeof(double))))
                 return -ENOMEM;
         a->cfg = c;
         if (baseline)
                 a->baseline = *baseline;
-        a->target_ms = a->base_target_ms = target;
+        a->target_ms = target;
         a->ceiling_ms = ceiling;
-        a->ceiling_given = c.ceiling_ms > 0;
-        a->slow_rung = ceph_adapt_slow_rung(c.scheduler);
-        if (!c.no_anchor && c.target_ms == 0 && c.rung_start == a->slow_rung) {
-                if (!(a->anchor_top = calloc((size_t) c.anchor_windows * CEPH_LATENCY_TOP, sizeof(double))))
-                        return -ENOMEM;
-                a->anchor = CEPH_ADAPT_ANCHOR_PENDING;
-                a->anchor_tops_complete = true;
-        }
-        a->rung = c.start_braked ? c.rung_min : c.rung_start;
+        a->floor = MIN(MAX(c.rung_min, ceph_adapt_slow_rung(c.scheduler)), c.rung_max);
+        a->settle = (unsigned) ceil(c.effect_lag_sec / c.window_sec - 1e-9);
+        /* never below the slow preset's rung without the brake */
+        a->brake_point = MAX(c.rung_start, a->floor);
+        a->rung = c.start_braked ? c.rung_min : a->brake_point;
         a->brake = c.start_braked;
-        a->since_change = c.dwell; /* the start rung has been in force since before the baseline */
+        a->since_change = a->settle; /* the start rung has been in force since before the baseline */
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -356,6 +334,15 @@ int ceph_adapt_rung(const CephAdapt *a) {
 
 bool ceph_adapt_brake(const CephAdapt *a) {
         return a->brake;
+}
+
+/* where a release goes: the rung below the brake point, not below the slow preset's */
+static int release_rung(const CephAdapt *a) {
+        return MAX(a->floor, MIN(a->brake_point - 1, a->cfg.rung_max));
+}
+
+int ceph_adapt_end_rung(const CephAdapt *a) {
+        return a->brake ? release_rung(a) : a->rung;
 }
 
 void ceph_adapt_set_paused(CephAdapt *a, bool paused) {
@@ -370,14 +357,6 @@ double ceph_adapt_ceiling_ms(const CephAdapt *a) {
         return a->ceiling_ms;
 }
 
-CephAdaptAnchor ceph_adapt_anchor(const CephAdapt *a) {
-        return a->anchor;
-}
-
-double ceph_adapt_slow_p99_ms(const CephAdapt *a) {
-        return a->slow_p99_ms;
-}
-
 void ceph_adapt_decision_done(CephAdaptDecision *d) {
         if (!d)
                 return;
@@ -385,49 +364,69 @@ void ceph_adapt_decision_done(CephAdaptDecision *d) {
         d->reason = NULL;
 }
 
+void ceph_budget_bounds(size_t k, size_t n, double z, double *ret_lower, double *ret_upper) {
+        if (n == 0) {
+                *ret_lower = 0;
+                *ret_upper = 1;
+                return;
+        }
+        double nn = (double) n, p = (double) MIN(k, n) / nn, z2 = z * z;
+        double centre = p + z2 / (2 * nn), half = z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+        *ret_lower = MAX(0.0, (centre - half) / (1 + z2 / nn));
+        *ret_upper = MIN(1.0, (centre + half) / (1 + z2 / nn));
+}
+
 /* "osd_max_backfills 3 → 1", or "osd_max_backfills 1" when the rung does not move */
 static char *change(const CephAdapt *a, int to) {
         return ceph_adapt_rung_change_format(a->cfg.scheduler, a->rung, to);
 }
 
-static int lowered(const CephAdapt *a) {
-        int r = (int) floor((double) a->rung * a->cfg.decrease);
-        return MAX(a->cfg.rung_min, MIN(r, a->rung - 1));
-}
-
-static int double_cmp_desc(const void *a, const void *b) {
-        return double_cmp(b, a);
-}
-
-/* The ops of `w` over `limit_ms`, a target at least the one they were counted against: from
- * its largest latencies when they tell (it kept all its ops, or fewer of them are over than
- * it kept), else its count as it was (never more than that: the limit is not lower) */
-static size_t recount_over(const CephLatencyWindow *w, double limit_ms) {
-        size_t over = MIN(w->n_over, w->n);
-        if (w->n_top == 0)
-                return over;
-        size_t c = ceph_latency_count_above(w->top_ms, w->n_top, limit_ms);
-        return c < w->n_top || w->n_top >= w->n ? MIN(c, over) : over;
-}
-
-/* The ring's windows from the newest back: i = 1 is the last one judged */
-static const CephLatencyWindow *ring_back(const CephAdapt *a, unsigned i) {
-        return &a->ring[(a->ring_pos + a->cfg.horizon - i) % a->cfg.horizon];
-}
-
-/* The anchor's measurement (ceph-adapt.h): the pooled nearest-rank p99 of the windows taken
- * at the slow rung. Exact from their largest latencies while that op's rank from the top is
- * within what each window kept (up to 100 × CEPH_LATENCY_TOP ops); otherwise (a caller
- * without them) the ops-weighted mean of the windows' p99s. The pool's order changes. */
-static double anchor_p99(CephAdapt *a, size_t n, size_t n_top, double p99_sum, bool complete, bool *ret_exact) {
-        size_t from_top = n - (99 * n + 99) / 100 + 1; /* n − ⌈0.99 n⌉ + 1 */
-        if (complete && from_top <= CEPH_LATENCY_TOP && from_top <= n_top) {
-                qsort(a->anchor_top, n_top, sizeof(double), double_cmp_desc);
-                *ret_exact = true;
-                return a->anchor_top[from_top - 1];
+/* Ops of `w` over the ceiling: counted from its largest latencies when they tell (it kept
+ * all its ops, or fewer are over than it kept), else from its percentiles (p95 over: 5 % of
+ * them; p99 over: 1 %), at least one when its p99 is over */
+static size_t over_ceiling(const CephLatencyWindow *w, double ceiling) {
+        if (w->n == 0)
+                return 0;
+        if (w->n_top > 0) {
+                size_t c = ceph_latency_count_above(w->top_ms, w->n_top, ceiling);
+                if (c < w->n_top || w->n_top >= w->n)
+                        return c;
         }
-        *ret_exact = false;
-        return n ? p99_sum / (double) n : 0;
+        if (w->p95_ms > ceiling)
+                return (w->n * 5 + 99) / 100;
+        if (w->p99_ms > ceiling)
+                return MAX((size_t) 1, (w->n + 99) / 100);
+        return 0;
+}
+
+static void horizon_reset(CephAdapt *a) {
+        a->ring_len = a->ring_pos = 0;
+        a->h_n = a->h_over = 0;
+}
+
+static double horizon_rate(const CephAdapt *a) {
+        double s = 0;
+        unsigned k = 0;
+        for (unsigned i = 0; i < a->ring_len; i++)
+                if (a->ring_rate[i] > 0) {
+                        s += a->ring_rate[i];
+                        k++;
+                }
+        return k ? s / k : 0;
+}
+
+static void horizon_add(CephAdapt *a, size_t n, size_t over, double rate) {
+        if (a->ring_len == a->cfg.horizon) {
+                a->h_n -= a->ring_n[a->ring_pos];
+                a->h_over -= a->ring_over[a->ring_pos];
+        } else
+                a->ring_len++;
+        a->ring_n[a->ring_pos] = n;
+        a->ring_over[a->ring_pos] = over;
+        a->ring_rate[a->ring_pos] = rate;
+        a->ring_pos = (a->ring_pos + 1) % a->cfg.horizon;
+        a->h_n += n;
+        a->h_over += over;
 }
 
 int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops, CephAdaptDecision *ret,
@@ -439,55 +438,36 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 .rung_after = a->rung,
                 .brake_before = a->brake,
                 .brake_after = a->brake,
-                .target_before = a->target_ms,
-                .target_after = a->target_ms,
         };
-        _cleanup_(freep) char *why = NULL, *what = NULL, *now = change(a, a->rung), *to = NULL, *note = NULL;
+        _cleanup_(freep) char *why = NULL, *what = NULL, *now = change(a, a->rung), *to = NULL, *reading = NULL;
         if (!now)
                 return -ENOMEM;
-        unsigned calm = 0;
-        const double p99 = w->p99_ms;
-        size_t over = MIN(w->n_over, w->n);
-        /* this window joins the horizon (every window: the brake's and a thin one's ops are
-         * what clients saw too); the ring is updated only once the decision is made */
-        const bool evict = a->ring_len == a->cfg.horizon;
-        size_t h_n = a->h_n + w->n, h_over = a->h_over + over;
-        if (evict) {
-                h_n -= a->ring[a->ring_pos].n;
-                h_over -= a->ring[a->ring_pos].n_over;
-        }
-        const unsigned h_windows = MIN(a->ring_len + 1, a->cfg.horizon);
-        /* the anchor, committed with the rest once the decision is made */
-        bool pending = a->anchor == CEPH_ADAPT_ANCHOR_PENDING, taken = false, anchored = false;
-        unsigned an_windows = a->anchor_n_windows;
-        size_t an_n = a->anchor_n, an_top = a->anchor_n_top;
-        double an_sum = a->anchor_p99_sum, new_target = a->target_ms, new_ceiling = a->ceiling_ms, slow_p99 = 0;
-        bool an_complete = a->anchor_tops_complete;
+        /* the new state, committed once every string is made */
+        const unsigned slow_run = slow_ops > 0 ? a->slow_run + 1 : 0;
+        const bool p99_over = w && w->n > 0 && w->p99_ms > a->ceiling_ms;
+        const size_t n = w ? w->n : 0, errors = w ? w->n_errors : 0, over = w ? MIN(w->n_over, w->n) + errors : 0;
+        const size_t bad = w ? over_ceiling(w, a->ceiling_ms) + errors : 0, total = n + errors;
+        /* the ceiling: what cannot be one late op — 2 ops and 5 % of the window over it or
+         * failed, or the p99 over it two windows in a row */
+        const bool ceiling_trip = (bad >= 2 && bad * 20 >= total) || (p99_over && a->over_ceiling);
+        const bool slow_trip = slow_run >= a->cfg.slow_windows;
+        bool reset = false, counted = false;
+        double lower = 0, upper = 1;
+        size_t h_n = a->h_n, h_over = a->h_over;
+        unsigned untripped = a->untripped;
 
-        /* the ceiling brakes on what cannot be one slow op: a window's p95 over it (5 % of its
-         * ops), its p99 over it two windows in a row, or a thin window with an op over it. A
-         * window's p99 alone is its second-largest op at the ~150 ops a slowed lab gives a
-         * window: it passes the ceiling every minute or two at any rung, the slow preset's
-         * too, and each brake costs its dwell and the climb back (stop 20's benchmark) */
-        const bool p99_over = w->n > 0 && p99 > a->ceiling_ms;
-        const bool ceiling_trip = p99_over && (w->p95_ms > a->ceiling_ms || a->over_ceiling || w->n < a->cfg.min_ops);
-        if (a->paused || slow_ops > 0 || w->n_errors > 0 || ceiling_trip) {
+        if (a->paused || slow_trip || ceiling_trip) {
+                untripped = 0;
                 if (a->paused)
                         why = strprintf("paused by the operator (cephprov pause)");
-                else if (slow_ops > 0)
-                        why = strprintf("%u slow op%s", slow_ops, slow_ops == 1 ? "" : "s");
-                else if (w->n_errors > 0)
-                        why = w->n > 0 ? strprintf("%zu probe op%s failed or timed out (p99 %.1f ms over %zu ops)", w->n_errors,
-                                                   w->n_errors == 1 ? "" : "s", p99, w->n)
-                                       : strprintf("%zu probe op%s failed or timed out", w->n_errors,
-                                                   w->n_errors == 1 ? "" : "s");
-                else if (w->p95_ms > a->ceiling_ms)
-                        why = strprintf("p95 %.1f ms > %.1f ms ceiling", w->p95_ms, a->ceiling_ms);
-                else if (a->over_ceiling)
-                        why = strprintf("p99 %.1f ms > %.1f ms ceiling, two windows in a row", p99, a->ceiling_ms);
+                else if (slow_trip)
+                        why = strprintf("%u slow op%s on the OSDs being refilled, %u windows in a row", slow_ops,
+                                        slow_ops == 1 ? "" : "s", slow_run);
+                else if (bad >= 2 && bad * 20 >= total)
+                        why = strprintf("%zu of %zu probe ops over the %.1f ms ceiling or failed (p99 %.1f ms)", bad,
+                                        total, a->ceiling_ms, w->p99_ms);
                 else
-                        why = strprintf("p99 %.1f ms > %.1f ms ceiling in a window of %zu op%s", p99, a->ceiling_ms,
-                                        w->n, w->n == 1 ? "" : "s");
+                        why = strprintf("p99 %.1f ms > %.1f ms ceiling, two windows in a row", w->p99_ms, a->ceiling_ms);
                 if (!a->brake) {
                         d.action = CEPH_ADAPT_BRAKE;
                         d.brake_after = true;
@@ -500,145 +480,87 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                                 what = strprintf("brake on (%s)", CEPH_ADAPT_BRAKE_FLAG);
                 } else
                         what = strprintf("the brake stays on");
-        } else if (w->n < a->cfg.min_ops) {
-                why = strprintf("%zu probe op%s in the window (fewer than %zu)", w->n, w->n == 1 ? "" : "s",
-                                a->cfg.min_ops);
-                what = strprintf("not judged (%s)", now);
+        } else if (!w) {
+                why = strprintf("no reading (the probe call failed)%s",
+                                slow_ops ? "; slow ops on the OSDs being refilled, one window so far" : "");
+                what = strprintf("holding (%s)", now);
         } else {
-                const double calm_share = a->cfg.budget * (1 - a->cfg.hysteresis);
-                unsigned prev_calm = a->calm;
-                /* the anchor takes a judged window at the slow rung, brake off, once the rung
-                 * has been in force a whole window (not the run's first: data starts moving
-                 * after the steps that follow `throttle`) */
-                if (pending && a->rung == a->slow_rung && !a->brake && a->n_windows >= 1 && a->since_change >= 1) {
-                        taken = true;
-                        an_windows++;
-                        an_n += w->n;
-                        an_sum += (double) w->n * p99;
-                        size_t k = MIN(w->n_top, (size_t) CEPH_LATENCY_TOP);
-                        an_complete = an_complete && w->n_top == MIN(w->n, (size_t) CEPH_LATENCY_TOP);
-                        memcpy(a->anchor_top + an_top, w->top_ms, k * sizeof(double));
-                        an_top += k;
+                untripped++;
+                const double rate = w->client_ops_sec, h_rate = horizon_rate(a);
+                _cleanup_(freep) char *load = NULL;
+                if (rate > 0 && h_rate > 0 &&
+                    (rate > h_rate * a->cfg.load_change || rate * a->cfg.load_change < h_rate)) {
+                        reset = true;
+                        h_n = h_over = 0;
+                        if (!(load = strprintf("client load %.0f → %.0f op/s, the budget counted again from here; ",
+                                               h_rate, rate)))
+                                return -ENOMEM;
                 }
-                if (taken && an_windows >= a->cfg.anchor_windows) {
-                        bool exact = false;
-                        anchored = true;
-                        pending = false;
-                        slow_p99 = anchor_p99(a, an_n, an_top, an_sum, an_complete, &exact);
-                        const double cand = slow_p99 * a->cfg.anchor_factor;
-                        _cleanup_(freep) char *measured = strprintf(
-                                "the slow preset's p99 is %s%.1f ms over %u windows (%zu ops)", exact ? "" : "about ",
-                                slow_p99, an_windows, an_n);
-                        if (!measured)
-                                return -ENOMEM;
-                        if (!(cand > a->target_ms))
-                                note = strprintf("%s; × %g = %.1f ms is not above the %.1f ms target, which stays",
-                                                 measured, a->cfg.anchor_factor, cand, a->target_ms);
-                        else if (a->ceiling_given && !(cand < a->ceiling_ms))
-                                note = strprintf("%s; × %g = %.1f ms is not below the %.1f ms ceiling: the %.1f ms "
-                                                 "target stays",
-                                                 measured, a->cfg.anchor_factor, cand, a->ceiling_ms, a->target_ms);
-                        else {
-                                new_target = cand;
-                                if (!a->ceiling_given)
-                                        new_ceiling = 3 * cand;
-                                note = new_ceiling != a->ceiling_ms
-                                               ? strprintf("%s: target %.1f → %.1f ms (× %g), ceiling %.1f → %.1f ms",
-                                                           measured, a->target_ms, new_target, a->cfg.anchor_factor,
-                                                           a->ceiling_ms, new_ceiling)
-                                               : strprintf("%s: target %.1f → %.1f ms (× %g)", measured, a->target_ms,
-                                                           new_target, a->cfg.anchor_factor);
-                        }
-                        if (!note)
-                                return -ENOMEM;
-                        if (new_target != a->target_ms) {
-                                /* the horizon and the calm windows in a row, against the new target */
-                                over = recount_over(w, new_target);
-                                h_over = over;
-                                for (unsigned i = 1; i <= a->ring_len - (evict ? 1 : 0); i++)
-                                        h_over += recount_over(ring_back(a, i), new_target);
-                                prev_calm = 0;
-                                for (unsigned i = 1; i <= MIN(a->since_change, a->ring_len); i++) {
-                                        const CephLatencyWindow *x = ring_back(a, i);
-                                        if (x->n < a->cfg.min_ops || x->n_errors > 0 ||
-                                            (double) recount_over(x, new_target) > calm_share * (double) x->n)
-                                                break;
-                                        prev_calm++;
-                                }
+                const bool settling = a->since_change + 1 <= a->settle && !a->brake;
+                if (n >= a->cfg.min_ops && !settling) {
+                        counted = true;
+                        h_n += total;
+                        h_over += over;
+                        if (!reset && a->ring_len == a->cfg.horizon) {
+                                size_t old = a->ring_pos;
+                                h_n -= a->ring_n[old];
+                                h_over -= a->ring_over[old];
                         }
                 }
-                const double target = new_target, allowed = a->cfg.budget * (double) h_n;
-                /* before the anchor, below the slow rung only trips count: back to the slow
-                 * rung to measure it */
-                const bool untrusted = pending && !a->brake && a->rung < a->slow_rung;
-                const bool window_calm = untrusted || (double) over <= calm_share * (double) w->n;
-                const bool horizon_calm = untrusted || (double) h_over <= calm_share * (double) h_n;
-                _cleanup_(freep) char *reading = strprintf(
-                        "p99 %.1f ms, %zu of %zu op%s over the %.1f ms target; %zu of %zu (%.1f %%) in the last %u "
-                        "window%s, budget %g %%",
-                        p99, over, w->n, w->n == 1 ? "" : "s", target, h_over, h_n,
-                        h_n ? 100.0 * (double) h_over / (double) h_n : 0.0, h_windows, h_windows == 1 ? "" : "s",
-                        100 * a->cfg.budget);
+                ceph_budget_bounds(h_over, h_n, a->cfg.confidence_z, &lower, &upper);
+                reading = strprintf("%sp99 %.1f ms, %zu of %zu op%s over the %.1f ms target%s; %zu of %zu over in "
+                                    "this horizon, %.2f..%.2f %% at 95 %%, budget %g %%",
+                                    load ? load : "", w->p99_ms, over, total, total == 1 ? "" : "s", a->target_ms,
+                                    errors ? " (failed ones included)" : "", h_over, h_n, 100 * lower, 100 * upper,
+                                    100 * a->cfg.budget);
                 if (!reading)
                         return -ENOMEM;
-                if (!untrusted && over > 0 && (double) h_over > allowed + a->cfg.grace_ops) {
+                if (a->brake) {
                         why = TAKE_PTR(reading);
-                        if (a->brake)
-                                what = strprintf("the brake stays on");
-                        else if (pending && a->rung <= a->slow_rung)
-                                what = taken ? strprintf("measuring the slow preset's p99 before the target is trusted "
-                                                         "below it (window %u of %u): holding (%s)",
-                                                         an_windows, a->cfg.anchor_windows, now)
-                                             : strprintf("the slow preset's p99 is measured from the next window "
-                                                         "before the target is trusted below it: holding (%s)",
-                                                         now);
-                        else if (a->rung > a->cfg.rung_min) {
-                                d.action = CEPH_ADAPT_LOWER;
-                                d.rung_after = pending ? MAX(lowered(a), a->slow_rung) : lowered(a);
-                                if (!(to = change(a, d.rung_after)))
-                                        return -ENOMEM;
-                                what = pending && d.rung_after != lowered(a)
-                                               ? strprintf("%s (not below the slow preset before its p99 is measured)", to)
-                                               : strdup(to);
-                        } else
-                                what = strprintf("already at the lowest rung (%s)", now);
-                } else if (!window_calm) {
-                        why = TAKE_PTR(reading);
-                        what = strprintf("within the budget: holding (%s)", now);
-                } else {
-                        calm = prev_calm + 1;
-                        why = untrusted ? strprintf("%s; %u window%s without a trip below the slow preset, whose p99 "
-                                                    "is not measured yet",
-                                                    reading, calm, calm == 1 ? "" : "s")
-                                        : strprintf("%s; %u calm window%s", reading, calm, calm == 1 ? "" : "s");
-                        bool settled = calm >= a->cfg.dwell && a->since_change + 1 >= a->cfg.dwell;
-                        if (a->brake && settled) {
+                        if (untripped >= a->cfg.dwell) {
                                 d.action = CEPH_ADAPT_RELEASE;
                                 d.brake_after = false;
-                                what = strprintf("brake off (%s unset), %s", CEPH_ADAPT_BRAKE_FLAG, now);
-                        } else if (!a->brake && a->rung >= a->cfg.rung_max)
-                                what = strprintf("at the highest rung allowed (%s)", now);
-                        else if (!a->brake && settled && horizon_calm) {
-                                d.action = CEPH_ADAPT_RAISE;
-                                d.rung_after = a->rung + 1;
+                                d.rung_after = release_rung(a);
+                                if (!(to = change(a, d.rung_after)))
+                                        return -ENOMEM;
+                                what = strprintf("%u windows without a trip: brake off (%s unset), %s (the rung below "
+                                                 "the brake's %d)",
+                                                 untripped, CEPH_ADAPT_BRAKE_FLAG, to, a->brake_point);
+                        } else
+                                what = strprintf("the brake stays on (%u of %u windows without a trip)", untripped,
+                                                 a->cfg.dwell);
+                } else if (n < a->cfg.min_ops) {
+                        why = TAKE_PTR(reading);
+                        what = strprintf("not judged: %zu probe op%s in the window (fewer than %zu) (%s)", n,
+                                         n == 1 ? "" : "s", a->cfg.min_ops, now);
+                } else if (settling) {
+                        why = TAKE_PTR(reading);
+                        what = strprintf("not counted: the last change is taking effect (%s)", now);
+                } else if (lower > a->cfg.budget) {
+                        why = TAKE_PTR(reading);
+                        if (a->rung > a->floor) {
+                                d.action = CEPH_ADAPT_LOWER;
+                                d.rung_after = a->rung - 1;
                                 what = change(a, d.rung_after);
-                        } else if (!a->brake && settled)
-                                what = strprintf("holding until the last %u windows are under %g %% (%s)",
-                                                 a->cfg.horizon, 100 * calm_share, now);
-                        else if (taken && pending)
-                                what = strprintf("measuring the slow preset's p99 (window %u of %u); waiting for %u "
-                                                 "calm windows in a row",
-                                                 an_windows, a->cfg.anchor_windows, a->cfg.dwell);
-                        else if (untrusted)
-                                what = strprintf("waiting for %u in a row", a->cfg.dwell);
-                        else
-                                what = strprintf("waiting for %u calm window%s in a row", a->cfg.dwell,
-                                                 a->cfg.dwell == 1 ? "" : "s");
+                        } else
+                                what = strprintf("over the budget at the slow preset's rung, the lowest without the "
+                                                 "brake: holding (%s)",
+                                                 now);
+                } else if (upper < a->cfg.budget && a->rung < a->cfg.rung_max) {
+                        why = TAKE_PTR(reading);
+                        d.action = CEPH_ADAPT_RAISE;
+                        d.rung_after = a->rung + 1;
+                        what = change(a, d.rung_after);
+                } else {
+                        why = TAKE_PTR(reading);
+                        what = a->rung >= a->cfg.rung_max && upper < a->cfg.budget
+                                       ? strprintf("at the highest rung allowed (%s)", now)
+                                       : strprintf("within the budget's bounds: holding (%s)", now);
                 }
         }
         if (!why || !what)
                 return -ENOMEM;
-        d.reason = note ? strprintf("%s; %s: %s", note, why, what) : strprintf("%s: %s", why, what);
+        d.reason = strprintf("%s: %s", why, what);
         if (!d.reason)
                 return -ENOMEM;
 
@@ -653,42 +575,88 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->last_reason = r;
                 a->last_action = d.action;
         }
-        if (taken) {
-                a->anchor_n_windows = an_windows;
-                a->anchor_n = an_n;
-                a->anchor_n_top = an_top;
-                a->anchor_p99_sum = an_sum;
-                a->anchor_tops_complete = an_complete;
-        }
-        if (anchored) {
-                a->anchor = CEPH_ADAPT_ANCHOR_SET;
-                a->slow_p99_ms = slow_p99;
-                if (new_target != a->target_ms)
-                        for (unsigned i = 1; i <= a->ring_len; i++) {
-                                CephLatencyWindow *x = &a->ring[(a->ring_pos + a->cfg.horizon - i) % a->cfg.horizon];
-                                x->n_over = recount_over(x, new_target);
-                        }
-                a->target_ms = new_target;
-                a->ceiling_ms = new_ceiling;
-                d.anchored = true;
-                d.target_after = new_target;
-        }
-        a->ring[a->ring_pos] = *w;
-        a->ring[a->ring_pos].n_over = over;
-        a->ring_pos = (a->ring_pos + 1) % a->cfg.horizon;
-        a->ring_len = h_windows;
-        a->h_n = h_n;
-        a->h_over = h_over;
+        if (reset)
+                horizon_reset(a);
+        if (counted)
+                horizon_add(a, total, over, w->client_ops_sec);
+        if (changed)
+                horizon_reset(a);
+        if (d.action == CEPH_ADAPT_BRAKE)
+                a->brake_point = a->rung;
         a->rung = d.rung_after;
         a->brake = d.brake_after;
         a->over_ceiling = p99_over;
-        a->calm = changed ? 0 : calm;
+        a->slow_run = slow_run;
+        a->untripped = changed ? 0 : untripped;
         a->since_change = changed ? 0 : a->since_change + 1;
         a->n_windows++;
-        a->last = *w;
-        a->have_last = true;
+        if (w) {
+                a->last = *w;
+                a->have_last = true;
+        }
         *ret = d;
         return 0;
+}
+
+unsigned ceph_adapt_refill_slow_ops(const CephHealth *health, const CephPgDump *pgs) {
+        const CephHealthCheck *c = health ? ceph_health_find(health, "SLOW_OPS") : NULL;
+        if (!c)
+                return 0;
+        unsigned count = c->count ? (unsigned) MIN(c->count, (uint64_t) UINT_MAX) : 1;
+        CephOsdTree tree = {};
+        _cleanup_(ceph_slow_report_freep) CephSlowReport *r = NULL;
+        Error e = {};
+        if (ceph_slow_report(health, NULL, &tree, NULL, &r, &e) < 0 || r->truncated)
+                return count; /* the daemons cannot be told: the slow ops count */
+        size_t named = 0;
+        for (size_t i = 0; i < r->n_osds; i++) {
+                if (!r->osds[i].slow_ops)
+                        continue;
+                named++;
+                int id = r->osds[i].id;
+                for (size_t p = 0; pgs && p < pgs->n_pgs; p++) {
+                        const CephPgBrief *b = &pgs->pgs[p];
+                        bool up = false, acting = false;
+                        for (size_t k = 0; k < b->n_up; k++)
+                                up |= b->up[k] == id;
+                        for (size_t k = 0; k < b->n_acting; k++)
+                                acting |= b->acting[k] == id;
+                        if (up && !acting)
+                                return count;
+                }
+        }
+        return named == 0 && (!r->other_daemons || !r->other_daemons[0]) ? count : 0;
+}
+
+json_object *ceph_adapt_last_from_state(json_object *state) {
+        const char *sched = NULL;
+        int64_t rung = -1;
+        json_object *v;
+        if (!state || json_get_string(state, "scheduler", false, &sched, "throttle state", NULL) < 0 || !sched ||
+            !json_object_object_get_ex(state, "end_rung", &v) || !json_object_is_type(v, json_type_int))
+                return NULL;
+        rung = json_object_get_int64(v);
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || json_add_string(o, "scheduler", sched) < 0 || json_add_int(o, "rung", rung) < 0)
+                return NULL;
+        if (json_object_object_get_ex(state, "target_p99_ms", &v) &&
+            json_add(o, "target_p99_ms", json_object_new_double(json_object_get_double(v))) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+int ceph_adapt_start_rung(json_object *last, const CephAdaptConfig *cfg) {
+        CephAdaptConfig c;
+        resolve(cfg, &c);
+        const char *sched = NULL;
+        json_object *v;
+        if (!last || json_get_string(last, "scheduler", false, &sched, "throttle-last", NULL) < 0 || !sched ||
+            !streq(sched, c.scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mclock") ||
+            !json_object_object_get_ex(last, "rung", &v) || !json_object_is_type(v, json_type_int))
+                return c.rung_start;
+        int64_t r = json_object_get_int64(v);
+        int floor = MIN(MAX(c.rung_min, ceph_adapt_slow_rung(c.scheduler)), c.rung_max);
+        return (int) MAX((int64_t) floor, MIN(r, (int64_t) c.rung_max));
 }
 
 static json_object *window_to_json(const CephLatencyWindow *w) {
@@ -700,7 +668,8 @@ static json_object *window_to_json(const CephLatencyWindow *w) {
             json_add(o, "p50_ms", json_object_new_double(w->p50_ms)) < 0 ||
             json_add(o, "p95_ms", json_object_new_double(w->p95_ms)) < 0 ||
             json_add(o, "p99_ms", json_object_new_double(w->p99_ms)) < 0 ||
-            json_add(o, "max_ms", json_object_new_double(w->max_ms)) < 0) {
+            json_add(o, "max_ms", json_object_new_double(w->max_ms)) < 0 ||
+            (w->client_ops_sec > 0 && json_add(o, "client_ops_sec", json_object_new_double(w->client_ops_sec)) < 0)) {
                 json_object_put(o);
                 return NULL;
         }
@@ -714,12 +683,6 @@ static int add_or_null(json_object *o, const char *key, bool present, json_objec
         return json_add(o, key, value);
 }
 
-static const char *const anchor_names[] = {
-        [CEPH_ADAPT_ANCHOR_OFF] = "off",
-        [CEPH_ADAPT_ANCHOR_PENDING] = "pending",
-        [CEPH_ADAPT_ANCHOR_SET] = "set",
-};
-
 json_object *ceph_adapt_to_json(const CephAdapt *a) {
         _cleanup_(json_object_putp) json_object *o = json_object_new_object();
         _cleanup_(freep) char *setting = change(a, a->rung);
@@ -732,19 +695,20 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
         for (size_t i = 0; keys[i]; i++)
                 if (json_add_string(settings, keys[i], rung_value(a->cfg.scheduler, a->rung, i)) < 0)
                         return NULL;
+        double lower, upper;
+        ceph_budget_bounds(a->h_over, a->h_n, a->cfg.confidence_z, &lower, &upper);
         if (json_add_string(o, "scheduler", a->cfg.scheduler == CEPH_SCHEDULER_WPQ ? "wpq" : "mclock") < 0 ||
             json_add_int(o, "rung", a->rung) < 0 || json_add_int(o, "rung_min", a->cfg.rung_min) < 0 ||
-            json_add_int(o, "rung_max", a->cfg.rung_max) < 0 || json_add_string(o, "setting", setting) < 0 ||
+            json_add_int(o, "rung_floor", a->floor) < 0 || json_add_int(o, "rung_max", a->cfg.rung_max) < 0 ||
+            json_add_int(o, "end_rung", ceph_adapt_end_rung(a)) < 0 || json_add_string(o, "setting", setting) < 0 ||
             json_add_bool(o, "brake", a->brake) < 0 || json_add_bool(o, "paused", a->paused) < 0 ||
             json_add(o, "target_p99_ms", json_object_new_double(a->target_ms)) < 0 ||
             json_add(o, "budget", json_object_new_double(a->cfg.budget)) < 0 ||
             json_add_u64(o, "horizon_windows", a->ring_len) < 0 || json_add_u64(o, "horizon_ops", a->h_n) < 0 ||
             json_add_u64(o, "horizon_over", a->h_over) < 0 ||
+            json_add(o, "horizon_lower", json_object_new_double(lower)) < 0 ||
+            json_add(o, "horizon_upper", json_object_new_double(upper)) < 0 ||
             json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||
-            json_add_string(o, "anchor", anchor_names[a->anchor]) < 0 ||
-            add_or_null(o, "slow_p99_ms", a->anchor == CEPH_ADAPT_ANCHOR_SET,
-                        a->anchor == CEPH_ADAPT_ANCHOR_SET ? json_object_new_double(a->slow_p99_ms) : NULL) < 0 ||
-            json_add(o, "baseline_target_p99_ms", json_object_new_double(a->base_target_ms)) < 0 ||
             json_add(o, "baseline", window_to_json(&a->baseline)) < 0 ||
             add_or_null(o, "last_window", a->have_last, a->have_last ? window_to_json(&a->last) : NULL) < 0 ||
             json_add_u64(o, "windows", a->n_windows) < 0 ||

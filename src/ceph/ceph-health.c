@@ -185,6 +185,10 @@ int ceph_pg_stat_parse(const char *json, CephPgStat **ret, Error *err) {
         (void) json_get_u64(o, "degraded_objects", false, &s->degraded_objects, what, NULL);
         (void) json_get_u64(o, "misplaced_objects", false, &s->misplaced_objects, what, NULL);
         (void) json_get_u64(o, "unfound_objects", false, &s->unfound_objects, what, NULL);
+        uint64_t rd = 0, wr = 0;
+        (void) json_get_u64(o, "read_op_per_sec", false, &rd, what, NULL);
+        (void) json_get_u64(o, "write_op_per_sec", false, &wr, what, NULL);
+        s->client_ops_sec = rd + wr;
 
         size_t n = json_object_array_length(states);
         s->states = calloc(n ? n : 1, sizeof(CephPgStateCount));

@@ -253,6 +253,7 @@ typedef struct CephPgStat {
         CephPgStateCount *states;
         size_t n_states;
         uint64_t degraded_objects, misplaced_objects, unfound_objects;
+        uint64_t client_ops_sec; /* read_op_per_sec + write_op_per_sec (absent when idle: 0) */
 } CephPgStat;
 
 /* `ceph pg stat -f json` (pg_summary.num_pg_by_state) or `ceph status -f json`

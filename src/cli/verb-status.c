@@ -140,12 +140,6 @@ static void status_print(json_object *st, FILE *out) {
                         json_object_get_int(jget(th, "rung_min")), json_object_get_int(jget(th, "rung_max")),
                         jstr(th, "setting") ?: "-", json_object_get_boolean(jget(th, "brake")) ? "on (nobackfill)" : "off",
                         json_object_get_double(jget(th, "target_p99_ms")), json_object_get_double(jget(th, "ceiling_p99_ms")));
-                if (jstr(th, "anchor") && streq(jstr(th, "anchor"), "set"))
-                        fprintf(out, "  target anchored to the slow preset: its p99 %.1f ms (the baseline's target %.1f ms)\n",
-                                json_object_get_double(jget(th, "slow_p99_ms")),
-                                json_object_get_double(jget(th, "baseline_target_p99_ms")));
-                else if (jstr(th, "anchor") && streq(jstr(th, "anchor"), "pending"))
-                        fprintf(out, "  target from the baseline; the slow preset's p99 not measured yet\n");
                 if (lw)
                         fprintf(out, "  last window: p99 %.1f ms over %d ops, %d errors (%" PRId64 " s ago)\n",
                                 json_object_get_double(jget(lw, "p99_ms")), json_object_get_int(jget(lw, "ops")),
@@ -153,8 +147,10 @@ static void status_print(json_object *st, FILE *out) {
                 if (jget(th, "horizon_ops")) {
                         int64_t hn = json_object_get_int64(jget(th, "horizon_ops")),
                                 ho = json_object_get_int64(jget(th, "horizon_over"));
-                        fprintf(out, "  error budget: %" PRId64 " of %" PRId64 " ops over the target in the last %d windows (%.1f %%, budget %g %%)\n",
-                                ho, hn, json_object_get_int(jget(th, "horizon_windows")), hn ? 100.0 * (double) ho / (double) hn : 0.0,
+                        fprintf(out, "  error budget: %" PRId64 " of %" PRId64 " ops over the target in %d windows at this setting (%.2f..%.2f %% at 95 %%, budget %g %%)\n",
+                                ho, hn, json_object_get_int(jget(th, "horizon_windows")),
+                                100 * json_object_get_double(jget(th, "horizon_lower")),
+                                100 * json_object_get_double(jget(th, "horizon_upper")),
                                 100 * json_object_get_double(jget(th, "budget")));
                 }
                 if (jstr(th, "last_change_reason"))

@@ -136,13 +136,26 @@ static int apply_rung(CephAdmin *admin, CephScheduler scheduler, int rung, Error
         return r;
 }
 
-static unsigned slow_ops_now(CephAdmin *admin) {
+/* The slow ops on the OSDs being refilled (SLOW_OPS elsewhere, often the recovery pushes'
+ * own on throttled disks, is not the clients' pain) and the clients' op rate, from `ceph
+ * status` and `pg dump pgs_brief`. A reading that fails is none: the probe is the sensor,
+ * and a missed tripwire reading is not a spike. */
+static unsigned cluster_reading(CephAdmin *admin, double *ret_client_ops) {
         _cleanup_(ceph_health_freep) CephHealth *h = NULL;
+        _cleanup_(ceph_pg_stat_freep) CephPgStat *st = NULL;
         Error e = {};
-        if (ceph_admin_status(admin, &h, NULL, &e) < 0)
-                return 0; /* the probe is the sensor; a missed tripwire reading is not a spike */
-        const CephHealthCheck *c = ceph_health_find(h, "SLOW_OPS");
-        return c ? (unsigned) (c->count ? c->count : 1) : 0;
+        *ret_client_ops = 0;
+        if (ceph_admin_status(admin, &h, &st, &e) < 0)
+                return 0;
+        *ret_client_ops = (double) st->client_ops_sec;
+        if (!ceph_health_find(h, "SLOW_OPS"))
+                return 0;
+        _cleanup_(freep) char *out = NULL;
+        _cleanup_(ceph_pg_dump_freep) CephPgDump *pgs = NULL;
+        if (ceph_admin_run(admin, ceph_argv_pg_dump_pgs_brief(ceph_admin_cli(admin), &e), NULL, &out, &e) < 0 ||
+            ceph_pg_dump_parse(out ? out : "", &pgs, &e) < 0)
+                return 0;
+        return ceph_adapt_refill_slow_ops(h, pgs);
 }
 
 /* "throttle: PREFIX TEXT" as one write */
@@ -202,16 +215,16 @@ static void *adapt_thread(void *userdata) {
         ThrottleAdapt *t = userdata;
         unsigned seconds = (unsigned) (t->o.config.window_sec > 0 ? t->o.config.window_sec : 5);
         while (!stopping(t)) {
-                CephLatencyWindow w;
+                CephLatencyWindow w = {};
                 Error err = {};
                 int r = probe_on(t->admin, &t->ch, t->objects, seconds, ceph_adapt_target_ms(t->ctl), &w, &err);
                 if (r < 0) {
-                        /* no reading is a reading: the probe's own ops failed or hung. A new
-                         * channel for the next window, after a window's pause (a broken
-                         * channel fails at once: no spinning) */
-                        w = (CephLatencyWindow) { .n_errors = 1 };
+                        /* a probe call that failed is no reading, not a spike: the controller
+                         * judges nothing in that window (slow ops still count). A new channel
+                         * for the next window, after a window's pause (a broken channel fails
+                         * at once: no spinning) */
                         set_error(t, err.message);
-                        log_line(t, "probe failed: ", err.message);
+                        log_line(t, "probe failed (no reading): ", err.message);
                         host_channel_close(&t->ch);
                         if (wait_or_stop(t, seconds))
                                 break;
@@ -221,7 +234,10 @@ static void *adapt_thread(void *userdata) {
                 }
                 if (stopping(t))
                         break;
-                unsigned slow = slow_ops_now(t->admin);
+                double client_ops = 0;
+                unsigned slow = cluster_reading(t->admin, &client_ops);
+                if (r >= 0)
+                        w.client_ops_sec = client_ops;
                 int paused = -1;
                 if (t->o.paused) {
                         Error pe = {};
@@ -235,7 +251,7 @@ static void *adapt_thread(void *userdata) {
                 t->n_probes++;
                 if (r < 0)
                         t->n_probe_failures++;
-                int s = ceph_adapt_step(t->ctl, &w, slow, &d, &err);
+                int s = ceph_adapt_step(t->ctl, r < 0 ? NULL : &w, slow, &d, &err);
                 pthread_mutex_unlock(&t->mu);
                 if (s < 0)
                         continue;
@@ -258,11 +274,10 @@ static void *adapt_thread(void *userdata) {
                                 set_error(t, e.message);
                                 log_line(t, "could not carry it out: ", e.message);
                         }
-                } else if (d.anchored)
-                        log_line(t, "", d.reason); /* the target set from the slow preset's p99 */
+                }
                 /* a brake just put on was published before the rung's settings */
                 if (d.action != CEPH_ADAPT_BRAKE &&
-                    (d.action != CEPH_ADAPT_HOLD || d.anchored || t->n_probes % 6 == 1))
+                    (d.action != CEPH_ADAPT_HOLD || t->n_probes % 6 == 1))
                         publish_state(t);
                 ceph_adapt_decision_done(&d);
         }

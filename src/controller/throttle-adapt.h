@@ -3,12 +3,13 @@
 
 /* The adaptive throttle at work (issue 12): a thread beside the playbook's steps that probes
  * client latency window after window through the admin host's agent (`rados-probe`, on a
- * channel of its own so the cluster steps never wait behind a probe), reads SLOW_OPS, asks
+ * channel of its own so the cluster steps never wait behind a probe), reads
+ * the slow ops on the OSDs being refilled and the clients' op rate, asks
  * the decision rule (src/ceph/ceph-adapt.h) and carries out what it decides: the rung's
  * `config set`s (checked in `config dump`) and the brake flag (through the caller's
  * callback, which records it so a restore after a kill takes it off). Every change is one
- * line on `log`: "throttle: p99 41.0 ms > 30.0 ms target: osd_max_backfills 3 → 1, ...", and
- * so is the window that anchors the target to the slow preset's p99 (ceph-adapt.h). */
+ * line on `log`: "throttle: p99 41.0 ms, ...: osd_max_backfills 3 → 2, ...". A probe call
+ * that fails is no reading (ceph_adapt_step() with no window), not a spike. */
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -288,7 +288,7 @@ static int parse_ssh(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
 static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle *t) {
         static const char * const keys[] = {
                 "preset", "osd_max_backfills", "osd_recovery_max_active", "osd_recovery_max_single_start",
-                "osd_recovery_sleep", "target_p99_ms", "ceiling_p99_ms",
+                "osd_recovery_sleep", "target_p99_ms", "ceiling_p99_ms", "client_p99", "ceiling",
         };
         YamlFields f;
         int r = yaml_expect_mapping(c, k, v);
@@ -319,25 +319,38 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
                 TRY(yaml_get_float(c, FK(&f, "osd_recovery_sleep"), FV(&f, "osd_recovery_sleep"), 0, 60, &t->osd_recovery_sleep));
 
         /* the adaptive controller's band: it moves the knobs itself, so fixed values make no sense */
-        static const char *const adaptive_only[] = { "target_p99_ms", "ceiling_p99_ms" };
+        static const char *const adaptive_only[] = { "target_p99_ms", "ceiling_p99_ms", "client_p99", "ceiling" };
         for (size_t i = 0; i < ELEMENTSOF(adaptive_only); i++)
                 if (f.value[5 + i] && t->preset != THROTTLE_ADAPTIVE)
                         return yaml_fail(c, f.key[5 + i], "'%s' needs 'preset: adaptive'", adaptive_only[i]);
+        /* the SLO has two spellings: the operator's word (client_p99: 50ms) and the earlier
+         * target_p99_ms: 50; one of them */
+        if (FV(&f, "client_p99") && FV(&f, "target_p99_ms"))
+                return yaml_fail(c, FK(&f, "target_p99_ms"), "'target_p99_ms' and 'client_p99' are the same SLO: give one");
+        if (FV(&f, "ceiling") && FV(&f, "ceiling_p99_ms"))
+                return yaml_fail(c, FK(&f, "ceiling_p99_ms"), "'ceiling_p99_ms' and 'ceiling' are the same: give one");
         if (t->preset == THROTTLE_ADAPTIVE)
                 for (size_t i = 1; i <= 4; i++)
                         if (f.value[i])
                                 return yaml_fail(c, f.key[i],
                                                      "'%s' cannot be fixed with 'preset: adaptive': the controller "
-                                                     "moves it (set target_p99_ms and ceiling_p99_ms instead)",
+                                                     "moves it (set client_p99 and ceiling instead)",
                                                      keys[i]);
         if (FV(&f, "target_p99_ms"))
                 TRY(yaml_get_float(c, FK(&f, "target_p99_ms"), FV(&f, "target_p99_ms"), 0.1, 60000, &t->target_p99_ms));
         if (FV(&f, "ceiling_p99_ms"))
                 TRY(yaml_get_float(c, FK(&f, "ceiling_p99_ms"), FV(&f, "ceiling_p99_ms"), 0.1, 600000, &t->ceiling_p99_ms));
-        if (t->target_p99_ms > 0 && t->ceiling_p99_ms > 0 && t->ceiling_p99_ms <= t->target_p99_ms)
-                return yaml_fail(c, FK(&f, "ceiling_p99_ms"),
-                                     "ceiling_p99_ms %g must be above target_p99_ms %g", t->ceiling_p99_ms,
-                                     t->target_p99_ms);
+        if (FV(&f, "client_p99"))
+                TRY(yaml_get_latency_ms(c, FK(&f, "client_p99"), FV(&f, "client_p99"), 0.1, 60000, &t->target_p99_ms));
+        if (FV(&f, "ceiling"))
+                TRY(yaml_get_latency_ms(c, FK(&f, "ceiling"), FV(&f, "ceiling"), 0.1, 600000, &t->ceiling_p99_ms));
+        if (t->target_p99_ms > 0 && t->ceiling_p99_ms > 0 && t->ceiling_p99_ms <= t->target_p99_ms) {
+                const bool new_words = FV(&f, "ceiling") != NULL;
+                return yaml_fail(c, new_words ? FK(&f, "ceiling") : FK(&f, "ceiling_p99_ms"),
+                                 "%s %gms must be above the SLO %s %gms", new_words ? "ceiling" : "ceiling_p99_ms",
+                                 t->ceiling_p99_ms, FV(&f, "client_p99") ? "client_p99" : "target_p99_ms",
+                                 t->target_p99_ms);
+        }
         return 0;
 }
 

@@ -408,6 +408,42 @@ int yaml_get_float(const YamlCtx *c, const YamlNode *k, const YamlNode *v, doubl
         return 0;
 }
 
+int yaml_get_latency_ms(const YamlCtx *c, const YamlNode *k, const YamlNode *v, double min_ms, double max_ms,
+                        double *ret) {
+        char expected[128];
+        snprintf(expected, sizeof expected, "a latency from %gms to %gs: a number with ms or s (50ms, 0.2s)", min_ms,
+                 max_ms / 1000);
+        int r = yaml_expect_scalar(c, k, v, expected);
+        if (r < 0)
+                return r;
+        const char *s = v->value;
+        size_t l = strlen(s), digits;
+        double mult;
+        if (l > 2 && streq(s + l - 2, "ms")) {
+                digits = l - 2;
+                mult = 1;
+        } else if (l > 1 && s[l - 1] == 's') {
+                digits = l - 1;
+                mult = 1000;
+        } else
+                return yaml_bad_value(c, k, v, expected);
+        char buf[32];
+        if (!v->plain || digits >= sizeof buf || !isdigit((unsigned char) s[0]))
+                return yaml_bad_value(c, k, v, expected);
+        memcpy(buf, s, digits);
+        buf[digits] = 0;
+        for (const char *p = buf; *p; p++) /* no exponents, hex or "inf" */
+                if (!isdigit((unsigned char) *p) && *p != '.')
+                        return yaml_bad_value(c, k, v, expected);
+        char *end;
+        errno = 0;
+        double d = strtod(buf, &end) * mult;
+        if (errno != 0 || *end || !isfinite(d) || d < min_ms || d > max_ms)
+                return yaml_bad_value(c, k, v, expected);
+        *ret = d;
+        return 0;
+}
+
 size_t yaml_edit_distance(const char *a, const char *b) {
         size_t la = strlen(a), lb = strlen(b);
         /* Names compared here are short; longer input is never a plausible typo. */

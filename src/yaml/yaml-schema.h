@@ -121,6 +121,10 @@ int yaml_get_enum(const YamlCtx *c, const YamlNode *k, const YamlNode *v, const 
 /* Durations: integer seconds, or with a unit: "10s", "5m", "1h"; 1 s to 7 days. */
 #define YAML_DURATION_MAX (7U * 24 * 3600)
 int yaml_get_duration(const YamlCtx *c, const YamlNode *k, const YamlNode *v, unsigned *ret);
+/* Latencies: a decimal number with "ms" or "s" ("50ms", "0.2s"), from min_ms to max_ms; *ret
+ * in milliseconds. */
+int yaml_get_latency_ms(const YamlCtx *c, const YamlNode *k, const YamlNode *v, double min_ms, double max_ms,
+                        double *ret);
 /* Plain decimal numbers ("0.5"), no exponents or hex. */
 int yaml_get_float(const YamlCtx *c, const YamlNode *k, const YamlNode *v, double min, double max, double *ret);
 

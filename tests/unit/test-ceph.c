@@ -415,6 +415,7 @@ static void test_pg_stat(void) {
         CHECK_INTEQ(ceph_pg_stat_count(s, "undersized"), 15);
         CHECK_INTEQ(ceph_pg_stat_count(s, "active"), 33);
         CHECK_INTEQ(s->degraded_objects, 20);
+        CHECK_INTEQ(s->client_ops_sec, 0); /* `pg stat` has no rates */
         s = ceph_pg_stat_free(s);
 
         /* during recovery after `osd out 0` */
@@ -433,6 +434,8 @@ static void test_pg_stat(void) {
         /* the same moment seen by `ceph status` (pgmap.pgs_by_state) */
         _cleanup_(freep) char *st = slurp("status-backfill.json");
         CHECK_INTEQ(ceph_pg_stat_parse(st, &s, &err), 0);
+        /* its pgmap's client op rate: the adaptive throttle's load signal */
+        CHECK_INTEQ(s->client_ops_sec, 12);
         CHECK_INTEQ(s->num_pgs, 33);
         CHECK_INTEQ(ceph_pg_stat_count(s, "active+clean"), 19);
         CHECK_INTEQ(ceph_pg_stat_count(s, "degraded"), 5);

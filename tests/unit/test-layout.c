@@ -331,6 +331,13 @@ static void test_throttle_adaptive(void) {
         _cleanup_(layout_freep) Layout *d = load("adaptive2.yaml", "cluster:\n  admin_host: a\nthrottle:\n  preset: adaptive\n"
                                                                     "hosts:\n  - name: a\n");
         CHECK(d && d->throttle.target_p99_ms == 0 && d->throttle.ceiling_p99_ms == 0);
+        /* the SLO in the operator's words (issue 31): a latency with its unit */
+        _cleanup_(layout_freep) Layout *w = load("adaptive3.yaml", "cluster:\n  admin_host: a\nthrottle:\n  preset: adaptive\n"
+                                                                    "  client_p99: 50ms\n  ceiling: 0.25s\nhosts:\n  - name: a\n");
+        CHECK(w && w->throttle.target_p99_ms == 50 && w->throttle.ceiling_p99_ms == 250);
+        _cleanup_(layout_freep) Layout *f = load("adaptive4.yaml", "cluster:\n  admin_host: a\nthrottle:\n  preset: adaptive\n"
+                                                                    "  client_p99: 7.5ms\nhosts:\n  - name: a\n");
+        CHECK(f && f->throttle.target_p99_ms == 7.5 && f->throttle.ceiling_p99_ms == 0);
 }
 
 static void test_filestore(void) {

@@ -36,6 +36,9 @@ int cluster_throttle_state(CephAdmin *a, json_object **ret, Error *err) {
         return cs_record_get_json(a, "throttle-state", ret, err);
 }
 
+/* The record of the last drain's rung (ceph_adapt_last_from_state()): where the next one starts */
+#define THROTTLE_LAST_RECORD "throttle-last"
+
 static void adapt_config(ClusterSteps *cs, CephScheduler scheduler, CephAdaptConfig *ret) {
         ceph_adapt_config_default(scheduler, ret);
         ret->target_ms = cs->layout->throttle.target_p99_ms;
@@ -44,6 +47,30 @@ static void adapt_config(ClusterSteps *cs, CephScheduler scheduler, CephAdaptCon
                 ret->window_sec = cs->adapt_window_sec;
         /* the knobs act within a few seconds; the dwell must stay longer than that lag */
         ret->effect_lag_sec = MIN(10.0, ret->window_sec * ret->dwell * 0.9);
+        /* start from the rung the last drain of this cluster ended on (none, or unreadable:
+         * the slow preset's) */
+        _cleanup_json_ json_object *last = NULL;
+        Error e = {};
+        if (cs_record_get_json(cs->admin, THROTTLE_LAST_RECORD, &last, &e) > 0)
+                ret->rung_start = ceph_adapt_start_rung(last, ret);
+}
+
+/* Keeps the rung the controller ended on (its last published state) for the next drain */
+static void adapt_keep_last(ClusterSteps *cs) {
+        _cleanup_json_ json_object *state = NULL, *last = NULL;
+        Error e = {};
+        if (cs_record_get_json(cs->admin, "throttle-state", &state, &e) <= 0 || !(last = ceph_adapt_last_from_state(state)))
+                return;
+        if (json_add_int(last, "since", (int64_t) time(NULL)) < 0 ||
+            cs_record_set(cs->admin, THROTTLE_LAST_RECORD, last, &e) < 0) {
+                if (cs->log)
+                        fprintf(cs->log, "throttle: cannot keep the rung the drain ended on for the next one: %s\n",
+                                e.code ? e.message : "out of memory");
+                return;
+        }
+        if (cs->log)
+                fprintf(cs->log, "throttle: ended on rung %d; the next adaptive throttle of this cluster starts there\n",
+                        json_object_get_int(json_object_object_get(last, "rung")));
 }
 
 static int window_from_json(json_object *o, CephLatencyWindow *w) {
@@ -83,8 +110,10 @@ static int adapt_launch(ClusterSteps *cs, CephScheduler scheduler, const CephLat
                 r = throttle_adapt_start(cs->admin, &o, &cs->adapt, err);
                 if (r >= 0 && cs->log) {
                         _cleanup_(freep) char *b = ceph_latency_window_format(baseline);
-                        fprintf(cs->log, "throttle: adaptive, baseline %s; target p99 %.1f ms, ceiling %.1f ms%s\n",
+                        fprintf(cs->log, "throttle: adaptive, baseline %s; target p99 %.1f ms, ceiling %.1f ms; rung %d%s%s\n",
                                 b ? b : "?", throttle_adapt_target_ms(cs->adapt), throttle_adapt_ceiling_ms(cs->adapt),
+                                o.config.rung_start,
+                                o.config.rung_start != ceph_adapt_slow_rung(scheduler) ? " (where the last drain ended)" : "",
                                 braked ? "; the brake is on (nobackfill, from the run before)" : "");
                         fflush(cs->log);
                 }
@@ -463,6 +492,7 @@ int cluster_step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall 
                                  "`cephprov resume` takes it off\n", CEPH_ADAPT_BRAKE_FLAG);
                 fflush(cs->log);
         }
+        adapt_keep_last(cs);
         if ((brake && !paused && (r = adapt_brake(cs, false, err)) < 0) ||
             (r = cs_record_rm(cs->admin, "throttle-state", err)) < 0)
                 return r;
