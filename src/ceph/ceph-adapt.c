@@ -2,6 +2,7 @@
 /* The adaptive throttle's decision rule: probe windows in, rung and brake out (ceph-adapt.h). */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,6 +186,9 @@ struct CephAdapt {
         unsigned untripped;    /* windows in a row without a trip (the release's count) */
         unsigned since_change; /* windows since the last change of rung or brake */
         size_t n_windows;
+        /* the whole run's probe ops: at a rung (brake off, no trip), and in braked or tripped
+         * windows (what the controller answered rather than caused) */
+        size_t run_n, run_over, run_n_braked, run_over_braked;
         bool have_last;
         CephLatencyWindow last;
         CephAdaptAction last_action; /* of the last change (not hold) */
@@ -590,6 +594,13 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         a->untripped = changed ? 0 : untripped;
         a->since_change = changed ? 0 : a->since_change + 1;
         a->n_windows++;
+        if (w && (d.brake_before || d.action == CEPH_ADAPT_BRAKE)) {
+                a->run_n_braked += total;
+                a->run_over_braked += over;
+        } else if (w) {
+                a->run_n += total;
+                a->run_over += over;
+        }
         if (w) {
                 a->last = *w;
                 a->have_last = true;
@@ -709,6 +720,9 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
             json_add(o, "horizon_lower", json_object_new_double(lower)) < 0 ||
             json_add(o, "horizon_upper", json_object_new_double(upper)) < 0 ||
             json_add(o, "ceiling_p99_ms", json_object_new_double(a->ceiling_ms)) < 0 ||
+            json_add_u64(o, "run_ops", a->run_n) < 0 || json_add_u64(o, "run_over", a->run_over) < 0 ||
+            json_add_u64(o, "run_ops_braked", a->run_n_braked) < 0 ||
+            json_add_u64(o, "run_over_braked", a->run_over_braked) < 0 ||
             json_add(o, "baseline", window_to_json(&a->baseline)) < 0 ||
             add_or_null(o, "last_window", a->have_last, a->have_last ? window_to_json(&a->last) : NULL) < 0 ||
             json_add_u64(o, "windows", a->n_windows) < 0 ||
@@ -719,6 +733,21 @@ json_object *ceph_adapt_to_json(const CephAdapt *a) {
                         a->last_reason ? json_object_new_string(a->last_reason) : NULL) < 0)
                 return NULL;
         return TAKE_PTR(o);
+}
+
+char *ceph_adapt_run_summary(json_object *state) {
+        uint64_t n = 0, over = 0, nb = 0, ob = 0;
+        json_object *t, *b;
+        if (!state || json_get_u64(state, "run_ops", true, &n, "throttle state", NULL) < 0 ||
+            json_get_u64(state, "run_over", true, &over, "throttle state", NULL) < 0 ||
+            json_get_u64(state, "run_ops_braked", true, &nb, "throttle state", NULL) < 0 ||
+            json_get_u64(state, "run_over_braked", true, &ob, "throttle state", NULL) < 0 ||
+            !json_object_object_get_ex(state, "target_p99_ms", &t) || !json_object_object_get_ex(state, "budget", &b))
+                return NULL;
+        return strprintf("the SLO over the run: %" PRIu64 " of %" PRIu64 " probe ops over the %.1f ms target at a rung "
+                         "(%.2f %%, budget %g %%); %" PRIu64 " of %" PRIu64 " in braked or tripped windows",
+                         over, n, json_object_get_double(t), n ? 100.0 * (double) over / (double) n : 0.0,
+                         100 * json_object_get_double(b), ob, nb);
 }
 
 /* ---- the restore record ----------------------------------------------------------- */

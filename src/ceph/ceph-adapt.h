@@ -177,9 +177,15 @@ json_object *ceph_adapt_last_from_state(json_object *state);
 int ceph_adapt_start_rung(json_object *last, const CephAdaptConfig *cfg);
 
 /* The controller's state for `status --json`: scheduler, rung, its settings, end_rung, brake,
- * target, ceiling, budget, the horizon (windows, ops, over, bounds), baseline, last window,
- * windows judged, last change and its reason. */
+ * target, ceiling, budget, the horizon (windows, ops, over, bounds), the run's probe ops and
+ * those over the target at a rung (run_ops, run_over: brake off, no trip) and in braked or
+ * tripped windows (run_ops_braked, run_over_braked), baseline, last window, windows judged,
+ * last change and its reason. */
 json_object *ceph_adapt_to_json(const CephAdapt *a);
+/* "the SLO over the run: 3 of 1200 probe ops over the 200.0 ms target at a rung (0.25 %,
+ * budget 1 %); 40 of 90 in braked or tripped windows" from that state; NULL when it says
+ * too little or out of memory */
+char *ceph_adapt_run_summary(json_object *state);
 
 /* ---- the ladder ------------------------------------------------------------------- */
 

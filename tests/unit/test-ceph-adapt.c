@@ -414,6 +414,21 @@ static void test_json(void) {
         CHECK(json_get_int(o, "horizon_over", true, &i, "adapt", &err) == 0 && i == 0);
         CHECK(json_get_int(o, "end_rung", true, &i, "adapt", &err) == 0 && i == 1);
         CHECK(json_get_int(o, "rung_floor", true, &i, "adapt", &err) == 0 && i == 1);
+        /* the run's account: the tripped window is the brake's, not the rung's */
+        _cleanup_(freep) char *sum0 = ceph_adapt_run_summary(o);
+        CHECK_STREQ(sum0, "the SLO over the run: 0 of 0 probe ops over the 8.0 ms target at a rung (0.00 %, budget 1 %); "
+                          "150 of 200 in braked or tripped windows");
+        _cleanup_(ceph_adapt_freep) CephAdapt *b2 = NULL;
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &b2, &err), 0);
+        CephLatencyWindow some = winv(300, 2, 1, 7);
+        CephAdaptDecision d2 = {};
+        CHECK_INTEQ(ceph_adapt_step(b2, &some, 0, &d2, &err), 0);
+        ceph_adapt_decision_done(&d2);
+        _cleanup_json_ json_object *o2 = ceph_adapt_to_json(b2);
+        _cleanup_(freep) char *sum = ceph_adapt_run_summary(o2);
+        CHECK_STREQ(sum, "the SLO over the run: 3 of 301 probe ops over the 8.0 ms target at a rung (1.00 %, budget 1 %); "
+                         "0 of 0 in braked or tripped windows");
+        CHECK(ceph_adapt_run_summary(NULL) == NULL);
         ceph_adapt_decision_done(&d);
         CHECK(d.reason == NULL);
 }

@@ -473,8 +473,21 @@ int cluster_step_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json
 }
 
 int cluster_step_restore_throttle(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
-        /* the adaptive throttle stops for good before its knobs go back */
+        /* the adaptive throttle stops for good before its knobs go back; its last state is
+         * published first (the record of the rung it ended on reads it) and its run's account
+         * of the SLO said */
         pthread_mutex_lock(&cs->adapt_mu);
+        if (cs->adapt) {
+                _cleanup_json_ json_object *st = throttle_adapt_state(cs->adapt);
+                Error pe = {};
+                if (st && json_add_int(st, "updated", (int64_t) time(NULL)) >= 0)
+                        (void) adapt_publish(cs, st, &pe);
+                _cleanup_(freep) char *sum = ceph_adapt_run_summary(st);
+                if (sum && cs->log) {
+                        fprintf(cs->log, "throttle: %s\n", sum);
+                        fflush(cs->log);
+                }
+        }
         cs->adapt = throttle_adapt_stop(cs->adapt);
         cs->adapt_finished = true;
         pthread_mutex_unlock(&cs->adapt_mu);
