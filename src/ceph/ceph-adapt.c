@@ -325,6 +325,8 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
         a->settle = (unsigned) ceil(c.effect_lag_sec / c.window_sec - 1e-9);
         /* never below the slow preset's rung without the brake */
         a->brake_point = MAX(c.rung_start, a->floor);
+        if (c.start_braked) /* braked before: its release goes to the start rung */
+                a->brake_point = MIN(a->brake_point + 1, c.rung_max + 1);
         a->rung = c.start_braked ? c.rung_min : a->brake_point;
         a->brake = c.start_braked;
         a->since_change = a->settle; /* the start rung has been in force since before the baseline */

@@ -100,7 +100,7 @@ typedef struct CephAdaptConfig {
         int rung_max;          /* < 0: the fast preset's rung (wpq 4, mClock 2) */
         int rung_start;        /* < 0: the slow preset's rung (wpq 1, mClock 0) */
         bool start_braked;     /* start with the brake on, at rung_min (a resume finds it on);
-                                * the release goes to the rung below rung_start */
+                                * the release goes to rung_start */
 } CephAdaptConfig;
 
 /* A CephAdaptConfig with every field at its default for `scheduler` */

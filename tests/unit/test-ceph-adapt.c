@@ -141,11 +141,12 @@ static void test_config(void) {
         CHECK(ceph_adapt_target_ms(a) == 30 && ceph_adapt_ceiling_ms(a) == 100);
         a = ceph_adapt_free(a);
 
-        /* a resume that finds the brake on starts braked at the bottom, and releases to the
-         * rung below its start rung (never below the slow preset's) after 3 windows */
+        /* a resume that finds the brake on starts braked at the bottom, and releases to its
+         * start rung (the killed run's end rung: where its release would have gone) after 3
+         * windows */
         ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
         c.start_braked = true;
-        c.rung_start = 4;
+        c.rung_start = 3;
         CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
         CHECK(ceph_adapt_brake(a) && ceph_adapt_rung(a) == 0);
         CHECK_INTEQ(ceph_adapt_end_rung(a), 3);

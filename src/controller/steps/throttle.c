@@ -48,10 +48,16 @@ static void adapt_config(ClusterSteps *cs, CephScheduler scheduler, CephAdaptCon
         /* the knobs act within a few seconds; the dwell must stay longer than that lag */
         ret->effect_lag_sec = MIN(10.0, ret->window_sec * ret->dwell * 0.9);
         /* start from the rung the last drain of this cluster ended on (none, or unreadable:
-         * the slow preset's) */
-        _cleanup_json_ json_object *last = NULL;
+         * the slow preset's): a controller's state still published is a run killed or
+         * resumed (restore removes it), and the knobs are at its rung; else the record
+         * restore-throttle kept */
+        _cleanup_json_ json_object *state = NULL, *last = NULL;
         Error e = {};
-        if (cs_record_get_json(cs->admin, THROTTLE_LAST_RECORD, &last, &e) > 0)
+        if (cs_record_get_json(cs->admin, "throttle-state", &state, &e) > 0)
+                last = ceph_adapt_last_from_state(state);
+        if (!last)
+                (void) cs_record_get_json(cs->admin, THROTTLE_LAST_RECORD, &last, &e);
+        if (last)
                 ret->rung_start = ceph_adapt_start_rung(last, ret);
 }
 
