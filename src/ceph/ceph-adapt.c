@@ -566,6 +566,19 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         }
         if (!why || !what)
                 return -ENOMEM;
+        if (a->cfg.pinned && d.action != CEPH_ADAPT_HOLD) {
+                /* what it would have done, said, and not done */
+                char *w2 = strprintf("pinned at rung %d, would %s (%s)", a->rung, ceph_adapt_action_to_string(d.action),
+                                     what);
+                if (!w2)
+                        return -ENOMEM;
+                free(what);
+                what = w2;
+                d.action = CEPH_ADAPT_HOLD;
+                d.rung_after = a->rung;
+                d.brake_after = a->brake;
+                reset = false;
+        }
         d.reason = strprintf("%s: %s", why, what);
         if (!d.reason)
                 return -ENOMEM;

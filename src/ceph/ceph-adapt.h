@@ -101,6 +101,9 @@ typedef struct CephAdaptConfig {
         int rung_start;        /* < 0: the slow preset's rung (wpq 1, mClock 0) */
         bool start_braked;     /* start with the brake on, at rung_min (a resume finds it on);
                                 * the release goes to rung_start */
+        bool pinned;           /* judge and log every window, change nothing: a static rung
+                                * that pays the same probe and baseline as the controller (the
+                                * benchmark's static modes, tests/bench/bench-throttle-slo.sh) */
 } CephAdaptConfig;
 
 /* A CephAdaptConfig with every field at its default for `scheduler` */

@@ -634,6 +634,33 @@ static void test_properties(void) {
                 lowers, brakes, releases, single_errors);
 }
 
+/* A pinned controller (the benchmark's static rungs) judges every window and changes
+ * nothing: no raise, lower, brake or release, and says what it would have done */
+static void test_pinned(void) {
+        CephAdaptConfig c;
+        ceph_adapt_config_default(CEPH_SCHEDULER_WPQ, &c);
+        c.pinned = true;
+        c.rung_start = 3;
+        CephLatencyWindow base = win(200, 0, 4), calm = win(200, 0, 3), spike = winv(200, 150, 0, 30),
+                          over = winv(200, 20, 0, 9);
+        _cleanup_(ceph_adapt_freep) CephAdapt *a = NULL;
+        Error err = {};
+        CHECK_INTEQ(ceph_adapt_new(&c, &base, &a, &err), 0);
+        const CephLatencyWindow *seq[] = { &calm, &calm, &calm, &spike, &spike, &over, &over, &calm };
+        bool said_brake = false, said_raise = false, said_lower = false;
+        for (size_t i = 0; i < ELEMENTSOF(seq); i++) {
+                CephAdaptDecision d = {};
+                CHECK_INTEQ(ceph_adapt_step(a, seq[i], 0, &d, &err), 0);
+                CHECK(d.action == CEPH_ADAPT_HOLD && d.rung_after == 3 && !d.brake_after);
+                said_brake |= strstr(d.reason, "pinned at rung 3, would brake") != NULL;
+                said_raise |= strstr(d.reason, "pinned at rung 3, would raise") != NULL;
+                said_lower |= strstr(d.reason, "pinned at rung 3, would lower") != NULL;
+                ceph_adapt_decision_done(&d);
+        }
+        CHECK(said_brake && said_raise && said_lower);
+        CHECK(ceph_adapt_rung(a) == 3 && !ceph_adapt_brake(a));
+}
+
 /* Wilson's interval against values computed by hand */
 static void test_budget_bounds(void) {
         double lo, hi;
@@ -814,6 +841,7 @@ int main(void) {
         TEST_RUN(test_traces);
         TEST_RUN(test_properties);
         TEST_RUN(test_budget_bounds);
+        TEST_RUN(test_pinned);
         TEST_RUN(test_refill_slow_ops);
         TEST_RUN(test_last_rung);
         TEST_RUN(test_json);

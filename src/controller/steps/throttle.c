@@ -59,6 +59,19 @@ static void adapt_config(ClusterSteps *cs, CephScheduler scheduler, CephAdaptCon
                 (void) cs_record_get_json(cs->admin, THROTTLE_LAST_RECORD, &last, &e);
         if (last)
                 ret->rung_start = ceph_adapt_start_rung(last, ret);
+        /* CEPHPROV_TEST_ADAPT_PIN=N (set only by the benchmark): the controller pinned at rung
+         * N, so that a static rung pays the same probe and baseline as the adaptive mode */
+        const char *pin = getenv("CEPHPROV_TEST_ADAPT_PIN");
+        if (pin && *pin) {
+                char *end;
+                long n = strtol(pin, &end, 10);
+                if (!*end && n >= 0 && n < ceph_adapt_n_rungs(scheduler)) {
+                        ret->pinned = true;
+                        ret->rung_start = (int) n;
+                        ret->rung_min = MIN(ret->rung_min, (int) n);
+                        ret->rung_max = MAX(ret->rung_max, (int) n);
+                }
+        }
 }
 
 /* Keeps the rung the controller ended on (its last published state) for the next drain */
