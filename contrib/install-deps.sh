@@ -19,7 +19,7 @@ cli_pkgs=(python3 python3-yaml groff-base man-db bash zsh)
 # udev: ceph-volume needs udevadm (udevd itself is not started: policy-rc.d, and LAB.md)
 lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps psmisc kmod
           openssh-server openssh-client bcache-tools valgrind udev
-          ceph-mon ceph-mgr ceph-osd ceph-common)
+          ceph-mon ceph-mgr ceph-osd ceph-common python3-rados) # python3-rados: the benchmark's open-loop client
 # vm tier (contrib/vm/vm): qemu (TCG) boots Debian's kernel for bcache; cpio packs the
 # initramfs; the test speaks the protocol with jq; qemu-img makes the lab guest's root
 # overlays (contrib/vm/host), mmdebstrap (below) its root, e2fsprogs its ext4 image
