@@ -181,7 +181,8 @@ struct CephAdapt {
         bool brake;
         int brake_point;       /* the rung the brake was put on at */
         bool paused;           /* the operator's pause: the brake on, no release while it lasts */
-        bool over_ceiling;     /* the last window's p99 was over the ceiling */
+        bool over_ceiling;     /* the last window with a reading had an op past the ceiling:
+                                * its p99 over it, or an op that failed or timed out */
         unsigned slow_run;     /* windows in a row with slow ops on refilled OSDs */
         unsigned untripped;    /* windows in a row without a trip (the release's count) */
         unsigned since_change; /* windows since the last change of rung or brake */
@@ -450,11 +451,14 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 return -ENOMEM;
         /* the new state, committed once every string is made */
         const unsigned slow_run = slow_ops > 0 ? a->slow_run + 1 : 0;
-        const bool p99_over = w && w->n > 0 && w->p99_ms > a->ceiling_ms;
+        /* an op past the ceiling in this window: its p99 over it, or an op that failed or
+         * timed out (at queue depth 1 an op stuck on a slow OSD times out, and the window's
+         * other ops are fast: its p99 does not show it) */
+        const bool p99_over = w && ((w->n > 0 && w->p99_ms > a->ceiling_ms) || w->n_errors > 0);
         const size_t n = w ? w->n : 0, errors = w ? w->n_errors : 0, over = w ? MIN(w->n_over, w->n) + errors : 0;
         const size_t bad = w ? over_ceiling(w, a->ceiling_ms) + errors : 0, total = n + errors;
         /* the ceiling: what cannot be one late op — 2 ops and 5 % of the window over it or
-         * failed, or the p99 over it two windows in a row */
+         * failed, or an op past it two windows in a row */
         const bool ceiling_trip = (bad >= 2 && bad * 20 >= total) || (p99_over && a->over_ceiling);
         const bool slow_trip = slow_run >= a->cfg.slow_windows;
         bool reset = false, counted = false;
@@ -472,8 +476,12 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 else if (bad >= 2 && bad * 20 >= total)
                         why = strprintf("%zu of %zu probe ops over the %.1f ms ceiling or failed (p99 %.1f ms)", bad,
                                         total, a->ceiling_ms, w->p99_ms);
-                else
+                else if (w->n > 0 && w->p99_ms > a->ceiling_ms)
                         why = strprintf("p99 %.1f ms > %.1f ms ceiling, two windows in a row", w->p99_ms, a->ceiling_ms);
+                else
+                        why = strprintf("an op past the %.1f ms ceiling or failed, two windows in a row (%zu failed "
+                                        "or timed out in this one)",
+                                        a->ceiling_ms, errors);
                 if (!a->brake) {
                         d.action = CEPH_ADAPT_BRAKE;
                         d.brake_after = true;
@@ -604,7 +612,8 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->brake_point = a->rung;
         a->rung = d.rung_after;
         a->brake = d.brake_after;
-        a->over_ceiling = p99_over;
+        if (w) /* no reading says nothing of the ceiling */
+                a->over_ceiling = p99_over;
         a->slow_run = slow_run;
         a->untripped = changed ? 0 : untripped;
         a->since_change = changed ? 0 : a->since_change + 1;

@@ -25,7 +25,8 @@
  *     never slower than the slow preset;
  *   - the brake (`osd set nobackfill` and the bottom rung: lowering a limit does not pre-empt
  *     reservations already granted) goes on only on a ceiling — at least 2 ops and 5 % of a
- *     window's ops over it or failed, or its p99 over it two windows in a row — or on slow
+ *     window's ops over it or failed, or an op past it (its p99 over it, or an op that failed
+ *     or timed out) two windows in a row — or on slow
  *     ops on the OSDs being refilled that persist `slow_windows` (2) windows in a row, or on
  *     the operator's pause. One late op, one failed probe call (no reading: a NULL window)
  *     or SLOW_OPS elsewhere in the cluster (the caller counts only the refilled OSDs': see

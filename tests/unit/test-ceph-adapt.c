@@ -465,7 +465,7 @@ static char *ops_string(const CephConfigOp *ops, size_t n) {
 static void test_traces(void) {
         /* issue 31's defects, one trace each (synthetic: tests/data/throttle-traces/README.md) */
         CHECK_INTEQ(replay("brake-release.trace"), 14);
-        CHECK_INTEQ(replay("single-events.trace"), 10);
+        CHECK_INTEQ(replay("single-events.trace"), 13);
         CHECK_INTEQ(replay("lower-one.trace"), 3);
         CHECK_INTEQ(replay("raise-budget.trace"), 7);
         CHECK_INTEQ(replay("no-reading.trace"), 5);
@@ -543,10 +543,11 @@ static void test_properties(void) {
                         }
                         /* the trip, counted here */
                         slow_run = slow ? slow_run + 1 : 0;
-                        bool p99_over = n > 0 && w.p99_ms > ceiling;
-                        size_t n_ceil = !n ? 0 : w.p95_ms > ceiling ? (n * 5 + 99) / 100 : p99_over ? MAX((size_t) 1, (n + 99) / 100) : 0;
+                        bool p99_over = (n > 0 && w.p99_ms > ceiling) || errors > 0;
+                        size_t n_ceil = !n ? 0 : w.p95_ms > ceiling ? (n * 5 + 99) / 100 : w.p99_ms > ceiling ? MAX((size_t) 1, (n + 99) / 100) : 0;
                         size_t bad = n_ceil + errors, total = n + errors;
                         bool trip = slow_run >= 2 || (bad >= 2 && bad * 20 >= total) || (p99_over && prev_over);
+                        const bool prev_before = prev_over;
                         prev_over = p99_over;
                         /* the horizon, counted here */
                         double lower = 0, upper = 1;
@@ -589,7 +590,8 @@ static void test_properties(void) {
                                 bad_d |= d.action != CEPH_ADAPT_BRAKE || d.rung_after != c.rung_min;
                         if (d.action == CEPH_ADAPT_BRAKE)
                                 bad_d |= !trip;
-                        if (!trip && errors == 1 && n >= 40 && !slow_run && !p99_over) {
+                        if (errors == 1 && n >= 40 && !slow_run && !prev_before && !(n > 0 && w.p99_ms > ceiling) &&
+                            bad < 2) {
                                 single_errors++;
                                 bad_d |= d.brake_after && !d.brake_before;
                         }
@@ -606,8 +608,8 @@ static void test_properties(void) {
                         if (bad_d) {
                                 if (violations < 5)
                                         fprintf(stderr,
-                                                "trace %d window %d: p99 %.1f n %zu over %zu err %zu slow %u → %s %d→%d %s: %s\n",
-                                                t, i, w.p99_ms, n, over, errors, slow,
+                                                "trace %d window %d: p99 %.1f n %zu over %zu err %zu slow %u trip %d prev %d → %s %d→%d %s: %s\n",
+                                                t, i, w.p99_ms, n, over, errors, slow, trip, prev_before,
                                                 ceph_adapt_action_to_string(d.action), d.rung_before, d.rung_after,
                                                 d.brake_after ? "brake" : "", d.reason);
                                 violations++;
