@@ -61,6 +61,54 @@ grep -q '^nothing to do' "$DIR/apply3.log" || { cat "$DIR/apply3.log"; fail "thi
 [ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "third apply ran steps"
 ok "apply on the converged lab is a no-op"
 
+# 3b. the lab as the previous release left it (issue 25): that release named a DB or WAL
+#     partition `cp:<role>:<slot>:<host>`, slot i the i-th data device of the profile, whose
+#     partitions it made in that order. Every cephprov partition of every host renamed so (in
+#     partition-number order per role, as it made them), a re-apply is a no-op and touches
+#     none of them: names and PARTUUIDs as they were set. (Run once by hand against the
+#     previous release's own binary too: the closing note of issue 25.)
+legacy_gpt() { # every host's SSD: "DEV NUM PARTUUID NAME" per cephprov partition
+        local h ssd
+        for h in $(lab_hosts); do
+                for ssd in $(awk '$2=="ssd" {print $1}' "$DIR/hosts/$h/loops"); do
+                        for num in $(sgdisk -p "$ssd" | awk '/^ +[0-9]+ / {print $1}'); do
+                                sgdisk -i "$num" "$ssd" | awk -v d="$ssd" -v n="$num" \
+                                        '/^Partition unique GUID:/ {g=tolower($4)} /^Partition name:/ {sub(/^Partition name: /,""); gsub(/'\''/,""); print d, n, g, $0}'
+                        done
+                done
+        done
+}
+n_renamed=0
+for h in $(lab_hosts); do
+        declare -A slot_of_role=()
+        while read -r dev num uuid name; do
+                [[ $name =~ ^cp:(db|wal):@[0-9a-f]{8}:$h$ ]] || continue
+                role=${BASH_REMATCH[1]}
+                k=${slot_of_role[$role]:-0}
+                # sfdisk, not sgdisk -c: sgdisk ends a name at its first ':'
+                sfdisk --no-reread --part-label "$dev" "$num" "cp:$role:$k:$h" >/dev/null 2>&1 ||
+                        fail "sfdisk could not rename $dev partition $num"
+                slot_of_role[$role]=$((k + 1))
+                n_renamed=$((n_renamed + 1))
+        done < <(legacy_gpt | grep " cp:.*:$h\$")
+        unset slot_of_role
+done
+[ "$n_renamed" -ge "$n_planned" ] || fail "renamed $n_renamed partitions to the previous release's names, expected at least $n_planned (one DB per OSD)"
+legacy_gpt > "$DIR/gpt-legacy.txt"
+grep -qE ' cp:db:0:node1$' "$DIR/gpt-legacy.txt" || { cat "$DIR/gpt-legacy.txt"; fail "no partition carries the previous release's name cp:db:0:node1"; }
+# and the hosts' agents read them so (from the disk, not a cache of the old names)
+"$CEPHPROV" inventory "$L" --json | py 'import json,sys
+names=[p.get("name","") for i in json.load(sys.stdin)["inventories"] for d in i["devices"] for p in d.get("partitions",[])]
+cp=[n for n in names if n.startswith("cp:")]
+sys.exit(0 if cp and all(n.split(":")[2].isdigit() for n in cp) else "inventory names: %s" % cp)' ||
+        fail "the inventory does not show the previous release's names"
+steps_before=$(grep -c '"event":"step-start"' "$J" || true)
+"$CEPHPROV" apply "$L" --yes > "$DIR/apply-legacy.log" 2>&1 || { cat "$DIR/apply-legacy.log"; fail "apply on the previous release's names failed"; }
+grep -q '^nothing to do' "$DIR/apply-legacy.log" || { cat "$DIR/apply-legacy.log"; fail "apply on the previous release's names was not a no-op"; }
+[ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "apply on the previous release's names ran steps"
+legacy_gpt | diff -u "$DIR/gpt-legacy.txt" - || fail "apply changed a partition named by the previous release"
+ok "a lab with the previous release's partition names ($n_renamed renamed) re-applies as a no-op, names and PARTUUIDs untouched"
+
 # the cluster lock: released after a run; another controller's lock is refused
 [ "$("$CEPHPROV" lock status "$L")" = "cluster 'ceph' is not locked" ] || { "$CEPHPROV" lock status "$L"; fail "the cluster lock was not released"; }
 CEPHPROV_STATE_DIR=$DIR/state-other "$CEPHPROV" lock hold "$L" 300 > "$DIR/hold.log" 2>&1 &
