@@ -18,6 +18,7 @@
 #include "controller/cluster-steps.h"
 #include "layout/layout.h"
 #include "ceph-as-run.h"
+#include "fixture.h"
 #include "test.h"
 
 static struct {
@@ -47,21 +48,10 @@ static void strv_drop(char **l, const char *s) {
                 l[k] = NULL;
 }
 
+/* a capture of tests/data/ceph, or NULL (the fake cluster then has none) */
 static char *slurp(const char *name) {
-        _cleanup_(freep) char *path = strprintf("%s/ceph/%s", getenv("TEST_DATA") ?: "tests/data", name);
-        FILE *f = path ? fopen(path, "re") : NULL;
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t n = 0;
-        FILE *m = open_memstream(&buf, &n);
-        char chunk[4096];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, k, m);
-        fclose(m);
-        fclose(f);
-        return buf;
+        _cleanup_(freep) char *path = fixture_ceph_path(name);
+        return path ? fixture_read(path, NULL) : NULL;
 }
 
 static void cluster_reset(void) {

@@ -15,33 +15,12 @@
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "plan/plan-convert.h"
+#include "fixture.h"
 #include "test.h"
 
-static const char *env_dir(const char *name) {
-        const char *d = getenv(name);
-        if (!d)
-                test_skip("TEST_DATA/LAYOUTS not set (run through meson test)");
-        return d;
-}
-
-static char *read_all(const char *path) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(TAKE_PTR(m));
-        return buf;
-}
-
 static char *data_file(const char *name) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
-        char *s = read_all(p);
+        _cleanup_(freep) char *p = strprintf("%s/%s", fixture_dir("TEST_DATA"), name);
+        char *s = fixture_read(p, NULL);
         if (!s) {
                 fprintf(stderr, "cannot read %s\n", p);
                 exit(1);
@@ -51,8 +30,8 @@ static char *data_file(const char *name) {
 
 /* The scenario 3 layout, with each `from` replaced by `to` in its text (NULL: as shipped). */
 static Layout *layout(const char *const *edits) {
-        _cleanup_(freep) char *p = strprintf("%s/scenario-3-filestore.yaml", env_dir("LAYOUTS"));
-        _cleanup_(freep) char *text = read_all(p);
+        _cleanup_(freep) char *p = strprintf("%s/scenario-3-filestore.yaml", fixture_dir("LAYOUTS"));
+        _cleanup_(freep) char *text = fixture_read(p, NULL);
         CHECK(text != NULL);
         for (const char *const *e = edits; e && e[0]; e += 2) {
                 char *at = strstr(text, e[0]);
@@ -73,7 +52,7 @@ static Layout *layout(const char *const *edits) {
 }
 
 static InventorySet *inventories(const char *name) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
+        _cleanup_(freep) char *p = strprintf("%s/%s", fixture_dir("TEST_DATA"), name);
         InventorySet *s = NULL;
         Error err = {};
         if (inventory_set_load_file(p, &s, &err) < 0) {
@@ -140,22 +119,6 @@ static char *json_of(const ConvertPlan *p) {
         CHECK_INTEQ(convert_plan_print_json(p, f), 0);
         fclose(f);
         return buf;
-}
-
-static void check_golden(const char *file, const char *text) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), file);
-        if (getenv("UPDATE_GOLDEN")) {
-                _cleanup_(fclosep) FILE *f = fopen(p, "we");
-                CHECK(f != NULL);
-                if (f)
-                        fputs(text, f);
-                fprintf(stderr, "updated %s\n", file);
-                return;
-        }
-        _cleanup_(freep) char *want = read_all(p);
-        if (!want)
-                fprintf(stderr, "missing golden file %s (tests/update-golden.sh writes it)\n", file);
-        CHECK_STREQ(text, want);
 }
 
 /* The GPT name the planner gives the `role` partition of data device `path` on `host`. */
@@ -244,8 +207,8 @@ static void test_filestore_to_bluestore(void) {
         CHECK(has_osd(host_of(p, "fs3"), 17) && !has_osd(host_of(p, "fs3"), 11));
 
         _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
-        check_golden("convert-scenario-3-filestore.txt", txt);
-        check_golden("convert-scenario-3-filestore.json", js);
+        fixture_check_golden("convert-scenario-3-filestore.txt", txt);
+        fixture_check_golden("convert-scenario-3-filestore.json", js);
         /* determinism */
         _cleanup_(convert_plan_freep) ConvertPlan *p2 = convert_ok(l, s, t, m, NULL);
         _cleanup_(freep) char *js2 = json_of(p2);
@@ -358,8 +321,8 @@ static void test_reshape_db_size(void) {
                 CHECK(kept_has(h, "/dev/sda partition 2 'ceph journal'", "not a journal to replace"));
         }
         _cleanup_(freep) char *rtxt = text_of(r), *rjs = json_of(r);
-        check_golden("convert-scenario-3-reshape.txt", rtxt);
-        check_golden("convert-scenario-3-reshape.json", rjs);
+        fixture_check_golden("convert-scenario-3-reshape.txt", rtxt);
+        fixture_check_golden("convert-scenario-3-reshape.json", rjs);
 
         /* bcache added to the layout: the same, one more reason */
         static const char *const bc[] = {
@@ -695,8 +658,8 @@ static void test_replace_hdd(void) {
         CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:", "cephprov's"));
         CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "in keep_partitions"));
         _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
-        check_golden("replace-scenario-3-hdd.txt", txt);
-        check_golden("replace-scenario-3-hdd.json", js);
+        fixture_check_golden("replace-scenario-3-hdd.txt", txt);
+        fixture_check_golden("replace-scenario-3-hdd.json", js);
         CHECK(strstr(js, "\"replace\": {") != NULL);
 
         /* the device by one of its links: the same plan */
