@@ -19,6 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent-internal.h"
+#include "agent-call.h"
 #include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
@@ -27,97 +28,6 @@
 #include "plan/plan.h"
 
 #define MiB (1024ULL * 1024ULL)
-
-static unsigned next_id = 1;
-
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
-        char args[4096], buf[8192];
-        va_list ap;
-        va_start(ap, args_fmt);
-        vsnprintf(args, sizeof(args), args_fmt, ap);
-        va_end(ap);
-        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
-        json_object *req = json_tokener_parse(buf);
-        if (!req) {
-                fprintf(stderr, "bad test request: %s\n", buf);
-                exit(1);
-        }
-        json_object *resp = NULL;
-        if (agent_dispatch(s, req, &resp, NULL, NULL) < 0)
-                exit(1);
-        json_object_put(req);
-        return resp;
-}
-
-/* A request as the executor sends it: {"op", "args"} plus an id. */
-static json_object *call_req(AgentState *s, json_object *req) {
-        json_object_object_add(req, "id", json_object_new_int((int) next_id++));
-        json_object *resp = NULL;
-        if (agent_dispatch(s, req, &resp, NULL, NULL) < 0)
-                exit(1);
-        return resp;
-}
-
-static json_object *jget(json_object *o, const char *path) {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s", path);
-        for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
-                if (!json_object_object_get_ex(o, k, &o))
-                        return NULL;
-        return o;
-}
-
-static const char *jstr(json_object *o, const char *path) {
-        json_object *v = jget(o, path);
-        return v ? json_object_get_string(v) : "";
-}
-
-static bool resp_ok(json_object *r) {
-        json_object *ok;
-        bool v = r && json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok);
-        if (!v)
-                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
-        return v;
-}
-
-/* EBUSY (or `code`) and a message holding every one of the NULL-terminated strings. */
-static bool refused(json_object *r, const char *code, ...) {
-        bool ok = streq(jstr(r, "error.errno"), code);
-        va_list ap;
-        va_start(ap, code);
-        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
-                if (!strstr(jstr(r, "error.message"), s))
-                        ok = false;
-        va_end(ap);
-        if (!ok)
-                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
-        return ok;
-}
-
-/* An agent allowed `dev` (and so its partitions) and, when given, `dev2`. */
-static AgentState *agent_for2(const char *dev, const char *dev2, bool dry) {
-        AgentState *s = agent_state_new();
-        json_object *r = call(s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\",\"%s\"],\"dry_run\":%s}", dev,
-                              dev2 ? dev2 : dev, dry ? "true" : "false");
-        CHECK(resp_ok(r));
-        json_object_put(r);
-        return s;
-}
-
-static AgentState *agent_for(const char *dev, bool dry) {
-        return agent_for2(dev, NULL, dry);
-}
-
-static char *dev_hash(const char *dev) {
-        char hex[65];
-        Error err = {};
-        if (sha256_file(dev, 0, 0, hex, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return strdup("");
-        }
-        return strdup(hex);
-}
 
 /* ---- holders: child processes that keep a device the way an OSD would ---- */
 
@@ -171,7 +81,7 @@ static char *pidstr(const char *what, pid_t pid) {
 static void test_flock(void) {
         const char *L = bu_loop(64, true);
         CHECK(sh("dd if=/dev/urandom of=%s bs=1M count=64 2>/dev/null", L) == 0);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         pid_t pid = hold(L, HOLD_FLOCK);
         _cleanup_(freep) char *who = pidstr("locked by", pid);
 
@@ -191,7 +101,7 @@ static void test_flock(void) {
         json_object_put(r);
         agent_state_free(s);
 
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
 
@@ -269,7 +179,7 @@ static void test_udev_lock(void) {
         waitpid(pid, NULL, 0);
 
         /* the same 5 s shared lock by another process: refused after 3 s, naming it */
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         pid = hold_shared(L, "bstore-like", 5000);
         _cleanup_(freep) char *who = pidstr("locked by", pid);
         r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
@@ -287,7 +197,7 @@ static void test_udev_lock(void) {
         CHECK(dt >= BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 + 10);
         json_object_put(r);
         unhold(pid);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(before);
         free(after);
@@ -300,7 +210,7 @@ static void test_udev_lock(void) {
 static void test_lease(void) {
         const char *L = bu_loop(64, false);
         CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         AgentState *s = agent_for(L, false);
 
         /* arrived past its lease: nothing done, whatever the op */
@@ -330,7 +240,7 @@ static void test_lease(void) {
         CHECK(dt >= 0.95 && dt < 2.4);
         json_object_put(r);
         waitpid(pid, NULL, 0);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
 
@@ -340,7 +250,7 @@ static void test_lease(void) {
         CHECK(resp_ok(r));
         json_object_put(r);
         waitpid(pid, NULL, 0);
-        after = dev_hash(L);
+        after = dev_hash(L, 0, 0);
         CHECK(!streq(before, after));
         free(after);
         /* and without a lease (older controllers, reads): as before */
@@ -355,7 +265,7 @@ static void test_lease(void) {
 static void test_ofd_and_writer(void) {
         const char *L = bu_loop(64, true);
         CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         AgentState *s = agent_for(L, false);
 
         pid_t pid = hold(L, HOLD_OFD);
@@ -373,7 +283,7 @@ static void test_ofd_and_writer(void) {
         unhold(pid);
 
         /* a reader (blkid, udev) is no reason to refuse */
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
         pid = hold(L, HOLD_READ);
@@ -399,7 +309,7 @@ static void test_partition_held(void) {
         char p1[64], p2[64];
         snprintf(p1, sizeof(p1), "%sp1", L);
         snprintf(p2, sizeof(p2), "%sp2", L);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         AgentState *s = agent_for(L, false);
 
         pid_t pid = hold(p2, HOLD_FLOCK);
@@ -410,7 +320,7 @@ static void test_partition_held(void) {
         r = call(s, "wipe", "{\"device\":\"%s\"}", p2);
         CHECK(refused(r, "EBUSY", p2, who, NULL));
         json_object_put(r);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
         CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
@@ -423,7 +333,7 @@ static void test_partition_held(void) {
         r = call(s, "wipe", "{\"device\":\"%s\"}", L);
         CHECK(refused(r, "EBUSY", L, p2, "the kernel refused to remove it", NULL));
         json_object_put(r);
-        after = dev_hash(L);
+        after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
         CHECK(sh("test -e /sys/class/block/%s/%sp1 && test -e /sys/class/block/%s/%sp2", L + 5, L + 5, L + 5, L + 5) == 0);
@@ -435,7 +345,7 @@ static void test_partition_held(void) {
         CHECK(refused(r, "EBUSY", p1, "its disk", L, "open for writing", NULL));
         json_object_put(r);
         unhold(pid);
-        after = dev_hash(L);
+        after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(after);
         agent_state_free(s);
@@ -481,7 +391,7 @@ static void test_create_partition(void) {
         char p2[64];
         snprintf(p2, sizeof(p2), "%sp2", L);
         char *table = sh_out("sgdisk -p %s", L);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         AgentState *s = agent_for(L, false);
 
         pid_t pid = hold(L, HOLD_FLOCK);
@@ -493,7 +403,7 @@ static void test_create_partition(void) {
         CHECK(refused(r, "EBUSY", L, who, NULL));
         json_object_put(r);
         unhold(pid);
-        char *t2 = sh_out("sgdisk -p %s", L), *after = dev_hash(L);
+        char *t2 = sh_out("sgdisk -p %s", L), *after = dev_hash(L, 0, 0);
         CHECK_STREQ(table, t2);
         CHECK_STREQ(before, after);
         free(t2);
@@ -786,12 +696,12 @@ static void test_changed_since_plan(void) {
 
         /* someone put another file system there since */
         CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         json_object *r = call_req(s, req);
         CHECK(refused(r, "ESTALE", L, "changed since the plan: type ext4, was xfs", "re-run plan", NULL));
         json_object_put(r);
         json_object_put(req);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(before);
         free(after);
@@ -909,12 +819,12 @@ static void test_identity_swapped(void) {
         _cleanup_(freep) char *copy = strprintf("%s/swapped.img", bu_dir);
         CHECK(sh("cp --sparse=always '%s' '%s'", orig, copy) == 0);
         CHECK(loop_swap(L, copy) == 0);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         json_object *r = call_req(s, req);
         _cleanup_(freep) char *now = strprintf("it is file %s, the plan saw %s; re-run plan", copy, ident);
         CHECK(refused(r, "ESTALE", L, "is not the device the plan saw", now, NULL));
         json_object_put(r);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(before);
         free(after);
@@ -958,7 +868,7 @@ static void test_delete_partition_identity(void) {
         /* the partition was made again meanwhile: same number, name, place and size */
         CHECK(sh("sgdisk -u 1:R %s >/dev/null; partx -u %s", L, L) == 0);
         _cleanup_(freep) char *other = sh_out("blkid -p -s PART_ENTRY_UUID -o value %sp1", L);
-        char *before = dev_hash(L);
+        char *before = dev_hash(L, 0, 0);
         json_object *req = json_object_new_object(), *a = json_object_new_object();
         json_object_object_add(req, "op", json_object_new_string("delete-partition"));
         json_object_object_add(req, "args", a);
@@ -970,7 +880,7 @@ static void test_delete_partition_identity(void) {
         _cleanup_(freep) char *msg = strprintf("its PARTUUID is %s, the plan saw %s; re-run plan", other, was);
         CHECK(refused(r, "ESTALE", "partition 1 of", L, "is not the partition the plan saw", msg, NULL));
         json_object_put(r);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(before);
         free(after);
@@ -1027,12 +937,12 @@ static void test_osd_create_db_partuuid(void) {
         setenv("PATH", newpath, 1);
 
         CHECK(sh("sgdisk -u 1:R %s >/dev/null; partx -u %s", ssd, ssd) == 0);
-        char *b1 = dev_hash(ssd), *b2 = dev_hash(hdd);
+        char *b1 = dev_hash(ssd, 0, 0), *b2 = dev_hash(hdd, 0, 0);
         r = call_req(s, req);
         CHECK(refused(r, "ESTALE", "is not the partition the plan saw: its PARTUUID is", was, "re-run plan", NULL));
         json_object_put(r);
         CHECK(access(log, F_OK) < 0);
-        char *a1 = dev_hash(ssd), *a2 = dev_hash(hdd);
+        char *a1 = dev_hash(ssd, 0, 0), *a2 = dev_hash(hdd, 0, 0);
         CHECK_STREQ(b1, a1);
         CHECK_STREQ(b2, a2);
         free(b1), free(b2), free(a1), free(a2);
@@ -1043,40 +953,10 @@ static void test_osd_create_db_partuuid(void) {
 }
 
 /* A BlueStore DB label as Ceph writes it: "bluefs db", no meta (no whoami, no ceph_fsid: those
- * are on the main label only), at byte `off` of `dev`, crc32c included. */
-static void put_db_label(const char *dev, const char *osd_uuid, const uint8_t raw_uuid[16]) {
-        uint8_t buf[4096] = {}, *p = buf;
-        p += sprintf((char *) p, "bluestore block device\n%s\n", osd_uuid);
-        *p++ = 2; /* struct_v */
-        *p++ = 1; /* compat */
-        uint8_t *lenp = p, *body = p + 4;
-        p = body;
-        memcpy(p, raw_uuid, 16);
-        p += 16;
-        uint64_t size = 16ull << 20;
-        for (int i = 0; i < 8; i++)
-                *p++ = (uint8_t) (size >> (8 * i));
-        uint32_t words[] = { 1700000000, 0 };
-        for (size_t w = 0; w < 2; w++)
-                for (int i = 0; i < 4; i++)
-                        *p++ = (uint8_t) (words[w] >> (8 * i));
-        const char *desc = "bluefs db";
-        for (int i = 0; i < 4; i++)
-                *p++ = (uint8_t) (strlen(desc) >> (8 * i));
-        memcpy(p, desc, strlen(desc));
-        p += strlen(desc);
-        p += 4; /* meta: 0 entries */
-        uint32_t len = (uint32_t) (p - body);
-        for (int i = 0; i < 4; i++)
-                lenp[i] = (uint8_t) (len >> (8 * i));
-        uint32_t crc = 0xffffffffu;
-        for (const uint8_t *q = buf; q < p; q++) {
-                crc ^= *q;
-                for (int k = 0; k < 8; k++)
-                        crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-        }
-        for (int i = 0; i < 4; i++)
-                *p++ = (uint8_t) (crc >> (8 * i));
+ * are on the main label only), at the start of `dev`. */
+static void put_db_label(const char *dev, const char *osd_uuid) {
+        uint8_t buf[4096];
+        bluestore_label(buf, osd_uuid, 16 * MiB, "bluefs db", NULL);
         int fd = open(dev, O_WRONLY);
         CHECK(fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == (ssize_t) sizeof(buf));
         fsync(fd);
@@ -1091,13 +971,9 @@ static void put_db_label(const char *dev, const char *osd_uuid, const uint8_t ra
 static void test_db_label_named_from_map(void) {
         const char *L = bu_loop(64, false);
         CHECK(sh("sgdisk -o -n 1:1M:+16M -c 1:olddb %s >/dev/null && partx -u %s", L, L) == 0);
-        static const uint8_t raw_a[16] = { 0x11, 0x08, 0x2d, 0x3e, 0x4f, 0x50, 0x46, 0x17,
-                                           0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
-        static const uint8_t raw_b[16] = { 0x22, 0x08, 0x2d, 0x3e, 0x4f, 0x50, 0x46, 0x17,
-                                           0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
         const char *uuid_a = "11082d3e-4f50-4617-8293-a4b5c6d7e8f9", *uuid_b = "22082d3e-4f50-4617-8293-a4b5c6d7e8f9";
         _cleanup_(freep) char *P = strprintf("%sp1", L);
-        put_db_label(P, uuid_a, raw_a);
+        put_db_label(P, uuid_a);
         AgentState *s = agent_for(L, false);
         json_object *ir = call(s, "inventory", "{}");
         Inventory *inv = NULL;
@@ -1131,18 +1007,18 @@ static void test_db_label_named_from_map(void) {
         json_object_object_add(a, "expect", e);
 
         /* another OSD's DB label there now: refused, nothing changed */
-        put_db_label(P, uuid_b, raw_b);
-        char *before = dev_hash(L);
+        put_db_label(P, uuid_b);
+        char *before = dev_hash(L, 0, 0);
         json_object *r = call_req(s, req);
         CHECK(refused(r, "ESTALE", "is not the device the plan saw", uuid_b, uuid_a, NULL));
         json_object_put(r);
-        char *after = dev_hash(L);
+        char *after = dev_hash(L, 0, 0);
         CHECK_STREQ(before, after);
         free(before);
         free(after);
 
         /* the label the plan saw: the partition is deleted */
-        put_db_label(P, uuid_a, raw_a);
+        put_db_label(P, uuid_a);
         r = call_req(s, req);
         CHECK(resp_ok(r));
         json_object_put(r);
