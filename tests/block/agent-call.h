@@ -133,6 +133,17 @@ static inline char *dev_hash(const char *dev, uint64_t off, uint64_t len) {
         return strdup(hex);
 }
 
+/* All of `dev` still hashes to `before` (dev_hash(dev, 0, 0) of then); otherwise both are
+ * printed. */
+static inline bool dev_same(const char *dev, const char *before) {
+        char *now = dev_hash(dev, 0, 0);
+        bool same = streq(now, before);
+        if (!same)
+                fprintf(stderr, "  '%s' changed: sha256 %s, was %s\n", dev, now, before);
+        free(now);
+        return same;
+}
+
 static inline void bluestore_put32(uint8_t **p, uint32_t v) {
         for (int i = 0; i < 4; i++)
                 *(*p)++ = (uint8_t) (v >> (8 * i));

@@ -101,9 +101,7 @@ static void test_flock(void) {
         json_object_put(r);
         agent_state_free(s);
 
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
 
         /* let go: the same wipe goes through */
         unhold(pid);
@@ -197,10 +195,8 @@ static void test_udev_lock(void) {
         CHECK(dt >= BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 + 10);
         json_object_put(r);
         unhold(pid);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
         agent_state_free(s);
 }
 
@@ -240,9 +236,7 @@ static void test_lease(void) {
         CHECK(dt >= 0.95 && dt < 2.4);
         json_object_put(r);
         waitpid(pid, NULL, 0);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
 
         /* the same wait with 10 s left: the lock comes free in time, the wipe runs */
         pid = hold_shared(L, "slow-reader", 1500);
@@ -250,7 +244,7 @@ static void test_lease(void) {
         CHECK(resp_ok(r));
         json_object_put(r);
         waitpid(pid, NULL, 0);
-        after = dev_hash(L, 0, 0);
+        char *after = dev_hash(L, 0, 0);
         CHECK(!streq(before, after));
         free(after);
         /* and without a lease (older controllers, reads): as before */
@@ -283,9 +277,7 @@ static void test_ofd_and_writer(void) {
         unhold(pid);
 
         /* a reader (blkid, udev) is no reason to refuse */
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
         pid = hold(L, HOLD_READ);
         r = call(s, "wipe", "{\"device\":\"%s\"}", L);
         CHECK(resp_ok(r));
@@ -320,9 +312,7 @@ static void test_partition_held(void) {
         r = call(s, "wipe", "{\"device\":\"%s\"}", p2);
         CHECK(refused(r, "EBUSY", p2, who, NULL));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
         CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
         CHECK(access(p1, F_OK) == 0 && access(p2, F_OK) == 0);
         unhold(pid);
@@ -333,9 +323,7 @@ static void test_partition_held(void) {
         r = call(s, "wipe", "{\"device\":\"%s\"}", L);
         CHECK(refused(r, "EBUSY", L, p2, "the kernel refused to remove it", NULL));
         json_object_put(r);
-        after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
         CHECK(sh("test -e /sys/class/block/%s/%sp1 && test -e /sys/class/block/%s/%sp2", L + 5, L + 5, L + 5, L + 5) == 0);
         unhold(pid);
 
@@ -345,9 +333,7 @@ static void test_partition_held(void) {
         CHECK(refused(r, "EBUSY", p1, "its disk", L, "open for writing", NULL));
         json_object_put(r);
         unhold(pid);
-        after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
         agent_state_free(s);
         free(before);
 }
@@ -701,10 +687,8 @@ static void test_changed_since_plan(void) {
         CHECK(refused(r, "ESTALE", L, "changed since the plan: type ext4, was xfs", "re-run plan", NULL));
         json_object_put(r);
         json_object_put(req);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
 
         /* planned as blank, an OSD appeared meanwhile: osd-create is refused before ceph-volume
          * (dry run: it would stop right before ceph-volume anyway) */
@@ -824,10 +808,8 @@ static void test_identity_swapped(void) {
         _cleanup_(freep) char *now = strprintf("it is file %s, the plan saw %s; re-run plan", copy, ident);
         CHECK(refused(r, "ESTALE", L, "is not the device the plan saw", now, NULL));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
 
         /* the disk the plan saw is back: the same request wipes it */
         CHECK(loop_swap(L, orig) == 0);
@@ -880,10 +862,8 @@ static void test_delete_partition_identity(void) {
         _cleanup_(freep) char *msg = strprintf("its PARTUUID is %s, the plan saw %s; re-run plan", other, was);
         CHECK(refused(r, "ESTALE", "partition 1 of", L, "is not the partition the plan saw", msg, NULL));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
 
         /* the PARTUUID the plan saw again: deleted */
         CHECK(sh("sgdisk -u 1:%s %s >/dev/null; partx -u %s", was, L, L) == 0);
@@ -1012,10 +992,8 @@ static void test_db_label_named_from_map(void) {
         json_object *r = call_req(s, req);
         CHECK(refused(r, "ESTALE", "is not the device the plan saw", uuid_b, uuid_a, NULL));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
 
         /* the label the plan saw: the partition is deleted */
         put_db_label(P, uuid_a);
