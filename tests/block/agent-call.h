@@ -33,14 +33,9 @@ static inline json_object *call_req(AgentState *s, json_object *req) {
         return resp;
 }
 
-/* One request `op` whose args are the JSON of `args_fmt`; the response is the caller's. */
-static inline json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
-static inline json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
+static inline json_object *vcall(AgentState *s, const char *op, const char *args_fmt, va_list ap) {
         char args[4096], buf[8192];
-        va_list ap;
-        va_start(ap, args_fmt);
         vsnprintf(args, sizeof(args), args_fmt, ap);
-        va_end(ap);
         snprintf(buf, sizeof(buf), "{\"op\":\"%s\",\"args\":%s}", op, args);
         json_object *req = json_tokener_parse(buf);
         if (!req) {
@@ -49,6 +44,16 @@ static inline json_object *call(AgentState *s, const char *op, const char *args_
         }
         json_object *resp = call_req(s, req);
         json_object_put(req);
+        return resp;
+}
+
+/* One request `op` whose args are the JSON of `args_fmt`; the response is the caller's. */
+static inline json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
+static inline json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
+        va_list ap;
+        va_start(ap, args_fmt);
+        json_object *resp = vcall(s, op, args_fmt, ap);
+        va_end(ap);
         return resp;
 }
 
@@ -81,6 +86,26 @@ static inline bool resp_ok(json_object *r) {
         if (!v)
                 fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
         return v;
+}
+
+/* `op` answered ok, for a check; the response is dropped (printed when not ok). */
+static inline bool call_ok(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
+static inline bool call_ok(AgentState *s, const char *op, const char *args_fmt, ...) {
+        va_list ap;
+        va_start(ap, args_fmt);
+        json_object *r = vcall(s, op, args_fmt, ap);
+        va_end(ap);
+        bool ok = resp_ok(r);
+        json_object_put(r);
+        return ok;
+}
+
+/* The request `req` (kept: the caller's) answered ok, for a check. */
+static inline bool call_req_ok(AgentState *s, json_object *req) {
+        json_object *r = call_req(s, req);
+        bool ok = resp_ok(r);
+        json_object_put(r);
+        return ok;
 }
 
 /* The error `code` ("EBUSY") and a message holding every one of the NULL-terminated strings;

@@ -565,9 +565,8 @@ static void test_4kn(void) {
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
         AgentState *s = agent_configured(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         r = create_part(s, L, 1, 1 * MiB, 64 * MiB, "cp:cache:0:node1", BCACHE_GUID);
         CHECK(resp_ok(r) && jbool(r, "result.created"));
         json_object_put(r);
@@ -590,9 +589,7 @@ static void test_4kn(void) {
         CHECK_INTEQ(json_object_get_int64(jget(inv_part(r, L, 2), "size")), 32 * MiB);
         CHECK_STREQ(jstr(inv_part(r, L, 1), "type_guid"), BCACHE_GUID);
         json_object_put(r);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         char *sig = sh_out("blkid -p %s; dd if=%s bs=4096 skip=%llu count=1 2>/dev/null | head -c 8", L, L,
                            (unsigned long long) (dev_size(L) / 4096 - 1));
         CHECK_STREQ(sig, ""); /* no table left, backup header included */
@@ -726,9 +723,7 @@ static void test_refusals(void) {
         /* asked for real: wiped, then a GPT goes on */
         agent_state_free(s);
         s = agent_configured(allow, false);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", link);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", link));
         char *sig = sh_out("blkid -p %s", L);
         CHECK_STREQ(sig, "");
         free(sig);
@@ -757,9 +752,8 @@ static void test_crash_rerun(void) {
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
         AgentState *s = agent_configured(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
 
         /* 1: SIGKILL from outside after the first partition (a pipe says when) */
         int pfd[2];
@@ -946,9 +940,8 @@ static void test_delete_partition(void) {
         char allow[512];
         snprintf(allow, sizeof allow, "[\"%s\"]", L);
         AgentState *s = agent_configured(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         const uint64_t M = 1024 * 1024;
         r = create_part(s, L, 1, 1 * M, 8 * M, "os", "0fc63daf-8483-4772-8e79-3d69d8477de4");
         CHECK(resp_ok(r));

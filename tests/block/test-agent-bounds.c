@@ -56,9 +56,8 @@ static void craft_header(const char *dev, void (*patch)(uint8_t *h, int fd)) {
 static void test_partition_wrap(void) {
         const char *L = bu_loop(64, false);
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         char *before = dev_hash(L, 0, 0);
 
         /* offset + size = 2^64 + 4096: without checked arithmetic the end is LBA 7, which
@@ -131,9 +130,7 @@ static void test_gpt_crafted(void) {
         free(h);
 
         /* wipe: the standard table areas, not the 48 MiB before "first usable" */
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         h = dev_hash(L, 34 * 512, size - 67 * 512);
         CHECK_STREQ(h, data_before);
         free(h);
@@ -148,9 +145,7 @@ static void test_gpt_crafted(void) {
         craft_header(L, p_array_inside);
         char *low_before = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
         char *high_before = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         char *low = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
         char *high = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
         CHECK_STREQ(low, low_before);
@@ -210,15 +205,11 @@ static json_object *delete_part(AgentState *s, const char *dev, unsigned no, con
  * random bytes everywhere else the tests look. */
 static AgentState *disk_with_partition(const char *L) {
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
-        r = call(s, "create-partition",
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
+        CHECK(call_ok(s, "create-partition",
                  "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
                  "\"type_guid\":\"%s\"}",
-                 L, 8 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+                 L, 8 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB));
         CHECK(sh("test -b %sp1", L) == 0);
         CHECK(sh("dd if=/dev/urandom of=%s bs=1M seek=1 count=62 oflag=direct status=none", L) == 0);
         return s;

@@ -106,9 +106,7 @@ static void test_flock(void) {
         /* let go: the same wipe goes through */
         unhold(pid);
         s = agent_for(L, false);
-        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         r = call(s, "wipe", "{\"device\":\"%s\"}", L);
         CHECK(resp_ok(r));
         json_object_put(r);
@@ -162,9 +160,8 @@ static double mono_s(void) {
 static void test_udev_lock(void) {
         const char *L = bu_loop(64, false);
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
 
         /* a udev worker busy for 5 s (longer than the 3 s any reader gets): waited for */
         pid_t pid = hold_shared(L, "(udev-worker)", 5000);
@@ -240,17 +237,13 @@ static void test_lease(void) {
 
         /* the same wait with 10 s left: the lock comes free in time, the wipe runs */
         pid = hold_shared(L, "slow-reader", 1500);
-        r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":10000}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":10000}", L));
         waitpid(pid, NULL, 0);
         char *after = dev_hash(L, 0, 0);
         CHECK(!streq(before, after));
         free(after);
         /* and without a lease (older controllers, reads): as before */
-        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         free(before);
         agent_state_free(s);
 }
@@ -279,9 +272,7 @@ static void test_ofd_and_writer(void) {
         /* a reader (blkid, udev) is no reason to refuse */
         CHECK(dev_same(L, before));
         pid = hold(L, HOLD_READ);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         unhold(pid);
         agent_state_free(s);
         free(before);
@@ -396,12 +387,10 @@ static void test_create_partition(void) {
         free(after);
 
         pid = hold(p2, HOLD_FLOCK);
-        r = call(s, "create-partition",
+        CHECK(call_ok(s, "create-partition",
                  "{\"device\":\"%s\",\"number\":3,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
                  "\"type_guid\":\"%s\"}",
-                 L, 100 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+                 L, 100 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB));
         unhold(pid);
         CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
         agent_state_free(s);
@@ -478,9 +467,7 @@ static void test_ceph_osd(void) {
         agent_state_free(s);
         /* osd-create for that very OSD (a re-sent request) passes the check; another id not */
         s = agent_for(L, true);
-        r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7}", L));
         r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":8}", L);
         CHECK(refused(r, "EBUSY", L, who, NULL));
         json_object_put(r);
@@ -692,9 +679,7 @@ static void test_changed_since_plan(void) {
 
         /* planned as blank, an OSD appeared meanwhile: osd-create is refused before ceph-volume
          * (dry run: it would stop right before ceph-volume anyway) */
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         plan_free(p);
         p = plan_of(s, L);
         const Step *o = plan_step(p, STEP_CREATE_OSD);
@@ -713,9 +698,7 @@ static void test_changed_since_plan(void) {
         json_object_put(r);
         /* the same request without what the plan saw (an older controller) is not refused */
         json_object_object_del(jget(req, "args"), "expect");
-        r = call_req(dry, req);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_req_ok(dry, req));
         json_object_put(req);
         agent_state_free(dry);
         agent_state_free(s);
@@ -756,9 +739,7 @@ static void test_unchanged_passes(void) {
                                         json_object_object_add(jget(req, "args"), "osd_id", json_object_new_int(3));
                                         a = agent_for2(ssd, hdd, true);
                                 }
-                                json_object *r = call_req(a, req);
-                                CHECK(resp_ok(r));
-                                json_object_put(r);
+                                CHECK(call_req_ok(a, req));
                                 json_object_put(req);
                                 if (a != s)
                                         agent_state_free(a);
@@ -813,9 +794,7 @@ static void test_identity_swapped(void) {
 
         /* the disk the plan saw is back: the same request wipes it */
         CHECK(loop_swap(L, orig) == 0);
-        r = call_req(s, req);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_req_ok(s, req));
         json_object_put(req);
         agent_state_free(s);
 }
@@ -867,9 +846,7 @@ static void test_delete_partition_identity(void) {
 
         /* the PARTUUID the plan saw again: deleted */
         CHECK(sh("sgdisk -u 1:%s %s >/dev/null; partx -u %s", was, L, L) == 0);
-        r = call_req(s, req);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_req_ok(s, req));
         json_object_put(req);
         agent_state_free(s);
 }
@@ -890,9 +867,7 @@ static void test_osd_create_db_partuuid(void) {
         const Step *cp = plan_step(p, STEP_CREATE_PARTITION);
         json_object *req = NULL, *r;
         CHECK(cp && agent_request_from_step(cp, &req) == 0);
-        r = call_req(s, req);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_req_ok(s, req));
         json_object_put(req);
         plan_free(p);
         p = plan_of_profile(s, prof);
@@ -997,9 +972,7 @@ static void test_db_label_named_from_map(void) {
 
         /* the label the plan saw: the partition is deleted */
         put_db_label(P, uuid_a);
-        r = call_req(s, req);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_req_ok(s, req));
         json_object_put(req);
         agent_state_free(s);
 }
