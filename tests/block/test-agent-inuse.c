@@ -704,17 +704,27 @@ static void test_changed_since_plan(void) {
         agent_state_free(s);
 }
 
+/* A blank SSD with an empty GPT and an HDD, an agent allowed both, and the profile that puts
+ * the HDD's DB (64M) on the SSD. */
+static AgentState *ssd_and_hdd(const char **ret_ssd, const char **ret_hdd, char **ret_profile) {
+        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
+        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
+        *ret_ssd = ssd;
+        *ret_hdd = hdd;
+        *ret_profile = strprintf("    allow: ['%s', '%s']\n"
+                                 "    data: {devices: ['%s']}\n"
+                                 "    fast: {devices: ['%s']}\n"
+                                 "    db_size: 64M\n",
+                                 ssd, hdd, hdd, ssd);
+        return agent_for2(ssd, hdd, false);
+}
+
 /* --- an unchanged device passes: a plan's disk steps sent in order, each carrying what the
  *     plan saw (a GPT with its disk GUID, a partition this plan adds), then osd-create --- */
 static void test_unchanged_passes(void) {
-        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
-        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
-        AgentState *s = agent_for2(ssd, hdd, false);
-        _cleanup_(freep) char *prof = strprintf("    allow: ['%s', '%s']\n"
-                                                "    data: {devices: ['%s']}\n"
-                                                "    fast: {devices: ['%s']}\n"
-                                                "    db_size: 64M\n",
-                                                ssd, hdd, hdd, ssd);
+        const char *ssd, *hdd;
+        _cleanup_(freep) char *prof = NULL;
+        AgentState *s = ssd_and_hdd(&ssd, &hdd, &prof);
         for (int round = 0; round < 2; round++) {
                 Plan *p = plan_of_profile(s, prof);
                 size_t n_osd = 0, n_part = 0;
@@ -854,14 +864,9 @@ static void test_delete_partition_identity(void) {
 /* osd-create whose DB partition is another one than the plan saw (recreated with the same
  * name, place and size): refused before ceph-volume runs. */
 static void test_osd_create_db_partuuid(void) {
-        const char *ssd = bu_loop(256, false), *hdd = bu_loop(256, true);
-        CHECK(sh("sgdisk -o %s >/dev/null", ssd) == 0);
-        AgentState *s = agent_for2(ssd, hdd, false);
-        _cleanup_(freep) char *prof = strprintf("    allow: ['%s', '%s']\n"
-                                                "    data: {devices: ['%s']}\n"
-                                                "    fast: {devices: ['%s']}\n"
-                                                "    db_size: 64M\n",
-                                                ssd, hdd, hdd, ssd);
+        const char *ssd, *hdd;
+        _cleanup_(freep) char *prof = NULL;
+        AgentState *s = ssd_and_hdd(&ssd, &hdd, &prof);
         /* the partition first (its own step), then a plan that sees it */
         Plan *p = plan_of_profile(s, prof);
         const Step *cp = plan_step(p, STEP_CREATE_PARTITION);
