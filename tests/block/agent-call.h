@@ -108,9 +108,7 @@ static inline bool call_req_ok(AgentState *s, json_object *req) {
         return ok;
 }
 
-/* The error `code` ("EBUSY") and a message holding every one of the NULL-terminated strings;
- * otherwise the response is printed. */
-static inline bool refused(json_object *r, const char *code, ...) {
+static inline bool refused_(json_object *r, bool put, const char *code, ...) {
         bool ok = streq(jstr(r, "error.errno"), code);
         va_list ap;
         va_start(ap, code);
@@ -120,8 +118,16 @@ static inline bool refused(json_object *r, const char *code, ...) {
         va_end(ap);
         if (!ok)
                 fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
+        if (put)
+                json_object_put(r);
         return ok;
 }
+
+/* refused(r, CODE, STRING..., NULL): the error CODE ("EBUSY") and a message holding every one
+ * of the strings; otherwise the response is printed. refused_put() also drops the response:
+ * CHECK(refused_put(call(...), "EBUSY", dev, NULL)). */
+#define refused(r, ...) refused_((r), false, __VA_ARGS__)
+#define refused_put(r, ...) refused_((r), true, __VA_ARGS__)
 
 /* An agent of host node1 configured with the allow-list `allow_json` (a JSON array). */
 static inline AgentState *agent_configured(const char *allow_json, bool dry) {

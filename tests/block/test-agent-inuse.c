@@ -29,6 +29,10 @@
 
 #define MiB (1024ULL * 1024ULL)
 
+static json_object *wipe(AgentState *s, const char *dev) {
+        return call(s, "wipe", "{\"device\":\"%s\"}", dev);
+}
+
 /* ---- holders: child processes that keep a device the way an OSD would ---- */
 
 typedef enum HoldHow {
@@ -86,19 +90,14 @@ static void test_flock(void) {
         _cleanup_(freep) char *who = pidstr("locked by", pid);
 
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, "is in use", NULL));
-        json_object_put(r);
-        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        json_object *r;
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, who, "is in use", NULL));
+        CHECK(refused_put(call(s, "create-gpt", "{\"device\":\"%s\"}", L), "EBUSY", L, who, NULL));
         agent_state_free(s);
 
         /* a dry run takes no lock, and still sees this one (/proc/locks, fdinfo) */
         s = agent_for(L, true);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, who, NULL));
         agent_state_free(s);
 
         CHECK(dev_same(L, before));
@@ -177,9 +176,7 @@ static void test_udev_lock(void) {
         char *before = dev_hash(L, 0, 0);
         pid = hold_shared(L, "bstore-like", 5000);
         _cleanup_(freep) char *who = pidstr("locked by", pid);
-        r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, "is in use", NULL));
-        json_object_put(r);
+        CHECK(refused_put(call(s, "create-gpt", "{\"device\":\"%s\"}", L), "EBUSY", L, who, "is in use", NULL));
         waitpid(pid, NULL, 0);
 
         /* a udev worker that never lets go: refused too, once the bound is reached */
@@ -210,13 +207,12 @@ static void test_lease(void) {
         static const char *const ops[] = { "wipe", "create-gpt", "delete-partition", "bcache-teardown" };
         for (size_t i = 0; i < ELEMENTSOF(ops); i++) {
                 json_object *r = call(s, ops[i], "{\"device\":\"%s\",\"backing\":\"%s\",\"number\":1,\"lease_left_ms\":0}", L, L);
-                CHECK(refused(r, "ENOLCK", "arrived after the cluster lock's lease had run out (lease_left_ms 0)",
-                              "nothing done on", NULL));
-                json_object_put(r);
+                CHECK(refused_put(r, "ENOLCK", "arrived after the cluster lock's lease had run out (lease_left_ms 0)",
+                                  "nothing done on", NULL));
         }
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":-5}", L);
-        CHECK(refused(r, "ENOLCK", "lease_left_ms -5", NULL));
-        json_object_put(r);
+        json_object *r;
+        CHECK(refused_put(call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":-5}", L), "ENOLCK",
+                          "lease_left_ms -5", NULL));
         r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":\"soon\"}", L);
         CHECK_STREQ(jstr(r, "error.errno"), "EINVAL");
         json_object_put(r);
@@ -257,16 +253,12 @@ static void test_ofd_and_writer(void) {
 
         pid_t pid = hold(L, HOLD_OFD);
         _cleanup_(freep) char *who = pidstr("locked by", pid);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, who, NULL));
         unhold(pid);
 
         pid = hold(L, HOLD_WRITE);
         _cleanup_(freep) char *w = pidstr("open for writing by", pid);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, w, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, w, NULL));
         unhold(pid);
 
         /* a reader (blkid, udev) is no reason to refuse */
@@ -297,12 +289,8 @@ static void test_partition_held(void) {
 
         pid_t pid = hold(p2, HOLD_FLOCK);
         _cleanup_(freep) char *who = pidstr("locked by", pid);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, "its partition", p2, who, NULL));
-        json_object_put(r);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", p2);
-        CHECK(refused(r, "EBUSY", p2, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, "its partition", p2, who, NULL));
+        CHECK(refused_put(wipe(s, p2), "EBUSY", p2, who, NULL));
         CHECK(dev_same(L, before));
         CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
         CHECK(access(p1, F_OK) == 0 && access(p2, F_OK) == 0);
@@ -311,18 +299,14 @@ static void test_partition_held(void) {
         /* a partition merely open (not "in use" by the scan) still stops the wipe before a
          * byte is written: the kernel refuses to drop it, and p1, dropped already, is back */
         pid = hold(p2, HOLD_READ);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, p2, "the kernel refused to remove it", NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, p2, "the kernel refused to remove it", NULL));
         CHECK(dev_same(L, before));
         CHECK(sh("test -e /sys/class/block/%s/%sp1 && test -e /sys/class/block/%s/%sp2", L + 5, L + 5, L + 5, L + 5) == 0);
         unhold(pid);
 
         /* the disk held as a whole: a partition of it is refused */
         pid = hold(L, HOLD_WRITE);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
-        CHECK(refused(r, "EBUSY", p1, "its disk", L, "open for writing", NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, p1), "EBUSY", p1, "its disk", L, "open for writing", NULL));
         unhold(pid);
         CHECK(dev_same(L, before));
         agent_state_free(s);
@@ -377,8 +361,7 @@ static void test_create_partition(void) {
                               "{\"device\":\"%s\",\"number\":3,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
                               "\"type_guid\":\"%s\"}",
                               L, 100 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(r, "EBUSY", L, who, NULL));
         unhold(pid);
         char *t2 = sh_out("sgdisk -p %s", L), *after = dev_hash(L, 0, 0);
         CHECK_STREQ(table, t2);
@@ -404,9 +387,7 @@ static void test_loop_stacked(void) {
         char *top = sh_out("losetup -f --show %s", L);
         CHECK(startswith(top, "/dev/loop"));
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, "the backing device of", top + 5, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, "the backing device of", top + 5, NULL));
         agent_state_free(s);
         if (startswith(top, "/dev/loop"))
                 sh("losetup -d %s", top);
@@ -461,16 +442,12 @@ static void test_ceph_osd(void) {
         _cleanup_(freep) char *who = strprintf("used by ceph-osd pid %d (osd.7", (int) pid);
 
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, who, NULL));
         agent_state_free(s);
         /* osd-create for that very OSD (a re-sent request) passes the check; another id not */
         s = agent_for(L, true);
         CHECK(call_ok(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":7}", L));
-        r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":8}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":8}", L), "EBUSY", L, who, NULL));
         agent_state_free(s);
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -515,9 +492,7 @@ static void test_ceph_osd(void) {
                 if (rc < 0 && id == 7)
                         fprintf(stderr, "  osd.7's own check: %s\n", e.message);
         }
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(refused(r, "EBUSY", L, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, L), "EBUSY", L, who, NULL));
         agent_state_free(s);
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -550,9 +525,7 @@ static void test_ceph_osd_other_namespace(void) {
         agent_state_free(s);
         _cleanup_(freep) char *who = strprintf("used by ceph-osd pid %d (osd.9", (int) pid);
         s = agent_for(other, false);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", other);
-        CHECK(refused(r, "EBUSY", other, who, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, other), "EBUSY", other, who, NULL));
         agent_state_free(s);
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -573,9 +546,8 @@ static void test_btrfs(void) {
         /* a mounted btrfs writes to its device itself: its identity is compared, not bytes */
         char *before = sh_out("blkid -p -o value -s TYPE -s UUID %s", A);
         AgentState *s = agent_for2(A, B, false);
-        json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", A);
-        CHECK(refused(r, "EBUSY", A, "mounted on", mnt, NULL));
-        json_object_put(r);
+        json_object *r;
+        CHECK(refused_put(wipe(s, A), "EBUSY", A, "mounted on", mnt, NULL));
         /* the inventory sees the mount too */
         r = call(s, "inventory", "{}");
         json_object *devs = jget(r, "result.devices");
@@ -595,9 +567,7 @@ static void test_btrfs(void) {
         /* mountinfo names only the first device of a multi-device btrfs */
         CHECK(sh("mkfs.btrfs -q -f -d single -m single %s %s >/dev/null && mount %s %s", A, B, A, mnt) == 0);
         before = sh_out("blkid -p -o value -s TYPE -s UUID %s", B);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", B);
-        CHECK(refused(r, "EBUSY", B, "mounted on", mnt, NULL));
-        json_object_put(r);
+        CHECK(refused_put(wipe(s, B), "EBUSY", B, "mounted on", mnt, NULL));
         sh("umount %s", mnt);
         after = sh_out("blkid -p -o value -s TYPE -s UUID %s", B);
         CHECK(strstr(before, "btrfs") != NULL);
@@ -670,9 +640,9 @@ static void test_changed_since_plan(void) {
         /* someone put another file system there since */
         CHECK(sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", L) == 0);
         char *before = dev_hash(L, 0, 0);
-        json_object *r = call_req(s, req);
-        CHECK(refused(r, "ESTALE", L, "changed since the plan: type ext4, was xfs", "re-run plan", NULL));
-        json_object_put(r);
+        json_object *r;
+        CHECK(refused_put(call_req(s, req), "ESTALE", L, "changed since the plan: type ext4, was xfs",
+                          "re-run plan", NULL));
         json_object_put(req);
         CHECK(dev_same(L, before));
         free(before);
@@ -870,7 +840,7 @@ static void test_osd_create_db_partuuid(void) {
         /* the partition first (its own step), then a plan that sees it */
         Plan *p = plan_of_profile(s, prof);
         const Step *cp = plan_step(p, STEP_CREATE_PARTITION);
-        json_object *req = NULL, *r;
+        json_object *req = NULL;
         CHECK(cp && agent_request_from_step(cp, &req) == 0);
         CHECK(call_req_ok(s, req));
         json_object_put(req);
@@ -898,9 +868,8 @@ static void test_osd_create_db_partuuid(void) {
 
         CHECK(sh("sgdisk -u 1:R %s >/dev/null; partx -u %s", ssd, ssd) == 0);
         char *b1 = dev_hash(ssd, 0, 0), *b2 = dev_hash(hdd, 0, 0);
-        r = call_req(s, req);
-        CHECK(refused(r, "ESTALE", "is not the partition the plan saw: its PARTUUID is", was, "re-run plan", NULL));
-        json_object_put(r);
+        CHECK(refused_put(call_req(s, req), "ESTALE", "is not the partition the plan saw: its PARTUUID is", was,
+                          "re-run plan", NULL));
         CHECK(access(log, F_OK) < 0);
         char *a1 = dev_hash(ssd, 0, 0), *a2 = dev_hash(hdd, 0, 0);
         CHECK_STREQ(b1, a1);
@@ -969,9 +938,7 @@ static void test_db_label_named_from_map(void) {
         /* another OSD's DB label there now: refused, nothing changed */
         put_db_label(P, uuid_b);
         char *before = dev_hash(L, 0, 0);
-        json_object *r = call_req(s, req);
-        CHECK(refused(r, "ESTALE", "is not the device the plan saw", uuid_b, uuid_a, NULL));
-        json_object_put(r);
+        CHECK(refused_put(call_req(s, req), "ESTALE", "is not the device the plan saw", uuid_b, uuid_a, NULL));
         CHECK(dev_same(L, before));
         free(before);
 
