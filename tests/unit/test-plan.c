@@ -456,34 +456,28 @@ static void test_spread_8_to_1(void) {
         l->hosts[0].allow[0] = strdup("/dev/*"); /* the copy has no by-id link */
         for (size_t h = 1; h < l->n_hosts; h++)
                 l->hosts[h].profile = NULL; /* one host is enough here */
-        pr->data_per_fast = 4;
-        pr->spread = SPREAD_BALANCED;
-        {
+        static const char *const none[] = { NULL };
+        const struct {
+                SpreadMode spread;
+                unsigned per_fast;
+                const char *const *nvme0, *const *nvme1;
+        } two_cases[] = {
+                /* 4 per fast device, balanced: every other one */
+                { SPREAD_BALANCED, 4, (const char *const[]) { "/dev/sdb", "/dev/sdd", "/dev/sdf", "/dev/sdh", NULL },
+                  (const char *const[]) { "/dev/sdc", "/dev/sde", "/dev/sdg", "/dev/sdi", NULL } },
+                /* 4 per fast device, fill: the first four on the first */
+                { SPREAD_FILL, 4, (const char *const[]) { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde", NULL },
+                  (const char *const[]) { "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL } },
+                /* 8 per fast device, fill: all on the first, the second stays empty */
+                { SPREAD_FILL, 8, all8, none },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(two_cases); i++) {
+                pr->spread = two_cases[i].spread;
+                pr->data_per_fast = two_cases[i].per_fast;
                 _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
                 if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
-                                   (const char *[]) { "/dev/sdb", "/dev/sdd", "/dev/sdf", "/dev/sdh", NULL });
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
-                                   (const char *[]) { "/dev/sdc", "/dev/sde", "/dev/sdg", "/dev/sdi", NULL });
-                }
-        }
-        pr->spread = SPREAD_FILL;
-        {
-                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
-                if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
-                                   (const char *[]) { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde", NULL });
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
-                                   (const char *[]) { "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL });
-                }
-        }
-        /* 8 per fast device, fill: all on the first, the second stays empty */
-        pr->data_per_fast = 8;
-        {
-                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
-                if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", (const char *const *) all8);
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1", (const char *[]) { NULL });
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", two_cases[i].nvme0);
+                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1", two_cases[i].nvme1);
                 }
         }
         /* 3 per fast device: 8 > 2 × 3 */
