@@ -76,6 +76,20 @@ static CephOsdMetadataList *meta_from(const char *json) {
         return m;
 }
 
+/* Scenario 3's synthetic `ceph osd tree`, as captured (ceph/synthetic-osd-tree-scenario-3.json). */
+static CephOsdTree *scenario_tree(void) {
+        _cleanup_(freep) char *json = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        return tree_from(json);
+}
+
+/* Scenario 3's synthetic `ceph osd metadata` of its OSDs as `state` has them: "filestore"
+ * (before the conversion) or "converged" (after). */
+static CephOsdMetadataList *scenario_meta(const char *state) {
+        _cleanup_(freep) char *name = strprintf("ceph/synthetic-osd-metadata-scenario-3-%s.json", state);
+        _cleanup_(freep) char *json = data_file(name);
+        return meta_from(json);
+}
+
 /* `text` with every `from` replaced by `to` */
 static char *replace_all(const char *text, const char *from, const char *to) {
         char *out = NULL;
@@ -169,10 +183,8 @@ static void check_progress(const ConvertPlan *p);
 static void test_filestore_to_bluestore(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
 
         CHECK_INTEQ(p->n_hosts, 3);
@@ -267,10 +279,8 @@ static void check_progress(const ConvertPlan *p) {
 static void test_converged_nothing_to_do(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
         for (int reshape = 0; reshape < 2; reshape++) {
                 ConvertOptions o = { .reshape = reshape };
                 _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
@@ -289,10 +299,8 @@ static void test_reshape_db_size(void) {
         static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
         _cleanup_(layout_freep) Layout *l = layout(edits);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
 
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
         CHECK_INTEQ(convert_plan_count(p, true), 0);
@@ -458,10 +466,8 @@ static void test_journal_lookalike_kept(void) {
         };
         d->n_partitions++;
 
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
         const ConvertHost *h = host_of(p, "fs1");
         CHECK(h && h->n_replaced == 6);
@@ -903,10 +909,8 @@ static InventorySet *set_of(json_object *o) {
 
 /* scenario 3's convert plan of fs1 from `saved` */
 static ConvertPlan *fs1_plan(const Layout *l, const InventorySet *saved) {
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         char *only[] = { (char *) "fs1", NULL };
         ConvertOptions o = { .hosts = only };
         return convert_ok(l, saved, t, m, &o);
@@ -968,10 +972,8 @@ static void test_follow_names_moved(void) {
                                 "was /dev/sda1 when the convert was planned and is /dev/sdb1 now: followed"));
         /* a fresh plan from what the hosts show now cannot be made (the OSDs' metadata names the
          * old names): the saved one is the one to finish */
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         ConvertPlan *q = NULL;
         err = (Error) {};
         CHECK_INTEQ(plan_convert(l, fresh, t, m, NULL, &q, &err), -EEXIST);
