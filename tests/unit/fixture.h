@@ -2,9 +2,9 @@
 #pragma once
 
 /* The unit tests' fixtures, read one way: tests/data (TEST_DATA), layouts/ (LAYOUTS),
- * playbooks/ (PLAYBOOKS) and docs/ (DOCS) as meson test sets them; golden files; and the
+ * playbooks/ (PLAYBOOKS) and docs/ (DOCS) as meson test sets them; golden files; the
  * directories of invalid inputs, each NAME.yaml beside the one-line message it must give in
- * NAME.expected. */
+ * NAME.expected; and the comparisons the tests of src/ceph share. */
 
 #include <dirent.h>
 #include <limits.h>
@@ -21,6 +21,13 @@
 /* Both set and equal (streq_ptr compares pointers first: clang warns on literals). */
 static inline bool str_eq(const char *a, const char *b) {
         return a && b && strcmp(a, b) == 0;
+}
+
+/* An argv builder's answer `a` (freed), joined by spaces, is `expected`. */
+static inline void check_argv(char **a, const char *expected) {
+        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
+        CHECK_STREQ(j, expected);
+        strv_free(a);
 }
 
 /* The directory the environment variable `var` names; the test is skipped (77) without it. */

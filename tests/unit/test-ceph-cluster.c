@@ -24,12 +24,6 @@ static bool strv_has_prefix(char **l, const char *prefix) {
         return false;
 }
 
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
-}
-
 static void test_argv(void) {
         Error err = {};
         char *host[] = { (char *) "node4", NULL }, *osds[] = { (char *) "osd.3", (char *) "osd.9", NULL };

@@ -106,12 +106,6 @@ static void test_lvm_list(void) {
         CHECK(strstr(e.message, "no block") != NULL);
 }
 
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
-}
-
 static void test_argv(void) {
         Error err = {};
         CephVolumePrepare p = { .data = "/dev/loop3", .db = "/dev/disk/by-partuuid/9c8b7a65", .osd_id = -1 };

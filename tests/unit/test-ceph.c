@@ -806,12 +806,6 @@ static void test_small_answers(void) {
         run_done(&r);
 }
 
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
-}
-
 static void test_argv(void) {
         Error err = {};
         check_argv(ceph_argv_health_detail(NULL, &err), "ceph health detail -f json");
