@@ -49,7 +49,8 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
         json_object *result = NULL;
         pthread_mutex_lock(&fake_mu);
         if (streq(op, "configure"))
-                result = fake_host_configure(a, args); else if (streq(op, "inventory")) {
+                result = fake_host_configure(a, args);
+        else if (streq(op, "inventory")) {
                 fake.inventories++;
                 json_object *set = fake.converged || (fake.converge && fake.steps) ? fake.after : fake.before;
                 /* a copy: the fixture is shared by the hosts' threads */

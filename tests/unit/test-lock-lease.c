@@ -118,7 +118,8 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
         json_object *result = NULL;
         pthread_mutex_lock(&mu);
         if (streq(op, "configure"))
-                result = fake_host_configure(a, args); else if (streq(op, "run"))
+                result = fake_host_configure(a, args);
+        else if (streq(op, "run"))
                 result = ceph_answer(args);
         else if (streq(op, "ceph-command")) {
                 int e = 0;
