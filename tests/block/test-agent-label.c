@@ -72,6 +72,7 @@ typedef struct Rig {
         const char *hdd, *ssd;  /* the blank data device; the fast device with db-a, wal-a */
         char db[80], wal[80];   /* their partitions' nodes */
         AgentState *s;
+        char *hdd_before, *ssd_before; /* sha256 of each device before the request */
 } Rig;
 
 static void rig_up(Rig *r) {
@@ -83,15 +84,20 @@ static void rig_up(Rig *r) {
         snprintf(r->db, sizeof(r->db), "%sp1", r->ssd);
         snprintf(r->wal, sizeof(r->wal), "%sp2", r->ssd);
         CHECK(access(r->db, F_OK) == 0 && access(r->wal, F_OK) == 0);
-        r->s = agent_state_new();
-        json_object *c = call(r->s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\",\"%s\"],\"dry_run\":false}",
-                              r->hdd, r->ssd);
-        CHECK(resp_ok(c));
-        json_object_put(c);
+        r->s = agent_for2(r->hdd, r->ssd, false);
+        r->hdd_before = r->ssd_before = NULL;
+}
+
+/* Both devices as they are now, for check_refused(). */
+static void rig_hash(Rig *r) {
+        r->hdd_before = dev_hash(r->hdd, 0, 0);
+        r->ssd_before = dev_hash(r->ssd, 0, 0);
 }
 
 static void rig_down(Rig *r) {
         agent_state_free(r->s);
+        free(r->hdd_before);
+        free(r->ssd_before);
 }
 
 /* osd-create of osd.4 on the blank HDD with its DB (and WAL when `wal`) on the SSD; `extra`
@@ -113,15 +119,15 @@ static json_object *create(Rig *r, bool wal, const char *extra) {
             "{\"osd\":2,\"uuid\":\"" OSD2 "\",\"destroyed\":true}]}"
 
 /* refused: EEXIST, the message, no byte of either device changed, ceph-volume not run */
-static void check_refused(Rig *r, json_object *resp, const char *hdd_before, const char *ssd_before, const char *msg) {
+static void check_refused(Rig *r, json_object *resp, const char *msg) {
         CHECK(!resp_ok(resp));
         CHECK_STREQ(jstr(resp, "error.errno"), "EEXIST");
         if (!strstr(jstr(resp, "error.message"), msg))
                 fprintf(stderr, "  expected in the message: %s\n", msg);
         CHECK(strstr(jstr(resp, "error.message"), msg) != NULL);
         char *h = dev_hash(r->hdd, 0, 0), *s = dev_hash(r->ssd, 0, 0);
-        CHECK_STREQ(h, hdd_before);
-        CHECK_STREQ(s, ssd_before);
+        CHECK_STREQ(h, r->hdd_before);
+        CHECK_STREQ(s, r->ssd_before);
         free(h);
         free(s);
         CHECK_INTEQ(fake_runs(), 0);
@@ -142,7 +148,7 @@ static void test_live_osd_refused(void) {
         uint8_t label[4096];
         label_block(label, OSD1, "bluefs db", NULL);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd, 0, 0), *s = dev_hash(r.ssd, 0, 0);
+        rig_hash(&r);
         json_object *resp = create(&r, false, MAP);
         char want[512];
         snprintf(want, sizeof(want),
@@ -150,11 +156,9 @@ static void test_live_osd_refused(void) {
                  "), which the cluster still has and which is not destroyed (osd map epoch 40): refusing to erase it; if "
                  "'%s' replaced osd.1's disk, run `cephprov replace LAYOUT node1 %s`",
                  r.db, r.hdd, r.hdd, r.hdd);
-        check_refused(&r, resp, h, s, want);
+        check_refused(&r, resp, want);
         CHECK(block_is(r.db, label));
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -165,10 +169,9 @@ static void test_no_map_refused(void) {
         uint8_t label[4096];
         label_block(label, GONE, "bluefs db", FSID);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd, 0, 0), *s = dev_hash(r.ssd, 0, 0);
+        rig_hash(&r);
         json_object *resp = create(&r, false, "");
-        check_refused(&r, resp, h, s,
-                      "carries the BlueStore label of an OSD (uuid " GONE "), and the request carries no OSD map");
+        check_refused(&r, resp, "carries the BlueStore label of an OSD (uuid " GONE "), and the request carries no OSD map");
         CHECK(block_is(r.db, label));
         json_object_put(resp);
 
@@ -178,8 +181,6 @@ static void test_no_map_refused(void) {
                 check_erased_then_prepare(&r, resp);
                 json_object_put(resp);
         }
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -189,12 +190,10 @@ static void test_other_cluster_refused(void) {
         uint8_t label[4096];
         label_block(label, GONE, "bluefs db", OTHER_FSID);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd, 0, 0), *s = dev_hash(r.ssd, 0, 0);
+        rig_hash(&r);
         json_object *resp = create(&r, false, MAP);
-        check_refused(&r, resp, h, s, "of another cluster (" OTHER_FSID ", this one is " FSID "): refusing to erase it");
+        check_refused(&r, resp, "of another cluster (" OTHER_FSID ", this one is " FSID "): refusing to erase it");
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -233,16 +232,14 @@ static void test_judged_together(void) {
         label_block(wal, OSD1, "bluefs wal", NULL);
         write_block(r.db, db);
         write_block(r.wal, wal);
-        char *h = dev_hash(r.hdd, 0, 0), *s = dev_hash(r.ssd, 0, 0);
+        rig_hash(&r);
         json_object *resp = create(&r, true, MAP);
         char want[256];
         snprintf(want, sizeof(want), "'%s' (WAL partition for the OSD on '%s' of 'node1') carries the BlueStore label of osd.1",
                  r.wal, r.hdd);
-        check_refused(&r, resp, h, s, want);
+        check_refused(&r, resp, want);
         CHECK(block_is(r.db, db) && block_is(r.wal, wal));
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
