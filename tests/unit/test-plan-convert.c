@@ -117,6 +117,17 @@ static ConvertPlan *convert_ok(const Layout *l, const InventorySet *s, const Cep
         return p;
 }
 
+/* plan_convert() refused with `rc` and made no plan: its message (in `err`). */
+static const char *convert_refused(const Layout *l, const InventorySet *s, const CephOsdTree *t,
+                                   const CephOsdMetadataList *m, const ConvertOptions *o, int rc, Error *err) {
+        ConvertPlan *p = NULL;
+        *err = (Error) {};
+        CHECK_INTEQ(plan_convert(l, s, t, m, o, &p, err), rc);
+        CHECK(p == NULL);
+        convert_plan_free(p);
+        return err->message;
+}
+
 static char *text_of(const ConvertPlan *p) {
         char *buf = NULL;
         size_t len = 0;
@@ -368,13 +379,11 @@ static void test_reshape_db_size(void) {
                 "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
         };
         _cleanup_(layout_freep) Layout *lbig = layout(big);
-        ConvertPlan *none = NULL;
-        Error e = {};
-        CHECK_INTEQ(plan_convert(lbig, s, t, m, &o, &none, &e), -ENOSPC);
-        CHECK(none == NULL);
-        CHECK_STREQ(e.message, "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
-                               "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
-                               "extent is 2.6 GiB, 2.6 GiB is free in all");
+        Error e;
+        CHECK_STREQ(convert_refused(lbig, s, t, m, &o, -ENOSPC, &e),
+                    "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
+                    "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
+                    "extent is 2.6 GiB, 2.6 GiB is free in all");
 }
 
 /* A host is its CRUSH bucket, by exact name: converting node1 never takes node11's OSDs,
@@ -530,13 +539,11 @@ static void test_names_moved(void) {
                                                 "\"backend_filestore_partition_path\":\"/dev/sdd1\"");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
-        ConvertPlan *p = NULL;
-        Error err = {};
-        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -EEXIST);
-        CHECK(p == NULL);
-        CHECK_STREQ(err.message, "host 'fs1': the cluster says osd.0 is on /dev/sdd1, but /dev/sdd carries osd.1: device "
-                                 "names changed since osd.0 booted? refusing to plan (restart osd.0 so that its metadata is "
-                                 "current)");
+        Error err;
+        CHECK_STREQ(convert_refused(l, s, t, m, NULL, -EEXIST, &err),
+                    "host 'fs1': the cluster says osd.0 is on /dev/sdd1, but /dev/sdd carries osd.1: device "
+                    "names changed since osd.0 booted? refusing to plan (restart osd.0 so that its metadata is "
+                    "current)");
 }
 
 /* An OSD destroyed with its id kept (a conversion under way) is not planned again */
@@ -1204,13 +1211,11 @@ static void test_crush_hosts_unmatched(void) {
         _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
-        ConvertPlan *p = NULL;
-        Error err = {};
-        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -ENOENT);
-        CHECK(p == NULL);
-        CHECK_STREQ(err.message, "no host of the layout to convert (fs1, fs2, fs3) is a CRUSH host bucket of the cluster "
-                                 "(its host buckets: ceph-a, ceph-b, ceph-c): hosts are matched by exact name; wrong "
-                                 "layout or cluster? refusing");
+        Error err;
+        CHECK_STREQ(convert_refused(l, s, t, m, NULL, -ENOENT, &err),
+                    "no host of the layout to convert (fs1, fs2, fs3) is a CRUSH host bucket of the cluster "
+                    "(its host buckets: ceph-a, ceph-b, ceph-c): hosts are matched by exact name; wrong "
+                    "layout or cluster? refusing");
         /* one host of the layout in CRUSH: the others are noted, not refused */
         _cleanup_(freep) char *tk = replace_all(tj, "\"ceph-c\"", "\"fs3\"");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t3 = tree_from(tk);
