@@ -852,7 +852,6 @@ static void test_bcache_unavailable(void) {
         agent_state_free(s);
 }
 
-static double now_s(void);
 
 /* osd-create waits for the per-device lock a bounded time and then says who holds what */
 static void test_osd_lock_bounded(void) {
@@ -867,9 +866,9 @@ static void test_osd_lock_bounded(void) {
         CHECK(fd >= 0);
         CHECK(flock(fd, LOCK_EX | LOCK_NB) == 0); /* "another osd-create" holds it */
         char *before = dev_hash(L, 0, 0);
-        double t0 = now_s();
+        double t0 = bu_now_s();
         json_object *r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":0,\"lock_timeout\":1}", L);
-        double dt = now_s() - t0;
+        double dt = bu_now_s() - t0;
         CHECK_STREQ(jstr(r, "error.errno"), "ETIMEDOUT");
         CHECK(strstr(jstr(r, "error.message"), "another OSD creation on") != NULL);
         CHECK(strstr(jstr(r, "error.message"), lock) != NULL);
@@ -881,12 +880,6 @@ static void test_osd_lock_bounded(void) {
         close(fd);
         unlink(lock);
         agent_state_free(s);
-}
-
-static double now_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* --- a signature written through a partition's node while the partition is held open
@@ -928,9 +921,9 @@ static void test_probe_held_partition(void) {
 
 #define RUN(fn)                                                                 \
         do {                                                                    \
-                double t0_ = now_s();                                           \
+                double t0_ = bu_now_s();                                        \
                 TEST_RUN(fn);                                                   \
-                fprintf(stderr, "     %s took %.2f s\n", #fn, now_s() - t0_);   \
+                fprintf(stderr, "     %s took %.2f s\n", #fn, bu_now_s() - t0_); \
         } while (0)
 
 /* --- delete-partition: only the named partition goes (its signatures, the kernel's node, the

@@ -113,11 +113,9 @@ static void test_flock(void) {
         free(before);
 }
 
-/* A child named `comm` holding a shared flock on `dev` (what systemd-udevd's worker takes on
- * a disk while it processes an event) for `ms` milliseconds, or until killed (0). */
-/* a process named `comm` holding `dev` `ms` milliseconds (0: until killed): a reader's
- * flock(LOCK_SH), or with `claim` a claim as block_claim() takes it (open for writing,
- * flock(LOCK_EX)) */
+/* A process named `comm` holding `dev` `ms` milliseconds (0: until killed): a reader's
+ * flock(LOCK_SH) (what systemd-udevd's worker takes on a disk while it processes an event),
+ * or with `claim` a claim as block_claim() takes it (open for writing, flock(LOCK_EX)). */
 static pid_t hold_lock(const char *dev, const char *comm, unsigned ms, bool claim) {
         int p[2];
         if (pipe(p) < 0)
@@ -148,12 +146,6 @@ static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         return hold_lock(dev, comm, ms, false);
 }
 
-static double mono_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 /* --- udev's lock on a disk (right after the previous partition) is waited for, bounded;
  *     the same lock held by anyone else is refused, as before --- */
 static void test_udev_lock(void) {
@@ -164,9 +156,9 @@ static void test_udev_lock(void) {
 
         /* a udev worker busy for 5 s (longer than the 3 s any reader gets): waited for */
         pid_t pid = hold_shared(L, "(udev-worker)", 5000);
-        double t0 = mono_s();
+        double t0 = bu_now_s();
         r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        double dt = mono_s() - t0;
+        double dt = bu_now_s() - t0;
         CHECK(resp_ok(r));
         CHECK(dt >= 3.0 && dt < 20.0);
         json_object_put(r);
@@ -182,9 +174,9 @@ static void test_udev_lock(void) {
         /* a udev worker that never lets go: refused too, once the bound is reached */
         pid = hold_shared(L, "(udev-worker)", 0);
         _cleanup_(freep) char *udev_who = strprintf("locked by pid %d ((udev-worker))", (int) pid);
-        t0 = mono_s();
+        t0 = bu_now_s();
         r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        dt = mono_s() - t0;
+        dt = bu_now_s() - t0;
         CHECK(refused(r, "EBUSY", L, udev_who, NULL));
         CHECK(dt >= BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < BLOCK_UDEV_LOCK_WAIT_MS / 1000.0 + 10);
         json_object_put(r);
@@ -221,9 +213,9 @@ static void test_lease(void) {
          * lease left, the wait ends at the lease, refused for it, naming the holder */
         pid_t pid = hold_shared(L, "slow-reader", 2500);
         _cleanup_(freep) char *who = strprintf("held by pid %d (slow-reader)", (int) pid);
-        double t0 = mono_s();
+        double t0 = bu_now_s();
         r = call(s, "wipe", "{\"device\":\"%s\",\"lease_left_ms\":1000}", L);
-        double dt = mono_s() - t0;
+        double dt = bu_now_s() - t0;
         CHECK(refused(r, "ENOLCK", "while waiting for the lock on", L, who, "refusing to wipe",
                       "the cluster lock's lease ran out (the request arrived with 1000 ms of it left", NULL));
         CHECK(dt >= 0.95 && dt < 2.4);
@@ -326,9 +318,9 @@ static void test_agent_disk_lock(void) {
         AgentState *s = agent_for(L, false);
 
         pid_t pid = hold_lock(L, "cephprov", 1000, true);
-        double t0 = mono_s();
+        double t0 = bu_now_s();
         json_object *r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
-        double dt = mono_s() - t0;
+        double dt = bu_now_s() - t0;
         CHECK(resp_ok(r));
         CHECK(dt >= 0.5 && dt < 20.0);
         json_object_put(r);
@@ -336,9 +328,9 @@ static void test_agent_disk_lock(void) {
 
         pid = hold_lock(L, "cephprov", 0, true);
         _cleanup_(freep) char *who = strprintf("its disk '%s' is locked by pid %d (cephprov)", L, (int) pid);
-        t0 = mono_s();
+        t0 = bu_now_s();
         r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
-        dt = mono_s() - t0;
+        dt = bu_now_s() - t0;
         CHECK(refused(r, "EBUSY", p1, who, NULL));
         CHECK(dt >= BLOCK_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < 20.0);
         json_object_put(r);
