@@ -33,6 +33,7 @@ static inline json_object *call_req(AgentState *s, json_object *req) {
         return resp;
 }
 
+static inline json_object *vcall(AgentState *s, const char *op, const char *args_fmt, va_list ap) _printf_(3, 0);
 static inline json_object *vcall(AgentState *s, const char *op, const char *args_fmt, va_list ap) {
         char args[4096], buf[8192];
         vsnprintf(args, sizeof(args), args_fmt, ap);
