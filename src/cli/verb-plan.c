@@ -63,9 +63,10 @@ typedef struct Printer {
 
 static int print_host(HostPlan *h, void *userdata, Error *err) {
         Printer *pr = userdata;
-        if (pr->w)
+        if (pr->w) {
                 plan_write_json_host(pr->w, h, pr->osd_ids);
-        else if (pr->summaries) {
+                plan_totals_add(&pr->totals, h);
+        } else if (pr->summaries) {
                 pr->rows += plan_print_preview_rows(h, stdout);
                 plan_print_host_summary(h, pr->summaries, pr->flags);
                 plan_totals_add(&pr->totals, h);
@@ -134,7 +135,7 @@ static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, si
                 return cli_report(&err); /* the first walk planned the same: only memory can fail */
         }
         if (w) {
-                plan_write_json_end(w, missing, refused.refused, refused.n_refused);
+                plan_write_json_end(w, &pr.totals, missing, refused.refused, refused.n_refused);
                 json_writer_end_object(w);
                 if (json_writer_finish(w) < 0) {
                         error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
