@@ -3,7 +3,9 @@
 #
 # `cephprov apply` end to end on a real Ceph cluster (lab suite, root only):
 #   lab of 3 storage hosts + admin, mon + mgr on admin (contrib/lab/lab, contrib/lab/ceph);
-#   1. apply from blank disks (killed at every phase: test-apply-kill-sweep.sh);
+#   1. apply from blank disks (killed at every phase: test-apply-kill-sweep.sh), one host on
+#      a terminal (script(1)) with its per-OSD progress checked, the others not on a terminal
+#      and without progress;
 #   2. it converges: every planned OSD up and in, no duplicate, missing or leaked id,
 #      block.db on the planned partition (ceph osd metadata), device classes as planned;
 #      HEALTH_OK;
@@ -22,7 +24,7 @@ CEPHPROV=$(realpath "${1:?usage: $0 CEPHPROV}")
 . "$(dirname "$0")/lab-lib.sh"
 APPLY_PID=
 lab_cleanup_hook() { [ -n "${APPLY_PID:-}" ] && kill -KILL "$APPLY_PID" 2>/dev/null; }
-lab_test_setup apply-osds cpat 10.99.7 python3 flock
+lab_test_setup apply-osds cpat 10.99.7 python3 flock script
 # the run killed below holds the cluster lock until its lease ends: the re-run waits for it
 export CEPHPROV_LOCK_LEASE=20 CEPHPROV_LOCK_WAIT=120
 
@@ -41,12 +43,44 @@ echo "lab + cluster up in $(lab_since "$t0") s"
 n_planned=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for h in p["hosts"] for s in h["steps"] if s["kind"]=="create-osd"))' "$DIR/plan.json")
 [ "$n_planned" -ge 6 ] || fail "expected at least 6 planned OSDs, the plan has $n_planned"
 
-# 1. apply from blank disks (kills at every phase: test-apply-kill-sweep.sh)
+# 1. apply from blank disks (kills at every phase: test-apply-kill-sweep.sh), in two runs:
+#    a. the last host's OSDs on a terminal (a pty: script(1)), one at a time, so that the
+#       second has the first's time to go by: per-OSD progress (issue 30 item 7), a line per
+#       state with its elapsed time and an ETA, and the time of each OSD created;
+#    b. the other hosts' OSDs, not on a terminal: not one progress line.
 t_apply=$(lab_now)
 J=$CEPHPROV_STATE_DIR/ceph.journal
+tty_host=$(lab_hosts | tail -n1)
+n_tty=$(py 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(1 for h in p["hosts"] if h["host"]==sys.argv[2] for s in h["steps"] if s["kind"]=="create-osd"))' "$DIR/plan.json" "$tty_host")
+[ "$n_tty" -ge 2 ] || fail "expected at least 2 planned OSDs on $tty_host, the plan has $n_tty"
+script -qefc "$(printf '%q ' "$CEPHPROV" apply "$L" --yes --hosts "$tty_host" --parallel 1)" "$DIR/apply-tty.raw" \
+        </dev/null >/dev/null 2>&1 || { cat "$DIR/apply-tty.raw"; fail "apply of $tty_host on a terminal did not converge"; }
+# what the terminal showed, line by line: what follows a line's last carriage return (the
+# executor's one-line step count is overwritten there), the line erasures taken out
+py 'import sys
+for l in open(sys.argv[1], errors="replace").read().split("\n"):
+    print(l.rstrip("\r").split("\r")[-1].replace("\x1b[K", ""))' "$DIR/apply-tty.raw" > "$DIR/apply-tty.log"
+prog_re="^osd\.[0-9?]+ $tty_host /dev/[^ ]+: "
+for state in prepare activate start; do
+        grep -Eq "$prog_re$state, [0-9]+ s elapsed, ETA " "$DIR/apply-tty.log" ||
+                { cat "$DIR/apply-tty.log"; fail "no progress line in state '$state' on a terminal"; }
+done
+grep -Eq "$prog_re[a-z ]+, 0 s elapsed, ETA unknown \(no OSD created yet\)$" "$DIR/apply-tty.log" ||
+        { cat "$DIR/apply-tty.log"; fail "the first OSD's progress does not say its ETA is unknown"; }
+grep -Eq "$prog_re[a-z ]+, [0-9]+ s elapsed, ETA [0-9]+ s$" "$DIR/apply-tty.log" ||
+        { cat "$DIR/apply-tty.log"; fail "no ETA in seconds once an OSD was created"; }
+[ "$(grep -Ec "${prog_re}created in [0-9]+\.[0-9] s$" "$DIR/apply-tty.log")" = "$n_tty" ] ||
+        { cat "$DIR/apply-tty.log"; fail "not one 'created in N s' line per OSD of $tty_host ($n_tty)"; }
+ok "apply on a terminal: per-OSD progress on $tty_host (prepare, activate, start; elapsed; ETA unknown, then in seconds; $n_tty created with their times)"
+
+created_before=$(grep -c '"event":"osd-created"' "$J")
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply2.log" 2>&1 || { cat "$DIR/apply2.log"; fail "apply from blank disks did not converge"; }
 grep -q '^converged' "$DIR/apply2.log" || { cat "$DIR/apply2.log"; fail "apply did not say converged"; }
-ok "apply converged"
+[ "$(grep -c '"event":"osd-created"' "$J")" -eq $((n_planned)) ] && [ "$created_before" -eq "$n_tty" ] ||
+        fail "the two applies did not create $n_tty then $((n_planned - n_tty)) OSDs (journal: $created_before, then $(grep -c '"event":"osd-created"' "$J"))"
+! grep -Eq 'elapsed, ETA|: created in |\[[0-9]+/[0-9]+ steps' "$DIR/apply2.log" ||
+        { cat "$DIR/apply2.log"; fail "apply not on a terminal printed progress"; }
+ok "apply converged; not on a terminal, without a progress line"
 
 wait_healthy 180 || { ceph_ health detail; ceph_ pg stat; fail "no HEALTH_OK with all PGs active+clean within 180 s"; }
 ok "HEALTH_OK, all PGs active+clean $(lab_since "$t_apply") s after the first apply started"
