@@ -441,12 +441,20 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         if (r->nothing_to_do || !r->report) {
                 if (!(jr = json_object_new_object()))
                         return -ENOMEM;
+                /* the same keys as a run's: nothing ran */
+                json_add(jr, "hosts", json_object_new_array());
+                json_add_u64(jr, "done", 0);
+                json_add_u64(jr, "failed", 0);
+                json_add_u64(jr, "skipped", 0);
+                json_add(jr, "seconds", json_object_new_double(0));
                 json_add_bool(jr, "converged", r->converged);
                 json_add_u64(jr, "steps", 0);
                 json_add_u64(jr, "unreachable_hosts", r->unreachable_hosts);
                 json_add_u64(jr, "refused_hosts", r->refused_hosts);
                 if (preflight_report_to_json(r->preflight, &pj) >= 0)
                         json_add(jr, "preflight", pj);
+                json_add_u64(jr, "steps_left", 0);
+                json_add(jr, "osds", json_object_new_array());
                 *ret = TAKE_PTR(jr);
                 return 0;
         }
@@ -454,6 +462,7 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         if (k < 0)
                 return k;
         json_add_bool(jr, "converged", r->converged);
+        json_add_u64(jr, "steps", r->report->n_done + r->report->n_failed + r->report->n_skipped);
         json_add_u64(jr, "unreachable_hosts", r->unreachable_hosts);
         json_add_u64(jr, "refused_hosts", r->refused_hosts);
         if (preflight_report_to_json(r->preflight, &pj) >= 0)
@@ -462,6 +471,8 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         json_object *osds = NULL;
         if (r->osds && osd_outcomes_to_json(r->osds, &osds) >= 0)
                 json_add(jr, "osds", osds);
+        else
+                json_add(jr, "osds", json_object_new_array());
         *ret = TAKE_PTR(jr);
         return 0;
 }
