@@ -58,7 +58,7 @@ script -qefc "$(printf '%q ' "$CEPHPROV" apply "$L" --yes --hosts "$tty_host" --
 # what the terminal showed, line by line: what follows a line's last carriage return (the
 # executor's one-line step count is overwritten there), the line erasures taken out
 py 'import sys
-for l in open(sys.argv[1], errors="replace").read().split("\n"):
+for l in open(sys.argv[1], errors="replace", newline="").read().split("\n"):
     print(l.rstrip("\r").split("\r")[-1].replace("\x1b[K", ""))' "$DIR/apply-tty.raw" > "$DIR/apply-tty.log"
 prog_re="^osd\.[0-9?]+ $tty_host /dev/[^ ]+: "
 for state in prepare activate start; do
