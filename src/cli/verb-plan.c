@@ -183,6 +183,14 @@ int verb_plan(int argc, char *argv[]) {
                 _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
                 if (controller_plan_live_all(l, o.hosts, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                         return report(&err);
+                /* an unreachable host has no inventory: named in the plan as a host not planned
+                 * (its error is on stderr), so that a plan of no reachable host is not read as
+                 * one with nothing to do */
+                for (size_t i = 0; i < f->n; i++)
+                        if (f->sessions[i].r < 0 && strv_extend(&p->missing_hosts, f->sessions[i].host->name) < 0) {
+                                error_set(&err, ENOMEM, "out of memory");
+                                return report(&err);
+                        }
                 if (controller_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
                         return report(&err);
                 if (o.hosts)

@@ -98,6 +98,32 @@ doc error 1 pause "$tmp/local.yaml" --json
 doc error 1 resume "$tmp/local.yaml" --json
 doc error 1 drain "$tmp/local.yaml" nosuch --dry-run --json
 
+# a host that cannot be reached (a closed port on this machine): plan live is 'failed', not
+# 'nothing to do'; inventory names the host; apply counts it; the cluster's commands answer
+# with the error document
+cat >"$tmp/unreachable.yaml" <<'YAML'
+cluster:
+  name: unreachable
+  admin_host: node1
+profiles:
+  p:
+    allow: [/dev/sdx]
+    data:
+      rotational: true
+hosts:
+  - name: node1
+    address: 127.0.0.1
+    port: 1
+    profile: p
+YAML
+unreachable_plan=$tmp/doc$((n + 1)).json
+doc plan 1 plan --json "$tmp/unreachable.yaml"
+unreachable_inv=$tmp/doc$((n + 1)).json
+doc inventory 1 inventory --json "$tmp/unreachable.yaml"
+doc apply 1 apply --json --dry-run "$tmp/unreachable.yaml"
+doc error 1 status --json "$tmp/unreachable.yaml"
+doc error 1 lock status "$tmp/unreachable.yaml" --json
+
 # usage errors
 doc error 2 plan --json "$tmp/local.yaml" --frob
 doc error 2 apply --json "$tmp/local.yaml" --parallel 0
@@ -117,6 +143,12 @@ check_eq "as many results as documents" "$(grep -c '' <<<"$out")" "${#docs[@]}"
 check_eq "a plan with no host planned: result failed, hosts missing counted" \
         "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["result"], d["n_steps"], d["totals"]["hosts_missing"])' "$failed_plan")" \
         "failed 0 4"
+check_eq "plan live, its one host unreachable: result failed, the host missing" \
+        "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["result"], d["missing_hosts"])' "$unreachable_plan")" \
+        "failed ['node1']"
+check_eq "inventory --json names the host it could not reach" \
+        "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print([u["host"] for u in d["unreachable_hosts"]], d["inventories"])' "$unreachable_inv")" \
+        "['node1'] []"
 # ... and a schema refuses what breaks it (the check can fail)
 /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["result"]; d["hosts"] = [{"host": 1}]; json.dump(d, open(sys.argv[2], "w"))' \
         "$failed_plan" "$tmp/broken.json"
