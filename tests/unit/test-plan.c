@@ -1492,7 +1492,9 @@ static void test_hosts_and_missing(void) {
                                  "plan: 28 steps on 1 host, 4 new OSDs, 7.3 TiB raw; fast devices: 360 GiB in cephprov partitions, "
                                  "6.3 GiB free after; 1 host not planned (no inventory)\n"));
         _cleanup_(freep) char *js = p ? plan_json_text(p) : NULL;
-        CHECK(js && strstr(js, "\n  ],\n  \"missing_hosts\": [\n    \"node3\"\n  ]\n}\n"));
+        CHECK(js && strstr(js, "\n  ],\n  \"missing_hosts\": [\n    \"node3\"\n  ],\n  \"refused_hosts\": [\n  ],\n"
+                               "  \"result\": \"incomplete\",\n  \"totals\": {\n    \"hosts_planned\": 1,\n"
+                               "    \"hosts_missing\": 1,\n"));
         /* without missing_ok the missing host refuses the plan */
         o.missing_ok = false;
         plan_free(TAKE_PTR(p));
