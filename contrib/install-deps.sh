@@ -13,8 +13,9 @@ build_pkgs=(gcc clang meson ninja-build pkg-config
             librados-dev)
 # cli tier: the doc-example test parses YAML fragments (python3-yaml), renders the man
 # pages (groff-base: groff -man; man-db: man -l), calls the bash completion and runs the
-# zsh one under zsh's completion system (zsh, with its zpty module)
-cli_pkgs=(python3 python3-yaml groff-base man-db bash zsh)
+# zsh one under zsh's completion system (zsh, with its zpty module); every --json document is
+# checked against its schema in docs/schema/ (python3-jsonschema; also by the lab's apply-osds)
+cli_pkgs=(python3 python3-yaml python3-jsonschema groff-base man-db bash zsh)
 # Block and lab tiers: real devices, fake hosts over SSH, a real Ceph cluster
 # udev: ceph-volume needs udevadm (udevd itself is not started: policy-rc.d, and LAB.md)
 lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps psmisc kmod

@@ -843,11 +843,17 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         /* Nobody above holds an exclusive lock or writes, yet a lock is held: a reader's
          * shared lock, gone in a moment (3 s at most), or udev's lock while it processes an
          * event on the disk, waited for longer (bounded: a stuck worker is still refused). */
+        unsigned bound = BLOCK_LOCK_WAIT_MS;
         for (unsigned waited = 0; locked_by_other && !o->read_only && !allowed_osd; waited += 50) {
                 struct stat st;
                 pid_t holder = lock_pid > 0 ? lock_pid
                                : fstat(c.fd, &st) == 0 ? proc_locks_holder(st.st_dev, st.st_ino, true) : 0;
-                if (waited >= (pid_is_udev(holder) ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS))
+                /* none found: the holder let go between our try and this look (seen under
+                 * the sanitizers: a udev worker's lock, then the reader's 3 s bound applied
+                 * to it once it was gone), so its bound is the one it had */
+                if (holder != 0)
+                        bound = pid_is_udev(holder) ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS;
+                if (waited >= bound)
                         break;
                 /* never past the request's lease: refused below, for the lease */
                 if (agent_lease_over())

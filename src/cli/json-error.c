@@ -44,6 +44,7 @@ void cli_print_json_error(const char *m) {
         json_writer_init(&w, stdout);
         json_writer_begin_object(&w, NULL);
         json_writer_int(&w, "format", 1);
+        json_writer_string(&w, "kind", "error");
         json_writer_begin_object(&w, "error");
         if (split_position(m, &file_len, &line, &col, &rest)) {
                 char *file = strndup(m, file_len);

@@ -219,15 +219,23 @@ static void print_main_help(FILE *f) {
 
 /* "unknown command 'X'", with the nearest verb when one is close (two edits, or a third
  * of the word) */
-static int unknown_command(const char *name) {
+static int unknown_command(const char *name, int argc, char *argv[]) {
         const char *names[ELEMENTSOF(verbs)];
+        char msg[512];
         for (unsigned i = 0; i < n_verbs; i++)
                 names[i] = verbs[i].name;
         const char *best = cli_nearest_name(name, names, n_verbs);
         if (best)
-                log_error("unknown command '%s' (did you mean '%s'? see 'cephprov help')", name, best);
+                snprintf(msg, sizeof msg, "unknown command '%s' (did you mean '%s'? see 'cephprov help')", name, best);
         else
-                log_error("unknown command '%s' (see 'cephprov help')", name);
+                snprintf(msg, sizeof msg, "unknown command '%s' (see 'cephprov help')", name);
+        log_error("%s", msg);
+        /* a program that asked for JSON gets the error document, as for any usage error */
+        for (int i = 2; i < argc && !streq(argv[i], "--"); i++)
+                if (streq(argv[i], "--json")) {
+                        cli_print_json_error(msg);
+                        break;
+                }
         return EXIT_USAGE;
 }
 
@@ -238,7 +246,7 @@ int verb_help(int argc, char *argv[]) {
         }
         const Verb *v = verb_find(argv[1]);
         if (!v)
-                return unknown_command(argv[1]);
+                return unknown_command(argv[1], 0, NULL);
         if (argc > 2)
                 return verb_usage_error(verb_find("help"), "one command at a time, not '%s' too", argv[2]);
         verb_print_help(v);
@@ -346,7 +354,7 @@ int main(int argc, char *argv[]) {
 
         const Verb *v = verb_find(cmd);
         if (!v)
-                return unknown_command(cmd);
+                return unknown_command(cmd, argc, argv);
 
         /* "cephprov VERB --help" anywhere in the arguments */
         for (int i = 2; i < argc; i++) {

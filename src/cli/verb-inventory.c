@@ -64,8 +64,9 @@ int verb_inventory(int argc, char *argv[]) {
         int (*report)(const Error *) = o.json ? cli_report_json : cli_report;
 
         _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(fleet_closep) Fleet *f = NULL;
         size_t failed = 0;
-        if (controller_inventory(l, o.hosts, false, o.json, NULL, &inv, &failed, &err) < 0)
+        if (controller_inventory(l, o.hosts, false, o.json, o.json ? &f : NULL, &inv, &failed, &err) < 0)
                 return report(&err);
 
         _cleanup_json_ json_object *j = NULL;
@@ -80,6 +81,24 @@ int verb_inventory(int argc, char *argv[]) {
                 }
         }
         if (o.json) {
+                /* the hosts that could not be inventoried, by name and why (not in --save's file:
+                 * a plan reads the inventories, not who was missing) */
+                _cleanup_json_ json_object *unreachable = json_object_new_array();
+                for (size_t i = 0; unreachable && f && i < f->n; i++) {
+                        if (f->sessions[i].r >= 0)
+                                continue;
+                        json_object *u = json_object_new_object();
+                        if (!u || json_add_string(u, "host", f->sessions[i].host->name) < 0 ||
+                            json_add_string(u, "message", f->sessions[i].error.message) < 0 ||
+                            json_object_array_add(unreachable, u) < 0) {
+                                json_object_put(u);
+                                json_object_put(TAKE_PTR(unreachable));
+                        }
+                }
+                if (!unreachable || json_add(j, "unreachable_hosts", json_object_get(unreachable)) < 0) {
+                        error_set(&err, ENOMEM, "cannot format the inventory as JSON");
+                        return report(&err);
+                }
                 if (cli_print_json_document("inventory", j) != 0)
                         return 1;
         } else

@@ -40,7 +40,7 @@ static int lock_status(CephAdmin *a, bool json) {
         Error err = {};
         ClusterLockStatus s = {};
         if (cluster_lock_status(a, &s, &err) < 0)
-                return cli_report(&err);
+                return json ? cli_report_json(&err) : cli_report(&err);
         if (json) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 json_add_string(o, "cluster", a->cluster);
@@ -127,15 +127,17 @@ int verb_lock(int argc, char *argv[]) {
                 return verb_usage_error(v, hold ? "hold needs a layout and SECONDS" : "%s needs exactly a layout file",
                                         action);
 
+        /* only status prints JSON: its failures answer in JSON too */
+        int (*report)(const Error *) = o.json && streq(action, "status") ? cli_report_json : cli_report;
         Error err = {};
         _cleanup_(layout_freep) Layout *l = NULL;
         if (layout_load_file(o.args[1], &l, &err) < 0)
-                return cli_report(&err);
+                return report(&err);
         if (hold)
                 return lock_hold(l, o.args[2]);
 
         _cleanup_(ceph_admin_closep) CephAdmin *a = NULL;
         if (ceph_admin_open(l, &a, &err) < 0)
-                return cli_report(&err);
+                return report(&err);
         return streq(action, "status") ? lock_status(a, o.json) : lock_break(a, o.yes);
 }

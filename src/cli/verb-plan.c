@@ -63,9 +63,10 @@ typedef struct Printer {
 
 static int print_host(HostPlan *h, void *userdata, Error *err) {
         Printer *pr = userdata;
-        if (pr->w)
+        if (pr->w) {
                 plan_write_json_host(pr->w, h, pr->osd_ids);
-        else if (pr->summaries) {
+                plan_totals_add(&pr->totals, h);
+        } else if (pr->summaries) {
                 pr->rows += plan_print_preview_rows(h, stdout);
                 plan_print_host_summary(h, pr->summaries, pr->flags);
                 plan_totals_add(&pr->totals, h);
@@ -134,7 +135,7 @@ static int plan_offline(const Layout *l, const CliOptions *o, const int *ids, si
                 return cli_report(&err); /* the first walk planned the same: only memory can fail */
         }
         if (w) {
-                plan_write_json_end(w, missing, refused.refused, refused.n_refused);
+                plan_write_json_end(w, &pr.totals, missing, refused.refused, refused.n_refused);
                 json_writer_end_object(w);
                 if (json_writer_finish(w) < 0) {
                         error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
@@ -182,6 +183,14 @@ int verb_plan(int argc, char *argv[]) {
                 _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
                 if (controller_plan_live_all(l, o.hosts, o.json, &f, &p, &inv, &failed_hosts, &err) < 0)
                         return report(&err);
+                /* an unreachable host has no inventory: named in the plan as a host not planned
+                 * (its error is on stderr), so that a plan of no reachable host is not read as
+                 * one with nothing to do */
+                for (size_t i = 0; i < f->n; i++)
+                        if (f->sessions[i].r < 0 && strv_extend(&p->missing_hosts, f->sessions[i].host->name) < 0) {
+                                error_set(&err, ENOMEM, "out of memory");
+                                return report(&err);
+                        }
                 if (controller_preflight(f, p, inv, STAGE_ALL, false, false, &pre, &err) < 0)
                         return report(&err);
                 if (o.hosts)

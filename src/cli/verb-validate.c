@@ -44,7 +44,8 @@ static json_object *diag_to_json(const char *name, const YamlDiag *d) {
 }
 
 /* An error without a list: "NAME:LINE:COL: message" split back into its parts when it has
- * them (a playbook's, a YAML syntax error); otherwise line and column are null. */
+ * them (a playbook's, a YAML syntax error); otherwise without line and column (a key that
+ * does not apply is left out, never null: docs/json.md). */
 static json_object *error_to_json(const char *name, const Error *err) {
         const char *m = err->code ? err->message : "unknown error";
         size_t nl = strlen(name);
@@ -55,8 +56,7 @@ static json_object *error_to_json(const char *name, const Error *err) {
                 return diag_to_json(name, &d);
         }
         _cleanup_json_ json_object *o = json_object_new_object();
-        if (!o || json_add_string(o, "file", name) < 0 || json_object_object_add(o, "line", NULL) < 0 ||
-            json_object_object_add(o, "column", NULL) < 0 || json_add_string(o, "message", m) < 0)
+        if (!o || json_add_string(o, "file", name) < 0 || json_add_string(o, "message", m) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -91,7 +91,7 @@ static void report_json_failure(const char *name, const Error *err, const YamlDi
                         json_object_put(TAKE_PTR(errors));
                 }
         }
-        if (!o || !errors || json_add_int(o, "format", VALIDATE_JSON_FORMAT) < 0 ||
+        if (!o || !errors || json_add_int(o, "format", VALIDATE_JSON_FORMAT) < 0 || json_add_string(o, "kind", "error") < 0 ||
             json_add(o, "error", json_object_get(json_object_array_get_idx(errors, 0))) < 0 ||
             json_add(o, "errors", TAKE_PTR(errors)) < 0 || json_add(o, "warnings", diags_to_json(name, d, true)) < 0) {
                 log_error("cannot format the errors of '%s' as JSON: out of memory", name);

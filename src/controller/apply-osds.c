@@ -94,6 +94,7 @@ struct OsdFlow {
         pthread_cond_t cv;   /* an allocation is ready (with mu) */
         pthread_t allocator;
         bool allocator_running;
+        OsdProgress *progress; /* borrowed; NULL: no per-OSD progress */
 };
 
 static int new_uuid(char ret[static 37]) {
@@ -187,6 +188,10 @@ OsdFlow *osd_flow_free(OsdFlow *f) {
         pthread_mutex_destroy(&f->mu);
         free(f);
         return NULL;
+}
+
+void osd_flow_set_progress(OsdFlow *f, OsdProgress *progress) {
+        f->progress = progress;
 }
 
 static HostPool *pool_of(OsdFlow *f, const char *host) {
@@ -704,6 +709,7 @@ typedef struct PhaseCtx {
         const char *host, *device;
         int id;
         int64_t last;
+        int progress;        /* its osd_progress handle, -1: none */
 } PhaseCtx;
 
 /* The agent's osd-create reports its phases (1 prepare, 2 activate, 3 start): journaled, so
@@ -712,13 +718,18 @@ static void phase_progress(json_object *progress, void *userdata) {
         PhaseCtx *c = userdata;
         static const char *const phases[] = { [1] = "prepare", [2] = "activate", [3] = "start" };
         int64_t done = 0;
-        if (json_get_int(progress, "done", false, &done, "progress", NULL) < 0 || done < 1 || done > 3 || done == c->last)
+        if (json_get_int(progress, "done", false, &done, "progress", NULL) < 0 || done < 0 || done > 3)
+                return;
+        /* 0: waiting for another creation's lock on the disk (agent-osd.c) */
+        osd_progress_state(c->f->progress, c->progress, c->id, done == 0 ? "waiting for its disk" : phases[done]);
+        if (done == 0 || done == c->last)
                 return;
         c->last = done;
         jrec(c->f, "osd-phase", c->host, c->device, c->id, NULL, "phase", phases[done]);
 }
 
-static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, json_object **ret, Error *err) {
+static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object *args, int progress, json_object **ret,
+                     Error *err) {
         int r = ceph_admin_lock_check(p->flow->admin, err);
         if (r < 0)
                 return r;
@@ -728,7 +739,7 @@ static int slot_call(HostPool *p, ChannelSlot *slot, const char *op, json_object
         int64_t id = -1;
         json_get_string(args, "device", false, &device, op, NULL);
         json_get_int(args, "osd_id", false, &id, op, NULL);
-        PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id };
+        PhaseCtx pc = { .f = p->flow, .host = p->s->host->name, .device = device, .id = (int) id, .progress = progress };
         /* the lease goes with it, measured now, as over the host's session (hosts.h) */
         _cleanup_json_ json_object *leased = NULL;
         if ((r = host_lease_args(p->flow->admin ? p->flow->admin->lock : NULL, op, args, &leased, err)) < 0)
@@ -764,7 +775,7 @@ static int osd_map_arg(OsdFlow *f, json_object *args, Error *err) {
 }
 
 static int pool_osd_create(HostPool *p, const char *device, int id, const char *redo_fsid, json_object *step_args,
-                           json_object **ret, Error *err) {
+                           int progress, json_object **ret, Error *err) {
         _cleanup_json_ json_object *args = NULL;
         if (step_args) {
                 if (json_object_deep_copy(step_args, &args, NULL) < 0)
@@ -780,7 +791,7 @@ static int pool_osd_create(HostPool *p, const char *device, int id, const char *
                 return -err->code;
 
         ChannelSlot *slot = slot_acquire(p);
-        int r = slot_call(p, slot, "osd-create", args, ret, err);
+        int r = slot_call(p, slot, "osd-create", args, progress, ret, err);
         slot_release(p, slot);
         return r;
 }
@@ -802,16 +813,21 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
         if (!a)
                 return error_set(err, ENOENT, "host '%s': no OSD id was allocated for '%s'", host, device);
         pthread_mutex_lock(&f->mu);
+        int prog = osd_progress_begin(f->progress, host, device, a->state == ALLOC_READY ? a->id : -1,
+                                      a->state == ALLOC_PENDING ? "waiting for its id" : "starting");
         while (a->state == ALLOC_PENDING)
                 pthread_cond_wait(&f->cv, &f->mu);
         pthread_mutex_unlock(&f->mu);
-        if (a->state == ALLOC_FAILED)
+        if (a->state == ALLOC_FAILED) {
+                osd_progress_end(f->progress, prog, -1, false);
                 return error_set(err, EIO, "host '%s': cannot allocate an OSD id for '%s': %s", host, device,
                                  a->error ? a->error : "unknown error");
+        }
+        osd_progress_state(f->progress, prog, a->id, "starting");
 
         double t0 = clock_mono_sec();
         _cleanup_json_ json_object *res = NULL;
-        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, &res, err);
+        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, prog, &res, err);
         if (r < 0) {
                 /* After a failed ceph-volume: its rollback (`osd purge-new`) removes the id — a
                  * destroyed id reused for this device loses its CRUSH slot and is made again;
@@ -850,12 +866,13 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
                         json_object_put(res);
                         res = NULL;
                         error_reset(err);
-                        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, &res, err);
+                        r = pool_osd_create(p, device, a->id, a->redo ? a->half_made : NULL, args, prog, &res, err);
                 } else if (rr < 0)
                         error_prefix(err, r, "cannot recover osd.%d (%s)", a->id, e2.message);
         }
         a->seconds = clock_mono_sec() - t0;
         if (r < 0) {
+                osd_progress_end(f->progress, prog, a->id, false);
                 a->error = strdup(err->message);
                 jrec(f, "osd-failed", host, device, a->id, NULL, "error", err->message);
                 return r;
@@ -865,6 +882,7 @@ static int flow_create(HostPool *p, json_object *args, json_object **ret, Error 
         json_get_int(res, "osd_id", false, &final, "osd-create", NULL);
         a->final_id = (int) final;
         a->created = true;
+        osd_progress_end(f->progress, prog, a->final_id, true);
         if (f->j) {
                 json_object *o = json_object_new_object();
                 json_add_string(o, "host", host);
@@ -929,7 +947,7 @@ int osd_flow_finish(OsdFlow *f, unsigned timeout_sec, Error *err) {
                 log_notice("host '%s': osd.%d on %s is prepared but not running: activating and starting it", s->host,
                          s->id, s->device);
                 Error re = {};
-                r = pool_osd_create(p, s->device, s->id, NULL, NULL, &res, &re);
+                r = pool_osd_create(p, s->device, s->id, NULL, NULL, -1, &res, &re);
                 jrec(f, r < 0 ? "osd-resume-failed" : "osd-resumed", s->host, s->device, s->id, NULL, "error",
                      r < 0 ? re.message : NULL);
                 if (r < 0) {

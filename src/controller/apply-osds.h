@@ -31,6 +31,7 @@
 #include "controller/ceph-admin.h"
 #include "exec/exec.h"
 #include "controller/hosts.h"
+#include "controller/osd-progress.h"
 #include "inventory/inventory.h"
 #include "plan/plan.h"
 
@@ -38,6 +39,9 @@ typedef struct OsdFlow OsdFlow;
 
 int osd_flow_new(const Layout *l, Fleet *fleet, CephAdmin *admin, Journal *j, unsigned parallel, OsdFlow **ret,
                  Error *err);
+/* Each OSD creation reports its states there (controller/osd-progress.h; NULL: nowhere).
+ * Borrowed: it must outlive the flow. */
+void osd_flow_set_progress(OsdFlow *f, OsdProgress *progress);
 OsdFlow *osd_flow_free(OsdFlow *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(OsdFlow *, osd_flow_free);
 

@@ -15,6 +15,7 @@
 #include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
 #include "controller/hosts.h"
+#include "controller/osd-progress.h"
 #include "exec/journal.h"
 #include "plan/plan.h"
 
@@ -55,15 +56,21 @@ static int lock_guard(void *userdata, Error *err) {
         return ceph_cluster_lock_check(userdata, err);
 }
 
+#define OSD_PROGRESS_INTERVAL 5 /* seconds between the lines of the OSD creations still running */
+
 /* The OSD stage needs the cluster: its admin host, ids, the interrupted run's leftovers. */
-static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parallel, CephAdmin **admin, OsdFlow **ret,
-                          Error *err) {
+static int osd_stage_open(const Layout *l, Fleet *f, Journal *j, unsigned parallel, OsdProgress *progress,
+                          CephAdmin **admin, OsdFlow **ret, Error *err) {
         if (!*admin) {
                 int r = ceph_admin_open(l, admin, err);
                 if (r < 0)
                         return r;
         }
-        return osd_flow_new(l, f, *admin, j, parallel, ret, err);
+        int r = osd_flow_new(l, f, *admin, j, parallel, ret, err);
+        if (r < 0)
+                return r;
+        osd_flow_set_progress(*ret, progress);
+        return 0;
 }
 
 /* A host `cephprov destroy` destroyed is not provisioned again (its disks are blank: apply
@@ -200,6 +207,9 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
         if (parallel_osds == 0)
                 parallel_osds = 1;
 
+        /* per-OSD progress at a terminal: outlives the OSD flow that reports to it */
+        _cleanup_(osd_progress_freep) OsdProgress *progress = osd_progress_new(o->dry_run ? NULL : o->progress,
+                                                                               OSD_PROGRESS_INTERVAL);
         _cleanup_(apply_result_freep) ApplyResult *res = calloc(1, sizeof(ApplyResult));
         if (!res || (o->stage && !(res->stage = strdup(o->stage))))
                 return error_set(err, ENOMEM, "out of memory");
@@ -265,7 +275,7 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
         bool osd_stage = !o->dry_run && (stages & STAGE_OSDS) &&
                          (osd_flow_count_steps(p, stages) > 0 || inventory_has_osds(inv));
         if (osd_stage) {
-                if ((r = osd_stage_open(l, f, j, parallel_osds, &admin, &flow, err)) < 0)
+                if ((r = osd_stage_open(l, f, j, parallel_osds, progress, &admin, &flow, err)) < 0)
                         return r;
                 ceph_admin_set_lock(admin, cluster_lock);
                 r = osd_flow_wait_inflight(flow, err);
@@ -279,7 +289,7 @@ int controller_apply(const ApplyOptions *o, ApplyResult **ret, Error *err) {
                         inv = inventory_set_free(inv);
                         if ((r = controller_plan_live_keep_going(l, selected ? selected : o->hosts, false, quiet, &f, &p, &inv,
                                                                  &failed_hosts, err)) < 0 ||
-                            (r = osd_stage_open(l, f, j, parallel_osds, &admin, &flow, err)) < 0)
+                            (r = osd_stage_open(l, f, j, parallel_osds, progress, &admin, &flow, err)) < 0)
                                 return r;
                         fleet_set_lock(f, cluster_lock);
                         ceph_admin_set_lock(admin, cluster_lock);
@@ -431,12 +441,20 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         if (r->nothing_to_do || !r->report) {
                 if (!(jr = json_object_new_object()))
                         return -ENOMEM;
+                /* the same keys as a run's: nothing ran */
+                json_add(jr, "hosts", json_object_new_array());
+                json_add_u64(jr, "done", 0);
+                json_add_u64(jr, "failed", 0);
+                json_add_u64(jr, "skipped", 0);
+                json_add(jr, "seconds", json_object_new_double(0));
                 json_add_bool(jr, "converged", r->converged);
                 json_add_u64(jr, "steps", 0);
                 json_add_u64(jr, "unreachable_hosts", r->unreachable_hosts);
                 json_add_u64(jr, "refused_hosts", r->refused_hosts);
                 if (preflight_report_to_json(r->preflight, &pj) >= 0)
                         json_add(jr, "preflight", pj);
+                json_add_u64(jr, "steps_left", 0);
+                json_add(jr, "osds", json_object_new_array());
                 *ret = TAKE_PTR(jr);
                 return 0;
         }
@@ -444,6 +462,7 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         if (k < 0)
                 return k;
         json_add_bool(jr, "converged", r->converged);
+        json_add_u64(jr, "steps", r->report->n_done + r->report->n_failed + r->report->n_skipped);
         json_add_u64(jr, "unreachable_hosts", r->unreachable_hosts);
         json_add_u64(jr, "refused_hosts", r->refused_hosts);
         if (preflight_report_to_json(r->preflight, &pj) >= 0)
@@ -452,6 +471,8 @@ int apply_result_to_json(const ApplyResult *r, json_object **ret) {
         json_object *osds = NULL;
         if (r->osds && osd_outcomes_to_json(r->osds, &osds) >= 0)
                 json_add(jr, "osds", osds);
+        else
+                json_add(jr, "osds", json_object_new_array());
         *ret = TAKE_PTR(jr);
         return 0;
 }

@@ -61,9 +61,10 @@ typedef struct ApplyResult {
 ApplyResult *apply_result_free(ApplyResult *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ApplyResult *, apply_result_free);
 
-/* The --json object: nothing to do: {converged, steps: 0, unreachable_hosts, refused_hosts,
- * preflight}; else exec_report_to_json()'s object with converged, unreachable_hosts,
- * refused_hosts, preflight, steps_left and osds (with an OSD stage) added. */
+/* The --json object (docs/schema/apply.json), the same keys whether anything ran or not:
+ * exec_report_to_json()'s (hosts, done, failed, skipped, seconds, converged) with steps,
+ * unreachable_hosts, refused_hosts, preflight, steps_left and osds ([] without an OSD stage)
+ * added; with nothing to do, hosts and osds are [] and the counts 0. */
 int apply_result_to_json(const ApplyResult *r, json_object **ret);
 /* For people, after what controller_apply() printed to ApplyOptions.out (the plan, the
  * steps' output and their report): the OSDs and the last line ("converged: ...",

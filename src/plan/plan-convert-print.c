@@ -112,6 +112,24 @@ static void write_part(JsonWriter *w, const ConvertPart *x, bool created) {
         json_writer_end_object(w);
 }
 
+/* An OSD's shape as fields: sizes only when there is one, strings only when known */
+static void shape_write_json(JsonWriter *w, const char *key, const ConvertShape *s) {
+        json_writer_begin_object(w, key);
+        json_writer_string(w, "objectstore", s->objectstore);
+        json_writer_bool(w, "bcache", s->bcache);
+        json_writer_string(w, "journal", s->journal);
+        if (s->cache_size)
+                json_writer_u64(w, "cache_size", s->cache_size);
+        if (s->db_size)
+                json_writer_u64(w, "db_size", s->db_size);
+        json_writer_string(w, "db_device", s->db_device);
+        if (s->wal_size)
+                json_writer_u64(w, "wal_size", s->wal_size);
+        json_writer_string(w, "wal_device", s->wal_device);
+        json_writer_string(w, "fast_device", s->fast_device);
+        json_writer_end_object(w);
+}
+
 void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
         json_writer_u64(w, "format", PLAN_FORMAT_VERSION);
         json_writer_string(w, "kind", "conversion-plan");
@@ -136,6 +154,8 @@ void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
                         json_writer_u64(w, "slot", o->slot);
                         json_writer_string(w, "from", o->from);
                         json_writer_string(w, "to", o->to);
+                        shape_write_json(w, "now", &o->now);
+                        shape_write_json(w, "wanted", &o->wanted);
                         json_writer_strv(w, "reasons", o->reasons);
                         json_writer_end_object(w);
                 }
@@ -149,6 +169,22 @@ void convert_plan_write_json(const ConvertPlan *p, JsonWriter *w) {
                         write_part(w, &h->created[k], true);
                 json_writer_end_array(w);
                 json_writer_strv(w, "kept", h->kept);
+                json_writer_begin_array(w, "kept_partitions");
+                for (size_t k = 0; k < h->n_kept_parts; k++) {
+                        static const char *const why[] = { [CONVERT_KEPT_LISTED] = "keep_partitions",
+                                                           [CONVERT_KEPT_OURS] = "cephprov",
+                                                           [CONVERT_KEPT_OTHER] = "other" };
+                        const ConvertKept *kp = &h->kept_parts[k];
+                        json_writer_begin_object(w, NULL);
+                        json_writer_string(w, "device", kp->device);
+                        json_writer_u64(w, "partnum", kp->partnum);
+                        json_writer_string(w, "partname", kp->partname);
+                        json_writer_u64(w, "size", kp->size);
+                        json_writer_string(w, "why", why[kp->why]);
+                        json_writer_bool(w, "looks_like_journal", kp->looks_like_journal);
+                        json_writer_end_object(w);
+                }
+                json_writer_end_array(w);
                 json_writer_strv(w, "notes", h->notes);
                 json_writer_end_object(w);
         }

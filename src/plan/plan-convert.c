@@ -65,9 +65,19 @@ static void part_done(ConvertPart *p) {
         free(p->planned_device);
 }
 
+static void shape_done(ConvertShape *s) {
+        free(s->objectstore);
+        free(s->journal);
+        free(s->db_device);
+        free(s->wal_device);
+        free(s->fast_device);
+}
+
 static void host_done(ConvertHost *h) {
         free(h->host);
         for (size_t i = 0; i < h->n_osds; i++) {
+                shape_done(&h->osds[i].now);
+                shape_done(&h->osds[i].wanted);
                 free(h->osds[i].data_device);
                 free(h->osds[i].planned_device);
                 free(h->osds[i].from);
@@ -82,6 +92,11 @@ static void host_done(ConvertHost *h) {
                 part_done(&h->created[i]);
         free(h->created);
         strv_free(h->kept);
+        for (size_t i = 0; i < h->n_kept_parts; i++) {
+                free(h->kept_parts[i].device);
+                free(h->kept_parts[i].partname);
+        }
+        free(h->kept_parts);
         strv_free(h->notes);
 }
 
@@ -323,6 +338,37 @@ static char *shape_wanted(const ConvertCtx *c, size_t slot) {
                          db ? ", DB " : "", db ? size_format(plan_resolve_size(&p->db_size, f->size), a, sizeof a) : "",
                          wal ? ", WAL " : "", wal ? size_format(plan_resolve_size(&p->wal_size, f->size), b, sizeof b) : "",
                          f && (db || wal || cache) ? " on " : "", f && (db || wal || cache) ? f->path : "");
+}
+
+/* The same two shapes as fields (ConvertShape). false: out of memory. */
+static bool shape_wanted_fields(const ConvertCtx *c, size_t slot, ConvertShape *ret) {
+        const Profile *p = c->profile;
+        int j = plan_slot_fast(p, c->n_data, c->n_fast, slot);
+        const InvDevice *f = j >= 0 ? c->fast[j] : NULL;
+        bool db = f && p->db_size.kind != SIZE_UNSET, wal = f && p->wal_size.kind != SIZE_UNSET;
+        bool cache = f && p->bcache.enabled;
+        *ret = (ConvertShape) {
+                .objectstore = strdup(objectstore_to_string(p->osd.objectstore)), .bcache = cache,
+                .cache_size = cache ? plan_resolve_size(&p->bcache.cache_size, f->size) : 0,
+                .db_size = db ? plan_resolve_size(&p->db_size, f->size) : 0,
+                .wal_size = wal ? plan_resolve_size(&p->wal_size, f->size) : 0,
+                .fast_device = f && (db || wal || cache) ? strdup(f->path) : NULL,
+        };
+        return ret->objectstore && (!(f && (db || wal || cache)) || ret->fast_device);
+}
+
+static bool shape_now_fields(const CephOsdMetadata *m, bool on_bcache, ConvertShape *ret) {
+        bool fs = streq(m->objectstore, "filestore");
+        const char *journal = fs ? (m->journal_partition ?: m->journal_link) : NULL;
+        *ret = (ConvertShape) {
+                .objectstore = strdup(m->objectstore), .bcache = on_bcache,
+                .journal = journal ? strdup(journal) : NULL,
+                .db_size = !fs && m->dedicated_db ? m->db_size : 0,
+                .wal_size = !fs && m->dedicated_wal ? m->wal_size : 0,
+                .db_device = !fs && m->dedicated_db && m->db_path ? strdup(m->db_path) : NULL,
+                .wal_device = !fs && m->dedicated_wal && m->wal_path ? strdup(m->wal_path) : NULL,
+        };
+        return ret->objectstore && (!journal || ret->journal);
 }
 
 static char *shape_now(const CephOsdMetadata *m, bool on_bcache) {
@@ -573,7 +619,9 @@ static int plan_osd(ConvertCtx *c, int id) {
                 .rebuilt = rebuilt, .on_bcache = on_bcache,
         };
         c->ch->n_osds++;
-        if (!n[c->ch->n_osds - 1].data_device || !n[c->ch->n_osds - 1].from || !n[c->ch->n_osds - 1].to)
+        ConvertOsd *x = &n[c->ch->n_osds - 1];
+        if (!x->data_device || !x->from || !x->to || !shape_now_fields(m, on_bcache, &x->now) ||
+            !shape_wanted_fields(c, (size_t) slot, &x->wanted))
                 return oom(c);
         return 0;
 }
@@ -652,6 +700,18 @@ static int space_analyze(ConvertCtx *c, size_t j) {
                                          looks ? " (named or typed like a journal, but no OSD's metadata names it: "
                                                  "not a journal to replace)" : "");
                 if (strv_consume(&c->ch->kept, k_line) < 0)
+                        return oom(c);
+                ConvertKept *nk = realloc(c->ch->kept_parts, sizeof(ConvertKept) * (c->ch->n_kept_parts + 1));
+                if (!nk)
+                        return oom(c);
+                c->ch->kept_parts = nk;
+                nk[c->ch->n_kept_parts++] = (ConvertKept) {
+                        .device = strdup(d->path), .partnum = pt->number, .partname = pt->name ? strdup(pt->name) : NULL,
+                        .size = pt->size, .looks_like_journal = looks,
+                        .why = keep_listed(c->profile, pt->number) ? CONVERT_KEPT_LISTED :
+                               plan_partition_is_ours(c->host->name, pt) ? CONVERT_KEPT_OURS : CONVERT_KEPT_OTHER,
+                };
+                if (!nk[c->ch->n_kept_parts - 1].device || (pt->name && !nk[c->ch->n_kept_parts - 1].partname))
                         return oom(c);
         }
         return 0;

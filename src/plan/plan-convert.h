@@ -64,6 +64,29 @@ typedef struct ConvertPart {
                                     it under another name since; else NULL */
 } ConvertPart;
 
+/* An OSD's shape as fields (what ConvertOsd.from and .to say for people): now, from its
+ * metadata; wanted, from the layout. Sizes in bytes, 0: none; strings NULL: none or unknown. */
+typedef struct ConvertShape {
+        char *objectstore;       /* "filestore" | "bluestore" */
+        bool bcache;             /* on a bcache device (now), or to be (wanted) */
+        char *journal;           /* now, FileStore: its journal partition or link */
+        uint64_t cache_size;     /* wanted: the bcache cache partition */
+        uint64_t db_size, wal_size;
+        char *db_device, *wal_device; /* now: the DB/WAL paths of its metadata */
+        char *fast_device;       /* wanted: the fast device of the slot's DB/WAL/cache */
+} ConvertShape;
+
+/* A partition of a fast device left as it is (ConvertHost.kept for people). */
+typedef enum ConvertKeptWhy { CONVERT_KEPT_LISTED, CONVERT_KEPT_OURS, CONVERT_KEPT_OTHER } ConvertKeptWhy;
+typedef struct ConvertKept {
+        char *device;
+        unsigned partnum;
+        char *partname;          /* NULL: none */
+        uint64_t size;
+        ConvertKeptWhy why;      /* in keep_partitions, cephprov's, or neither */
+        bool looks_like_journal; /* named or typed like one, and no OSD's metadata names it */
+} ConvertKept;
+
 typedef struct ConvertOsd {
         int id;
         ConvertAction action;
@@ -72,6 +95,7 @@ typedef struct ConvertOsd {
         char *from;              /* the OSD now: "filestore, journal /dev/sda1" */
         char *to;                /* the layout's shape: "bluestore, DB 60 GiB on /dev/sda" */
         char **reasons;          /* each difference in words, NULL-terminated, at least one */
+        ConvertShape now, wanted; /* from and to as fields */
         bool rebuilt;            /* in this plan: action REBUILD, or NEEDS_RESHAPE with reshape */
         bool parts_replaced;     /* set by the controller from the journal before convert_plan_follow():
                                     the run under way deleted this OSD's old partitions (its phase
@@ -93,6 +117,8 @@ typedef struct ConvertHost {
         ConvertPart *created;    /* per fast device, in slot order, DB/WAL/cache */
         size_t n_created;
         char **kept;             /* partitions of the fast devices left as they are, for people */
+        ConvertKept *kept_parts; /* the same as fields */
+        size_t n_kept_parts;
         char **notes;            /* what the plan leaves alone and why, for people */
         size_t n_unchanged;      /* OSDs of the bucket already in the layout's shape */
 } ConvertHost;

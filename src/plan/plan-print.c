@@ -78,6 +78,41 @@ static void step_write_json(const Step *s, bool ids, JsonWriter *w) {
         json_writer_end_object(w);
 }
 
+static void fast_totals(const HostPlan *h, uint64_t *used, uint64_t *left);
+
+/* The devices the host plan selects, as the text's "devices:" lists them: by-id name,
+ * serial and model, so that a program finds the disk in the rack as a person does */
+static void devices_write_json(const HostPlan *h, JsonWriter *w) {
+        json_writer_begin_array(w, "devices");
+        for (size_t i = 0; i < h->n_devices; i++) {
+                const PlanDevice *d = &h->devices[i];
+                json_writer_begin_object(w, NULL);
+                json_writer_string(w, "path", d->path);
+                json_writer_string(w, "by_id", d->by_id);
+                json_writer_string(w, "serial", d->serial);
+                json_writer_string(w, "model", d->model);
+                json_writer_u64(w, "size", d->size);
+                json_writer_bool(w, "rotational", d->rotational);
+                json_writer_string(w, "role", d->fast ? "fast" : "data");
+                if (!d->fast)
+                        json_writer_u64(w, "slot", d->slot);
+                json_writer_begin_array(w, "kept");
+                for (size_t k = 0; k < d->n_kept; k++) {
+                        const PlanKept *kp = &d->kept[k];
+                        json_writer_begin_object(w, NULL);
+                        json_writer_u64(w, "partnum", kp->number);
+                        if (kp->name && kp->name[0])
+                                json_writer_string(w, "partname", kp->name);
+                        json_writer_string(w, "holder", kp->holder);
+                        json_writer_u64(w, "size", kp->size);
+                        json_writer_end_object(w);
+                }
+                json_writer_end_array(w);
+                json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+}
+
 static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
         json_writer_begin_object(w, NULL);
         json_writer_string(w, "host", h->host);
@@ -97,26 +132,36 @@ static void host_plan_write_json(const HostPlan *h, bool ids, JsonWriter *w) {
                 json_writer_end_object(w);
         }
         json_writer_end_array(w);
-        if (h->notes && h->notes[0])
-                json_writer_strv(w, "notes", h->notes);
-        if (h->warnings && h->warnings[0])
-                json_writer_strv(w, "warnings", h->warnings);
-        if (h->n_drift > 0) {
-                json_writer_begin_array(w, "drift");
-                for (size_t i = 0; i < h->n_drift; i++) {
-                        const PlanDrift *d = &h->drift[i];
-                        json_writer_begin_object(w, NULL);
-                        json_writer_string(w, "device", d->device);
-                        json_writer_u64(w, "partnum", d->partnum);
-                        json_writer_string(w, "partname", d->partname);
-                        json_writer_string(w, "role", part_role_to_string(d->role));
-                        json_writer_u64(w, "slot", d->slot);
-                        json_writer_u64(w, "size", d->size);
-                        json_writer_string(w, "reason", d->reason);
-                        json_writer_end_object(w);
-                }
-                json_writer_end_array(w);
+        json_writer_strv(w, "notes", h->notes);
+        json_writer_strv(w, "warnings", h->warnings);
+        json_writer_begin_array(w, "drift");
+        for (size_t i = 0; i < h->n_drift; i++) {
+                const PlanDrift *d = &h->drift[i];
+                json_writer_begin_object(w, NULL);
+                json_writer_string(w, "device", d->device);
+                json_writer_u64(w, "partnum", d->partnum);
+                json_writer_string(w, "partname", d->partname);
+                json_writer_string(w, "role", part_role_to_string(d->role));
+                json_writer_u64(w, "slot", d->slot);
+                json_writer_u64(w, "size", d->size);
+                json_writer_string(w, "reason", d->reason);
+                json_writer_end_object(w);
         }
+        json_writer_end_array(w);
+        devices_write_json(h, w);
+        uint64_t used = 0, left = 0;
+        fast_totals(h, &used, &left);
+        json_writer_begin_object(w, "totals");
+        json_writer_u64(w, "steps", h->n_steps);
+        json_writer_u64(w, "new_osds", h->n_new_osds);
+        json_writer_u64(w, "new_raw_bytes", h->raw_new);
+        json_writer_u64(w, "osds_after", h->n_osds);
+        json_writer_u64(w, "raw_bytes_after", h->raw_total);
+        json_writer_u64(w, "fast_used_bytes", used);
+        json_writer_u64(w, "fast_free_bytes_after", left);
+        json_writer_u64(w, "wiped_devices", h->n_wipes);
+        json_writer_u64(w, "wiped_bytes", h->wipe_bytes);
+        json_writer_end_object(w);
         json_writer_end_object(w);
 }
 
@@ -131,27 +176,58 @@ void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids) {
         host_plan_write_json(h, osd_ids, w);
 }
 
-void plan_write_json_end(JsonWriter *w, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused) {
+/* "failed" when no host could be planned, "incomplete" when some could not: n_steps then
+ * counts only the planned hosts' steps, and a program must not read 0 as "nothing to do" */
+static const char *plan_result(const PlanTotals *t, size_t n_missing, size_t n_refused) {
+        if (n_missing + n_refused > 0)
+                return t->n_hosts == 0 ? "failed" : "incomplete";
+        return t->n_steps > 0 ? "changes" : "nothing-to-do";
+}
+
+void plan_write_json_end(JsonWriter *w, const struct PlanTotals *t, char * const *missing_hosts, const PlanRefusal *refused,
+                         size_t n_refused) {
+        size_t n_missing = strv_length((char **) missing_hosts);
         json_writer_end_array(w);
-        if (missing_hosts && missing_hosts[0])
-                json_writer_strv(w, "missing_hosts", missing_hosts);
-        if (n_refused > 0) {
-                json_writer_begin_array(w, "refused_hosts");
-                for (size_t i = 0; i < n_refused; i++) {
-                        json_writer_begin_object(w, NULL);
-                        json_writer_string(w, "host", refused[i].host);
-                        json_writer_string(w, "message", refused[i].message);
-                        json_writer_end_object(w);
-                }
+        json_writer_strv(w, "missing_hosts", missing_hosts);
+        json_writer_begin_array(w, "refused_hosts");
+        for (size_t i = 0; i < n_refused; i++) {
+                json_writer_begin_object(w, NULL);
+                json_writer_string(w, "host", refused[i].host);
+                json_writer_string(w, "message", refused[i].message);
+                json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+        json_writer_string(w, "result", plan_result(t, n_missing, n_refused));
+        json_writer_begin_object(w, "totals");
+        json_writer_u64(w, "hosts_planned", t->n_hosts);
+        json_writer_u64(w, "hosts_missing", n_missing);
+        json_writer_u64(w, "hosts_refused", n_refused);
+        json_writer_u64(w, "steps", t->n_steps);
+        json_writer_u64(w, "new_osds", t->n_new);
+        json_writer_u64(w, "new_raw_bytes", t->raw);
+        json_writer_u64(w, "fast_used_bytes", t->used);
+        json_writer_u64(w, "fast_free_bytes_after", t->left);
+        json_writer_u64(w, "wiped_devices", t->n_wipes);
+        json_writer_u64(w, "wiped_bytes", t->wipe_bytes);
+        json_writer_u64(w, "drifted_partitions", t->n_drift);
+        json_writer_end_object(w);
+        if (t->n_ids > 0 && !t->ids_lost) {
+                json_writer_begin_array(w, "osd_ids");
+                for (size_t i = 0; i < t->n_ids; i++)
+                        json_writer_int(w, NULL, t->ids[i]);
                 json_writer_end_array(w);
         }
 }
 
 void plan_write_json(const Plan *p, JsonWriter *w) {
+        PlanTotals t = {};
         plan_write_json_begin(w, plan_count_steps(p));
-        for (size_t i = 0; i < p->n_hosts; i++)
+        for (size_t i = 0; i < p->n_hosts; i++) {
                 plan_write_json_host(w, &p->hosts[i], p->osd_ids_known);
-        plan_write_json_end(w, p->missing_hosts, p->refused, p->n_refused);
+                plan_totals_add(&t, &p->hosts[i]);
+        }
+        plan_write_json_end(w, &t, p->missing_hosts, p->refused, p->n_refused);
+        plan_totals_done(&t);
 }
 
 int plan_print_json(const Plan *p, FILE *f) {

@@ -270,10 +270,13 @@ void plan_write_json(const Plan *p, JsonWriter *w);
 int plan_print_json(const Plan *p, FILE *f);
 /* The same members in pieces, for host plans written as they are computed
  * (plan_compute_each): begin (format, n_steps, the hosts array opened), each host, end
- * (the array closed, missing_hosts when there are some). */
+ * (the array closed, missing_hosts and refused_hosts, the result and the totals of the hosts
+ * written, which the caller adds up with plan_totals_add()). */
+struct PlanTotals;
 void plan_write_json_begin(JsonWriter *w, size_t n_steps);
 void plan_write_json_host(JsonWriter *w, const HostPlan *h, bool osd_ids);
-void plan_write_json_end(JsonWriter *w, char * const *missing_hosts, const PlanRefusal *refused, size_t n_refused);
+void plan_write_json_end(JsonWriter *w, const struct PlanTotals *t, char * const *missing_hosts,
+                         const PlanRefusal *refused, size_t n_refused);
 
 typedef enum PlanPrintFlags {
         PLAN_PRINT_UTF8 = 1 << 0, /* arrows and multiplication signs; else plain ASCII */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "basic/macro.h"
@@ -60,6 +61,13 @@ static inline char *sh_out(const char *fmt, ...) {
         while (len > 0 && buf[len - 1] == '\n')
                 buf[--len] = 0;
         return buf;
+}
+
+/* Seconds on the monotonic clock, for timing what the agent waited. */
+static inline double bu_now_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 static inline void bu_cleanup(void) {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agent/agent.h"
+#include "agent-call.h"
 #include "controller/step-requests.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
@@ -19,83 +20,6 @@
 
 #define DB_GUID CEPH_GUID_BLOCK_DB
 #define MiB (1024ULL * 1024ULL)
-
-static unsigned next_id = 1;
-
-static void on_progress(json_object *o, void *userdata) {
-        unsigned *n = userdata;
-        if (n)
-                (*n)++;
-}
-
-/* One request; the response is returned (caller frees). */
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
-        char args[4096];
-        va_list ap;
-        va_start(ap, args_fmt);
-        vsnprintf(args, sizeof(args), args_fmt, ap);
-        va_end(ap);
-        char buf[8192];
-        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
-        json_object *req = json_tokener_parse(buf);
-        if (!req) {
-                fprintf(stderr, "bad test request: %s\n", buf);
-                exit(1);
-        }
-        json_object *resp = NULL;
-        if (agent_dispatch(s, req, &resp, on_progress, NULL) < 0)
-                exit(1);
-        json_object_put(req);
-        return resp;
-}
-
-static bool resp_ok(json_object *r) {
-        json_object *ok;
-        bool v = r && json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok);
-        if (!v)
-                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
-        return v;
-}
-
-/* Dotted path lookup: "result.created", "error.errno". */
-static json_object *jget(json_object *o, const char *path) {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s", path);
-        for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
-                if (!json_object_object_get_ex(o, k, &o))
-                        return NULL;
-        return o;
-}
-
-static const char *jstr(json_object *o, const char *path) {
-        json_object *v = jget(o, path);
-        return v ? json_object_get_string(v) : "";
-}
-
-static bool jbool(json_object *o, const char *path) {
-        json_object *v = jget(o, path);
-        return v && json_object_get_boolean(v);
-}
-
-static AgentState *agent_for(const char *allow_json, bool dry) {
-        AgentState *s = agent_state_new();
-        json_object *r = call(s, "configure", "{\"host\":\"node1\",\"allow\":%s,\"dry_run\":%s}", allow_json,
-                              dry ? "true" : "false");
-        CHECK(resp_ok(r));
-        json_object_put(r);
-        return s;
-}
-
-static char *dev_hash(const char *dev, uint64_t off, uint64_t len) {
-        char hex[65];
-        Error err = {};
-        if (sha256_file(dev, off, len, hex, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return strdup("");
-        }
-        return strdup(hex);
-}
 
 static uint64_t dev_size(const char *dev) {
         char *s = sh_out("blockdev --getsize64 %s", dev);
@@ -187,7 +111,7 @@ static void test_serve(void) {
 }
 
 static void test_run(void) {
-        AgentState *s = agent_for("[]", false);
+        AgentState *s = agent_configured("[]", false);
         json_object *r = call(s, "run", "{\"argv\":[\"sh\",\"-c\",\"echo $X; echo err >&2; exit 3\"],\"env\":{\"X\":\"42\"}}");
         CHECK(resp_ok(r));
         CHECK_STREQ(jstr(r, "result.stdout"), "42\n");
@@ -208,7 +132,7 @@ static void test_run(void) {
         agent_state_free(s);
 
         /* dry run: only commands marked read_only run */
-        s = agent_for("[]", true);
+        s = agent_configured("[]", true);
         r = call(s, "run", "{\"argv\":[\"true\"]}");
         CHECK_STREQ(jstr(r, "error.errno"), "EPERM");
         json_object_put(r);
@@ -275,7 +199,7 @@ static void test_probe(void) {
         CHECK(sh("mkfs.xfs -q -f -L cpxfs %sp2 && mkswap -q -L cpswap %sp3 >/dev/null", L, L) == 0);
         bool have_bcache = sh("make-bcache -C %sp4 >/dev/null 2>&1", L) == 0;
 
-        AgentState *s = agent_for("[]", false);
+        AgentState *s = agent_configured("[]", false);
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
         json_object *r = call(s, "inventory", "{}");
@@ -288,7 +212,7 @@ static void test_probe(void) {
         json_object_put(r);
         agent_state_free(s);
 
-        s = agent_for(allow, false);
+        s = agent_configured(allow, false);
         r = call(s, "inventory", "{}");
         CHECK(resp_ok(r));
         json_object *d = inv_part(r, L, 0);
@@ -431,63 +355,16 @@ static json_object *create_part(AgentState *s, const char *dev, unsigned no, uin
 
 /* --- a BlueStore label (written here in Ceph's encoding, cross-checked with
  *     ceph-bluestore-tool when installed) is read back: OSD id, fsids, role --- */
-static void put32(uint8_t **p, uint32_t v) {
-        for (int i = 0; i < 4; i++)
-                *(*p)++ = (uint8_t) (v >> (8 * i));
-}
-
-static void putstr(uint8_t **p, const char *s) {
-        put32(p, (uint32_t) strlen(s));
-        memcpy(*p, s, strlen(s));
-        *p += strlen(s);
-}
-
 /* ready: the label of a finished mkfs (OSD::mkfs writes "ready" last); without it, the
  * label of an mkfs killed half-way */
 static void bluestore_label_check(bool ready) {
         const char *L = bu_loop(64, true);
         const char *osd_uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
         const char *fsid = "8a9c0b1d-2e3f-4051-8263-748596a7b8c9";
-        uint8_t buf[4096] = {}, *p = buf;
-        p += sprintf((char *) p, "bluestore block device\n%s\n", osd_uuid);
-        *p++ = 2; /* struct_v */
-        *p++ = 1; /* compat */
-        uint8_t *lenp = p;
-        p += 4;
-        uint8_t *body = p;
-        static const uint8_t raw_uuid[16] = { 0x0b, 0x1c, 0x2d, 0x3e, 0x4f, 0x50, 0x46, 0x17,
-                                              0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
-        memcpy(p, raw_uuid, 16);
-        p += 16;
-        uint64_t size = 64 * MiB;
-        for (int i = 0; i < 8; i++)
-                *p++ = (uint8_t) (size >> (8 * i));
-        put32(&p, 1700000000);
-        put32(&p, 0);
-        putstr(&p, "main");
-        put32(&p, ready ? 4 : 3);
-        putstr(&p, "ceph_fsid");
-        putstr(&p, fsid);
-        putstr(&p, "type");
-        putstr(&p, "bluestore");
-        putstr(&p, "whoami");
-        putstr(&p, "7");
-        if (ready) {
-                putstr(&p, "ready");
-                putstr(&p, "ready");
-        }
-        uint8_t *end = p;
-        p = lenp;
-        put32(&p, (uint32_t) (end - body));
-        /* then Ceph's crc32c (Castagnoli, seed -1, no final inversion) of all before it */
-        uint32_t crc = 0xffffffffu;
-        for (const uint8_t *q = buf; q < end; q++) {
-                crc ^= *q;
-                for (int k = 0; k < 8; k++)
-                        crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-        }
-        p = end;
-        put32(&p, crc);
+        const char *const meta[] = { "ceph_fsid", fsid, "type", "bluestore", "whoami", "7",
+                                     ready ? "ready" : NULL, "ready", NULL };
+        uint8_t buf[4096];
+        bluestore_label(buf, osd_uuid, 64 * MiB, "main", meta);
         int fd = open(L, O_WRONLY);
         CHECK(fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == (ssize_t) sizeof(buf));
         fsync(fd);
@@ -501,7 +378,7 @@ static void bluestore_label_check(bool ready) {
         }
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         json_object *r = call(s, "inventory", "{}");
         json_object *d = inv_part(r, L, 0);
         CHECK_STREQ(jstr(d, "content.fstype"), "ceph_bluestore");
@@ -543,7 +420,7 @@ static void test_create(void) {
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
 
-        AgentState *dry = agent_for(allow, true);
+        AgentState *dry = agent_configured(allow, true);
         json_object *r = call(dry, "create-gpt", "{\"device\":\"%s\"}", L);
         CHECK(resp_ok(r) && jbool(r, "result.dry_run"));
         json_object_put(r);
@@ -552,7 +429,7 @@ static void test_create(void) {
         free(sig);
         agent_state_free(dry);
 
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
         CHECK(resp_ok(r) && jbool(r, "result.created"));
         json_object_put(r);
@@ -561,7 +438,7 @@ static void test_create(void) {
         json_object_put(r);
 
         /* a dry run of a partition: validated, said, not written */
-        dry = agent_for(allow, true);
+        dry = agent_configured(allow, true);
         char *gpt_only = dev_hash(L, 0, 0);
         r = create_part(dry, L, 1, 1 * MiB, 64 * MiB, "cp:db:0:node1", CEPH_GUID_BLOCK_DB);
         CHECK(resp_ok(r) && jbool(r, "result.created") && jbool(r, "result.dry_run"));
@@ -636,9 +513,7 @@ static void test_create(void) {
                 CHECK(resp_ok(r) && !jbool(r, "result.created"));
                 json_object_put(r);
         }
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
 
         /* conflicts are errors naming the partition, and change nothing */
         r = create_part(s, L, 2, 65 * MiB, 32 * MiB, "cp:wal:0:node1", CEPH_GUID_BLOCK_WAL);
@@ -655,10 +530,8 @@ static void test_create(void) {
         r = create_part(s, L, 4, 300 * MiB + 100, 8 * MiB, "x", DB_GUID);
         CHECK_STREQ(jstr(r, "error.errno"), "EINVAL");
         json_object_put(r);
-        after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
 
         /* plan steps go through agent_request_from_step() unchanged */
         Step st = { .id = 1, .kind = STEP_CREATE_PARTITION, .device = (char *) L, .partnum = 4,
@@ -691,10 +564,9 @@ static void test_4kn(void) {
         const char *L = bu_loops[bu_n_loops - 1];
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        AgentState *s = agent_configured(allow, false);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         r = create_part(s, L, 1, 1 * MiB, 64 * MiB, "cp:cache:0:node1", BCACHE_GUID);
         CHECK(resp_ok(r) && jbool(r, "result.created"));
         json_object_put(r);
@@ -717,9 +589,7 @@ static void test_4kn(void) {
         CHECK_INTEQ(json_object_get_int64(jget(inv_part(r, L, 2), "size")), 32 * MiB);
         CHECK_STREQ(jstr(inv_part(r, L, 1), "type_guid"), BCACHE_GUID);
         json_object_put(r);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         char *sig = sh_out("blkid -p %s; dd if=%s bs=4096 skip=%llu count=1 2>/dev/null | head -c 8", L, L,
                            (unsigned long long) (dev_size(L) / 4096 - 1));
         CHECK_STREQ(sig, ""); /* no table left, backup header included */
@@ -749,7 +619,7 @@ static void test_scenario_ssd(void) {
 
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         json_object *inv = call(s, "inventory", "{}");
         CHECK(resp_ok(inv));
         /* the planner's free space: after partition 3, 1 MiB aligned */
@@ -815,7 +685,7 @@ static void test_refusals(void) {
         char *before = dev_hash(L, 0, 0);
 
         /* outside the allow-list: every destructive op refuses, naming the device */
-        AgentState *s = agent_for("[\"/dev/nonexistent-disk\", \"/dev/disk/by-id/none-*\"]", false);
+        AgentState *s = agent_configured("[\"/dev/nonexistent-disk\", \"/dev/disk/by-id/none-*\"]", false);
         const char *ops[][2] = { { "create-gpt", "device" }, { "wipe", "device" } };
         for (size_t i = 0; i < ELEMENTSOF(ops); i++) {
                 json_object *r = call(s, ops[i][0], "{\"%s\":\"%s\"}", ops[i][1], L);
@@ -833,33 +703,27 @@ static void test_refusals(void) {
         snprintf(link, sizeof(link), "%s/by-test-hdd0", bu_dir);
         CHECK(symlink(L, link) == 0);
         snprintf(allow, sizeof(allow), "[\"%s/by-test-hdd*\"]", bu_dir);
-        s = agent_for(allow, false);
+        s = agent_configured(allow, false);
         r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
         CHECK_STREQ(jstr(r, "error.errno"), "EEXIST");
         CHECK(strstr(jstr(r, "error.message"), "xfs") && strstr(jstr(r, "error.message"), L));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
 
         /* dry run: says what it would wipe, wipes nothing */
         agent_state_free(s);
-        s = agent_for(allow, true);
+        s = agent_configured(allow, true);
         r = call(s, "wipe", "{\"device\":\"%s\"}", link);
         CHECK(resp_ok(r));
         CHECK_STREQ(json_object_get_string(json_object_array_get_idx(jget(r, "result.wiped"), 0)), "xfs");
         json_object_put(r);
-        after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
-        free(after);
+        CHECK(dev_same(L, before));
         free(before);
 
         /* asked for real: wiped, then a GPT goes on */
         agent_state_free(s);
-        s = agent_for(allow, false);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", link);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        s = agent_configured(allow, false);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", link));
         char *sig = sh_out("blkid -p %s", L);
         CHECK_STREQ(sig, "");
         free(sig);
@@ -871,7 +735,7 @@ static void test_refusals(void) {
 
 /* --- killed in the middle of a multi-partition creation, then re-run --- */
 static void create_three(const char *L, const char *allow) {
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         for (unsigned i = 1; i <= 3; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "cp:db:%u:node1", i - 1);
@@ -887,10 +751,9 @@ static void test_crash_rerun(void) {
         const char *L = bu_loop(256, false);
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        AgentState *s = agent_configured(allow, false);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
 
         /* 1: SIGKILL from outside after the first partition (a pipe says when) */
         int pfd[2];
@@ -898,7 +761,7 @@ static void test_crash_rerun(void) {
         pid_t pid = fork();
         if (pid == 0) {
                 close(pfd[0]);
-                AgentState *c = agent_for(allow, false);
+                AgentState *c = agent_configured(allow, false);
                 json_object *cr = create_part(c, L, 1, 32 * MiB, 32 * MiB, "cp:db:0:node1", DB_GUID);
                 ssize_t _unused_ n = write(pfd[1], resp_ok(cr) ? "1" : "0", 1);
                 for (;;)
@@ -957,7 +820,7 @@ static void test_bcache_unavailable(void) {
         const char *L = bu_loop(64, true);
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         char a_dev[128], a_attach[256], a_tune[256], a_backing[128];
         snprintf(a_dev, sizeof(a_dev), "{\"device\":\"%s\",\"role\":\"backing\"}", L);
         snprintf(a_attach, sizeof(a_attach), "{\"backing\":\"%s\",\"cache\":\"%s\"}", L, L);
@@ -984,21 +847,18 @@ static void test_bcache_unavailable(void) {
         json_object *r = call(s, "inventory", "{}");
         CHECK(resp_ok(r) && !jbool(r, "result.bcache_available"));
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
         agent_state_free(s);
 }
 
-static double now_s(void);
 
 /* osd-create waits for the per-device lock a bounded time and then says who holds what */
 static void test_osd_lock_bounded(void) {
         const char *L = bu_loop(64, true);
         char allow[128];
         snprintf(allow, sizeof(allow), "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         (void) mkdir("/run/cephprov", 0755);
         char lock[256];
         snprintf(lock, sizeof(lock), "/run/cephprov/osd-create-%s.lock", strrchr(L, '/') + 1);
@@ -1006,28 +866,20 @@ static void test_osd_lock_bounded(void) {
         CHECK(fd >= 0);
         CHECK(flock(fd, LOCK_EX | LOCK_NB) == 0); /* "another osd-create" holds it */
         char *before = dev_hash(L, 0, 0);
-        double t0 = now_s();
+        double t0 = bu_now_s();
         json_object *r = call(s, "osd-create", "{\"device\":\"%s\",\"osd_id\":0,\"lock_timeout\":1}", L);
-        double dt = now_s() - t0;
+        double dt = bu_now_s() - t0;
         CHECK_STREQ(jstr(r, "error.errno"), "ETIMEDOUT");
         CHECK(strstr(jstr(r, "error.message"), "another OSD creation on") != NULL);
         CHECK(strstr(jstr(r, "error.message"), lock) != NULL);
         CHECK(strstr(jstr(r, "error.message"), "after 1 s") != NULL);
         CHECK(dt >= 0.95 && dt < 3.0);
         json_object_put(r);
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
         close(fd);
         unlink(lock);
         agent_state_free(s);
-}
-
-static double now_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* --- a signature written through a partition's node while the partition is held open
@@ -1045,7 +897,7 @@ static void test_probe_held_partition(void) {
         int held = open(p1, O_RDONLY | O_CLOEXEC); /* the holder: keeps p1, and so the disk, open */
         CHECK(held >= 0);
 
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
         json_object *r = call(s, "inventory", "{}");
         CHECK(resp_ok(r));
         CHECK_STREQ(jstr(inv_part(r, L, 1), "content.fstype"), ""); /* blank, and now in the disk's cache */
@@ -1069,9 +921,9 @@ static void test_probe_held_partition(void) {
 
 #define RUN(fn)                                                                 \
         do {                                                                    \
-                double t0_ = now_s();                                           \
+                double t0_ = bu_now_s();                                        \
                 TEST_RUN(fn);                                                   \
-                fprintf(stderr, "     %s took %.2f s\n", #fn, now_s() - t0_);   \
+                fprintf(stderr, "     %s took %.2f s\n", #fn, bu_now_s() - t0_); \
         } while (0)
 
 /* --- delete-partition: only the named partition goes (its signatures, the kernel's node, the
@@ -1080,10 +932,9 @@ static void test_delete_partition(void) {
         const char *L = bu_loop(64, false);
         char allow[512];
         snprintf(allow, sizeof allow, "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        AgentState *s = agent_configured(allow, false);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         const uint64_t M = 1024 * 1024;
         r = create_part(s, L, 1, 1 * M, 8 * M, "os", "0fc63daf-8483-4772-8e79-3d69d8477de4");
         CHECK(resp_ok(r));
@@ -1211,7 +1062,7 @@ static void test_filestore(void) {
 
         char allow[128];
         snprintf(allow, sizeof allow, "[\"%s\"]", L);
-        AgentState *s = agent_for(allow, false);
+        AgentState *s = agent_configured(allow, false);
 
         /* nothing mounted: hints only, no id */
         json_object *r = call(s, "inventory", "{}");

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include "agent/agent.h"
+#include "agent-call.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
 #include "block-util.h"
@@ -17,54 +18,6 @@
 
 #define MiB (1024ULL * 1024ULL)
 
-static unsigned next_id = 1;
-
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
-        char args[4096], buf[8192];
-        va_list ap;
-        va_start(ap, args_fmt);
-        vsnprintf(args, sizeof(args), args_fmt, ap);
-        va_end(ap);
-        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
-        json_object *resp = NULL;
-        if (agent_handle_line(s, buf, &resp, NULL, NULL) < 0)
-                exit(1);
-        return resp;
-}
-
-static const char *jstr(json_object *o, const char *a, const char *b) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, a, &v) || (b && !json_object_object_get_ex(v, b, &v)))
-                return "";
-        return json_object_get_string(v);
-}
-
-static bool resp_ok(json_object *r) {
-        bool ok = streq(jstr(r, "ok", NULL), "true");
-        if (!ok)
-                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
-        return ok;
-}
-
-static AgentState *agent_for(const char *dev, bool dry) {
-        AgentState *s = agent_state_new();
-        json_object *r = call(s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\"],\"dry_run\":%s}", dev,
-                              dry ? "true" : "false");
-        CHECK(resp_ok(r));
-        json_object_put(r);
-        return s;
-}
-
-static char *dev_hash(const char *dev, uint64_t off, uint64_t len) {
-        char hex[65];
-        Error err = {};
-        if (sha256_file(dev, off, len, hex, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return strdup("");
-        }
-        return strdup(hex);
-}
 
 static void put32(uint8_t *p, uint32_t v) {
         for (int i = 0; i < 4; i++)
@@ -103,9 +56,8 @@ static void craft_header(const char *dev, void (*patch)(uint8_t *h, int fd)) {
 static void test_partition_wrap(void) {
         const char *L = bu_loop(64, false);
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        json_object *r;
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
         char *before = dev_hash(L, 0, 0);
 
         /* offset + size = 2^64 + 4096: without checked arithmetic the end is LBA 7, which
@@ -124,8 +76,8 @@ static void test_partition_wrap(void) {
                                  "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
                                  "\"type_guid\":\"%s\"}",
                                  L, wraps[i].offset, wraps[i].size, CEPH_GUID_BLOCK_DB);
-                        CHECK_STREQ(jstr(r, "error", "errno"), "ENOSPC");
-                        const char *m = jstr(r, "error", "message");
+                        CHECK_STREQ(jstr(r, "error.errno"), "ENOSPC");
+                        const char *m = jstr(r, "error.message");
                         CHECK(strstr(m, "partition 1") && strstr(m, "ends beyond") && strstr(m, L));
                         if (!strstr(m, "ends beyond"))
                                 fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
@@ -133,10 +85,8 @@ static void test_partition_wrap(void) {
                 }
                 agent_state_free(a);
         }
-        char *after = dev_hash(L, 0, 0);
-        CHECK_STREQ(before, after);
+        CHECK(dev_same(L, before));
         free(before);
-        free(after);
         CHECK(sh("sgdisk -v %s | grep -q 'No problems found'", L) == 0);
         agent_state_free(s);
 }
@@ -171,18 +121,16 @@ static void test_gpt_crafted(void) {
         json_object *r = call(s, "create-partition",
                               "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"x\",\"type_guid\":\"%s\"}",
                               L, 60 * MiB, 1 * MiB, CEPH_GUID_BLOCK_DB);
-        CHECK_STREQ(jstr(r, "error", "errno"), "EBADMSG");
-        CHECK(strstr(jstr(r, "error", "message"), "no valid GPT") &&
-              strstr(jstr(r, "error", "message"), "entry size 1048576"));
+        CHECK_STREQ(jstr(r, "error.errno"), "EBADMSG");
+        CHECK(strstr(jstr(r, "error.message"), "no valid GPT") &&
+              strstr(jstr(r, "error.message"), "entry size 1048576"));
         json_object_put(r);
         char *h = dev_hash(L, 34 * 512, size - 67 * 512);
         CHECK_STREQ(h, data_before);
         free(h);
 
         /* wipe: the standard table areas, not the 48 MiB before "first usable" */
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         h = dev_hash(L, 34 * 512, size - 67 * 512);
         CHECK_STREQ(h, data_before);
         free(h);
@@ -197,9 +145,7 @@ static void test_gpt_crafted(void) {
         craft_header(L, p_array_inside);
         char *low_before = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
         char *high_before = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
-        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+        CHECK(call_ok(s, "wipe", "{\"device\":\"%s\"}", L));
         char *low = dev_hash(L, 34 * 512, (array_lba - 34) * 512);
         char *high = dev_hash(L, (array_lba + 32) * 512, (n_lba - 33 - array_lba - 32) * 512);
         CHECK_STREQ(low, low_before);
@@ -259,15 +205,11 @@ static json_object *delete_part(AgentState *s, const char *dev, unsigned no, con
  * random bytes everywhere else the tests look. */
 static AgentState *disk_with_partition(const char *L) {
         AgentState *s = agent_for(L, false);
-        json_object *r = call(s, "create-gpt", "{\"device\":\"%s\"}", L);
-        CHECK(resp_ok(r));
-        json_object_put(r);
-        r = call(s, "create-partition",
+        CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
+        CHECK(call_ok(s, "create-partition",
                  "{\"device\":\"%s\",\"number\":1,\"offset\":%llu,\"size\":%llu,\"name\":\"cp:db:0:node1\","
                  "\"type_guid\":\"%s\"}",
-                 L, 8 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB);
-        CHECK(resp_ok(r));
-        json_object_put(r);
+                 L, 8 * MiB, 16 * MiB, CEPH_GUID_BLOCK_DB));
         CHECK(sh("test -b %sp1", L) == 0);
         CHECK(sh("dd if=/dev/urandom of=%s bs=1M seek=1 count=62 oflag=direct status=none", L) == 0);
         return s;
@@ -298,8 +240,8 @@ static void test_delete_kernel_differs(void) {
                 for (int dry = 1; dry >= 0; dry--) {
                         AgentState *a = agent_for(L, dry);
                         json_object *r = delete_part(a, L, 1, "cp:db:0:node1");
-                        const char *m = jstr(r, "error", "message");
-                        CHECK_STREQ(jstr(r, "error", "errno"), "EBUSY");
+                        const char *m = jstr(r, "error.message");
+                        CHECK_STREQ(jstr(r, "error.errno"), "EBUSY");
                         CHECK(strstr(m, "partition 1 of") && strstr(m, L) && strstr(m, cases[i].gpt) &&
                               strstr(m, kname) && strstr(m, cases[i].kernel) && strstr(m, "refusing to delete it"));
                         if (!strstr(m, cases[i].gpt))
@@ -365,8 +307,8 @@ static void test_delete_entry_insane(void) {
                 for (int dry = 1; dry >= 0; dry--) {
                         AgentState *a = agent_for(L, dry);
                         json_object *r = delete_part(a, L, 1, "cp:db:0:node1");
-                        const char *m = jstr(r, "error", "message");
-                        CHECK_STREQ(jstr(r, "error", "errno"), "EBADMSG");
+                        const char *m = jstr(r, "error.message");
+                        CHECK_STREQ(jstr(r, "error.errno"), "EBADMSG");
                         CHECK(strstr(m, "partition 1 of") && strstr(m, L) && strstr(m, cases[i].why) &&
                               strstr(m, "refusing to delete it"));
                         if (!strstr(m, cases[i].why))

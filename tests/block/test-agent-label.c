@@ -13,6 +13,7 @@
 #include <fcntl.h>
 
 #include "agent/agent.h"
+#include "agent-call.h"
 #include "basic/json-util.h"
 #include "basic/sha256.h"
 #include "block-util.h"
@@ -24,103 +25,16 @@
 #define OSD2 "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 #define GONE "9e8d7c6b-5a49-4837-a625-140312f0e1d2"
 
-static unsigned next_id = 1;
 static char fake_log[512];
 /* an erased label lets osd-create go on to prepare, which first makes /var/lib/ceph/osd
  * (the ceph-osd package's) when it is missing: not on a machine without it */
 static bool prepare_ok;
 
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) _printf_(3, 4);
-static json_object *call(AgentState *s, const char *op, const char *args_fmt, ...) {
-        char args[4096], buf[8192];
-        va_list ap;
-        va_start(ap, args_fmt);
-        vsnprintf(args, sizeof(args), args_fmt, ap);
-        va_end(ap);
-        snprintf(buf, sizeof(buf), "{\"id\":%u,\"op\":\"%s\",\"args\":%s}", next_id++, op, args);
-        json_object *resp = NULL;
-        if (agent_handle_line(s, buf, &resp, NULL, NULL) < 0)
-                exit(1);
-        return resp;
-}
-
-static const char *jstr(json_object *o, const char *a, const char *b) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, a, &v) || (b && !json_object_object_get_ex(v, b, &v)))
-                return "";
-        return json_object_get_string(v);
-}
-
-static bool resp_ok(json_object *r) {
-        bool ok = streq(jstr(r, "ok", NULL), "true");
-        if (!ok)
-                fprintf(stderr, "  response: %s\n", json_object_to_json_string(r));
-        return ok;
-}
-
-static char *dev_hash(const char *dev) {
-        char hex[65];
-        Error err = {};
-        if (sha256_file(dev, 0, 0, hex, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return strdup("");
-        }
-        return strdup(hex);
-}
-
-static void put32(uint8_t **p, uint32_t v) {
-        for (int i = 0; i < 4; i++)
-                *(*p)++ = (uint8_t) (v >> (8 * i));
-}
-
-static void putstr(uint8_t **p, const char *s) {
-        put32(p, (uint32_t) strlen(s));
-        memcpy(*p, s, strlen(s));
-        *p += strlen(s);
-}
-
 /* A BlueStore label block as BlueStore writes a DB/WAL device's (description "bluefs db" or
- * "bluefs wal"), in Ceph's encoding with its crc32c; `cluster_fsid` adds a ceph_fsid to the
- * meta (NULL: an empty meta). */
+ * "bluefs wal"); `cluster_fsid` adds a ceph_fsid to the meta (NULL: an empty meta). */
 static void label_block(uint8_t buf[4096], const char *osd_uuid, const char *description, const char *cluster_fsid) {
-        memset(buf, 0, 4096);
-        uint8_t *p = buf;
-        p += sprintf((char *) p, "bluestore block device\n%s\n", osd_uuid);
-        *p++ = 2; /* struct_v */
-        *p++ = 1; /* compat */
-        uint8_t *lenp = p;
-        p += 4;
-        uint8_t *body = p;
-        for (const char *u = osd_uuid; *u; u++) {
-                if (*u == '-')
-                        continue;
-                unsigned v;
-                sscanf(u, "%2x", &v);
-                *p++ = (uint8_t) v;
-                u++;
-        }
-        uint64_t size = 16 * MiB;
-        for (int i = 0; i < 8; i++)
-                *p++ = (uint8_t) (size >> (8 * i));
-        put32(&p, 1700000000);
-        put32(&p, 0);
-        putstr(&p, description);
-        put32(&p, cluster_fsid ? 1 : 0);
-        if (cluster_fsid) {
-                putstr(&p, "ceph_fsid");
-                putstr(&p, cluster_fsid);
-        }
-        uint8_t *end = p;
-        p = lenp;
-        put32(&p, (uint32_t) (end - body));
-        uint32_t crc = 0xffffffffu;
-        for (const uint8_t *q = buf; q < end; q++) {
-                crc ^= *q;
-                for (int k = 0; k < 8; k++)
-                        crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-        }
-        p = end;
-        put32(&p, crc);
+        const char *const meta[] = { "ceph_fsid", cluster_fsid, NULL };
+        bluestore_label(buf, osd_uuid, 16 * MiB, description, cluster_fsid ? meta : NULL);
 }
 
 static void write_block(const char *dev, const uint8_t buf[4096]) {
@@ -158,6 +72,7 @@ typedef struct Rig {
         const char *hdd, *ssd;  /* the blank data device; the fast device with db-a, wal-a */
         char db[80], wal[80];   /* their partitions' nodes */
         AgentState *s;
+        char *hdd_before, *ssd_before; /* sha256 of each device before the request */
 } Rig;
 
 static void rig_up(Rig *r) {
@@ -169,15 +84,20 @@ static void rig_up(Rig *r) {
         snprintf(r->db, sizeof(r->db), "%sp1", r->ssd);
         snprintf(r->wal, sizeof(r->wal), "%sp2", r->ssd);
         CHECK(access(r->db, F_OK) == 0 && access(r->wal, F_OK) == 0);
-        r->s = agent_state_new();
-        json_object *c = call(r->s, "configure", "{\"host\":\"node1\",\"allow\":[\"%s\",\"%s\"],\"dry_run\":false}",
-                              r->hdd, r->ssd);
-        CHECK(resp_ok(c));
-        json_object_put(c);
+        r->s = agent_for2(r->hdd, r->ssd, false);
+        r->hdd_before = r->ssd_before = NULL;
+}
+
+/* Both devices as they are now, for check_refused(). */
+static void rig_hash(Rig *r) {
+        r->hdd_before = dev_hash(r->hdd, 0, 0);
+        r->ssd_before = dev_hash(r->ssd, 0, 0);
 }
 
 static void rig_down(Rig *r) {
         agent_state_free(r->s);
+        free(r->hdd_before);
+        free(r->ssd_before);
 }
 
 /* osd-create of osd.4 on the blank HDD with its DB (and WAL when `wal`) on the SSD; `extra`
@@ -199,15 +119,15 @@ static json_object *create(Rig *r, bool wal, const char *extra) {
             "{\"osd\":2,\"uuid\":\"" OSD2 "\",\"destroyed\":true}]}"
 
 /* refused: EEXIST, the message, no byte of either device changed, ceph-volume not run */
-static void check_refused(Rig *r, json_object *resp, const char *hdd_before, const char *ssd_before, const char *msg) {
+static void check_refused(Rig *r, json_object *resp, const char *msg) {
         CHECK(!resp_ok(resp));
-        CHECK_STREQ(jstr(resp, "error", "errno"), "EEXIST");
-        if (!strstr(jstr(resp, "error", "message"), msg))
+        CHECK_STREQ(jstr(resp, "error.errno"), "EEXIST");
+        if (!strstr(jstr(resp, "error.message"), msg))
                 fprintf(stderr, "  expected in the message: %s\n", msg);
-        CHECK(strstr(jstr(resp, "error", "message"), msg) != NULL);
-        char *h = dev_hash(r->hdd), *s = dev_hash(r->ssd);
-        CHECK_STREQ(h, hdd_before);
-        CHECK_STREQ(s, ssd_before);
+        CHECK(strstr(jstr(resp, "error.message"), msg) != NULL);
+        char *h = dev_hash(r->hdd, 0, 0), *s = dev_hash(r->ssd, 0, 0);
+        CHECK_STREQ(h, r->hdd_before);
+        CHECK_STREQ(s, r->ssd_before);
         free(h);
         free(s);
         CHECK_INTEQ(fake_runs(), 0);
@@ -216,7 +136,7 @@ static void check_refused(Rig *r, json_object *resp, const char *hdd_before, con
 /* erased: the DB label block zero, prepare reached (the fake failed it), nothing refused */
 static void check_erased_then_prepare(Rig *r, json_object *resp) {
         CHECK(!resp_ok(resp));
-        CHECK(strstr(jstr(resp, "error", "message"), "fake ceph-volume") != NULL);
+        CHECK(strstr(jstr(resp, "error.message"), "fake ceph-volume") != NULL);
         CHECK(block_zero(r->db));
         CHECK_INTEQ(fake_runs(), 1);
 }
@@ -228,7 +148,7 @@ static void test_live_osd_refused(void) {
         uint8_t label[4096];
         label_block(label, OSD1, "bluefs db", NULL);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd), *s = dev_hash(r.ssd);
+        rig_hash(&r);
         json_object *resp = create(&r, false, MAP);
         char want[512];
         snprintf(want, sizeof(want),
@@ -236,11 +156,9 @@ static void test_live_osd_refused(void) {
                  "), which the cluster still has and which is not destroyed (osd map epoch 40): refusing to erase it; if "
                  "'%s' replaced osd.1's disk, run `cephprov replace LAYOUT node1 %s`",
                  r.db, r.hdd, r.hdd, r.hdd);
-        check_refused(&r, resp, h, s, want);
+        check_refused(&r, resp, want);
         CHECK(block_is(r.db, label));
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -251,10 +169,9 @@ static void test_no_map_refused(void) {
         uint8_t label[4096];
         label_block(label, GONE, "bluefs db", FSID);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd), *s = dev_hash(r.ssd);
+        rig_hash(&r);
         json_object *resp = create(&r, false, "");
-        check_refused(&r, resp, h, s,
-                      "carries the BlueStore label of an OSD (uuid " GONE "), and the request carries no OSD map");
+        check_refused(&r, resp, "carries the BlueStore label of an OSD (uuid " GONE "), and the request carries no OSD map");
         CHECK(block_is(r.db, label));
         json_object_put(resp);
 
@@ -264,8 +181,6 @@ static void test_no_map_refused(void) {
                 check_erased_then_prepare(&r, resp);
                 json_object_put(resp);
         }
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -275,12 +190,10 @@ static void test_other_cluster_refused(void) {
         uint8_t label[4096];
         label_block(label, GONE, "bluefs db", OTHER_FSID);
         write_block(r.db, label);
-        char *h = dev_hash(r.hdd), *s = dev_hash(r.ssd);
+        rig_hash(&r);
         json_object *resp = create(&r, false, MAP);
-        check_refused(&r, resp, h, s, "of another cluster (" OTHER_FSID ", this one is " FSID "): refusing to erase it");
+        check_refused(&r, resp, "of another cluster (" OTHER_FSID ", this one is " FSID "): refusing to erase it");
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 
@@ -319,16 +232,14 @@ static void test_judged_together(void) {
         label_block(wal, OSD1, "bluefs wal", NULL);
         write_block(r.db, db);
         write_block(r.wal, wal);
-        char *h = dev_hash(r.hdd), *s = dev_hash(r.ssd);
+        rig_hash(&r);
         json_object *resp = create(&r, true, MAP);
         char want[256];
         snprintf(want, sizeof(want), "'%s' (WAL partition for the OSD on '%s' of 'node1') carries the BlueStore label of osd.1",
                  r.wal, r.hdd);
-        check_refused(&r, resp, h, s, want);
+        check_refused(&r, resp, want);
         CHECK(block_is(r.db, db) && block_is(r.wal, wal));
         json_object_put(resp);
-        free(h);
-        free(s);
         rig_down(&r);
 }
 

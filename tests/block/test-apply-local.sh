@@ -6,32 +6,10 @@
 # a data device with an xfs signature (wipe off) must be refused and left untouched.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/block-lib.sh"
 
 cephprov=${1:?usage: test-apply-local.sh CEPHPROV}
-[ "$(id -u)" = 0 ] || skip "needs root for loop devices"
-[ -e /dev/loop-control ] || skip "no /dev/loop-control: loop devices are not available"
-for t in sgdisk partx losetup blkid sha256sum mkfs.xfs; do
-        command -v "$t" >/dev/null || skip "'$t' is missing (contrib/install-deps.sh installs it)"
-done
-
-dir=$(mktemp -d /tmp/cephprov-apply-local.XXXXXX)
-loops=()
-cleanup() {
-        for l in "${loops[@]}"; do
-                partx -d "$l" 2>/dev/null
-                losetup -d "$l"
-        done
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-export CEPHPROV_STATE_DIR=$dir/state
-
-attach() { # attach IMAGE ROTATIONAL → prints the loop device
-        local l
-        l=$(losetup -f --show -P "$1") || return 1
-        echo "$2" >"/sys/block/${l#/dev/}/queue/rotational"
-        echo "$l"
-}
+block_setup apply-local sgdisk partx losetup blkid sha256sum mkfs.xfs
 
 # The SSD: 2 GiB, partitions 1-3 as on scenario 1's SSDs (scaled), filled with random bytes.
 truncate -s 2G "$dir/ssd.img"
@@ -39,10 +17,10 @@ sgdisk -n 1:2048:+1M -t 1:EF02 -c 1:bios \
           -n 2:0:+256M -t 2:FD00 -c 2:os \
           -n 3:0:+128M -t 3:FD00 -c 3:swap "$dir/ssd.img" >/dev/null
 truncate -s 1G "$dir/hdd0.img" "$dir/hdd1.img" "$dir/hdd2.img"
-ssd=$(attach "$dir/ssd.img" 0) && loops+=("$ssd")
-hdd0=$(attach "$dir/hdd0.img" 1) && loops+=("$hdd0")
-hdd1=$(attach "$dir/hdd1.img" 1) && loops+=("$hdd1")
-hdd2=$(attach "$dir/hdd2.img" 1) && loops+=("$hdd2")
+block_attach ssd "$dir/ssd.img" 0
+block_attach hdd0 "$dir/hdd0.img" 1
+block_attach hdd1 "$dir/hdd1.img" 1
+block_attach hdd2 "$dir/hdd2.img" 1
 partx -a "$ssd" 2>/dev/null # no partition parser in this kernel: add the nodes by BLKPG
 for n in 1 2 3; do
         # never let dd create a regular file under /dev

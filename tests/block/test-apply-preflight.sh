@@ -11,44 +11,23 @@
 #    plan, and a device that is not what the plan saw, are refused and named.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/block-lib.sh"
 
 cephprov=${1:?usage: test-apply-preflight.sh CEPHPROV AGENT-TOOL}
 agent_tool=${2:?usage: test-apply-preflight.sh CEPHPROV AGENT-TOOL}
-[ "$(id -u)" = 0 ] || skip "needs root for loop devices"
-[ -e /dev/loop-control ] || skip "no /dev/loop-control: loop devices are not available"
-for t in sgdisk partx losetup sha256sum; do
-        command -v "$t" >/dev/null || skip "'$t' is missing (contrib/install-deps.sh installs it)"
-done
 # the point is a kernel without bcache; where it has bcache the refusal cannot be shown
 [ -e /sys/fs/bcache ] && skip "this kernel has bcache (/sys/fs/bcache): the vm tier covers bcache hosts"
 if command -v modprobe >/dev/null && modprobe -n bcache 2>/dev/null; then
         skip "modprobe could load bcache here: the refusal cannot be shown"
 fi
 
-dir=$(mktemp -d /tmp/cephprov-preflight.XXXXXX)
-loops=()
-cleanup() {
-        for l in "${loops[@]}"; do
-                partx -d "$l" 2>/dev/null
-                losetup -d "$l"
-        done
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-export CEPHPROV_STATE_DIR=$dir/state
-
-attach() { # attach IMAGE ROTATIONAL → prints the loop device
-        local l
-        l=$(losetup -f --show -P "$1") || return 1
-        echo "$2" >"/sys/block/${l#/dev/}/queue/rotational"
-        echo "$l"
-}
+block_setup preflight sgdisk partx losetup sha256sum
 
 truncate -s 256M "$dir/ssd.img"
 truncate -s 128M "$dir/hdd0.img" "$dir/hdd1.img"
-ssd=$(attach "$dir/ssd.img" 0) && loops+=("$ssd")
-hdd0=$(attach "$dir/hdd0.img" 1) && loops+=("$hdd0")
-hdd1=$(attach "$dir/hdd1.img" 1) && loops+=("$hdd1")
+block_attach ssd "$dir/ssd.img" 0
+block_attach hdd0 "$dir/hdd0.img" 1
+block_attach hdd1 "$dir/hdd1.img" 1
 # random bytes, so that "nothing written" is a real claim and not zeros compared to zeros
 for l in "$ssd" "$hdd0" "$hdd1"; do
         dd if=/dev/urandom of="$l" bs=1M count=4 conv=notrunc status=none
@@ -56,11 +35,14 @@ done
 sync
 sums_before=$(sha256sum "$ssd" "$hdd0" "$hdd1")
 
-cat >"$dir/bcache.yaml" <<YAML
+# local1's layout: its SSD holds the DBs of both HDDs; the profile named PROFILE, with
+# PROFILE-LINES added to it
+layout() { # layout FILE PROFILE [PROFILE-LINES]
+        cat >"$1" <<YAML
 cluster:
   name: preflight
 profiles:
-  bc:
+  $2:
     allow: [$ssd, $hdd0, $hdd1]
     data:
       devices: [$hdd0, $hdd1]
@@ -68,13 +50,15 @@ profiles:
       devices: [$ssd]
       data_per_fast: 2
     db_size: 64M
-    bcache:
-      cache_size: 32M
-hosts:
+${3-}hosts:
   - name: local1
     transport: local
-    profile: bc
+    profile: $2
 YAML
+}
+layout "$dir/bcache.yaml" bc "    bcache:
+      cache_size: 32M
+"
 
 # --- a bcache layout on a kernel without bcache ---
 out=$("$cephprov" plan "$dir/bcache.yaml" --detail 2>&1)
@@ -108,23 +92,7 @@ check_contains "apply --json counts the refused host" "$flat" '"refused_hosts":1
 check_contains "apply --json carries the reason" "$flat" '"check":"bcache","ok":false,"reason":"thekernelhasnobcachesupport'
 
 # --- a layout that creates OSDs, on a host where ceph-volume is not in PATH ---
-cat >"$dir/osds.yaml" <<YAML
-cluster:
-  name: preflight
-profiles:
-  db:
-    allow: [$ssd, $hdd0, $hdd1]
-    data:
-      devices: [$hdd0, $hdd1]
-    fast:
-      devices: [$ssd]
-      data_per_fast: 2
-    db_size: 64M
-hosts:
-  - name: local1
-    transport: local
-    profile: db
-YAML
+layout "$dir/osds.yaml" db
 nocv=$dir/bin
 mkdir -p "$nocv"
 # a PATH with the tools the agent would run, minus ceph-volume (the local transport runs

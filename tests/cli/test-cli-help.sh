@@ -115,7 +115,7 @@ json_usage_error() { # json_usage_error DESCRIPTION EXPECTED-MESSAGE-START ARGS.
         check "$what with --json: a JSON error object on stdout" python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
-assert list(j) == ["format", "error"] and j["format"] == 1, j
+assert list(j) == ["format", "kind", "error"] and j["format"] == 1 and j["kind"] == "error", j
 m = j["error"]["message"]
 assert m.startswith(sys.argv[2] + " (usage: cephprov " + sys.argv[3] + " "), m
 ' "$out" "$expected" "$1"
@@ -131,6 +131,15 @@ if command -v python3 >/dev/null; then
         json_usage_error "status with two layouts" "cephprov status: expected one layout file" status --json "$layout" "$layout"
         json_usage_error "bad --parallel" "cephprov apply: --parallel needs a number from 1 to 64, not '0'" \
                 apply --json "$layout" --parallel 0
+        # an unknown command with --json: the same document (exit 2), with the nearest command
+        out=$("$cephprov" plann "$layout" --json 2>/dev/null); rc=$?
+        check_eq "unknown command with --json exits 2" "$rc" 2
+        check "unknown command with --json: the error document on stdout" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert list(j) == ["format", "kind", "error"] and j["kind"] == "error", j
+assert j["error"]["message"] == "unknown command \x27plann\x27 (did you mean \x27plan\x27? see \x27cephprov help\x27)", j
+' "$out"
 else
         echo "SKIP: python3 missing (usage errors with --json)"
 fi

@@ -55,6 +55,11 @@ for e in $("$cephprov" help lock | grep -o 'CEPHPROV_[A-Z_]*' | sort -u) NO_COLO
         check "cephprov(8) documents $e" grep -q "$e" <<<"$man8"
 done
 check "cephprov(8) has the global --color" grep -q -- "--color=WHEN" <<<"$man8"
+# issue 30: --parallel's range is the binary's (and the layout's osd.parallel), 1 to 64
+check "cephprov(8) gives --parallel the range 1 to 64" grep -q "OSD creations at once per host, 1 to 64" <<<"$man8"
+check "... which the binary takes: 64 passes the options, 65 is a usage error" bash -c \
+        '"$1" apply /nonexistent --parallel 65 2>&1 | grep -q "from 1 to 64" && ! "$1" apply /nonexistent --parallel 64 2>&1 | grep -q -- "--parallel"' _ "$cephprov"
+check "cephprov(8) says what --json prints (format, kind, the error document)" grep -q "document of kind error" <<<"$man8"
 
 # every key of the docs' tables: "| `key` |" or "| `a`, `b` |" in the first column
 doc_keys() { sed -n 's/^| \(`[^|]*\) |.*/\1/p' "$1" | grep -o '`[a-z_][a-z_0-9]*`' | tr -d '`' | sort -u; }

@@ -197,6 +197,7 @@ check_eq "plan --json with a missing inventory exits 1" "$rc" 1
 check_contains "plan --json failure: message on stderr" "$(cat "$tmp/err")" "no-such-inventory.json"
 check_eq "plan --json failure: JSON error on stdout" "$out" "{
   \"format\": 1,
+  \"kind\": \"error\",
   \"error\": {
     \"message\": \"cannot open '$data/no-such-inventory.json': No such file or directory\"
   }
@@ -240,8 +241,8 @@ check_eq "validate --json (a playbook): format and kind first" \
 check_eq "validate --json --hosts (a playbook's plan): format and kind first" \
         "$("$cephprov" validate "$src/playbooks/drain-node.yaml" --hosts node1 --json 2>/dev/null | fk)" \
         "['format', 'kind'] 1 playbook-plan"
-check_eq "an error document: format first" "$("$cephprov" plan "$layout" --inventory /nonexistent --json 2>/dev/null |
-        python3 -c 'import json, sys; print(list(json.load(sys.stdin)))')" "['format', 'error']"
+check_eq "an error document: format and kind first" "$("$cephprov" plan "$layout" --inventory /nonexistent --json 2>/dev/null |
+        python3 -c 'import json, sys; print(list(json.load(sys.stdin)))')" "['format', 'kind', 'error']"
 check "plan --inventory reads an inventory document that says its kind" bash -c \
         'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d[\"kind\"]=\"inventory\"; json.dump(d,open(sys.argv[2],\"w\"))" "$2" "$3" &&
          "$1" plan "$4" --inventory "$3" >/dev/null 2>&1' _ "$cephprov" "$inv1" "$tmp/inv-kind.json" "$layout"
@@ -313,6 +314,7 @@ out=$("$cephprov" plan "$bad" --inventory "$inv1" --json 2>/dev/null); rc=$?
 check_eq "plan --json with an invalid layout exits 1" "$rc" 1
 check_eq "plan --json invalid layout: error with file, line and column" "$out" "{
   \"format\": 1,
+  \"kind\": \"error\",
   \"error\": {
     \"message\": \"admin_host 'node3' is not in 'hosts' (expected one of: node1, node2)\",
     \"file\": \"$bad\",

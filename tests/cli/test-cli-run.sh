@@ -50,7 +50,7 @@ for verb in drain destroy; do
         check "$verb --json of a host not in the layout: a JSON error object on stdout" python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
-assert list(j) == ["format", "error"] and "nosuch" in j["error"]["message"], j' "$out"
+assert list(j) == ["format", "kind", "error"] and "nosuch" in j["error"]["message"], j' "$out"
 done
 run 1 "host 'nosuch' given with --take-back is not in layout" "apply --take-back of a host not in the layout" \
         apply "$layout" --take-back nosuch

@@ -12,6 +12,7 @@
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "ceph/ceph.h"
+#include "fixture.h"
 #include "test.h"
 
 /* osd-dump-noout-osd-down.json: osd.1 down (it booted once), in, not destroyed */
@@ -20,29 +21,9 @@
 #define GONE "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 #define OTHER_FSID "8a9c0b1d-2e3f-4051-8263-748596a7b8c9"
 
-static char *slurp(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        if (!f) {
-                fprintf(stderr, "cannot open '%s'\n", p ? p : name);
-                CHECK(f != NULL);
-                return NULL;
-        }
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
-}
-
 /* What the agent gets: the controller's osd_map of a captured dump, as JSON text and back. */
 static CephOsdDump *map_of(const char *fixture) {
-        _cleanup_(freep) char *text = slurp(fixture);
+        _cleanup_(freep) char *text = fixture_ceph(fixture);
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
         Error err = {};
         CHECK(text && ceph_osd_dump_parse(text, &dump, &err) == 0);
@@ -68,7 +49,7 @@ static int judge(const InvOsd *l, const char *redo, const CephOsdDump *map, Erro
 
 /* The controller's side: every OSD of the map with its uuid and whether it is destroyed. */
 static void test_identities(void) {
-        _cleanup_(freep) char *text = slurp("osd-dump-destroyed-new.json");
+        _cleanup_(freep) char *text = fixture_ceph("osd-dump-destroyed-new.json");
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL, *back = NULL;
         Error err = {};
         CHECK(text && ceph_osd_dump_parse(text, &dump, &err) == 0);

@@ -15,6 +15,7 @@
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph-adapt.h"
+#include "fixture.h"
 #include "test.h"
 
 /* a window of n ops, `over` of them over the target */
@@ -434,24 +435,6 @@ static void test_json(void) {
         CHECK(d.reason == NULL);
 }
 
-static char *slurp_ceph(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        CHECK(f != NULL);
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
-}
-
 static char *ops_string(const CephConfigOp *ops, size_t n) {
         char *buf = NULL;
         size_t len = 0;
@@ -697,8 +680,8 @@ static void test_refill_slow_ops(void) {
         _cleanup_(ceph_pg_dump_freep) CephPgDump *pgs = NULL;
         Error err = {};
         CHECK_INTEQ(ceph_pg_dump_parse(pgs_json, &pgs, &err), 0);
-        _cleanup_(freep) char *two = slurp_ceph("synthetic-health-detail-slow-ops.json");     /* osd.1, osd.9 */
-        _cleanup_(freep) char *one = slurp_ceph("synthetic-health-detail-slow-ops-one.json"); /* osd.3 */
+        _cleanup_(freep) char *two = fixture_ceph("synthetic-health-detail-slow-ops.json");     /* osd.1, osd.9 */
+        _cleanup_(freep) char *one = fixture_ceph("synthetic-health-detail-slow-ops-one.json"); /* osd.3 */
         _cleanup_(ceph_health_freep) CephHealth *h_elsewhere = health_of(two), *h_refill = health_of(one),
                                                 *h_ok = health_of("{\"status\":\"HEALTH_OK\",\"checks\":{},\"mutes\":[]}");
         /* osd.1 is the source of the move and osd.9 is not moving: elsewhere */
@@ -761,7 +744,7 @@ static void test_last_rung(void) {
 
 /* the restore record covers every key of the ladder, from the captured config dump */
 static void test_plan(void) {
-        _cleanup_(freep) char *cd = slurp_ceph("config-dump.json");
+        _cleanup_(freep) char *cd = fixture_ceph("config-dump.json");
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
         Error err = {};
         CHECK_INTEQ(ceph_config_dump_parse(cd, &before, &err), 0);
@@ -784,7 +767,7 @@ static void test_plan(void) {
         CHECK_STREQ(back_s, restore);
         ceph_config_ops_free(back, n_back);
 
-        _cleanup_(freep) char *ov = slurp_ceph("synthetic-config-dump-overrides.json");
+        _cleanup_(freep) char *ov = fixture_ceph("synthetic-config-dump-overrides.json");
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before2 = NULL;
         CHECK_INTEQ(ceph_config_dump_parse(ov, &before2, &err), 0);
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *m = NULL;

@@ -12,45 +12,16 @@
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph-cluster.h"
+#include "fixture.h"
 #include "test.h"
 
 #define GiB_KB (1024ULL * 1024ULL)
-
-static bool str_eq(const char *a, const char *b) {
-        return a && b && strcmp(a, b) == 0;
-}
-
-static char *slurp(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        if (!f) {
-                fprintf(stderr, "cannot open '%s'\n", p ? p : name);
-                CHECK(f != NULL);
-                return NULL;
-        }
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
-}
 
 static bool strv_has_prefix(char **l, const char *prefix) {
         STRV_FOREACH(s, l)
                 if (startswith(*s, prefix))
                         return true;
         return false;
-}
-
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
 }
 
 static void test_argv(void) {
@@ -152,7 +123,7 @@ static void test_argv(void) {
 
 static void test_df_tree(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("synthetic-osd-df-tree-4hosts.json");
+        _cleanup_(freep) char *s = fixture_ceph("synthetic-osd-df-tree-4hosts.json");
         _cleanup_(ceph_osd_df_tree_freep) CephOsdDfTree *t = NULL;
         CHECK_INTEQ(ceph_osd_df_tree_parse(s, &t, &err), 0);
         if (!t)
@@ -177,7 +148,7 @@ static void test_df_tree(void) {
         CHECK(fabs(t->average_utilization - 31.0) < 1e-9);
         t = ceph_osd_df_tree_free(t);
 
-        _cleanup_(freep) char *out = slurp("synthetic-osd-df-tree-4hosts-out.json");
+        _cleanup_(freep) char *out = fixture_ceph("synthetic-osd-df-tree-4hosts-out.json");
         CHECK_INTEQ(ceph_osd_df_tree_parse(out, &t, &err), 0);
         o = ceph_osd_df_tree_find(t, 11);
         CHECK(o && !o->in && o->up && o->reweight == 0);
@@ -220,7 +191,7 @@ static void test_df_tree(void) {
 
 static void test_pools_rules_profiles(void) {
         Error err = {};
-        _cleanup_(freep) char *ls = slurp("synthetic-osd-pool-ls-detail-ec.json"), *dump = slurp("osd-dump.json");
+        _cleanup_(freep) char *ls = fixture_ceph("synthetic-osd-pool-ls-detail-ec.json"), *dump = fixture_ceph("osd-dump.json");
         _cleanup_(ceph_pool_list_freep) CephPoolList *l = NULL;
         CHECK_INTEQ(ceph_pool_list_parse(ls, &l, &err), 0);
         CHECK(l && l->n_pools == 2);
@@ -252,7 +223,7 @@ static void test_pools_rules_profiles(void) {
                 CHECK(ceph_pool_list_parse(bad_pools[i], &x, &e) < 0 && x == NULL && e.message[0]);
         }
 
-        _cleanup_(freep) char *rd = slurp("synthetic-osd-crush-rule-dump.json");
+        _cleanup_(freep) char *rd = fixture_ceph("synthetic-osd-crush-rule-dump.json");
         _cleanup_(ceph_crush_rules_freep) CephCrushRules *rules = NULL;
         CHECK_INTEQ(ceph_crush_rules_parse(rd, &rules, &err), 0);
         CHECK(rules && rules->n_rules == 3);
@@ -298,7 +269,7 @@ static void test_pools_rules_profiles(void) {
                 CHECK(ceph_crush_rules_parse(bad_rules[i], &x, &be) < 0 && x == NULL && be.message[0]);
         }
 
-        _cleanup_(freep) char *ec = slurp("synthetic-osd-erasure-code-profile-get-ec21.json");
+        _cleanup_(freep) char *ec = fixture_ceph("synthetic-osd-erasure-code-profile-get-ec21.json");
         _cleanup_(ceph_ec_profile_list_freep) CephEcProfileList *profiles = NULL, *fromdump = NULL;
         CHECK_INTEQ(ceph_ec_profile_parse(ec, "ec21", &profiles, &err), 0);
         const CephEcProfile *prof = ceph_ec_profile_list_find(profiles, "ec21");
@@ -330,7 +301,7 @@ static void test_pools_rules_profiles(void) {
 
 static void test_balancer_perf_recovery(void) {
         Error err = {};
-        _cleanup_(freep) char *on = slurp("synthetic-balancer-status.json"), *off = slurp("synthetic-balancer-status-off.json");
+        _cleanup_(freep) char *on = fixture_ceph("synthetic-balancer-status.json"), *off = fixture_ceph("synthetic-balancer-status-off.json");
         CephBalancerStatus b;
         CHECK_INTEQ(ceph_balancer_status_parse(on, &b, &err), 0);
         CHECK(b.active && str_eq(b.mode, "upmap"));
@@ -339,7 +310,7 @@ static void test_balancer_perf_recovery(void) {
         Error e = {};
         CHECK(ceph_balancer_status_parse("{\"active\":\"yes\",\"mode\":\"upmap\"}", &b, &e) < 0);
 
-        _cleanup_(freep) char *perf = slurp("synthetic-osd-perf.json"), *ms = slurp("synthetic-osd-perf-ms-only.json");
+        _cleanup_(freep) char *perf = fixture_ceph("synthetic-osd-perf.json"), *ms = fixture_ceph("synthetic-osd-perf-ms-only.json");
         _cleanup_(ceph_osd_perf_freep) CephOsdPerf *p = NULL;
         CHECK_INTEQ(ceph_osd_perf_parse(perf, &p, &err), 0);
         CHECK(p && p->n_osds == 12 && p->osds[0].id == 0 && p->osds[11].id == 11); /* sorted */
@@ -354,8 +325,8 @@ static void test_balancer_perf_recovery(void) {
         CHECK(strstr(e.message, "osd.1") != NULL);
 
         /* captured while osd.0 was going out (pg stat and status of the same moment) */
-        _cleanup_(freep) char *bf = slurp("pg-stat-backfill.json"), *st = slurp("status-backfill.json"),
-                             *clean = slurp("pg-stat-clean.json");
+        _cleanup_(freep) char *bf = fixture_ceph("pg-stat-backfill.json"), *st = fixture_ceph("status-backfill.json"),
+                             *clean = fixture_ceph("pg-stat-clean.json");
         CephRecovery r1, r2, rc;
         CHECK_INTEQ(ceph_recovery_parse(bf, &r1, &err), 0);
         CHECK(r1.num_pgs == 33 && r1.pgs_not_clean == 14 && r1.degraded_objects == 44 && r1.misplaced_objects == 7);
@@ -385,8 +356,8 @@ static void cluster_done(Cluster *c) {
 static Cluster cluster_load(const char *df, const char *pools, bool with_ec_profile) {
         Error err = {};
         Cluster c = {};
-        _cleanup_(freep) char *d = slurp(df), *p = slurp(pools), *r = slurp("synthetic-osd-crush-rule-dump.json"),
-                             *dump = slurp("osd-dump.json"), *ec = slurp("synthetic-osd-erasure-code-profile-get-ec21.json");
+        _cleanup_(freep) char *d = fixture_ceph(df), *p = fixture_ceph(pools), *r = fixture_ceph("synthetic-osd-crush-rule-dump.json"),
+                             *dump = fixture_ceph("osd-dump.json"), *ec = fixture_ceph("synthetic-osd-erasure-code-profile-get-ec21.json");
         CHECK_INTEQ(ceph_osd_df_tree_parse(d, &c.tree, &err), 0);
         CHECK_INTEQ(ceph_pool_list_parse(p, &c.pools, &err), 0);
         CHECK_INTEQ(ceph_crush_rules_parse(r, &c.rules, &err), 0);
@@ -529,7 +500,7 @@ static void test_drain_check(void) {
         ceph_pool_list_free(c.pools);
         c.pools = NULL;
         /* size 2 (the captured pools) on 2 hosts is fine */
-        _cleanup_(freep) char *dump = slurp("osd-dump.json");
+        _cleanup_(freep) char *dump = fixture_ceph("osd-dump.json");
         Error err = {};
         CHECK_INTEQ(ceph_pool_list_parse(dump, &c.pools, &err), 0);
         d = ceph_drain_check_free(d);
@@ -618,7 +589,7 @@ static void test_drain_check_together(void) {
 
 static void test_drain_progress(void) {
         Error err = {};
-        _cleanup_(freep) char *bf = slurp("pg-stat-backfill.json"), *clean = slurp("pg-stat-clean.json");
+        _cleanup_(freep) char *bf = fixture_ceph("pg-stat-backfill.json"), *clean = fixture_ceph("pg-stat-clean.json");
         CephRecovery now, done;
         CHECK_INTEQ(ceph_recovery_parse(bf, &now, &err), 0); /* 44 degraded + 7 misplaced, 14 PGs */
         CHECK_INTEQ(ceph_recovery_parse(clean, &done, &err), 0);
@@ -765,7 +736,7 @@ static void test_throttle(void) {
         CHECK_INTEQ(ceph_version_parse("ceph version 20.2.4 (abc) tentacle (stable)", &tentacle, &err), 0);
         CHECK(ceph_scheduler_for(tentacle.release, NULL) == CEPH_SCHEDULER_MCLOCK);
         /* the captured osd_op_queue of Pacific */
-        _cleanup_(freep) char *q = slurp("config-get-osd-op-queue.json"), *qv = NULL;
+        _cleanup_(freep) char *q = fixture_ceph("config-get-osd-op-queue.json"), *qv = NULL;
         CHECK_INTEQ(ceph_config_value_parse(q, &qv, &err), 0);
         CHECK(ceph_scheduler_for(CEPH_RELEASE_UNKNOWN, qv) == CEPH_SCHEDULER_WPQ);
 
@@ -778,7 +749,7 @@ static void test_throttle(void) {
         CHECK(keys && str_eq(keys[0], "osd_mclock_profile") && !keys[1]);
 
         /* restore from the captured config dump: osd_max_backfills 1 was set, the rest absent */
-        _cleanup_(freep) char *cd = slurp("config-dump.json");
+        _cleanup_(freep) char *cd = fixture_ceph("config-dump.json");
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before = NULL;
         CHECK_INTEQ(ceph_config_dump_parse(cd, &before, &err), 0);
         _cleanup_(ceph_throttle_plan_freep) CephThrottlePlan *plan = NULL;
@@ -813,7 +784,7 @@ static void test_throttle(void) {
         }
 
         /* mClock, with entries more specific than "osd" that the preset cannot override */
-        _cleanup_(freep) char *ov = slurp("synthetic-config-dump-overrides.json");
+        _cleanup_(freep) char *ov = fixture_ceph("synthetic-config-dump-overrides.json");
         _cleanup_(ceph_config_dump_freep) CephConfigDump *before2 = NULL;
         CHECK_INTEQ(ceph_config_dump_parse(ov, &before2, &err), 0);
         plan = ceph_throttle_plan_free(plan);
@@ -842,7 +813,7 @@ typedef struct Slow {
 static Slow slow_run(const char *health, const char *perf, const CephSlowOptions *opts) {
         Error err = {};
         Slow s = {};
-        _cleanup_(freep) char *h = slurp(health), *p = perf ? slurp(perf) : NULL, *t = slurp("osd-tree.json");
+        _cleanup_(freep) char *h = fixture_ceph(health), *p = perf ? fixture_ceph(perf) : NULL, *t = fixture_ceph("osd-tree.json");
         CHECK_INTEQ(ceph_health_parse(h, &s.health, &err), 0);
         if (perf)
                 CHECK_INTEQ(ceph_osd_perf_parse(p, &s.perf, &err), 0);
@@ -931,7 +902,7 @@ static void test_slow(void) {
                 "4 slow ops, oldest one blocked for 35 sec, daemons [osd.3,,osd.x,osd.99999999999] have slow ops.",
                 "slow ops [", "",
         };
-        _cleanup_(freep) char *t = slurp("osd-tree.json");
+        _cleanup_(freep) char *t = fixture_ceph("osd-tree.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
         CHECK_INTEQ(ceph_osd_tree_parse(t, &tree, &e), 0);
         for (size_t i = 0; i < ELEMENTSOF(odd); i++) {
@@ -958,7 +929,7 @@ static void test_slow(void) {
 
 static void test_node_flags(void) {
         Error err = {};
-        _cleanup_(freep) char *plain = slurp("osd-dump.json"), *flagged = slurp("synthetic-osd-dump-node-flags.json");
+        _cleanup_(freep) char *plain = fixture_ceph("osd-dump.json"), *flagged = fixture_ceph("synthetic-osd-dump-node-flags.json");
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL, *f = NULL;
         CHECK_INTEQ(ceph_osd_dump_parse(plain, &d, &err), 0);
         CHECK_INTEQ(ceph_osd_dump_parse(flagged, &f, &err), 0);

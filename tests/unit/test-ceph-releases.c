@@ -11,13 +11,10 @@
 #include "ceph/ceph-cluster.h"
 #include "ceph/ceph-volume.h"
 #include "ceph/ceph.h"
+#include "fixture.h"
 #include "test.h"
 
 static const char *release_dir;
-
-static bool str_eq(const char *a, const char *b) {
-        return a && b && strcmp(a, b) == 0;
-}
 
 /* a parser's answer: 0, or a failed check with its message */
 static bool parsed(int r, const Error *e) {
@@ -30,18 +27,7 @@ static bool parsed(int r, const Error *e) {
 static char *slurp_opt(const char *name) {
         const char *dir = getenv("TEST_DATA");
         _cleanup_(freep) char *p = strprintf("%s/ceph/%s/%s", dir ? dir : "tests/data", release_dir, name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
+        return p ? fixture_read(p, NULL) : NULL;
 }
 
 /* a capture every release must have */

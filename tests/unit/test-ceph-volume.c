@@ -9,36 +9,14 @@
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "ceph/ceph-volume.h"
+#include "fixture.h"
 #include "test.h"
-
-/* both set and equal (streq_ptr compares pointers first: clang warns on literals) */
-static bool str_eq(const char *a, const char *b) {
-        return a && b && strcmp(a, b) == 0;
-}
-
-static char *slurp(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        _cleanup_(freep) char *p = strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        CHECK(f != NULL);
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
-}
 
 #define LAB_FSID "5881fcfd-4408-49eb-8f72-3158a118d6ab"
 
 static void test_raw_list(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("ceph-volume-raw-list-node1.json");
+        _cleanup_(freep) char *s = fixture_ceph("ceph-volume-raw-list-node1.json");
         _cleanup_(ceph_volume_list_freep) CephVolumeList *l = NULL;
         CHECK_INTEQ(ceph_volume_raw_list_parse(s, &l, &err), 0);
         if (!l)
@@ -78,13 +56,13 @@ static void test_raw_list(void) {
         l = ceph_volume_list_free(l);
 
         /* `raw list DEVICE` omits the device_db */
-        _cleanup_(freep) char *one = slurp("ceph-volume-raw-list-device.json");
+        _cleanup_(freep) char *one = fixture_ceph("ceph-volume-raw-list-device.json");
         CHECK_INTEQ(ceph_volume_raw_list_parse(one, &l, &err), 0);
         CHECK(l && l->n_osds == 1 && l->osds[0].osd_id == 0 && l->osds[0].device_db == NULL);
         l = ceph_volume_list_free(l);
 
         /* no LVM here: {} */
-        _cleanup_(freep) char *empty = slurp("ceph-volume-lvm-list.out");
+        _cleanup_(freep) char *empty = fixture_ceph("ceph-volume-lvm-list.out");
         CHECK_INTEQ(ceph_volume_lvm_list_parse(empty, &l, &err), 0);
         CHECK(l && l->n_osds == 0);
 
@@ -96,7 +74,7 @@ static void test_raw_list(void) {
 
 static void test_lvm_list(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("lvm-list-constructed.json");
+        _cleanup_(freep) char *s = fixture_ceph("lvm-list-constructed.json");
         _cleanup_(ceph_volume_list_freep) CephVolumeList *l = NULL;
         CHECK_INTEQ(ceph_volume_lvm_list_parse(s, &l, &err), 0);
         if (!l)
@@ -126,12 +104,6 @@ static void test_lvm_list(void) {
         CHECK_INTEQ(ceph_volume_lvm_list_parse("{\"3\":[{\"type\":\"db\",\"path\":\"/dev/sdb1\"}]}", &bad, &e),
                     -EINVAL);
         CHECK(strstr(e.message, "no block") != NULL);
-}
-
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
 }
 
 static void test_argv(void) {

@@ -8,41 +8,12 @@
 #include "basic/strv.h"
 #include "ceph/ceph.h"
 #include "ceph/ceph-hash.h"
+#include "fixture.h"
 #include "test.h"
-
-/* both set and equal (streq_ptr compares pointers first: clang warns on literals) */
-static bool str_eq(const char *a, const char *b) {
-        return a && b && strcmp(a, b) == 0;
-}
-
-static char *data_path(const char *name) {
-        const char *dir = getenv("TEST_DATA");
-        return strprintf("%s/ceph/%s", dir ? dir : "tests/data", name);
-}
-
-/* the whole file, or NULL (a failed check) */
-static char *slurp(const char *name) {
-        _cleanup_(freep) char *p = data_path(name);
-        _cleanup_(fclosep) FILE *f = p ? fopen(p, "re") : NULL;
-        if (!f) {
-                fprintf(stderr, "cannot open '%s'\n", p ? p : name);
-                CHECK(f != NULL);
-                return NULL;
-        }
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(m);
-        return buf;
-}
 
 static int slurp_rc(const char *base) {
         _cleanup_(freep) char *name = strprintf("%s.rc", base);
-        _cleanup_(freep) char *s = slurp(name);
+        _cleanup_(freep) char *s = fixture_ceph(name);
         return s ? atoi(s) : -1;
 }
 
@@ -54,7 +25,7 @@ typedef struct Run {
 
 static Run run_load(const char *base) {
         _cleanup_(freep) char *o = strprintf("%s.out", base), *e = strprintf("%s.err", base);
-        return (Run) { .rc = slurp_rc(base), .out = slurp(o), .err = slurp(e) };
+        return (Run) { .rc = slurp_rc(base), .out = fixture_ceph(o), .err = fixture_ceph(e) };
 }
 
 static void run_done(Run *r) {
@@ -64,14 +35,14 @@ static void run_done(Run *r) {
 
 static void test_health(void) {
         Error err = {};
-        _cleanup_(freep) char *ok = slurp("health-detail-ok.json");
+        _cleanup_(freep) char *ok = fixture_ceph("health-detail-ok.json");
         _cleanup_(ceph_health_freep) CephHealth *h = NULL;
         CHECK_INTEQ(ceph_health_parse(ok, &h, &err), 0);
         CHECK_INTEQ(h->status, CEPH_HEALTH_OK);
         CHECK_INTEQ(h->n_checks, 0);
         h = ceph_health_free(h);
 
-        _cleanup_(freep) char *noout = slurp("health-detail-noout.json");
+        _cleanup_(freep) char *noout = fixture_ceph("health-detail-noout.json");
         CHECK_INTEQ(ceph_health_parse(noout, &h, &err), 0);
         CHECK_INTEQ(h->status, CEPH_HEALTH_WARN);
         CHECK_INTEQ(h->n_checks, 1);
@@ -84,7 +55,7 @@ static void test_health(void) {
         }
         h = ceph_health_free(h);
 
-        _cleanup_(freep) char *down = slurp("health-detail-osd-down.json");
+        _cleanup_(freep) char *down = fixture_ceph("health-detail-osd-down.json");
         CHECK_INTEQ(ceph_health_parse(down, &h, &err), 0);
         CHECK_INTEQ(h->n_checks, 4);
         /* sorted by code */
@@ -102,14 +73,14 @@ static void test_health(void) {
         h = ceph_health_free(h);
 
         /* `ceph status` carries the same object under "health" */
-        _cleanup_(freep) char *status = slurp("status-osd-down.json");
+        _cleanup_(freep) char *status = fixture_ceph("status-osd-down.json");
         CHECK_INTEQ(ceph_health_parse(status, &h, &err), 0);
         CHECK_INTEQ(h->status, CEPH_HEALTH_WARN);
         CHECK_INTEQ(h->n_checks, 4);
         CHECK(ceph_health_find(h, "OSD_HOST_DOWN") != NULL);
         h = ceph_health_free(h);
 
-        _cleanup_(freep) char *one = slurp("health-detail-one-osd.json");
+        _cleanup_(freep) char *one = fixture_ceph("health-detail-one-osd.json");
         CHECK_INTEQ(ceph_health_parse(one, &h, &err), 0);
         CHECK(ceph_health_find(h, "TOO_FEW_OSDS") != NULL);
         CHECK(ceph_health_find(h, "BLUEFS_SPILLOVER") != NULL);
@@ -131,7 +102,7 @@ static void test_health(void) {
 
 static void test_osd_tree(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("osd-tree.json");
+        _cleanup_(freep) char *s = fixture_ceph("osd-tree.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = NULL;
         CHECK_INTEQ(ceph_osd_tree_parse(s, &t, &err), 0);
         CHECK_INTEQ(t->n_hosts, 3);
@@ -151,7 +122,7 @@ static void test_osd_tree(void) {
         CHECK(ceph_osd_tree_find_osd(t, 12) == NULL);
         t = ceph_osd_tree_free(t);
 
-        _cleanup_(freep) char *down = slurp("osd-tree-osd-down.json");
+        _cleanup_(freep) char *down = fixture_ceph("osd-tree-osd-down.json");
         CHECK_INTEQ(ceph_osd_tree_parse(down, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 1);
         CHECK(o && o->status == CEPH_OSD_TREE_DOWN && o->in);
@@ -162,20 +133,20 @@ static void test_osd_tree(void) {
         t = ceph_osd_tree_free(t);
 
         /* `osd new` + `osd destroy`: ids 4 and 5 kept as destroyed strays, no class */
-        _cleanup_(freep) char *destroyed = slurp("osd-tree-destroyed.json");
+        _cleanup_(freep) char *destroyed = fixture_ceph("osd-tree-destroyed.json");
         CHECK_INTEQ(ceph_osd_tree_parse(destroyed, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 4);
         CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && o->stray && !o->host && !o->device_class);
         CHECK(o && str_eq(ceph_osd_tree_status_to_string(o->status), "destroyed"));
         t = ceph_osd_tree_free(t);
 
-        _cleanup_(freep) char *newids = slurp("osd-tree-new-ids.json");
+        _cleanup_(freep) char *newids = fixture_ceph("osd-tree-new-ids.json");
         CHECK_INTEQ(ceph_osd_tree_parse(newids, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 5);
         CHECK(o && o->stray && o->status == CEPH_OSD_TREE_DOWN && o->crush_weight == 0);
         t = ceph_osd_tree_free(t);
 
-        _cleanup_(freep) char *ssd = slurp("osd-tree-ssd-class.json");
+        _cleanup_(freep) char *ssd = fixture_ceph("osd-tree-ssd-class.json");
         CHECK_INTEQ(ceph_osd_tree_parse(ssd, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 0);
         CHECK(o && str_eq(o->device_class, "ssd"));
@@ -183,7 +154,7 @@ static void test_osd_tree(void) {
         CHECK(o && str_eq(o->device_class, "hdd"));
         t = ceph_osd_tree_free(t);
 
-        _cleanup_(freep) char *mixed = slurp("osd-tree-mixed-classes.json");
+        _cleanup_(freep) char *mixed = fixture_ceph("osd-tree-mixed-classes.json");
         CHECK_INTEQ(ceph_osd_tree_parse(mixed, &t, &err), 0);
         size_t n_ssd = 0;
         for (size_t i = 0; t && i < t->n_osds; i++)
@@ -196,7 +167,7 @@ static void test_osd_tree(void) {
         t = ceph_osd_tree_free(t);
 
         /* after `ceph osd out 9`: reweight 0, still up */
-        _cleanup_(freep) char *out = slurp("osd-tree-osd9-out.json");
+        _cleanup_(freep) char *out = fixture_ceph("osd-tree-osd9-out.json");
         CHECK_INTEQ(ceph_osd_tree_parse(out, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 9);
         CHECK(o && !o->in && o->reweight == 0 && o->status == CEPH_OSD_TREE_UP);
@@ -205,14 +176,14 @@ static void test_osd_tree(void) {
         t = ceph_osd_tree_free(t);
 
         /* purge-new: a destroyed id keeps its CRUSH place and class ... */
-        _cleanup_(freep) char *kept = slurp("osd-tree-destroyed-in-crush.json");
+        _cleanup_(freep) char *kept = fixture_ceph("osd-tree-destroyed-in-crush.json");
         CHECK_INTEQ(ceph_osd_tree_parse(kept, &t, &err), 0);
         o = ceph_osd_tree_find_osd(t, 0);
         CHECK(o && o->status == CEPH_OSD_TREE_DESTROYED && str_eq(o->host, "node1") && !o->stray);
         CHECK(o && str_eq(o->device_class, "hdd"));
         t = ceph_osd_tree_free(t);
         /* ... until a failed `ceph-volume raw prepare --osd-id 0` purges it */
-        _cleanup_(freep) char *lost = slurp("osd-tree-after-purge-new.json");
+        _cleanup_(freep) char *lost = fixture_ceph("osd-tree-after-purge-new.json");
         CHECK_INTEQ(ceph_osd_tree_parse(lost, &t, &err), 0);
         CHECK(ceph_osd_tree_find_osd(t, 0) == NULL);
         h = ceph_osd_tree_find_host(t, "node1");
@@ -221,7 +192,7 @@ static void test_osd_tree(void) {
 
 static void test_osd_dump(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("osd-dump-noout-osd-down.json");
+        _cleanup_(freep) char *s = fixture_ceph("osd-dump-noout-osd-down.json");
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *d = NULL;
         CHECK_INTEQ(ceph_osd_dump_parse(s, &d, &err), 0);
         CHECK_INTEQ(d->epoch, 40);
@@ -244,14 +215,14 @@ static void test_osd_dump(void) {
               d->pools[0].min_size == 1 && d->pools[0].pg_num == 32);
         d = ceph_osd_dump_free(d);
 
-        _cleanup_(freep) char *clean = slurp("osd-dump.json");
+        _cleanup_(freep) char *clean = fixture_ceph("osd-dump.json");
         CHECK_INTEQ(ceph_osd_dump_parse(clean, &d, &err), 0);
         CHECK(!ceph_osd_dump_has_flag(d, "noout"));
         CHECK_INTEQ(strv_length(d->flags), 4);
         d = ceph_osd_dump_free(d);
 
         /* ids allocated by `osd new` and never booted: exists+new, down, in */
-        _cleanup_(freep) char *newids = slurp("osd-dump-new-ids.json");
+        _cleanup_(freep) char *newids = fixture_ceph("osd-dump-new-ids.json");
         CHECK_INTEQ(ceph_osd_dump_parse(newids, &d, &err), 0);
         o = ceph_osd_dump_find_osd(d, 4);
         CHECK(o && o->is_new && o->exists && !o->up && !o->destroyed);
@@ -261,7 +232,7 @@ static void test_osd_dump(void) {
         CHECK(o && o->up && !o->is_new && o->up_from == 9);
         d = ceph_osd_dump_free(d);
 
-        _cleanup_(freep) char *out = slurp("osd-dump-osd9-out.json");
+        _cleanup_(freep) char *out = fixture_ceph("osd-dump-osd9-out.json");
         CHECK_INTEQ(ceph_osd_dump_parse(out, &d, &err), 0);
         o = ceph_osd_dump_find_osd(d, 9);
         CHECK(o && o->up && !o->in && o->weight == 0);
@@ -270,7 +241,7 @@ static void test_osd_dump(void) {
         d = ceph_osd_dump_free(d);
 
         /* `osd new` 9, `osd new` 8 + `osd destroy` 8 next to booted OSDs */
-        _cleanup_(freep) char *destroyed = slurp("osd-dump-destroyed-new.json");
+        _cleanup_(freep) char *destroyed = fixture_ceph("osd-dump-destroyed-new.json");
         CHECK_INTEQ(ceph_osd_dump_parse(destroyed, &d, &err), 0);
         CHECK(ceph_osd_dump_has_flag(d, "noout"));
         o = ceph_osd_dump_find_osd(d, 8);
@@ -283,7 +254,7 @@ static void test_osd_dump(void) {
         d = ceph_osd_dump_free(d);
 
         /* after a failed `ceph-volume raw prepare --osd-id 0` rolled back with purge-new */
-        _cleanup_(freep) char *purged = slurp("osd-dump-after-purge-new.json");
+        _cleanup_(freep) char *purged = fixture_ceph("osd-dump-after-purge-new.json");
         CHECK_INTEQ(ceph_osd_dump_parse(purged, &d, &err), 0);
         CHECK(ceph_osd_dump_find_osd(d, 0) == NULL);
         int ids[] = { 1, 2, 3 }, gone[] = { 3, 0 };
@@ -295,7 +266,7 @@ static void test_osd_dump(void) {
 
 static void test_osd_metadata(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("osd-metadata.json");
+        _cleanup_(freep) char *s = fixture_ceph("osd-metadata.json");
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *l = NULL;
         CHECK_INTEQ(ceph_osd_metadata_parse(s, &l, &err), 0);
         CHECK_INTEQ(l->n_osds, 12);
@@ -323,14 +294,14 @@ static void test_osd_metadata(void) {
         CHECK(ceph_osd_metadata_find(l, 12) == NULL);
         l = ceph_osd_metadata_list_free(l);
 
-        _cleanup_(freep) char *one = slurp("osd-metadata-0.json");
+        _cleanup_(freep) char *one = fixture_ceph("osd-metadata-0.json");
         CHECK_INTEQ(ceph_osd_metadata_parse(one, &l, &err), 0);
         CHECK_INTEQ(l->n_osds, 1);
         CHECK(l->n_osds == 1 && l->osds[0].id == 0 && str_eq(l->osds[0].db_path, "/dev/loop5p1"));
         l = ceph_osd_metadata_list_free(l);
 
         /* an OSD on an SSD loop, no separate DB: the OSD picks class ssd */
-        _cleanup_(freep) char *ssd = slurp("osd-metadata-6-ssd.json");
+        _cleanup_(freep) char *ssd = fixture_ceph("osd-metadata-6-ssd.json");
         CHECK_INTEQ(ceph_osd_metadata_parse(ssd, &l, &err), 0);
         m = ceph_osd_metadata_find(l, 6);
         CHECK(m && str_eq(m->bdev_type, "ssd") && str_eq(m->default_device_class, "ssd") && !m->dedicated_db);
@@ -338,7 +309,7 @@ static void test_osd_metadata(void) {
         l = ceph_osd_metadata_list_free(l);
 
         /* OSDs allocated by `osd new`, never booted: listed with their id only */
-        _cleanup_(freep) char *never = slurp("osd-metadata-never-booted.json");
+        _cleanup_(freep) char *never = fixture_ceph("osd-metadata-never-booted.json");
         CHECK_INTEQ(ceph_osd_metadata_parse(never, &l, &err), 0);
         CHECK_INTEQ(l->n_osds, 8);
         m = ceph_osd_metadata_find(l, 8);
@@ -362,7 +333,7 @@ static void test_osd_metadata(void) {
         /* FileStore as Pacific's source reports it (synthetic, built from the source: see
          * tests/data/ceph/gen-synthetic-convert.py): the journal's block device comes from
          * FileJournal::collect_metadata, osd_journal is the symlink in the data directory */
-        _cleanup_(freep) char *fs = slurp("synthetic-osd-metadata-scenario-3-filestore.json");
+        _cleanup_(freep) char *fs = fixture_ceph("synthetic-osd-metadata-scenario-3-filestore.json");
         CHECK_INTEQ(ceph_osd_metadata_parse(fs, &l, &err), 0);
         CHECK_INTEQ(l->n_osds, 18);
         m = ceph_osd_metadata_find(l, 4);
@@ -382,7 +353,7 @@ static void test_osd_metadata(void) {
         l = ceph_osd_metadata_list_free(l);
 
         /* BlueStore sizes: the data device, the DB and the WAL partitions (captured) */
-        _cleanup_(freep) char *p0 = slurp("pacific/osd-metadata-0.out");
+        _cleanup_(freep) char *p0 = fixture_ceph("pacific/osd-metadata-0.out");
         CHECK_INTEQ(ceph_osd_metadata_parse(p0, &l, &err), 0);
         m = ceph_osd_metadata_find(l, 0);
         CHECK(m && m->bdev_size == UINT64_C(2147483648) && m->db_size == UINT64_C(536870912) &&
@@ -400,7 +371,7 @@ static void test_osd_metadata(void) {
 static void test_pg_stat(void) {
         Error err = {};
         _cleanup_(ceph_pg_stat_freep) CephPgStat *s = NULL;
-        _cleanup_(freep) char *clean = slurp("pg-stat-clean.json");
+        _cleanup_(freep) char *clean = fixture_ceph("pg-stat-clean.json");
         CHECK_INTEQ(ceph_pg_stat_parse(clean, &s, &err), 0);
         CHECK_INTEQ(s->num_pgs, 33);
         CHECK(ceph_pg_stat_all_active_clean(s));
@@ -408,7 +379,7 @@ static void test_pg_stat(void) {
         CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 0);
         s = ceph_pg_stat_free(s);
 
-        _cleanup_(freep) char *down = slurp("pg-stat-osd-down.json");
+        _cleanup_(freep) char *down = fixture_ceph("pg-stat-osd-down.json");
         CHECK_INTEQ(ceph_pg_stat_parse(down, &s, &err), 0);
         CHECK(!ceph_pg_stat_all_active_clean(s));
         CHECK_INTEQ(ceph_pg_stat_count(s, "degraded"), 13);
@@ -419,7 +390,7 @@ static void test_pg_stat(void) {
         s = ceph_pg_stat_free(s);
 
         /* during recovery after `osd out 0` */
-        _cleanup_(freep) char *bf = slurp("pg-stat-backfill.json");
+        _cleanup_(freep) char *bf = fixture_ceph("pg-stat-backfill.json");
         CHECK_INTEQ(ceph_pg_stat_parse(bf, &s, &err), 0);
         CHECK(!ceph_pg_stat_all_active_clean(s));
         CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 9);
@@ -432,7 +403,7 @@ static void test_pg_stat(void) {
         s = ceph_pg_stat_free(s);
 
         /* the same moment seen by `ceph status` (pgmap.pgs_by_state) */
-        _cleanup_(freep) char *st = slurp("status-backfill.json");
+        _cleanup_(freep) char *st = fixture_ceph("status-backfill.json");
         CHECK_INTEQ(ceph_pg_stat_parse(st, &s, &err), 0);
         /* its pgmap's client op rate: the adaptive throttle's load signal */
         CHECK_INTEQ(s->client_ops_sec, 12);
@@ -442,12 +413,12 @@ static void test_pg_stat(void) {
         CHECK(!ceph_pg_stat_all_active_clean(s));
         s = ceph_pg_stat_free(s);
 
-        _cleanup_(freep) char *st_ok = slurp("status-ok.json");
+        _cleanup_(freep) char *st_ok = fixture_ceph("status-ok.json");
         CHECK_INTEQ(ceph_pg_stat_parse(st_ok, &s, &err), 0);
         CHECK(ceph_pg_stat_all_active_clean(s));
         s = ceph_pg_stat_free(s);
 
-        _cleanup_(freep) char *creating = slurp("pg-stat-one-osd.json");
+        _cleanup_(freep) char *creating = fixture_ceph("pg-stat-one-osd.json");
         CHECK_INTEQ(ceph_pg_stat_parse(creating, &s, &err), 0);
         CHECK_INTEQ(ceph_pg_stat_count(s, "!active"), 32);
         CHECK(!ceph_pg_stat_all_active_clean(s));
@@ -460,7 +431,7 @@ static void test_pg_stat(void) {
 static void test_pg_dump(void) {
         Error err = {};
         _cleanup_(ceph_pg_dump_freep) CephPgDump *d = NULL;
-        _cleanup_(freep) char *clean = slurp("pg-dump-pgs-brief-clean.json");
+        _cleanup_(freep) char *clean = fixture_ceph("pg-dump-pgs-brief-clean.json");
         CHECK_INTEQ(ceph_pg_dump_parse(clean, &d, &err), 0);
         CHECK_INTEQ(d->n_pgs, 33);
         CHECK_STREQ(d->pgs[0].pgid, "1.1f");
@@ -468,14 +439,14 @@ static void test_pg_dump(void) {
         CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 0);
         d = ceph_pg_dump_free(d);
 
-        _cleanup_(freep) char *bf = slurp("pg-dump-pgs-brief-backfill.json");
+        _cleanup_(freep) char *bf = fixture_ceph("pg-dump-pgs-brief-backfill.json");
         CHECK_INTEQ(ceph_pg_dump_parse(bf, &d, &err), 0);
         CHECK_STREQ(d->pgs[0].state, "active+recovering+degraded");
         CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 1), 9);
         CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 0); /* out: in no set */
         d = ceph_pg_dump_free(d);
 
-        _cleanup_(freep) char *down = slurp("pg-dump-pgs-brief-osd-down.json");
+        _cleanup_(freep) char *down = fixture_ceph("pg-dump-pgs-brief-osd-down.json");
         CHECK_INTEQ(ceph_pg_dump_parse(down, &d, &err), 0);
         CHECK_INTEQ(ceph_pg_dump_count_unclean_on_osd(d, 0), 6);
         d = ceph_pg_dump_free(d);
@@ -665,7 +636,7 @@ static void test_no_such_key(void) {
 
 static void test_versions(void) {
         Error err = {};
-        _cleanup_(freep) char *s = slurp("versions.json");
+        _cleanup_(freep) char *s = fixture_ceph("versions.json");
         CephVersions v;
         CHECK_INTEQ(ceph_versions_parse(s, &v, &err), 0);
         CHECK(v.oldest.major == 16 && v.oldest.minor == 2 && v.oldest.patch == 15);
@@ -723,14 +694,14 @@ static void test_small_answers(void) {
         CHECK(ceph_osd_new_parse("Error EINVAL: nope", &id, &e) < 0);
 
         _cleanup_(freep) char *v = NULL;
-        _cleanup_(freep) char *q = slurp("config-get-osd-op-queue.json");
+        _cleanup_(freep) char *q = fixture_ceph("config-get-osd-op-queue.json");
         CHECK_INTEQ(ceph_config_value_parse(q, &v, &err), 0);
         CHECK_STREQ(v, "wpq"); /* bare word even with -f json */
         uint64_t u = 0;
-        _cleanup_(freep) char *b = slurp("config-get-osd-max-backfills-set.json");
+        _cleanup_(freep) char *b = fixture_ceph("config-get-osd-max-backfills-set.json");
         CHECK_INTEQ(ceph_config_value_parse_u64(b, &u, &err), 0);
         CHECK_INTEQ(u, 3);
-        _cleanup_(freep) char *b0 = slurp("config-get-osd-max-backfills.json");
+        _cleanup_(freep) char *b0 = fixture_ceph("config-get-osd-max-backfills.json");
         CHECK_INTEQ(ceph_config_value_parse_u64(b0, &u, &err), 0);
         CHECK_INTEQ(u, 1);
         free(v);
@@ -743,7 +714,7 @@ static void test_small_answers(void) {
 
         /* set explicitly (osd_max_backfills 1 and the lab's spillover mute) vs default */
         _cleanup_(ceph_config_dump_freep) CephConfigDump *cd = NULL;
-        _cleanup_(freep) char *dump = slurp("config-dump.json");
+        _cleanup_(freep) char *dump = fixture_ceph("config-dump.json");
         CHECK_INTEQ(ceph_config_dump_parse(dump, &cd, &err), 0);
         CHECK(cd && cd->n_entries == 2);
         const CephConfigEntry *ce = ceph_config_dump_find(cd, "osd", "osd_max_backfills");
@@ -753,7 +724,7 @@ static void test_small_answers(void) {
 
         /* a running OSD's config: debug_osd injected (source "override") */
         _cleanup_(ceph_config_show_freep) CephConfigShow *cs = NULL;
-        _cleanup_(freep) char *show = slurp("config-show-osd0-override.json");
+        _cleanup_(freep) char *show = fixture_ceph("config-show-osd0-override.json");
         CHECK_INTEQ(ceph_config_show_parse(show, &cs, &err), 0);
         CHECK(cs && cs->n_entries == 32);
         const CephConfigShowEntry *se = ceph_config_show_find(cs, "debug_osd");
@@ -836,12 +807,6 @@ static void test_small_answers(void) {
         CHECK_INTEQ(r.rc, CEPH_EXIT_EBUSY);
         CHECK(r.err && strstr(r.err, "rm-device-class"));
         run_done(&r);
-}
-
-static void check_argv(char **a, const char *expected) {
-        _cleanup_(freep) char *j = a ? strv_join(a, " ") : NULL;
-        CHECK_STREQ(j, expected);
-        strv_free(a);
 }
 
 static void test_argv(void) {
@@ -1086,7 +1051,7 @@ static void test_lock_lease_skew(void) {
  * length 0..11 after the hash's 12-byte blocks, pools of 8, 40 and 48 PGs: stable_mod's both
  * branches), and probe names that fill every PG exactly */
 static void test_object_pg_seed(void) {
-        _cleanup_(freep) char *path = data_path("osdmaptool-map-object.txt");
+        _cleanup_(freep) char *path = fixture_ceph_path("osdmaptool-map-object.txt");
         _cleanup_(fclosep) FILE *f = fopen(path, "re");
         CHECK(f != NULL);
         if (!f)

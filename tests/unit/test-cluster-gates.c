@@ -18,7 +18,7 @@
 #include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
 #include "layout/layout.h"
-#include "ceph-as-run.h"
+#include "fake-host.h"
 #include "test.h"
 
 static void *agent_new(void) {
@@ -57,12 +57,8 @@ static int agent_call(void *state, json_object *request, json_object **ret_respo
         int e = 0;
         char *msg = NULL;
         json_object *res = ceph_as_run(json_object_object_get(request, "args"), ceph_binary(), run_real, state, &e, &msg);
-        json_object *resp = json_object_new_object();
-        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
-        json_add_bool(resp, "ok", res != NULL);
-        if (res)
-                json_add(resp, "result", res);
-        else {
+        json_object *resp = fake_response(request, res);
+        if (!res) {
                 json_object *er = json_object_new_object();
                 json_add_string(er, "errno", errno_name(e));
                 json_add_int(er, "code", e);
@@ -79,20 +75,6 @@ static const TransportLocalAgent real_agent = {
         .state_free = agent_free,
         .dispatch = agent_call,
 };
-
-static const char layout_yaml[] =
-        "cluster:\n"
-        "  name: ceph\n"
-        "  admin_host: admin\n"
-        "profiles:\n"
-        "  p:\n"
-        "    allow: [/dev/disk/by-id/unit-a]\n"
-        "    data:\n"
-        "      devices: [/dev/disk/by-id/unit-a]\n"
-        "hosts:\n"
-        "  - name: admin\n"
-        "    transport: local\n"
-        "    profile: p\n";
 
 /* One command the stand-in answers: a shell `case` pattern of its words (after the
  * connection options) and the captured answers it gives, one per call, the last one again
@@ -457,10 +439,9 @@ int main(void) {
         if (!mkdtemp(tmpdir))
                 test_skip("no temporary directory");
         Error err = {};
-        if (layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &env.layout, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return 1;
-        }
+        env.layout = fake_admin_layout("ceph", "admin", "", "[/dev/disk/by-id/unit-a]");
+        if (!env.layout)
+                return test_result();
         transport_set_local_agent(&real_agent);
         if (ceph_admin_open(env.layout, &env.admin, &err) < 0) {
                 fprintf(stderr, "%s\n", err.message);

@@ -17,7 +17,7 @@
 #include "exec/waves.h"
 #include "layout/layout.h"
 #include "capture.h"
-#include "ceph-as-run.h"
+#include "fake-host.h"
 #include "test.h"
 
 typedef struct Fake {
@@ -181,13 +181,6 @@ static void answer(char **argv, int *ret_exit, char **ret_out) {
         *ret_out = strdup(o ? json_object_to_json_string(o) : "");
 }
 
-static void *fake_state_new(void) {
-        return &fake;
-}
-
-static void fake_state_free(void *state) {
-}
-
 /* the answer to a "run" of the CLI's argv (ceph-as-run.h hands it each "ceph-command") */
 static json_object *run_answer(json_object *args, void *userdata, int *ret_errno, char **ret_error) {
         json_object *res = json_object_new_object();
@@ -204,52 +197,8 @@ static json_object *run_answer(json_object *args, void *userdata, int *ret_errno
         return res;
 }
 
-static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
-                         void (*progress)(json_object *progress, void *userdata), void *userdata) {
-        const char *op = json_object_get_string(json_object_object_get(request, "op"));
-        json_object *args = json_object_object_get(request, "args");
-        json_object *resp = json_object_new_object(), *res = NULL;
-        int e = 0;
-        char *msg = NULL;
-        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
-        json_add_bool(resp, "ok", true);
-        if (streq(op, "run"))
-                res = run_answer(args, NULL, &e, &msg);
-        else if (streq(op, "ceph-command"))
-                res = ceph_as_run(args, NULL, run_answer, NULL, &e, &msg);
-        json_add(resp, "result", res ? res : json_object_new_object());
-        free(msg);
-        *ret_response = resp;
-        return 0;
-}
-
-static const TransportLocalAgent fake_agent = {
-        .state_new = fake_state_new,
-        .state_free = fake_state_free,
-        .dispatch = fake_dispatch,
-};
-
-static const char layout_yaml[] =
-        "cluster:\n"
-        "  name: unit\n"
-        "  admin_host: admin\n"
-        "profiles:\n"
-        "  p:\n"
-        "    allow: [/dev/disk/by-id/unit-a]\n"
-        "    data:\n"
-        "      devices: [/dev/disk/by-id/unit-a]\n"
-        "hosts:\n"
-        "  - name: admin\n"
-        "    transport: local\n"
-        "    profile: p\n";
-
 static Layout *layout(void) {
-        Error err = {};
-        Layout *l = NULL;
-        CHECK_INTEQ(layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &l, &err), 0);
-        if (!l)
-                fprintf(stderr, "%s\n", err.message);
-        return l;
+        return fake_admin_layout("unit", "admin", "", "[/dev/disk/by-id/unit-a]");
 }
 
 /* issue 26: the drain again after a cancel skipped its steps and would have recorded node2
@@ -351,7 +300,7 @@ static void test_purge_reused_id(void) {
 }
 
 int main(void) {
-        transport_set_local_agent(&fake_agent);
+        fake_admin_install(run_answer);
         TEST_RUN(test_drained_refused);
         TEST_RUN(test_purge_reused_id);
         fake_reset();

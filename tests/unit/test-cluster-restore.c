@@ -17,7 +17,8 @@
 #include "controller/ceph-admin.h"
 #include "controller/cluster-steps.h"
 #include "layout/layout.h"
-#include "ceph-as-run.h"
+#include "fake-host.h"
+#include "fixture.h"
 #include "test.h"
 
 static struct {
@@ -47,21 +48,10 @@ static void strv_drop(char **l, const char *s) {
                 l[k] = NULL;
 }
 
+/* a capture of tests/data/ceph, or NULL (the fake cluster then has none) */
 static char *slurp(const char *name) {
-        _cleanup_(freep) char *path = strprintf("%s/ceph/%s", getenv("TEST_DATA") ?: "tests/data", name);
-        FILE *f = path ? fopen(path, "re") : NULL;
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t n = 0;
-        FILE *m = open_memstream(&buf, &n);
-        char chunk[4096];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, k, m);
-        fclose(m);
-        fclose(f);
-        return buf;
+        _cleanup_(freep) char *path = fixture_ceph_path(name);
+        return path ? fixture_read(path, NULL) : NULL;
 }
 
 static void cluster_reset(void) {
@@ -283,54 +273,6 @@ static json_object *run_answer(json_object *args, void *userdata, int *ret_errno
         return result;
 }
 
-static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
-                         void (*progress)(json_object *progress, void *userdata), void *userdata) {
-        const char *op = json_object_get_string(json_object_object_get(request, "op"));
-        json_object *args = json_object_object_get(request, "args");
-        json_object *resp = json_object_new_object(), *result = NULL;
-        int e = 0;
-        char *msg = NULL;
-        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
-        json_add_bool(resp, "ok", true);
-        if (streq(op, "run"))
-                result = run_answer(args, NULL, &e, &msg);
-        else if (streq(op, "ceph-command"))
-                result = ceph_as_run(args, NULL, run_answer, NULL, &e, &msg);
-        json_add(resp, "result", result ? result : json_object_new_object());
-        free(msg);
-        *ret_response = resp;
-        return 0;
-}
-
-static void *fake_state_new(void) {
-        return &C;
-}
-
-static void fake_state_free(void *state) {
-}
-
-static const TransportLocalAgent fake_agent = {
-        .state_new = fake_state_new,
-        .state_free = fake_state_free,
-        .dispatch = fake_dispatch,
-};
-
-static const char layout_yaml[] =
-        "cluster:\n"
-        "  name: unit\n"
-        "  admin_host: node1\n"
-        "throttle:\n"
-        "  preset: slow\n"
-        "profiles:\n"
-        "  p:\n"
-        "    allow: [/dev/disk/by-id/unit-a]\n"
-        "    data:\n"
-        "      devices: [/dev/disk/by-id/unit-a]\n"
-        "hosts:\n"
-        "  - name: node1\n"
-        "    transport: local\n"
-        "    profile: p\n";
-
 static Layout *L;
 static CephAdmin *A;
 
@@ -543,11 +485,10 @@ static void test_records(void) {
 
 int main(void) {
         Error err = {};
-        if (layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &L, &err) < 0) {
-                fprintf(stderr, "%s\n", err.message);
-                return 1;
-        }
-        transport_set_local_agent(&fake_agent);
+        L = fake_admin_layout("unit", "node1", "throttle:\n  preset: slow\n", "[/dev/disk/by-id/unit-a]");
+        if (!L)
+                return test_result();
+        fake_admin_install(run_answer);
         cluster_reset();
         if (ceph_admin_open(L, &A, &err) < 0) {
                 fprintf(stderr, "%s\n", err.message);

@@ -55,11 +55,21 @@ static int test_request(const Step *s, json_object **ret, Error *err) {
         return 0;
 }
 
-/* One host: a partition for each of n OSDs, each OSD depending on its partition. */
-static void make_plan(Plan *p, HostPlan *hp, Step *steps, unsigned (*deps)[1], unsigned n) {
-        memset(steps, 0, sizeof(Step) * 2 * n);
+/* One host's plan: a partition for each of n OSDs, each OSD depending on its partition. */
+enum { CHAIN_MAX = 8 };
+typedef struct Chain {
+        Plan p;
+        HostPlan hp;
+        Step steps[2 * CHAIN_MAX];
+        unsigned deps[CHAIN_MAX][1];
+        unsigned n;
+} Chain;
+
+static void chain_init(Chain *c, unsigned n) {
+        memset(c, 0, sizeof(*c));
+        c->n = n;
         for (unsigned i = 0; i < n; i++) {
-                Step *part = &steps[i], *osd = &steps[n + i];
+                Step *part = &c->steps[i], *osd = &c->steps[n + i];
                 part->id = i + 1;
                 part->kind = STEP_CREATE_PARTITION;
                 part->device = (char *) "/dev/ssd";
@@ -67,18 +77,18 @@ static void make_plan(Plan *p, HostPlan *hp, Step *steps, unsigned (*deps)[1], u
                 osd->id = n + i + 1;
                 osd->kind = STEP_CREATE_OSD;
                 osd->device = strprintf("/dev/hdd%u", i);
-                deps[i][0] = i + 1;
-                osd->deps = deps[i];
+                c->deps[i][0] = i + 1;
+                osd->deps = c->deps[i];
                 osd->n_deps = 1;
         }
-        *hp = (HostPlan) { .host = (char *) "node1", .steps = steps, .n_steps = 2 * n };
-        *p = (Plan) { .hosts = hp, .n_hosts = 1 };
+        c->hp = (HostPlan) { .host = (char *) "node1", .steps = c->steps, .n_steps = 2 * n };
+        c->p = (Plan) { .hosts = &c->hp, .n_hosts = 1 };
 }
 
-static void free_plan_names(Step *steps, unsigned n) {
-        for (unsigned i = 0; i < n; i++) {
-                free(steps[i].partname);
-                free(steps[n + i].device);
+static void chain_done(Chain *c) {
+        for (unsigned i = 0; i < c->n; i++) {
+                free(c->steps[i].partname);
+                free(c->steps[c->n + i].device);
         }
 }
 
@@ -91,11 +101,8 @@ static ssize_t call_index(char **calls, const char *what) {
 
 static void test_order_and_parallelism(void) {
         enum { N = 6 };
-        Plan p;
-        HostPlan hp;
-        Step steps[2 * N];
-        unsigned deps[N][1];
-        make_plan(&p, &hp, steps, deps, N);
+        Chain c;
+        chain_init(&c, N);
 
         RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 30 };
         HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
@@ -103,7 +110,7 @@ static void test_order_and_parallelism(void) {
         Error err = {};
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
 
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
         CHECK_INTEQ(strv_length(rl.calls), 2 * N);
         CHECK(rep && rep->n_done == 2 * N && rep->n_failed == 0);
         /* every OSD after its partition */
@@ -118,16 +125,13 @@ static void test_order_and_parallelism(void) {
         CHECK(rl.max_running >= 2);
         CHECK(rl.max_running <= 3 + 1);
         strv_free(rl.calls);
-        free_plan_names(steps, N);
+        chain_done(&c);
 }
 
 static void test_failure_skips_dependents_only(void) {
         enum { N = 3 };
-        Plan p;
-        HostPlan hp;
-        Step steps[2 * N];
-        unsigned deps[N][1];
-        make_plan(&p, &hp, steps, deps, N);
+        Chain c;
+        chain_init(&c, N);
 
         RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .fail_subject = "p1" };
         HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
@@ -135,7 +139,7 @@ static void test_failure_skips_dependents_only(void) {
         Error err = {};
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
 
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), -EIO);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), -EIO);
         CHECK(rep != NULL);
         if (rep) {
                 CHECK_INTEQ(rep->n_failed, 1);
@@ -147,16 +151,13 @@ static void test_failure_skips_dependents_only(void) {
         CHECK(call_index(rl.calls, "create-osd:/dev/hdd0") >= 0);
         CHECK(call_index(rl.calls, "create-osd:/dev/hdd2") >= 0);
         strv_free(rl.calls);
-        free_plan_names(steps, N);
+        chain_done(&c);
 }
 
 static void test_stage_disks_and_dry_run(void) {
         enum { N = 2 };
-        Plan p;
-        HostPlan hp;
-        Step steps[2 * N];
-        unsigned deps[N][1];
-        make_plan(&p, &hp, steps, deps, N);
+        Chain c;
+        chain_init(&c, N);
 
         RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
         HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
@@ -164,7 +165,7 @@ static void test_stage_disks_and_dry_run(void) {
         Error err = {};
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
 
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
         CHECK_INTEQ(strv_length(rl.calls), N);
         CHECK(call_index(rl.calls, "create-osd:/dev/hdd0") < 0);
         rep = exec_report_free(rep);
@@ -172,10 +173,10 @@ static void test_stage_disks_and_dry_run(void) {
         /* dry run: nothing sent */
         o.dry_run = true;
         o.stages = STAGE_ALL;
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
         CHECK_INTEQ(strv_length(rl.calls), N);
         strv_free(rl.calls);
-        free_plan_names(steps, N);
+        chain_done(&c);
 }
 
 /* The guard (the cluster lock's lease check) before each step: once it fails, no step is
@@ -197,11 +198,8 @@ static int test_guard(void *userdata, Error *err) {
 
 static void test_guard_stops_steps(void) {
         enum { N = 3 };
-        Plan p;
-        HostPlan hp;
-        Step steps[2 * N];
-        unsigned deps[N][1];
-        make_plan(&p, &hp, steps, deps, N);
+        Chain c;
+        chain_init(&c, N);
 
         RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
         HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
@@ -211,12 +209,12 @@ static void test_guard_stops_steps(void) {
         Error err = {};
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
 
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), -EIO);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), -EIO);
         CHECK_INTEQ(strv_length(rl.calls), 2); /* the two let through, nothing after */
         CHECK(rep && rep->n_done == 2 && rep->n_failed + rep->n_skipped == 2 * N - 2);
         CHECK(rep && rep->hosts[0].first_error && strstr(rep->hosts[0].first_error, "lost the lock"));
         strv_free(rl.calls);
-        free_plan_names(steps, N);
+        chain_done(&c);
 }
 
 static void test_journal(void) {
@@ -234,17 +232,14 @@ static void test_journal(void) {
         CHECK(strstr(err2.message, "apply test") != NULL);
 
         enum { N = 2 };
-        Plan p;
-        HostPlan hp;
-        Step steps[2 * N];
-        unsigned deps[N][1];
-        make_plan(&p, &hp, steps, deps, N);
+        Chain c;
+        chain_init(&c, N);
         RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER };
         HostLink link = { .host = "node1", .call = recording_call, .userdata = &rl };
         ExecOptions o = { .parallel_hosts = 1, .parallel_osds = 2, .stages = STAGE_ALL, .step_request = test_request,
                           .journal = j };
         _cleanup_(exec_report_freep) ExecReport *rep = NULL;
-        CHECK_INTEQ(exec_run(&p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
 
         _cleanup_(freep) char *path = strprintf("%s/ceph.journal", dir);
         /* a torn last record (crash mid-write) is skipped by readers */
@@ -288,7 +283,7 @@ static void test_journal(void) {
         unlink(lock);
         rmdir(dir);
         strv_free(rl.calls);
-        free_plan_names(steps, N);
+        chain_done(&c);
 }
 
 /* One record as apply writes it: journal_append() with the fields the OSD flow and the

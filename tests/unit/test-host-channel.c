@@ -14,6 +14,7 @@
 #include "controller/ceph-admin.h"
 #include "controller/hosts.h"
 #include "layout/layout.h"
+#include "fake-host.h"
 #include "test.h"
 
 static struct {
@@ -40,19 +41,14 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
         pthread_mutex_lock(&fake_mu);
         strv_consume(&fake.requests, strprintf("%s %s", op, json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)));
         pthread_mutex_unlock(&fake_mu);
-        json_object *resp = json_object_new_object();
-        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
         if (fake.fail_configure && streq(op, "configure")) {
-                json_add_bool(resp, "ok", false);
-                json_object *e = json_object_new_object();
+                json_object *resp = fake_response(request, NULL), *e = json_object_new_object();
                 json_add_int(e, "code", EINVAL);
                 json_add_string(e, "message", "refused by the fake");
                 json_add(resp, "error", e);
-        } else {
-                json_add_bool(resp, "ok", true);
-                json_add(resp, "result", json_object_new_object());
-        }
-        *ret_response = resp;
+                *ret_response = resp;
+        } else
+                *ret_response = fake_response(request, json_object_new_object());
         return 0;
 }
 
@@ -62,19 +58,9 @@ static const TransportLocalAgent fake_agent = {
         .dispatch = fake_dispatch,
 };
 
-static const char layout_yaml[] =
-        "cluster:\n"
-        "  name: unit\n"
-        "  admin_host: node1\n"
-        "profiles:\n"
-        "  p:\n"
-        "    allow: [/dev/disk/by-id/unit-a, /dev/disk/by-id/unit-b]\n"
-        "    data:\n"
-        "      devices: [/dev/disk/by-id/unit-a]\n"
-        "hosts:\n"
-        "  - name: node1\n"
-        "    transport: local\n"
-        "    profile: p\n";
+static Layout *layout(void) {
+        return fake_admin_layout("unit", "node1", "", "[/dev/disk/by-id/unit-a, /dev/disk/by-id/unit-b]");
+}
 
 static void reset(void) {
         fake.requests = strv_free(fake.requests);
@@ -83,12 +69,9 @@ static void reset(void) {
 
 static void test_host_channel(void) {
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        CHECK_INTEQ(layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &l, &err), 0);
-        if (!l) {
-                fprintf(stderr, "%s\n", err.message);
+        _cleanup_(layout_freep) Layout *l = layout();
+        if (!l)
                 return;
-        }
         const Host *h = layout_find_host(l, "node1");
         CHECK(h != NULL);
         transport_set_local_agent(&fake_agent);
@@ -181,8 +164,7 @@ static void wait_states(int n) {
  * flags, the cluster client's already connected to the cluster, the rest closed by _end */
 static void test_prewarm(void) {
         Error err = {};
-        _cleanup_(layout_freep) Layout *l = NULL;
-        CHECK_INTEQ(layout_load_string("unit.yaml", layout_yaml, sizeof(layout_yaml) - 1, &l, &err), 0);
+        _cleanup_(layout_freep) Layout *l = layout();
         if (!l)
                 return;
         const Host *h = layout_find_host(l, "node1");

@@ -15,35 +15,8 @@
 #include "basic/size.h"
 #include "basic/strv.h"
 #include "layout/layout.h"
+#include "fixture.h"
 #include "test.h"
-
-static const char *data_dir(void) {
-        const char *d = getenv("TEST_DATA");
-        if (!d)
-                test_skip("TEST_DATA is not set (run through meson test)");
-        return d;
-}
-
-static char *read_all(const char *path, size_t *ret_len) {
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        size_t cap = 4096, len = 0;
-        char *buf = malloc(cap);
-        for (;;) {
-                size_t k = fread(buf + len, 1, cap - len - 1, f);
-                len += k;
-                if (k == 0)
-                        break;
-                if (len + 1 == cap)
-                        buf = realloc(buf, cap *= 2);
-        }
-        fclose(f);
-        buf[len] = 0;
-        if (ret_len)
-                *ret_len = len;
-        return buf;
-}
 
 static Layout *load(const char *name, const char *yaml) {
         Error err = {};
@@ -59,7 +32,7 @@ static Layout *load_valid_file(const char *file) {
         char path[PATH_MAX];
         Error err = {};
         Layout *l = NULL;
-        snprintf(path, sizeof path, "%s/layout-valid/%s", data_dir(), file);
+        snprintf(path, sizeof path, "%s/layout-valid/%s", fixture_dir("TEST_DATA"), file);
         int r = layout_load_file(path, &l, &err);
         if (r < 0)
                 fprintf(stderr, "  %s: unexpected error: %s\n", file, err.message);
@@ -469,7 +442,7 @@ static void test_load_file_errors(void) {
         CHECK(l == NULL);
 
         error_reset(&err);
-        CHECK_INTEQ(layout_load_file(data_dir(), &l, &err), -EISDIR);
+        CHECK_INTEQ(layout_load_file(fixture_dir("TEST_DATA"), &l, &err), -EISDIR);
         CHECK(l == NULL);
 
         /* embedded NUL bytes in the text are refused by the YAML reader, not read past */
@@ -480,64 +453,27 @@ static void test_load_file_errors(void) {
         CHECK(l == NULL);
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char * const *) a, *(char * const *) b);
+/* From memory, named like the file, and from the file by a relative path: the same message. */
+static void check_invalid_layout(const char *name, const char *yaml, size_t len, const char *expected) {
+        Error err = {};
+        Layout *l = (Layout *) 0x1; /* must stay untouched on failure */
+        int r = layout_load_string(name, yaml, len, &l, &err);
+        if (r != -EINVAL || !streq(err.message, expected))
+                fprintf(stderr, "  case %s\n", name);
+        CHECK_INTEQ(r, -EINVAL);
+        CHECK_STREQ(err.message, expected);
+        CHECK(l == (Layout *) 0x1);
+
+        error_reset(&err);
+        l = NULL;
+        r = layout_load_file(name, &l, &err);
+        CHECK_INTEQ(r, -EINVAL);
+        CHECK_STREQ(err.message, expected);
+        CHECK(l == NULL);
 }
 
 static void test_invalid_fixtures(void) {
-        char dir[PATH_MAX], cwd[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s/layout-invalid", data_dir());
-        DIR *d = opendir(dir);
-        CHECK(d != NULL);
-        if (!d)
-                return;
-        _cleanup_strv_free_ char **names = NULL;
-        size_t n_expected = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (endswith(de->d_name, ".yaml"))
-                        CHECK_INTEQ(strv_extend(&names, de->d_name), 0);
-                else if (endswith(de->d_name, ".expected"))
-                        n_expected++;
-        }
-        closedir(d);
-        size_t n = strv_length(names);
-        CHECK(n >= 35);
-        CHECK_INTEQ(n, n_expected); /* every case has its expected message, and no orphans */
-        qsort(names, n, sizeof(char *), cmp_str);
-
-        CHECK(getcwd(cwd, sizeof cwd) != NULL);
-        CHECK_INTEQ(chdir(dir), 0);
-        STRV_FOREACH(name, names) {
-                char exp_name[PATH_MAX];
-                snprintf(exp_name, sizeof exp_name, "%.*s.expected", (int) (strlen(*name) - 5), *name);
-                _cleanup_(freep) char *expected = read_all(exp_name, NULL);
-                size_t len;
-                _cleanup_(freep) char *yaml = read_all(*name, &len);
-                CHECK(expected && yaml);
-                if (!expected || !yaml)
-                        continue;
-                expected[strcspn(expected, "\n")] = 0;
-
-                /* from memory, named like the file */
-                Error err = {};
-                Layout *l = (Layout *) 0x1; /* must stay untouched on failure */
-                int r = layout_load_string(*name, yaml, len, &l, &err);
-                if (r != -EINVAL || !streq(err.message, expected))
-                        fprintf(stderr, "  case %s\n", *name);
-                CHECK_INTEQ(r, -EINVAL);
-                CHECK_STREQ(err.message, expected);
-                CHECK(l == (Layout *) 0x1);
-
-                /* from the file, by a relative path: the same message */
-                error_reset(&err);
-                l = NULL;
-                r = layout_load_file(*name, &l, &err);
-                CHECK_INTEQ(r, -EINVAL);
-                CHECK_STREQ(err.message, expected);
-                CHECK(l == NULL);
-        }
-        CHECK_INTEQ(chdir(cwd), 0);
+        size_t n = fixture_invalid_cases("layout-invalid", 35, check_invalid_layout);
         fprintf(stderr, "  %zu invalid layouts checked\n", n);
 }
 
@@ -545,7 +481,7 @@ static void test_valid_fixtures_and_shipped_layouts(void) {
         /* Every layout under tests/data/layout-valid/ and every shipped layout in layouts/ loads. */
         const char *dirs[2] = { NULL, getenv("LAYOUTS") };
         char valid[PATH_MAX];
-        snprintf(valid, sizeof valid, "%s/layout-valid", data_dir());
+        snprintf(valid, sizeof valid, "%s/layout-valid", fixture_dir("TEST_DATA"));
         dirs[0] = valid;
         size_t n_loaded = 0;
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
@@ -679,8 +615,8 @@ static void test_warnings(void) {
 
 static void test_all_errors(void) {
         char path[PATH_MAX], exp[PATH_MAX];
-        snprintf(path, sizeof path, "%s/layout-errors/several.yaml", data_dir());
-        snprintf(exp, sizeof exp, "%s/layout-errors/several.expected", data_dir());
+        snprintf(path, sizeof path, "%s/layout-errors/several.yaml", fixture_dir("TEST_DATA"));
+        snprintf(exp, sizeof exp, "%s/layout-errors/several.expected", fixture_dir("TEST_DATA"));
 
         /* the first-error API stops at the first one */
         Error err = {};
@@ -701,7 +637,7 @@ static void test_all_errors(void) {
                 CHECK(d.items[i - 1].mark.line < d.items[i].mark.line ||
                       (d.items[i - 1].mark.line == d.items[i].mark.line && d.items[i - 1].mark.column <= d.items[i].mark.column));
         /* each message is the one validate prints (several.expected, minus its prefixes) */
-        _cleanup_(freep) char *expected = read_all(exp, NULL);
+        _cleanup_(freep) char *expected = fixture_read(exp, NULL);
         CHECK(expected != NULL);
         for (size_t i = 0; expected && i < d.n; i++) {
                 char line[1200];
@@ -724,7 +660,7 @@ static void test_all_errors(void) {
 
         /* a valid layout: no errors, its warnings in the list and in the layout */
         error_reset(&err);
-        snprintf(path, sizeof path, "%s/layout-valid/warnings.yaml", data_dir());
+        snprintf(path, sizeof path, "%s/layout-valid/warnings.yaml", fixture_dir("TEST_DATA"));
         _cleanup_(layout_freep) Layout *ok = NULL;
         CHECK_INTEQ(layout_load_file_all(path, &ok, &d, &err), 0);
         CHECK(ok && d.n_errors == 0 && d.n == 4 && ok->warnings.n == 4);

@@ -21,7 +21,7 @@
 #include "controller/cluster-lock.h"
 #include "controller/hosts.h"
 #include "layout/layout.h"
-#include "ceph-as-run.h"
+#include "fake-host.h"
 #include "test.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -34,20 +34,6 @@ static struct {
         char **ops;          /* "host op" of every other request */
         json_object *last_args; /* of the last op */
 } fake;
-
-typedef struct FakeAgent {
-        char *host;
-} FakeAgent;
-
-static void *fake_state_new(void) {
-        return calloc(1, sizeof(FakeAgent));
-}
-
-static void fake_state_free(void *state) {
-        FakeAgent *a = state;
-        free(a->host);
-        free(a);
-}
 
 static json_object *run_result(int code, const char *out, const char *err) {
         json_object *r = json_object_new_object();
@@ -126,16 +112,14 @@ static json_object *run_answer(json_object *args, void *userdata, int *ret_errno
 
 static int fake_dispatch(void *state, json_object *request, json_object **ret_response,
                          void (*progress)(json_object *progress, void *userdata), void *userdata) {
-        FakeAgent *a = state;
+        FakeHost *a = state;
         const char *op = json_object_get_string(json_object_object_get(request, "op"));
         json_object *args = json_object_object_get(request, "args");
         json_object *result = NULL;
         pthread_mutex_lock(&mu);
-        if (streq(op, "configure")) {
-                free(a->host);
-                a->host = strdup(json_object_get_string(json_object_object_get(args, "host")));
-                result = json_object_new_object();
-        } else if (streq(op, "run"))
+        if (streq(op, "configure"))
+                result = fake_host_configure(a, args);
+        else if (streq(op, "run"))
                 result = ceph_answer(args);
         else if (streq(op, "ceph-command")) {
                 int e = 0;
@@ -149,17 +133,13 @@ static int fake_dispatch(void *state, json_object *request, json_object **ret_re
                 result = json_object_new_object();
         }
         pthread_mutex_unlock(&mu);
-        json_object *resp = json_object_new_object();
-        json_add(resp, "id", json_object_get(json_object_object_get(request, "id")));
-        json_add_bool(resp, "ok", true);
-        json_add(resp, "result", result);
-        *ret_response = resp;
+        *ret_response = fake_response(request, result);
         return 0;
 }
 
 static const TransportLocalAgent fake_agent = {
-        .state_new = fake_state_new,
-        .state_free = fake_state_free,
+        .state_new = fake_host_new,
+        .state_free = fake_host_free,
         .dispatch = fake_dispatch,
 };
 

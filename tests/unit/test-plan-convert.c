@@ -15,33 +15,12 @@
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "plan/plan-convert.h"
+#include "fixture.h"
 #include "test.h"
 
-static const char *env_dir(const char *name) {
-        const char *d = getenv(name);
-        if (!d)
-                test_skip("TEST_DATA/LAYOUTS not set (run through meson test)");
-        return d;
-}
-
-static char *read_all(const char *path) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(TAKE_PTR(m));
-        return buf;
-}
-
 static char *data_file(const char *name) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
-        char *s = read_all(p);
+        _cleanup_(freep) char *p = strprintf("%s/%s", fixture_dir("TEST_DATA"), name);
+        char *s = fixture_read(p, NULL);
         if (!s) {
                 fprintf(stderr, "cannot read %s\n", p);
                 exit(1);
@@ -51,8 +30,8 @@ static char *data_file(const char *name) {
 
 /* The scenario 3 layout, with each `from` replaced by `to` in its text (NULL: as shipped). */
 static Layout *layout(const char *const *edits) {
-        _cleanup_(freep) char *p = strprintf("%s/scenario-3-filestore.yaml", env_dir("LAYOUTS"));
-        _cleanup_(freep) char *text = read_all(p);
+        _cleanup_(freep) char *p = strprintf("%s/scenario-3-filestore.yaml", fixture_dir("LAYOUTS"));
+        _cleanup_(freep) char *text = fixture_read(p, NULL);
         CHECK(text != NULL);
         for (const char *const *e = edits; e && e[0]; e += 2) {
                 char *at = strstr(text, e[0]);
@@ -73,7 +52,7 @@ static Layout *layout(const char *const *edits) {
 }
 
 static InventorySet *inventories(const char *name) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), name);
+        _cleanup_(freep) char *p = strprintf("%s/%s", fixture_dir("TEST_DATA"), name);
         InventorySet *s = NULL;
         Error err = {};
         if (inventory_set_load_file(p, &s, &err) < 0) {
@@ -95,6 +74,20 @@ static CephOsdMetadataList *meta_from(const char *json) {
         Error err = {};
         CHECK_INTEQ(ceph_osd_metadata_parse(json, &m, &err), 0);
         return m;
+}
+
+/* Scenario 3's synthetic `ceph osd tree`, as captured (ceph/synthetic-osd-tree-scenario-3.json). */
+static CephOsdTree *scenario_tree(void) {
+        _cleanup_(freep) char *json = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        return tree_from(json);
+}
+
+/* Scenario 3's synthetic `ceph osd metadata` of its OSDs as `state` has them: "filestore"
+ * (before the conversion) or "converged" (after). */
+static CephOsdMetadataList *scenario_meta(const char *state) {
+        _cleanup_(freep) char *name = strprintf("ceph/synthetic-osd-metadata-scenario-3-%s.json", state);
+        _cleanup_(freep) char *json = data_file(name);
+        return meta_from(json);
 }
 
 /* `text` with every `from` replaced by `to` */
@@ -124,6 +117,17 @@ static ConvertPlan *convert_ok(const Layout *l, const InventorySet *s, const Cep
         return p;
 }
 
+/* plan_convert() refused with `rc` and made no plan: its message (in `err`). */
+static const char *convert_refused(const Layout *l, const InventorySet *s, const CephOsdTree *t,
+                                   const CephOsdMetadataList *m, const ConvertOptions *o, int rc, Error *err) {
+        ConvertPlan *p = NULL;
+        *err = (Error) {};
+        CHECK_INTEQ(plan_convert(l, s, t, m, o, &p, err), rc);
+        CHECK(p == NULL);
+        convert_plan_free(p);
+        return err->message;
+}
+
 static char *text_of(const ConvertPlan *p) {
         char *buf = NULL;
         size_t len = 0;
@@ -140,22 +144,6 @@ static char *json_of(const ConvertPlan *p) {
         CHECK_INTEQ(convert_plan_print_json(p, f), 0);
         fclose(f);
         return buf;
-}
-
-static void check_golden(const char *file, const char *text) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), file);
-        if (getenv("UPDATE_GOLDEN")) {
-                _cleanup_(fclosep) FILE *f = fopen(p, "we");
-                CHECK(f != NULL);
-                if (f)
-                        fputs(text, f);
-                fprintf(stderr, "updated %s\n", file);
-                return;
-        }
-        _cleanup_(freep) char *want = read_all(p);
-        if (!want)
-                fprintf(stderr, "missing golden file %s (tests/update-golden.sh writes it)\n", file);
-        CHECK_STREQ(text, want);
 }
 
 /* The GPT name the planner gives the `role` partition of data device `path` on `host`. */
@@ -206,10 +194,8 @@ static void check_progress(const ConvertPlan *p);
 static void test_filestore_to_bluestore(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
 
         CHECK_INTEQ(p->n_hosts, 3);
@@ -244,8 +230,8 @@ static void test_filestore_to_bluestore(void) {
         CHECK(has_osd(host_of(p, "fs3"), 17) && !has_osd(host_of(p, "fs3"), 11));
 
         _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
-        check_golden("convert-scenario-3-filestore.txt", txt);
-        check_golden("convert-scenario-3-filestore.json", js);
+        fixture_check_golden("convert-scenario-3-filestore.txt", txt);
+        fixture_check_golden("convert-scenario-3-filestore.json", js);
         /* determinism */
         _cleanup_(convert_plan_freep) ConvertPlan *p2 = convert_ok(l, s, t, m, NULL);
         _cleanup_(freep) char *js2 = json_of(p2);
@@ -304,10 +290,8 @@ static void check_progress(const ConvertPlan *p) {
 static void test_converged_nothing_to_do(void) {
         _cleanup_(layout_freep) Layout *l = layout(NULL);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
         for (int reshape = 0; reshape < 2; reshape++) {
                 ConvertOptions o = { .reshape = reshape };
                 _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &o);
@@ -326,10 +310,8 @@ static void test_reshape_db_size(void) {
         static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
         _cleanup_(layout_freep) Layout *l = layout(edits);
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
 
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
         CHECK_INTEQ(convert_plan_count(p, true), 0);
@@ -358,8 +340,8 @@ static void test_reshape_db_size(void) {
                 CHECK(kept_has(h, "/dev/sda partition 2 'ceph journal'", "not a journal to replace"));
         }
         _cleanup_(freep) char *rtxt = text_of(r), *rjs = json_of(r);
-        check_golden("convert-scenario-3-reshape.txt", rtxt);
-        check_golden("convert-scenario-3-reshape.json", rjs);
+        fixture_check_golden("convert-scenario-3-reshape.txt", rtxt);
+        fixture_check_golden("convert-scenario-3-reshape.json", rjs);
 
         /* bcache added to the layout: the same, one more reason */
         static const char *const bc[] = {
@@ -397,13 +379,11 @@ static void test_reshape_db_size(void) {
                 "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
         };
         _cleanup_(layout_freep) Layout *lbig = layout(big);
-        ConvertPlan *none = NULL;
-        Error e = {};
-        CHECK_INTEQ(plan_convert(lbig, s, t, m, &o, &none, &e), -ENOSPC);
-        CHECK(none == NULL);
-        CHECK_STREQ(e.message, "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
-                               "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
-                               "extent is 2.6 GiB, 2.6 GiB is free in all");
+        Error e;
+        CHECK_STREQ(convert_refused(lbig, s, t, m, &o, -ENOSPC, &e),
+                    "host 'fs1': not enough free space on '/dev/sda' for the 5 GiB bcache cache partition "
+                    "of osd.2 (slot 2, /dev/sde) after the old partitions are replaced: the largest free "
+                    "extent is 2.6 GiB, 2.6 GiB is free in all");
 }
 
 /* A host is its CRUSH bucket, by exact name: converting node1 never takes node11's OSDs,
@@ -495,10 +475,8 @@ static void test_journal_lookalike_kept(void) {
         };
         d->n_partitions++;
 
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, NULL);
         const ConvertHost *h = host_of(p, "fs1");
         CHECK(h && h->n_replaced == 6);
@@ -561,13 +539,11 @@ static void test_names_moved(void) {
                                                 "\"backend_filestore_partition_path\":\"/dev/sdd1\"");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
-        ConvertPlan *p = NULL;
-        Error err = {};
-        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -EEXIST);
-        CHECK(p == NULL);
-        CHECK_STREQ(err.message, "host 'fs1': the cluster says osd.0 is on /dev/sdd1, but /dev/sdd carries osd.1: device "
-                                 "names changed since osd.0 booted? refusing to plan (restart osd.0 so that its metadata is "
-                                 "current)");
+        Error err;
+        CHECK_STREQ(convert_refused(l, s, t, m, NULL, -EEXIST, &err),
+                    "host 'fs1': the cluster says osd.0 is on /dev/sdd1, but /dev/sdd carries osd.1: device "
+                    "names changed since osd.0 booted? refusing to plan (restart osd.0 so that its metadata is "
+                    "current)");
 }
 
 /* An OSD destroyed with its id kept (a conversion under way) is not planned again */
@@ -695,8 +671,8 @@ static void test_replace_hdd(void) {
         CHECK(kept_has(h, "/dev/sda partition 4 'cp:db:", "cephprov's"));
         CHECK(kept_has(h, "/dev/sda partition 1 'ceph journal'", "in keep_partitions"));
         _cleanup_(freep) char *txt = text_of(p), *js = json_of(p);
-        check_golden("replace-scenario-3-hdd.txt", txt);
-        check_golden("replace-scenario-3-hdd.json", js);
+        fixture_check_golden("replace-scenario-3-hdd.txt", txt);
+        fixture_check_golden("replace-scenario-3-hdd.json", js);
         CHECK(strstr(js, "\"replace\": {") != NULL);
 
         /* the device by one of its links: the same plan */
@@ -940,10 +916,8 @@ static InventorySet *set_of(json_object *o) {
 
 /* scenario 3's convert plan of fs1 from `saved` */
 static ConvertPlan *fs1_plan(const Layout *l, const InventorySet *saved) {
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         char *only[] = { (char *) "fs1", NULL };
         ConvertOptions o = { .hosts = only };
         return convert_ok(l, saved, t, m, &o);
@@ -1005,10 +979,8 @@ static void test_follow_names_moved(void) {
                                 "was /dev/sda1 when the convert was planned and is /dev/sdb1 now: followed"));
         /* a fresh plan from what the hosts show now cannot be made (the OSDs' metadata names the
          * old names): the saved one is the one to finish */
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
-        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("filestore");
         ConvertPlan *q = NULL;
         err = (Error) {};
         CHECK_INTEQ(plan_convert(l, fresh, t, m, NULL, &q, &err), -EEXIST);
@@ -1239,13 +1211,11 @@ static void test_crush_hosts_unmatched(void) {
         _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-filestore.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
-        ConvertPlan *p = NULL;
-        Error err = {};
-        CHECK_INTEQ(plan_convert(l, s, t, m, NULL, &p, &err), -ENOENT);
-        CHECK(p == NULL);
-        CHECK_STREQ(err.message, "no host of the layout to convert (fs1, fs2, fs3) is a CRUSH host bucket of the cluster "
-                                 "(its host buckets: ceph-a, ceph-b, ceph-c): hosts are matched by exact name; wrong "
-                                 "layout or cluster? refusing");
+        Error err;
+        CHECK_STREQ(convert_refused(l, s, t, m, NULL, -ENOENT, &err),
+                    "no host of the layout to convert (fs1, fs2, fs3) is a CRUSH host bucket of the cluster "
+                    "(its host buckets: ceph-a, ceph-b, ceph-c): hosts are matched by exact name; wrong "
+                    "layout or cluster? refusing");
         /* one host of the layout in CRUSH: the others are noted, not refused */
         _cleanup_(freep) char *tk = replace_all(tj, "\"ceph-c\"", "\"fs3\"");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t3 = tree_from(tk);

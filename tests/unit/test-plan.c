@@ -13,6 +13,7 @@
 #include "layout/layout.h"
 #include "plan/plan.h"
 #include "plan/plan-internal.h"
+#include "fixture.h"
 #include "test.h"
 
 static const char *const scenarios[] = {
@@ -22,15 +23,8 @@ static const char *const scenarios[] = {
         "all-flash",
 };
 
-static const char *env_dir(const char *var) {
-        const char *d = getenv(var);
-        if (!d)
-                test_skip("TEST_DATA/LAYOUTS not set (run through meson test)");
-        return d;
-}
-
 static Layout *load_layout(const char *name) {
-        _cleanup_(freep) char *p = strprintf("%s/%s.yaml", env_dir("LAYOUTS"), name);
+        _cleanup_(freep) char *p = strprintf("%s/%s.yaml", fixture_dir("LAYOUTS"), name);
         Layout *l = NULL;
         Error err = {};
         int r = layout_load_file(p, &l, &err);
@@ -43,7 +37,7 @@ static Layout *load_layout(const char *name) {
 }
 
 static InventorySet *load_inv(const char *name, const char *suffix) {
-        _cleanup_(freep) char *p = strprintf("%s/inventory-%s%s.json", env_dir("TEST_DATA"), name, suffix);
+        _cleanup_(freep) char *p = strprintf("%s/inventory-%s%s.json", fixture_dir("TEST_DATA"), name, suffix);
         InventorySet *s = NULL;
         Error err = {};
         int r = inventory_set_load_file(p, &s, &err);
@@ -82,37 +76,6 @@ static char *plan_json_text(const Plan *p) {
         return buf;
 }
 
-static char *read_all(const char *path) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        _cleanup_(fclosep) FILE *m = open_memstream(&buf, &len);
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(TAKE_PTR(m));
-        return buf;
-}
-
-static void check_golden(const char *file, const char *text) {
-        _cleanup_(freep) char *p = strprintf("%s/%s", env_dir("TEST_DATA"), file);
-        if (getenv("UPDATE_GOLDEN")) {
-                _cleanup_(fclosep) FILE *f = fopen(p, "we");
-                CHECK(f != NULL);
-                if (f)
-                        fputs(text, f);
-                fprintf(stderr, "updated %s\n", file);
-                return;
-        }
-        _cleanup_(freep) char *want = read_all(p);
-        if (!want)
-                fprintf(stderr, "missing golden file %s (tests/update-golden.sh writes it)\n", file);
-        CHECK_STREQ(text, want);
-}
-
 static Plan *plan_ok(const Layout *l, const InventorySet *s) {
         Plan *p = NULL;
         Error err = {};
@@ -143,8 +106,8 @@ static void test_golden(void) {
                 _cleanup_(freep) char *txt = plan_text(p), *js = plan_json_text(p);
                 _cleanup_(freep) char *ftxt = strprintf("plan-%s.txt", scenarios[i]);
                 _cleanup_(freep) char *fjs = strprintf("plan-%s.json", scenarios[i]);
-                check_golden(ftxt, txt);
-                check_golden(fjs, js);
+                fixture_check_golden(ftxt, txt);
+                fixture_check_golden(fjs, js);
                 CHECK(!plan_is_empty(p));
                 CHECK_INTEQ(p->n_hosts, l->n_hosts);
 
@@ -449,7 +412,7 @@ static void test_spread_2_to_1(void) {
 
 /* A second NVMe in scenario 2's hosts: 8 HDDs over 2 fast devices. */
 static InventorySet *scenario2_two_nvme(void) {
-        _cleanup_(freep) char *path = strprintf("%s/inventory-scenario-2-bulk-nvme.json", env_dir("TEST_DATA"));
+        _cleanup_(freep) char *path = strprintf("%s/inventory-scenario-2-bulk-nvme.json", fixture_dir("TEST_DATA"));
         _cleanup_json_ json_object *o = NULL;
         CHECK_INTEQ(json_parse_file(path, &o, NULL), 0);
         json_object *invs = json_object_object_get(o, "inventories");
@@ -493,34 +456,28 @@ static void test_spread_8_to_1(void) {
         l->hosts[0].allow[0] = strdup("/dev/*"); /* the copy has no by-id link */
         for (size_t h = 1; h < l->n_hosts; h++)
                 l->hosts[h].profile = NULL; /* one host is enough here */
-        pr->data_per_fast = 4;
-        pr->spread = SPREAD_BALANCED;
-        {
+        static const char *const none[] = { NULL };
+        const struct {
+                SpreadMode spread;
+                unsigned per_fast;
+                const char *const *nvme0, *const *nvme1;
+        } two_cases[] = {
+                /* 4 per fast device, balanced: every other one */
+                { SPREAD_BALANCED, 4, (const char *const[]) { "/dev/sdb", "/dev/sdd", "/dev/sdf", "/dev/sdh", NULL },
+                  (const char *const[]) { "/dev/sdc", "/dev/sde", "/dev/sdg", "/dev/sdi", NULL } },
+                /* 4 per fast device, fill: the first four on the first */
+                { SPREAD_FILL, 4, (const char *const[]) { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde", NULL },
+                  (const char *const[]) { "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL } },
+                /* 8 per fast device, fill: all on the first, the second stays empty */
+                { SPREAD_FILL, 8, all8, none },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(two_cases); i++) {
+                pr->spread = two_cases[i].spread;
+                pr->data_per_fast = two_cases[i].per_fast;
                 _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
                 if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
-                                   (const char *[]) { "/dev/sdb", "/dev/sdd", "/dev/sdf", "/dev/sdh", NULL });
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
-                                   (const char *[]) { "/dev/sdc", "/dev/sde", "/dev/sdg", "/dev/sdi", NULL });
-                }
-        }
-        pr->spread = SPREAD_FILL;
-        {
-                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
-                if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1",
-                                   (const char *[]) { "/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde", NULL });
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1",
-                                   (const char *[]) { "/dev/sdf", "/dev/sdg", "/dev/sdh", "/dev/sdi", NULL });
-                }
-        }
-        /* 8 per fast device, fill: all on the first, the second stays empty */
-        pr->data_per_fast = 8;
-        {
-                _cleanup_(plan_freep) Plan *p = plan_ok(l, two);
-                if (p) {
-                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", (const char *const *) all8);
-                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1", (const char *[]) { NULL });
+                        check_fast(&p->hosts[0], 0, "/dev/nvme0n1", two_cases[i].nvme0);
+                        check_fast(&p->hosts[0], 1, "/dev/nvme1n1", two_cases[i].nvme1);
                 }
         }
         /* 3 per fast device: 8 > 2 × 3 */
@@ -1535,7 +1492,9 @@ static void test_hosts_and_missing(void) {
                                  "plan: 28 steps on 1 host, 4 new OSDs, 7.3 TiB raw; fast devices: 360 GiB in cephprov partitions, "
                                  "6.3 GiB free after; 1 host not planned (no inventory)\n"));
         _cleanup_(freep) char *js = p ? plan_json_text(p) : NULL;
-        CHECK(js && strstr(js, "\n  ],\n  \"missing_hosts\": [\n    \"node3\"\n  ]\n}\n"));
+        CHECK(js && strstr(js, "\n  ],\n  \"missing_hosts\": [\n    \"node3\"\n  ],\n  \"refused_hosts\": [\n  ],\n"
+                               "  \"result\": \"incomplete\",\n  \"totals\": {\n    \"hosts_planned\": 1,\n"
+                               "    \"hosts_missing\": 1,\n"));
         /* without missing_ok the missing host refuses the plan */
         o.missing_ok = false;
         plan_free(TAKE_PTR(p));

@@ -14,35 +14,8 @@
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "playbook/playbook.h"
+#include "fixture.h"
 #include "test.h"
-
-static const char *data_dir(void) {
-        const char *d = getenv("TEST_DATA");
-        if (!d)
-                test_skip("TEST_DATA is not set (run through meson test)");
-        return d;
-}
-
-static char *read_all(const char *path, size_t *ret_len) {
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        size_t cap = 4096, len = 0;
-        char *buf = malloc(cap);
-        for (;;) {
-                size_t k = fread(buf + len, 1, cap - len - 1, f);
-                len += k;
-                if (k == 0)
-                        break;
-                if (len + 1 == cap)
-                        buf = realloc(buf, cap *= 2);
-        }
-        fclose(f);
-        buf[len] = 0;
-        if (ret_len)
-                *ret_len = len;
-        return buf;
-}
 
 static Playbook *load(const char *yaml) {
         Error err = {};
@@ -145,62 +118,26 @@ static void test_every_shipped_playbook_loads(void) {
         CHECK(n >= 2);
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char * const *) a, *(char * const *) b);
+static void check_invalid_playbook(const char *name, const char *yaml, size_t len, const char *expected) {
+        Error err = {};
+        Playbook *pb = (Playbook *) 0x1; /* must stay untouched on failure */
+        int r = playbook_load_string(name, yaml, len, &pb, &err);
+        if (r != -EINVAL || !streq(err.message, expected))
+                fprintf(stderr, "  case %s\n", name);
+        CHECK_INTEQ(r, -EINVAL);
+        CHECK_STREQ(err.message, expected);
+        CHECK(pb == (Playbook *) 0x1);
+
+        error_reset(&err);
+        pb = NULL;
+        r = playbook_load(name, &pb, &err);
+        CHECK_INTEQ(r, -EINVAL);
+        CHECK_STREQ(err.message, expected);
+        CHECK(pb == NULL);
 }
 
 static void test_invalid_fixtures(void) {
-        char dir[PATH_MAX], cwd[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s/playbook-invalid", data_dir());
-        DIR *d = opendir(dir);
-        CHECK(d != NULL);
-        if (!d)
-                return;
-        _cleanup_strv_free_ char **names = NULL;
-        size_t n_expected = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (endswith(de->d_name, ".yaml"))
-                        CHECK_INTEQ(strv_extend(&names, de->d_name), 0);
-                else if (endswith(de->d_name, ".expected"))
-                        n_expected++;
-        }
-        closedir(d);
-        size_t n = strv_length(names);
-        CHECK(n >= 50);
-        CHECK_INTEQ(n, n_expected); /* every case has its expected message, and no orphans */
-        qsort(names, n, sizeof(char *), cmp_str);
-
-        CHECK(getcwd(cwd, sizeof cwd) != NULL);
-        CHECK_INTEQ(chdir(dir), 0);
-        STRV_FOREACH(name, names) {
-                char exp_name[PATH_MAX];
-                snprintf(exp_name, sizeof exp_name, "%.*s.expected", (int) (strlen(*name) - 5), *name);
-                _cleanup_(freep) char *expected = read_all(exp_name, NULL);
-                size_t len;
-                _cleanup_(freep) char *yaml = read_all(*name, &len);
-                CHECK(expected && yaml);
-                if (!expected || !yaml)
-                        continue;
-                expected[strcspn(expected, "\n")] = 0;
-
-                Error err = {};
-                Playbook *pb = (Playbook *) 0x1; /* must stay untouched on failure */
-                int r = playbook_load_string(*name, yaml, len, &pb, &err);
-                if (r != -EINVAL || !streq(err.message, expected))
-                        fprintf(stderr, "  case %s\n", *name);
-                CHECK_INTEQ(r, -EINVAL);
-                CHECK_STREQ(err.message, expected);
-                CHECK(pb == (Playbook *) 0x1);
-
-                error_reset(&err);
-                pb = NULL;
-                r = playbook_load(*name, &pb, &err);
-                CHECK_INTEQ(r, -EINVAL);
-                CHECK_STREQ(err.message, expected);
-                CHECK(pb == NULL);
-        }
-        CHECK_INTEQ(chdir(cwd), 0);
+        size_t n = fixture_invalid_cases("playbook-invalid", 50, check_invalid_playbook);
         fprintf(stderr, "  %zu invalid playbooks checked\n", n);
 }
 
@@ -381,8 +318,8 @@ static void test_doc_examples(void) {
                 test_skip("DOCS is not set (run through meson test)");
         char path[PATH_MAX], dir[PATH_MAX];
         snprintf(path, sizeof path, "%s/playbooks.md", docs);
-        snprintf(dir, sizeof dir, "%s/playbook-invalid", data_dir());
-        _cleanup_(freep) char *doc = read_all(path, NULL);
+        snprintf(dir, sizeof dir, "%s/playbook-invalid", fixture_dir("TEST_DATA"));
+        _cleanup_(freep) char *doc = fixture_read(path, NULL);
         CHECK(doc);
         if (!doc)
                 return;
@@ -399,7 +336,7 @@ static void test_doc_examples(void) {
                         continue;
                 char p[PATH_MAX * 2];
                 snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-                _cleanup_(freep) char *m = read_all(p, NULL);
+                _cleanup_(freep) char *m = fixture_read(p, NULL);
                 if (!m)
                         continue;
                 m[strcspn(m, "\n")] = 0;

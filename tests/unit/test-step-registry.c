@@ -10,6 +10,7 @@
 #include "basic/strv.h"
 #include "plan/plan.h"
 #include "registry/step-registry.h"
+#include "fixture.h"
 #include "test.h"
 #include "yaml/yaml-tree.h"
 
@@ -337,27 +338,15 @@ static void registry_markdown(FILE *f) {
 }
 
 static void test_docs(void) {
-        const char *docs = getenv("DOCS");
-        if (!docs)
-                test_skip("DOCS is not set (run through meson test)");
         char path[4096];
-        snprintf(path, sizeof path, "%s/playbooks.md", docs);
+        snprintf(path, sizeof path, "%s/playbooks.md", fixture_dir("DOCS"));
         static const char begin[] = "<!-- steps: generated from the registry -->\n", end[] = "<!-- end of steps -->\n";
 
-        FILE *in = fopen(path, "re");
-        CHECK(in);
-        if (!in)
+        size_t len = 0;
+        char *doc = fixture_read(path, &len);
+        CHECK(doc);
+        if (!doc)
                 return;
-        char *doc = NULL;
-        size_t cap = 0, len = 0;
-        FILE *m = open_memstream(&doc, &cap);
-        char buf[4096];
-        size_t k;
-        while ((k = fread(buf, 1, sizeof buf, in)) > 0)
-                fwrite(buf, 1, k, m);
-        fclose(in);
-        fclose(m);
-        len = strlen(doc);
 
         char *gen = NULL;
         size_t gen_len = 0;
