@@ -139,9 +139,9 @@ check_eq "4 OSDs still up on uml1 after the second apply" "$(host_up uml1)" 4
 # --- status (item 3): per bcache device its state, cache mode, sequential_cutoff, dirty data
 # and hit ratio, as operators read them with an ssh loop over /sys/block/bcache*/bcache, seen
 # after data was written and read back through the cluster
-put_objects 16 4194304 "$dir/objects"
-check "16 objects of 4 MiB written and read back identical through the cluster" \
-        objects_identical 16 "$dir/objects" "$dir/back"
+put_objects 8 4194304 "$dir/objects"
+check "8 objects of 4 MiB written and read back identical through the cluster" \
+        objects_identical 8 "$dir/objects" "$dir/back"
 # the view of `cephprov status --json`, one line per bcache device: device, mode, cutoff,
 # state, hit ratio in % (the kernel's figure is an integer %)
 status_view() {
@@ -177,7 +177,7 @@ check_eq "status (text): a BCACHE line per device with mode, dirty data, cutoff 
         "$(grep -cE '^  uml1 .* /dev/bcache[0-9]+ +writeback +(clean|dirty) +dirty [^,]+, sequential_cutoff 0( B)?, hit ratio [0-9]+ %$' "$DIR/status.txt")" 4 ||
         sed -n '/^BCACHE/,/^$/p' "$DIR/status.txt"
 dirty=$("$CEPHPROV" status "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null | jq '[.bcache[].dirty_bytes] | add')
-echo "status after 64 MiB written and read back: $(paste -sd';' <<<"$view"); dirty in all ${dirty:-?} bytes"
+echo "status after 32 MiB written and read back: $(paste -sd';' <<<"$view"); dirty in all ${dirty:-?} bytes"
 
 # --- reboot (item 4): the guest restarted on the same disk files; bcache registers again
 # (bcache-tools' udev rule), cephprov's rule tunes it again (the kernel's default cutoff is
@@ -220,7 +220,7 @@ check_eq "after the reboot: every bcache device has its cache again" \
         "$(awk '$4 == "clean" || $4 == "dirty"' <<<"$view" | wc -l)" 4
 check "after the reboot: HEALTH_OK, every PG active+clean" wait_healthy 300 || { ceph_ health detail; ceph_ pg stat; }
 t_clean=$(lab_since "$t_reboot")
-check "after the reboot: the 16 objects read back identical" objects_identical 16 "$dir/objects" "$dir/back"
+check "after the reboot: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 check "after the reboot: md arrays running" md_running
 check "after the reboot: md arrays and their members' data as made" md_identical
 
@@ -236,7 +236,7 @@ check "after the reboot: md arrays and their members' data as made" md_identical
 # teardown has the dirty data to flush (a detach writes back whatever writeback_running says)
 check "background writeback paused on uml1's bcache devices" \
         uml 'for b in /sys/block/bcache*/bcache; do echo 0 >"$b/writeback_running" || exit 1; done'
-put_objects 16 4194304 "$dir/objects2"
+put_objects 8 4194304 "$dir/objects2"
 dirty_of() { "$CEPHPROV" status "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null | jq '[.bcache[] | select(.host == "uml1") | .dirty_bytes] | add // 0'; }
 dirty_before=$(dirty_of)
 check "dirty data on uml1's caches before destroy (${dirty_before:-?} bytes)" test "${dirty_before:-0}" -gt 0
@@ -275,7 +275,7 @@ check "after destroy: md arrays and their members' data as made" md_identical
 check_eq "after destroy: uml1's host bucket is gone from CRUSH" \
         "$(ceph_ osd tree -f json 2>/dev/null | jq '[.nodes[] | select(.name == "uml1")] | length')" 0
 check "after destroy: HEALTH_OK, every PG active+clean" wait_healthy 300 || { ceph_ health detail; ceph_ pg stat; }
-check "after destroy: the 16 objects read back identical" objects_identical 16 "$dir/objects2" "$dir/back"
+check "after destroy: the 8 objects read back identical" objects_identical 8 "$dir/objects2" "$dir/back"
 rate=$(grep -o "flushed .* in [0-9.]* s ([^)]*)" "$DIR/destroy.out" | paste -sd';' -)
 
 echo "figures: destroy of uml1 ${t_destroy} s (${dirty_before:-?} bytes dirty before; ${rate:-no flush})"
