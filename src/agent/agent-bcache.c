@@ -549,6 +549,34 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
         return 0;
 }
 
+/* The superblock of the cache device `name` (kernel name) of a cache set just unregistered,
+ * zeroed through a claim once the kernel let go of it (EBUSY for a few seconds is bcache
+ * letting go). */
+static int wipe_cache_super(const char *name, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        _cleanup_(freep) char *node = strprintf("/dev/%s", name);
+        if (!node)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = block_dev_resolve(node, &d, err);
+        if (r < 0)
+                return r;
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        for (int i = 0;; i++) {
+                r = block_claim(&d, &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
+                                &c, err);
+                if (r != -EBUSY || i >= 100)
+                        break;
+                error_reset(err);
+                sleep_ms(50);
+        }
+        if (r < 0)
+                return r;
+        if (zero_range(c.fd, BCACHE_SB_OFFSET, BCACHE_SB_SIZE) < 0 || fsync(c.fd) < 0)
+                return error_set(err, errno, "cannot wipe the bcache superblock of cache device '%s': %s", node,
+                                 strerror(errno));
+        return 0;
+}
+
 int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev backing = {};
         int64_t timeout = 600;
@@ -695,6 +723,19 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
 
         /* the cache set, if nobody else uses it */
         if (sb.set_uuid[0] && !set_has_backing(sb.set_uuid)) {
+                /* its cache device, named before it goes: /sys/fs/bcache/SET/cache0 links to
+                 * /sys/block/DISK/PART/bcache */
+                char cache_link[PATH_MAX], cache_dir[PATH_MAX], cache_name[NAME_MAX + 1] = "";
+                snprintf(cache_link, sizeof(cache_link), "/sys/fs/bcache/%s/cache0", sb.set_uuid);
+                if (realpath(cache_link, cache_dir)) {
+                        char *slash = strrchr(cache_dir, '/');
+                        if (slash && streq(slash, "/bcache")) {
+                                *slash = 0;
+                                slash = strrchr(cache_dir, '/');
+                                if (slash)
+                                        snprintf(cache_name, sizeof(cache_name), "%s", slash + 1);
+                        }
+                }
                 snprintf(path, sizeof(path), "/sys/fs/bcache/%s/unregister", sb.set_uuid);
                 if (file_write_string(path, "1") >= 0) {
                         json_add_string(o, "unregistered_set", sb.set_uuid);
@@ -703,6 +744,18 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
                         for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
                                 sleep_ms(50);
+                        /* and its superblock goes at once: while it is there, any udev event on
+                         * the cache device (bcache-tools' rule registers every bcache
+                         * superblock it sees) registers the set again, and the owned wipe that
+                         * follows found cache partitions "registered with bcache" on the uml
+                         * guest. Its data is clean (the detach wrote it back): nothing is lost. */
+                        if (cache_name[0]) {
+                                r = wipe_cache_super(cache_name, err);
+                                if (r < 0)
+                                        return r;
+                                _cleanup_(freep) char *dev = strprintf("/dev/%s", cache_name);
+                                json_add_string(o, "wiped_cache", dev);
+                        }
                 }
         }
 
