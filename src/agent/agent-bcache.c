@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "basic/clock-util.h"
+#include "basic/size.h"
 
 /* The superblock (4 KiB at 4 KiB), decoded and checked by bcache_sb_decode() (src/ondisk)
  * as the kernel checks it: one it would not register is not a bcache device here either. */
@@ -442,6 +444,139 @@ static bool set_has_backing(const char *set_uuid) {
         return found;
 }
 
+/* `lvm ARGS...` with its output in *ret_out; an exit status other than 0 is an error naming
+ * `what` and LVM's own message. */
+static int lvm_call(AgentState *s, char * const *argv, const char *what, char **ret_out, Error *err) {
+        _cleanup_(run_result_done) RunResult rr = {};
+        /* (the agent's own descriptors are no business of LVM's: no warning per descriptor) */
+        char *env[] = { (char *) "LVM_SUPPRESS_FD_WARNINGS=1", NULL };
+        int r = agent_spawn(s, argv, NULL, env, 120, &rr, err);
+        if (r < 0)
+                return r;
+        if (rr.exit_status != 0) {
+                _cleanup_(freep) char *msg = strdup(rr.err && rr.err[0] ? rr.err : (rr.out ? rr.out : ""));
+                if (msg) {
+                        size_t n = strlen(msg);
+                        while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+                                msg[--n] = 0;
+                }
+                return error_set(err, rr.timed_out ? ETIMEDOUT : EBUSY, "cannot %s on '%s': lvm %s: %s", what,
+                                 agent_host(s), argv[1], msg && msg[0] ? msg : "failed");
+        }
+        if (ret_out)
+                *ret_out = TAKE_PTR(rr.out);
+        return 0;
+}
+
+int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char *node, Error *err) {
+        /* pvs_out: one PV name a line (the VG's PVs); lvs_out: one LV's tags a line */
+        size_t n_pv = 0, n_lv = 0;
+        for (const char *l = pvs_out; l && *l;) {
+                const char *e = strchrnul(l, '\n');
+                _cleanup_(freep) char *w = strndup(l, (size_t) (e - l));
+                if (!w)
+                        return -ENOMEM;
+                const char *t = w + strspn(w, " \t");
+                if (*t) {
+                        n_pv++;
+                        if (!startswith(t, node) || (t[strlen(node)] && !strchr(" \t", t[strlen(node)])))
+                                return error_set(err, EBUSY, "'%s' is in a volume group with another physical volume (%s): "
+                                                             "not ceph-volume's, not removed", node, t);
+                }
+                l = *e ? e + 1 : e;
+        }
+        if (n_pv == 0)
+                return error_set(err, EBUSY, "'%s' is held by device-mapper but is no LVM physical volume", node);
+        for (const char *l = lvs_out; l && *l;) {
+                const char *e = strchrnul(l, '\n');
+                _cleanup_(freep) char *w = strndup(l, (size_t) (e - l));
+                if (!w)
+                        return -ENOMEM;
+                /* every line is an LV: one without tags prints a blank line */
+                const char *t = w + strspn(w, " \t");
+                n_lv++;
+                if (!strstr(t, "ceph.osd_id="))
+                        return error_set(err, EBUSY, "the volume group on '%s' holds a logical volume that is no "
+                                                     "OSD's (%s%s%s): not removed", node, *t ? "tags '" : "no tags", t,
+                                         *t ? "'" : "");
+                l = *e ? e + 1 : e;
+        }
+        if (n_lv == 0)
+                return error_set(err, EBUSY, "the volume group on '%s' holds no OSD's logical volume: not removed", node);
+        return 0;
+}
+
+/* An OSD of `ceph-volume lvm create` on /dev/bcacheN: its logical volume holds the bcache
+ * device, so neither the claim of bcacheN nor its stop gets through while the LV exists. Its
+ * volume group goes (vgremove, then pvremove of bcacheN), only when it is ceph-volume's: a VG
+ * whose only PV is this bcache device and whose every LV carries an OSD's tags
+ * (bcache_lvm_check_osd_vg()). LVM itself refuses to remove an LV that is open (an OSD still
+ * running on it). Nothing held by device-mapper: nothing to do (returns 0). */
+static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_object *o, Error *err) {
+        _cleanup_strv_free_ char **holders = block_holders(bcache_name);
+        bool dm = false;
+        STRV_FOREACH(h, holders)
+                dm = dm || startswith(*h, "dm-");
+        if (!dm)
+                return 0;
+        _cleanup_(freep) char *node = strprintf("/dev/%s", bcache_name);
+        _cleanup_(freep) char *vg_out = NULL, *pvs_out = NULL, *lvs_out = NULL, *sel = NULL;
+        if (!node)
+                return error_set(err, ENOMEM, "out of memory");
+        char *pvs_vg[] = { (char *) "lvm", (char *) "pvs", (char *) "--noheadings", (char *) "-o", (char *) "vg_name", node, NULL };
+        int r = lvm_call(s, pvs_vg, "read the volume group on a bcache device", &vg_out, err);
+        if (r < 0)
+                return r;
+        char vg[128] = "";
+        if (sscanf(vg_out, " %127s", vg) != 1 || !vg[0])
+                return error_set(err, EBUSY, "'%s' is held by device-mapper but is in no volume group: not torn down", node);
+        if (!(sel = strprintf("vg_name=%s", vg)))
+                return error_set(err, ENOMEM, "out of memory");
+        char *pvs_all[] = { (char *) "lvm", (char *) "pvs", (char *) "--noheadings", (char *) "-o", (char *) "pv_name",
+                            (char *) "--select", sel, NULL };
+        char *lvs[] = { (char *) "lvm", (char *) "lvs", (char *) "--noheadings", (char *) "-o", (char *) "lv_tags", vg, NULL };
+        if ((r = lvm_call(s, pvs_all, "read a volume group", &pvs_out, err)) < 0 ||
+            (r = lvm_call(s, lvs, "read a volume group", &lvs_out, err)) < 0)
+                return r;
+        if ((r = bcache_lvm_check_osd_vg(pvs_out, lvs_out, node, err)) < 0)
+                return r == -ENOMEM ? error_set(err, ENOMEM, "out of memory") : r;
+        char *vgremove[] = { (char *) "lvm", (char *) "vgremove", (char *) "-f", (char *) "-y", vg, NULL };
+        char *pvremove[] = { (char *) "lvm", (char *) "pvremove", (char *) "-y", node, NULL };
+        if ((r = lvm_call(s, vgremove, "remove the OSD's volume group", NULL, err)) < 0 ||
+            (r = lvm_call(s, pvremove, "remove the LVM label of a bcache device", NULL, err)) < 0)
+                return r;
+        json_add_string(o, "lvm_removed", vg);
+        return 0;
+}
+
+/* The superblock of the cache device `name` (kernel name) of a cache set just unregistered,
+ * zeroed through a claim once the kernel let go of it (EBUSY for a few seconds is bcache
+ * letting go). */
+static int wipe_cache_super(const char *name, Error *err) {
+        _cleanup_(block_dev_done) BlockDev d = {};
+        _cleanup_(freep) char *node = strprintf("/dev/%s", name);
+        if (!node)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = block_dev_resolve(node, &d, err);
+        if (r < 0)
+                return r;
+        _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
+        for (int i = 0;; i++) {
+                r = block_claim(&d, &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
+                                &c, err);
+                if (r != -EBUSY || i >= 100)
+                        break;
+                error_reset(err);
+                sleep_ms(50);
+        }
+        if (r < 0)
+                return r;
+        if (zero_range(c.fd, BCACHE_SB_OFFSET, BCACHE_SB_SIZE) < 0 || fsync(c.fd) < 0)
+                return error_set(err, errno, "cannot wipe the bcache superblock of cache device '%s': %s", node,
+                                 strerror(errno));
+        return 0;
+}
+
 int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev backing = {};
         int64_t timeout = 600;
@@ -500,6 +635,9 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                                          "refusing to tear down '%s': it has dirty data in cache set %s, which is not registered (register its cache device first)",
                                          backing.path, sb.set_uuid);
         }
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
         _cleanup_(block_claim_done) BlockClaim top = { .fd = -1, .excl_fd = -1 };
         if (registered) {
                 /* The bcacheN device must not be in use (an OSD still running on it): claimed
@@ -511,6 +649,9 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 if (b.bcache_device) {
                         _cleanup_(block_dev_done) BlockDev bd = {};
                         r = block_dev_resolve(b.bcache_device, &bd, err);
+                        /* an OSD's LVM on bcacheN goes first: it holds the device */
+                        if (r >= 0)
+                                r = bcache_release_lvm(s, bd.name, o, err);
                         if (r >= 0)
                                 r = block_claim(&bd, &(ClaimOptions) { .what = "tear down bcache on", .allow_osd_id = { -1, -1 } },
                                                 &top, err);
@@ -529,29 +670,47 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
 
                 /* detach: the kernel writes dirty data back first, then drops the cache */
                 if (sb.set_uuid[0]) {
+                        /* the dirty data before the detach starts writing it back */
+                        uint64_t dirty_before = 0;
+                        _cleanup_(freep) char *db = NULL;
+                        if (sysfs_read_string(backing.name, "bcache/dirty_data", &db) >= 0)
+                                dirty_before = bcache_parse_hsize(db);
                         snprintf(path, sizeof(path), "%s/detach", dir);
                         r = file_write_string(path, "1");
                         if (r < 0 && r != -EINVAL)
                                 return error_set(err, r, "cannot detach '%s' from its cache: %s", backing.path,
                                                  strerror(-r));
-                        uint64_t start_dirty = 0;
-                        for (int64_t waited = 0;; waited += 500) {
+                        /* polled every 100 ms (a flush of tens of MiB takes under a second),
+                         * progress every 500 ms, and its end with the rate (dirty_data is what
+                         * the kernel counted when the detach began: the flush's size) */
+                        uint64_t start_dirty = UINT64_MAX, t0 = clock_mono_ms();
+                        for (int64_t waited = 0;; waited += 100) {
                                 _cleanup_(freep) char *state = NULL, *dirty = NULL;
                                 sysfs_read_string(backing.name, "bcache/state", &state);
                                 sysfs_read_string(backing.name, "bcache/dirty_data", &dirty);
                                 uint64_t d = dirty ? bcache_parse_hsize(dirty) : 0;
-                                if (start_dirty == 0)
-                                        start_dirty = d;
+                                if (start_dirty == UINT64_MAX)
+                                        start_dirty = MAX(d, dirty_before);
                                 if (d == 0 && state && streq(state, "no cache"))
                                         break;
                                 if (waited >= timeout * 1000)
                                         return error_set(err, ETIMEDOUT,
                                                          "'%s' still has %s of dirty data after %" PRId64 " s: not detached",
                                                          backing.path, dirty ? dirty : "?", timeout);
-                                agent_progress(p, start_dirty - MIN(d, start_dirty), start_dirty,
-                                               "flushing %s dirty data of '%s'", dirty ? dirty : "?", backing.path);
-                                sleep_ms(500);
+                                if (waited % 500 == 0)
+                                        agent_progress(p, start_dirty - MIN(d, start_dirty), start_dirty,
+                                                       "flushing %s dirty data of '%s'", dirty ? dirty : "?",
+                                                       backing.path);
+                                sleep_ms(100);
                         }
+                        double secs = (double) (clock_mono_ms() - t0) / 1000.0;
+                        char sz[SIZE_FORMAT_MAX], rate[SIZE_FORMAT_MAX];
+                        size_format(start_dirty, sz, sizeof(sz));
+                        size_format((uint64_t) ((double) start_dirty / MAX(secs, 0.1)), rate, sizeof(rate));
+                        agent_progress(p, start_dirty, start_dirty, "flushed %s of dirty data of '%s' in %.1f s (%s/s)",
+                                       sz, backing.path, secs, rate);
+                        json_add_u64(o, "flushed_bytes", start_dirty);
+                        json_add(o, "flush_seconds", json_object_new_double(secs));
                 }
                 block_claim_done(&top); /* the device goes away with the stop */
                 snprintf(path, sizeof(path), "%s/stop", dir);
@@ -563,10 +722,20 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
         }
 
         /* the cache set, if nobody else uses it */
-        json_object *o = json_object_new_object();
-        if (!o)
-                return error_set(err, ENOMEM, "out of memory");
         if (sb.set_uuid[0] && !set_has_backing(sb.set_uuid)) {
+                /* its cache device, named before it goes: /sys/fs/bcache/SET/cache0 links to
+                 * /sys/block/DISK/PART/bcache */
+                char cache_link[PATH_MAX], cache_dir[PATH_MAX], cache_name[NAME_MAX + 1] = "";
+                snprintf(cache_link, sizeof(cache_link), "/sys/fs/bcache/%s/cache0", sb.set_uuid);
+                if (realpath(cache_link, cache_dir)) {
+                        char *slash = strrchr(cache_dir, '/');
+                        if (slash && streq(slash, "/bcache")) {
+                                *slash = 0;
+                                slash = strrchr(cache_dir, '/');
+                                if (slash)
+                                        snprintf(cache_name, sizeof(cache_name), "%s", slash + 1);
+                        }
+                }
                 snprintf(path, sizeof(path), "/sys/fs/bcache/%s/unregister", sb.set_uuid);
                 if (file_write_string(path, "1") >= 0) {
                         json_add_string(o, "unregistered_set", sb.set_uuid);
@@ -575,10 +744,27 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
                         for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
                                 sleep_ms(50);
+                        /* and its superblock goes at once: while it is there, any udev event on
+                         * the cache device (bcache-tools' rule registers every bcache
+                         * superblock it sees) registers the set again, and the owned wipe that
+                         * follows found cache partitions "registered with bcache" on the uml
+                         * guest. Its data is clean (the detach wrote it back): nothing is lost. */
+                        if (cache_name[0]) {
+                                r = wipe_cache_super(cache_name, err);
+                                if (r < 0)
+                                        return r;
+                                _cleanup_(freep) char *dev = strprintf("/dev/%s", cache_name);
+                                json_add_string(o, "wiped_cache", dev);
+                        }
                 }
         }
 
-        /* finally the superblock: 4 KiB at 4 KiB, through a claim now that bcache let go */
+        /* finally the superblock and what lay at the start of /dev/bcacheN: its data begins
+         * 8 KiB into the backing device (bcache's data offset), so an OSD's BlueStore label
+         * made on bcacheN sits there, and for an OSD on LVM the PV's label and metadata and,
+         * 1 MiB further, the OSD's label: the first BCACHE_TEARDOWN_ZERO bytes are zeroed
+         * (no signature wipe would find them at those offsets), through a claim now that
+         * bcache let go */
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
         /* the kernel releases the backing device shortly after the stop: an EBUSY for a
          * few seconds is bcache letting go, not another user */
@@ -591,16 +777,14 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 error_reset(err);
                 sleep_ms(50);
         }
-        if (r < 0) {
-                json_object_put(o);
+        if (r < 0)
                 return r;
-        }
-        if (zero_range(c.fd, BCACHE_SB_OFFSET, 4096) < 0 || fsync(c.fd) < 0) {
-                json_object_put(o);
+        uint64_t zero = MIN((uint64_t) BCACHE_TEARDOWN_ZERO, backing.size);
+        if (zero_range(c.fd, 0, zero) < 0 || fsync(c.fd) < 0)
                 return error_set(err, errno, "cannot wipe the bcache superblock of '%s': %s", backing.path,
                                  strerror(errno));
-        }
         json_add_string(o, "wiped", "bcache");
-        *ret = o;
+        json_add_u64(o, "zeroed", zero);
+        *ret = TAKE_PTR(o);
         return 0;
 }

@@ -276,6 +276,15 @@ int bcache_super_read(int fd, uint64_t off, BcacheSuper *ret);
 /* Fill InvBcache from the superblock plus sysfs of the registered device `name`. */
 void bcache_fill_sysfs(const char *name, InvBcache *b);
 uint64_t bcache_parse_hsize(const char *s);
+/* What bcache-teardown zeroes at the start of the backing device once bcache let go of it:
+ * its superblock, and what lay at the start of /dev/bcacheN (8 KiB in: a BlueStore label, or
+ * an LVM PV's label and metadata with the OSD's label 1 MiB further) */
+#define BCACHE_TEARDOWN_ZERO (16u << 20)
+/* Is the volume group on bcache device `node` ceph-volume's, one bcache-teardown may
+ * remove? `pvs_out`: the VG's PVs, one a line (`lvm pvs -o pv_name`); `lvs_out`: its LVs'
+ * tags, one LV a line (`lvm lvs -o lv_tags`). 0 when the only PV is `node` and every LV
+ * carries ceph.osd_id; else -EBUSY naming what is not (-ENOMEM on no memory, err unset). */
+int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char *node, Error *err);
 
 /* inventory_device_identity() of the whole device `disk_name` (kernel name), read from udev
  * and sysfs as the inventory reads it: *ret NULL when it has none. */

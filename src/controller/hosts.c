@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
@@ -320,6 +321,40 @@ int host_lease_args(CephClusterLock *lock, const char *op, json_object *args, js
         return 0;
 }
 
+/* An op's progress as the agent reports it (every 0.5 s: a bcache flush, an OSD's creation),
+ * on the terminal as it goes when the op is a long one: nothing in its first
+ * HOST_PROGRESS_AFTER_MS (most ops end before: their output stays as it was), then one line
+ * at most every HOST_PROGRESS_EVERY_MS, the latest; a report that the work is done (done ==
+ * total) always. */
+#define HOST_PROGRESS_AFTER_MS 2000
+#define HOST_PROGRESS_EVERY_MS 5000
+typedef struct HostProgress {
+        const char *host, *op;
+        uint64_t start_ms, last_ms;
+        bool shown;
+} HostProgress;
+
+static void host_progress(json_object *p, void *userdata) {
+        HostProgress *hp = userdata;
+        uint64_t now = clock_mono_ms(), done = 0, total = 0;
+        const char *msg = NULL;
+        (void) json_get_string(p, "message", false, &msg, "progress", NULL);
+        (void) json_get_u64(p, "done", false, &done, "progress", NULL);
+        (void) json_get_u64(p, "total", false, &total, "progress", NULL);
+        if (!msg || !msg[0])
+                return;
+        /* a report of the end (a bcache flush's, with its rate) is always shown */
+        bool end = total > 0 && done == total;
+        if (!end && (now - hp->start_ms < HOST_PROGRESS_AFTER_MS || (hp->shown && now - hp->last_ms < HOST_PROGRESS_EVERY_MS)))
+                return;
+        if (total > 0 && done <= total)
+                log_notice("host '%s': %s: %s (%.0f %%)", hp->host, hp->op, msg, 100.0 * (double) done / (double) total);
+        else
+                log_notice("host '%s': %s: %s", hp->host, hp->op, msg);
+        hp->last_ms = now;
+        hp->shown = true;
+}
+
 int host_session_call(HostSession *s, const char *op, json_object *args, unsigned timeout_sec,
                       json_object **ret_result, Error *err) {
         if (s->r < 0)
@@ -332,7 +367,9 @@ int host_session_call(HostSession *s, const char *op, json_object *args, unsigne
                 pthread_mutex_unlock(&s->mu);
                 return error_prefix(err, r, "host '%s'", s->host->name);
         }
-        r = agent_channel_call(s->ch.channel, op, leased ? leased : args, timeout_sec, NULL, NULL, ret_result, err);
+        HostProgress hp = { .host = s->host->name, .op = op, .start_ms = clock_mono_ms() };
+        r = agent_channel_call(s->ch.channel, op, leased ? leased : args, timeout_sec, host_progress, &hp, ret_result,
+                               err);
         pthread_mutex_unlock(&s->mu);
         if (leased)
                 ceph_cluster_lock_op_done(s->lock, op);

@@ -61,6 +61,18 @@ static WaveClass wave_class(StepConcurrency c) {
         }
 }
 
+WaveClass playbook_step_class(const StepEntry *e, json_object *args) {
+        /* A per-device step given `owned: true` acts on every device cephprov owns on the
+         * host, not on one: it overlaps no other step of the host. (destroy's bcache-teardown
+         * and wipe, both per-device, ran at once on the uml guest: the wipe found a backing
+         * disk still held by the bcache device the teardown was flushing, and failed.) */
+        bool owned = false;
+        if (e->concurrency == STEP_CONCURRENCY_DEVICE_EXCLUSIVE &&
+            json_get_bool(args, "owned", false, &owned, e->name, NULL) >= 0 && owned)
+                return WAVE_CLASS_HOST_SERIAL;
+        return wave_class(e->concurrency);
+}
+
 typedef struct Built {
         WaveStep *steps;
         size_t n;
@@ -119,7 +131,7 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
                 s[i] = (WaveStep) {
                         .name = ps->entry->name,
                         .target = ps->entry->target == STEP_TARGET_HOST ? WAVE_TARGET_HOST : WAVE_TARGET_CLUSTER,
-                        .class = wave_class(ps->entry->concurrency),
+                        .class = playbook_step_class(ps->entry, args),
                         .args = args,
                         /* waits check the real state again on a re-run */
                         .rerun = ps->entry->concurrency == STEP_CONCURRENCY_WAIT,

@@ -83,3 +83,8 @@ int playbook_run_result_to_json(const PlaybookRunResult *r, json_object **ret);
 /* 0 with *ret filled whenever the run could be planned (see ret->ok), a negative errno
  * (and *ret untouched) when it could not: unknown host, unreachable cluster, lock held. */
 int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *err);
+
+/* The wave class a playbook step runs in: its registry entry's concurrency, except that a
+ * per-device step given `owned: true` (every device cephprov owns on the host) is
+ * WAVE_CLASS_HOST_SERIAL: it overlaps no other step of its host. */
+WaveClass playbook_step_class(const StepEntry *e, json_object *args);

@@ -18,12 +18,16 @@
 # machine's kernel) and one on uml1 (the product picks `ceph-volume lvm create` there: LVM
 # works), the same disk sizes, one host at a time; twice: with Ceph's defaults, then with
 # bluestore_fsck_on_mkfs false; prints each create-osd's time and their ratio, the first
-# (Ceph's defaults) checked against UML_HOST_MAX_RATIO (default 3).
+# (Ceph's defaults) checked against UML_HOST_MAX_RATIO (default 5; the bench suite, where
+# this test runs alone on the machine, gives 3, the issue's target: met on a quiet machine,
+# 2.92x at load 2.5, not beside other work, 3.54x at load ~3, 4.3-4.9x at load ~6; 5 still
+# catches a regression of the guest's I/O path — the qemu/TCG guest was ~50x).
 #
 # usage: test-uml-host.sh CEPHPROV
 # Env: LAB, CEPH_LAB, UML_HOST (the contrib scripts), LAB_BASE (where the test's directory,
 # and so the lab's, goes: default the directory of this script), LAB_PREFIX (cpu),
-# LAB_SUBNET (10.94.28), KEEP_LAB=1, UML_HOST_MAX_RATIO. The lab: tests/lab/lab-lib.sh.
+# LAB_SUBNET (10.94.28), KEEP_LAB=1, UML_HOST_MAX_RATIO, UML_HOST_ROUNDS (2; 1: only the
+# round with Ceph's defaults; 0: no OSD measured). The lab: tests/lab/lab-lib.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
@@ -34,7 +38,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CEPHPROV=$(realpath "${1:?usage: test-uml-host.sh CEPHPROV}")
 top=$(cd "$here/../.." && pwd)
 UML_HOST=${UML_HOST:-$top/contrib/uml/host}
-MAX_RATIO=${UML_HOST_MAX_RATIO:-3}
+MAX_RATIO=${UML_HOST_MAX_RATIO:-5}
+ROUNDS=${UML_HOST_ROUNDS:-2} # 1: only the round with Ceph's defaults; 0: none
 base=$(realpath "${LAB_BASE:-$here}")
 TMPDIR=$base lab_test_setup uml-host cpu 10.94.28 linux.uml sgdisk jq ssh bc
 DIR=$dir/lab # the lab's directory
@@ -193,7 +198,8 @@ osd_of() { # the id of the OSD on HOST's N-th OSD (from the journal, in order)
 }
 ratio=
 ratio_default=
-for round in 1 2; do
+[ "$ROUNDS" -gt 0 ] || echo "the OSD measurement is not run (UML_HOST_ROUNDS=0; the bench suite's uml-host-ratio runs it)"
+for round in $(seq 1 "$ROUNDS"); do
         if [ "$round" = 2 ]; then
                 check "bluestore_fsck_on_mkfs false for the lab's OSDs" ceph_ config set osd bluestore_fsck_on_mkfs false
                 what="bluestore_fsck_on_mkfs false"
@@ -217,9 +223,12 @@ for round in 1 2; do
         [ "$round" = 1 ] && ratio_default=$ratio
         echo "figures: create-osd ($what): node1 (namespace host, raw) $(printf '%.1f' "${t_ns:-0}") s ($(osd_phases node1 "${id_ns:-0}")); uml1 (UML guest, lvm) $(printf '%.1f' "${t_uml:-0}") s ($(osd_phases uml1 "${id_uml:-0}")); ratio ${ratio}x"
 done
-check_eq "the guest's OSDs on LVM (ceph-volume lvm)" "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | .type] | sort | join(" ")')" "block block db db"
-check "the guest's OSD creation within ${MAX_RATIO}x the namespace host's (${ratio_default}x, Ceph's defaults)" \
-        test "$(echo "$ratio_default <= $MAX_RATIO" | bc)" = 1
+if [ "$ROUNDS" -gt 0 ]; then
+        check_eq "the guest's OSDs on LVM (ceph-volume lvm)" "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | .type] | sort | join(" ")')" \
+                "$(for _ in $(seq 1 "$ROUNDS"); do echo block; echo db; done | sort | paste -sd' ' -)"
+        check "the guest's OSD creation within ${MAX_RATIO}x the namespace host's (${ratio_default}x, Ceph's defaults)" \
+                test "$(echo "$ratio_default <= $MAX_RATIO" | bc)" = 1
+fi
 
 echo "figures: boot to SSH ${boot_cold} s cold, ${UML_BOOT_S} s again; kernel RSS $rss MiB; guest used $guest_used MiB of $(uml free -m | awk '/^Mem:/ { print $2 }') MiB"
 uml_done=1

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Which volume group on a bcache device bcache-teardown may remove (issue 28, item 5): the
+ * one `ceph-volume lvm create` made for an OSD on /dev/bcacheN — its only PV that device,
+ * every LV tagged as an OSD's — and no other. The outputs are as `lvm pvs --noheadings -o
+ * pv_name --select vg_name=VG` and `lvm lvs --noheadings -o lv_tags VG` print them (leading
+ * blanks, one item a line), captured on the uml guest. */
+
+#include <errno.h>
+
+#include "agent/agent-internal.h"
+#include "test.h"
+
+#define TAGS "  ceph.block_device=/dev/ceph-4e1c/osd-block-9a2f,ceph.block_uuid=x,ceph.cephx_lockbox_secret=," \
+             "ceph.cluster_fsid=5881fcfd,ceph.cluster_name=ceph,ceph.crush_device_class=hdd,ceph.db_device=/dev/ubdb5," \
+             "ceph.osd_fsid=9a2f,ceph.osd_id=3,ceph.type=block,ceph.vdo=0\n"
+
+static void test_osd_vg_removable(void) {
+        Error err = {};
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache0\n", TAGS, "/dev/bcache0", &err), 0);
+        CHECK_INTEQ(err.code, 0);
+}
+
+static void test_other_pv_refused(void) {
+        Error err = {};
+        /* the VG spans bcache0 and a disk: not ceph-volume's one-PV VG */
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache0\n  /dev/sdz\n", TAGS, "/dev/bcache0", &err), -EBUSY);
+        CHECK(strstr(err.message, "another physical volume (/dev/sdz)") != NULL);
+        /* a name that only starts like ours is another PV */
+        Error e2 = {};
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache10\n", TAGS, "/dev/bcache1", &e2), -EBUSY);
+}
+
+static void test_foreign_lv_refused(void) {
+        Error err = {};
+        /* a second LV without tags (a blank line): not only the OSD's */
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache0\n", TAGS "  \n", "/dev/bcache0", &err), -EBUSY);
+        CHECK(strstr(err.message, "is no OSD's (no tags)") != NULL);
+        Error e2 = {};
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache0\n", TAGS "  owner=backup\n", "/dev/bcache0", &e2), -EBUSY);
+        CHECK(strstr(e2.message, "no OSD's (tags 'owner=backup')") != NULL);
+        Error e3 = {};
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("  /dev/bcache0\n", "", "/dev/bcache0", &e3), -EBUSY);
+        CHECK(strstr(e3.message, "holds no OSD's logical volume") != NULL);
+}
+
+static void test_no_pv_refused(void) {
+        Error err = {};
+        CHECK_INTEQ(bcache_lvm_check_osd_vg("", TAGS, "/dev/bcache0", &err), -EBUSY);
+        CHECK(strstr(err.message, "no LVM physical volume") != NULL);
+}
+
+int main(void) {
+        TEST_RUN(test_osd_vg_removable);
+        TEST_RUN(test_other_pv_refused);
+        TEST_RUN(test_foreign_lv_refused);
+        TEST_RUN(test_no_pv_refused);
+        return test_result();
+}
