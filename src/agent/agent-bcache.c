@@ -549,10 +549,11 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
         return 0;
 }
 
-/* The superblock of the cache device `name` (kernel name) of a cache set just unregistered,
- * zeroed through a claim once the kernel let go of it (EBUSY for a few seconds is bcache
- * letting go). */
-static int wipe_cache_super(const char *name, Error *err) {
+/* The superblock of the cache device `name` (kernel name) of cache set `set_uuid`, just
+ * unregistered, zeroed through a claim once the kernel let go of it (EBUSY for a few seconds
+ * is bcache letting go); only while the superblock read through that claim is still the
+ * cache superblock of that set (the device was named from sysfs before the unregister). */
+static int wipe_cache_super(const char *name, const char *set_uuid, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
         _cleanup_(freep) char *node = strprintf("/dev/%s", name);
         if (!node)
@@ -571,6 +572,14 @@ static int wipe_cache_super(const char *name, Error *err) {
         }
         if (r < 0)
                 return r;
+        BcacheSuper sb = {};
+        r = bcache_super_read(c.fd, 0, &sb);
+        if (r < 0)
+                return error_set(err, -r, "cannot read the bcache superblock of '%s': %s", node, strerror(-r));
+        if (r == 0 || sb.role != BCACHE_ROLE_CACHE || !streq(sb.set_uuid, set_uuid))
+                return error_set(err, ESTALE,
+                                 "'%s' is no longer the cache device of cache set %s: its superblock not wiped", node,
+                                 set_uuid);
         if (zero_range(c.fd, BCACHE_SB_OFFSET, BCACHE_SB_SIZE) < 0 || fsync(c.fd) < 0)
                 return error_set(err, errno, "cannot wipe the bcache superblock of cache device '%s': %s", node,
                                  strerror(errno));
@@ -750,7 +759,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                          * follows found cache partitions "registered with bcache" on the uml
                          * guest. Its data is clean (the detach wrote it back): nothing is lost. */
                         if (cache_name[0]) {
-                                r = wipe_cache_super(cache_name, err);
+                                r = wipe_cache_super(cache_name, sb.set_uuid, err);
                                 if (r < 0)
                                         return r;
                                 _cleanup_(freep) char *dev = strprintf("/dev/%s", cache_name);

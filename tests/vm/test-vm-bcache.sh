@@ -246,6 +246,11 @@ guest bash -c 'head -c 48M /dev/urandom >/tmp/data && dd if=/tmp/data of=/dev/bc
 check_eq "48 MiB written through /dev/bcache0" "$gexit" "0"
 sum=${gout%% *}
 check "checksum of the data" test "${#sum}" -eq 64
+# the part of it that outlives the teardown: bcache0's data starts 8 KiB into the HDD, and the
+# teardown zeroes the HDD's first 16 MiB (an OSD's label there must not survive)
+zero=$((16 << 20)) tail_from=$(((16 << 20) - 8192))
+guest bash -c "tail -c +$((tail_from + 1)) /tmp/data | sha256sum"
+sum_tail=${gout%% *}
 call_ok "inventory with dirty data" inventory
 dirty=$(get ".result.devices[] | select(.path == \"$hdd\") | .content.bcache | [.state, .dirty_bytes] | tostring")
 check "writeback: state dirty, dirty data > 0 ($dirty)" jq_true '.[0] == "dirty" and .[1] > 0' <<<"$dirty"
@@ -266,17 +271,22 @@ call_ok "bcache-register of the cache again" bcache-register "{\"device\":\"$ssd
 call_ok "bcache-teardown" bcache-teardown "{\"backing\":\"$hdd\",\"timeout\":120}"
 echo "  progress: ${progress//$'\n'/ }"
 check "progress while flushing dirty data" grep -q '"message":"flushing .* dirty data of' <<<"$progress"
-check_eq "teardown result" "$(get '.result | [.wiped, .unregistered_set] | tostring')" "[\"bcache\",\"$cset\"]"
+check_eq "teardown result" "$(get '.result | [.wiped, .unregistered_set, .wiped_cache, .zeroed] | tostring')" \
+        "[\"bcache\",\"$cset\",\"$cache_node\",$zero]"
 guest ls /sys/block /sys/fs/bcache
 check "bcache0 gone" test -z "$(grep -x bcache0 <<<"$gout")"
 check "cache set unregistered" test -z "$(grep -x "$cset" <<<"$gout")"
 guest blkid -p "$hdd"
 check_eq "no signature left on the HDD (blkid -p exit 2)" "$gexit" "2"
-guest bash -c "dd if=$hdd bs=1M iflag=skip_bytes,count_bytes skip=8192 count=48M status=none | sha256sum"
-check_eq "the data reached the HDD (written back before detach)" "${gout%% *}" "$sum"
+guest bash -c "dd if=$hdd bs=1M iflag=skip_bytes,count_bytes skip=$zero count=$(((48 << 20) - tail_from)) status=none | sha256sum"
+check_eq "the data reached the HDD (written back before detach; past the zeroed start)" "${gout%% *}" "$sum_tail"
+guest cmp -n "$zero" "$hdd" /dev/zero
+check_eq "the HDD's first 16 MiB zeroed" "$gexit" "0"
+# the cache superblock went with its set's unregister (udev would register it again)
+guest blkid -p -s TYPE -o value "$cache_node"
+check "the cache partition carries no bcache superblock" test "$gout" != bcache
 
 call_ok "wipe the SSD" wipe "{\"device\":\"$ssd\"}"
-check_contains "the cache superblock wiped" "$(get '.result.wiped | tostring')" "${cache_node#/dev/}:bcache"
 guest blkid -p "$ssd"
 check_eq "no signature left on the SSD" "$gexit" "2"
 call_ok "inventory after teardown" inventory
