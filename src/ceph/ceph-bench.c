@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The canary's benchmark: `osd bench`, medians, the comparison (ceph-bench.h). */
+/* The canary's benchmark: `osd bench`, the best round, the comparison (ceph-bench.h). */
 
 #include "ceph/ceph-bench.h"
 
@@ -87,6 +87,14 @@ double ceph_bench_median(double *v, size_t n) {
                 return 0;
         qsort(v, n, sizeof(double), ceph_double_cmp);
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double ceph_bench_best(const double *v, size_t n) {
+        double best = 0;
+        for (size_t i = 0; i < n; i++)
+                if (v[i] > best)
+                        best = v[i];
+        return best;
 }
 
 void ceph_bench_done(CephBench *b) {

@@ -4,7 +4,7 @@
 /* The canary's benchmark gate (issue 11, docs/playbooks.md "benchmark"): before the first
  * host of a conversion changes, and again after its backfill, each of its OSDs is measured
  * with Ceph's own `ceph tell osd.N bench` — small (4 KiB) writes, and large (4 MiB) writes —
- * a few times; the medians are kept per OSD. The "after" measurement is compared with the
+ * a few times; the best round is kept per OSD. The "after" measurement is compared with the
  * "before" one of the same OSD ids; when the OSDs as a whole (the geometric mean of their
  * ratios) got slower by more than the playbook's threshold, the conversion stops before
  * the second host.
@@ -15,7 +15,7 @@
  * are the primaries of some of a pool's PGs only). What it does not see: reads, and the
  * latency of one op at a time — it queues every write at once and reports the rate.
  *
- * Pure: argv builder, parser, medians, comparison and its text; no I/O. */
+ * Pure: argv builder, parser, best round and median, comparison and its text; no I/O. */
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -50,6 +50,10 @@ int ceph_osd_bench_parse(const char *json, CephOsdBench *ret, Error *err);
 
 /* The median of v[0..n-1] (sorted in place); 0 for n == 0. */
 double ceph_bench_median(double *v, size_t n);
+/* The best of `n` rounds (0 for none): what the OSD can do. Others' load on the same disks
+ * and CPUs only ever slows a round down, so the best round is the measurement least touched
+ * by it; a device that got slower is slower in every round, the best one too. */
+double ceph_bench_best(const double *v, size_t n);
 
 typedef struct CephBenchOsd {
         int id;

@@ -452,7 +452,7 @@ const StepEntry step_table[] = {
                           "names the measurement (before, after), recorded per host in the cluster" },
                         { "osds", STEP_ARG_OSD_IDS, false, "${host.osds}", NULL, 0, 0, "the OSDs measured" },
                         { "rounds", STEP_ARG_UINT, false, "5", NULL, 1, 20,
-                          "osd bench rounds per OSD and size; the median counts" },
+                          "osd bench rounds per OSD and size; the best round counts" },
                         { "compare_to", STEP_ARG_STRING, false, NULL, NULL, 0, 0,
                           "label of an earlier measurement of the same host: fail when slower" },
                         { "max_regression", STEP_ARG_UINT, false, "100", NULL, 1, 1000,
@@ -463,7 +463,7 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "measure each OSD with `ceph tell osd.N bench` (4 KiB and 4 MiB writes, rounds × each), record the "
-                       "medians, and with compare_to fail when the OSDs got slower than max_regression allows",
+                       "best round of each, and with compare_to fail when the OSDs got slower than max_regression allows",
                 .verify = "each bench answer parsed; the record read back from the cluster; with compare_to, the "
                           "figures side by side in the result and the error",
                 .progress = "the OSD and round being measured",

@@ -80,6 +80,11 @@ static void test_median(void) {
         CHECK(ceph_bench_median(a, 3) == 3);
         CHECK(ceph_bench_median(b, 4) == 2.5);
         CHECK(ceph_bench_median(NULL, 0) == 0);
+        /* the best round: what the OSD can do, others' load aside */
+        double c[] = { 900, 3955, 1200, 3800, 40 };
+        CHECK(ceph_bench_best(c, 5) == 3955);
+        CHECK(ceph_bench_best(c, 1) == 900);
+        CHECK(ceph_bench_best(NULL, 0) == 0);
 }
 
 static CephBench bench(const char *label, const int *ids, const double *small, const double *large, size_t n) {
