@@ -211,6 +211,10 @@ boot_warm=$UML_BOOT_S
 check "the 4 OSDs booted again (up_from after epoch $epoch) with no cephprov command: the guest's boot path" wait_osds_up 4 300 ||
         { cat "$UML_DIR/boot.log"; uml 'tail -n 20 /var/log/ceph/ceph-volume-systemd.log'; }
 t_osds=$(lab_since "$t_reboot")
+# the OSDs are up once ceph-volume's trigger started them; its unit's start returns after
+# that (ceph-volume's own end, slow in the guest: seen 0 of 4 logged the moment the OSDs were
+# up in CI), and the init logs "units" once every start returned
+for _ in $(seq 120); do grep -q '^units ' "$UML_DIR/boot.log" && break; sleep 1; done
 check_eq "the boot started the 4 ceph-volume@ units" "$(grep -c '^started ceph-volume@lvm-' "$UML_DIR/boot.log")" 4 ||
         cat "$UML_DIR/boot.log"
 view=$(status_view)
