@@ -549,10 +549,25 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
         return 0;
 }
 
+/* `d` claimed to wipe its bcache superblock once bcache let go of it: the kernel releases a
+ * device shortly after its stop or its set's unregister, so an EBUSY for a few seconds (100
+ * tries 50 ms apart) is bcache letting go, not another user. */
+static int claim_let_go(BlockDev *d, BlockClaim *ret, Error *err) {
+        int r;
+        for (int i = 0;; i++) {
+                r = block_claim(d, &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
+                                ret, err);
+                if (r != -EBUSY || i >= 100)
+                        return r;
+                error_reset(err);
+                sleep_ms(50);
+        }
+}
+
 /* The superblock of the cache device `name` (kernel name) of cache set `set_uuid`, just
- * unregistered, zeroed through a claim once the kernel let go of it (EBUSY for a few seconds
- * is bcache letting go); only while the superblock read through that claim is still the
- * cache superblock of that set (the device was named from sysfs before the unregister). */
+ * unregistered, zeroed through a claim once the kernel let go of it (claim_let_go()); only
+ * while the superblock read through that claim is still the cache superblock of that set
+ * (the device was named from sysfs before the unregister). */
 static int wipe_cache_super(const char *name, const char *set_uuid, Error *err) {
         _cleanup_(block_dev_done) BlockDev d = {};
         _cleanup_(freep) char *node = strprintf("/dev/%s", name);
@@ -562,14 +577,7 @@ static int wipe_cache_super(const char *name, const char *set_uuid, Error *err) 
         if (r < 0)
                 return r;
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
-        for (int i = 0;; i++) {
-                r = block_claim(&d, &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
-                                &c, err);
-                if (r != -EBUSY || i >= 100)
-                        break;
-                error_reset(err);
-                sleep_ms(50);
-        }
+        r = claim_let_go(&d, &c, err);
         if (r < 0)
                 return r;
         BcacheSuper sb = {};
@@ -775,17 +783,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
          * (no signature wipe would find them at those offsets), through a claim now that
          * bcache let go */
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
-        /* the kernel releases the backing device shortly after the stop: an EBUSY for a
-         * few seconds is bcache letting go, not another user */
-        for (int i = 0;; i++) {
-                r = block_claim(&backing,
-                                &(ClaimOptions) { .what = "wipe the bcache superblock of", .allow_osd_id = { -1, -1 } },
-                                &c, err);
-                if (r != -EBUSY || i >= 100)
-                        break;
-                error_reset(err);
-                sleep_ms(50);
-        }
+        r = claim_let_go(&backing, &c, err);
         if (r < 0)
                 return r;
         uint64_t zero = MIN((uint64_t) BCACHE_TEARDOWN_ZERO, backing.size);
