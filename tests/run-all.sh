@@ -133,6 +133,78 @@ fi
 phase "build: normal" $t
 rm -f "$CEPHPROV_LAB_STATS"
 
+# The chain: the sanitizer build with its unit and block suites, the unit suite under
+# valgrind and the fuzzers, one after the other, in a subshell of their own: start_chain
+# starts it in the background at nice 10 (beside the uml suite: the guest runs on one CPU),
+# its output into build/chain.log; finish_chain waits for it, prints that output and adds
+# its counts, failures, test times and budget lines to this run's.
+chain_log=$top/build/chain.log chain_state=$top/build/chain.state chain_pid=
+chain() {
+        passed=0 failed=0 skipped=0 failures=() timings=() budget=()
+        t=$SECONDS
+        step "unit and block suites under address and undefined-behaviour sanitizers"
+        if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
+                asan_suites=$(for s in $suites; do case $s in unit|block) echo -n "$s ";; esac; done)
+                # (ceph-adapt's unit test: 2.6 s native, 16.6 s here on a quiet machine, its timeout 30 s)
+                ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+                        run_suites build-asan "$asan_suites" --timeout-multiplier 3
+        else
+                echo "sanitizer build failed" >&2
+                failed=$((failed + 1)) failures+=("sanitizer build")
+        fi
+        phase "asan+ubsan build: build, unit, block" $t
+
+        t=$SECONDS
+        step "unit suite under valgrind"
+        if command -v valgrind >/dev/null; then
+                rm -f build/meson-logs/testlog-valgrind.json
+                # valgrind runs code 20-50 times slower: the unit tests' own timeouts are for native
+                # runs (ceph-adapt's 3000 random traces take 2.6 s natively, 40-52 s under valgrind)
+                meson test -C build --no-rebuild --suite unit --print-errorlogs --timeout-multiplier 5 \
+                        --wrap='valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite'
+                count build testlog-valgrind
+        else
+                echo "valgrind missing: skipped"
+                skipped=$((skipped + 1))
+        fi
+        phase "valgrind: unit" $t
+
+        t=$SECONDS
+        step "fuzzers (layout, playbook, ceph, agent, ondisk), ${fuzz_seconds}s in all"
+        if [ -x tests/fuzz/run-fuzz.sh ]; then
+                if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)) failures+=("fuzzers"); fi
+        else
+                echo "no fuzz targets: skipped"
+                skipped=$((skipped + 1))
+        fi
+        phase "fuzz build: build and ${fuzz_seconds} s of fuzzing" $t
+        declare -p passed failed skipped failures timings budget >"$chain_state"
+}
+
+start_chain() {
+        rm -f "$chain_state"
+        chain_start=$SECONDS
+        ( renice -n 10 $BASHPID >/dev/null; chain ) >"$chain_log" 2>&1 &
+        chain_pid=$!
+}
+
+finish_chain() {
+        wait "$chain_pid"
+        cat "$chain_log"
+        local p=$passed f=$failed s=$skipped
+        local fl=("${failures[@]}") tl=("${timings[@]}") bl=("${budget[@]}")
+        if [ -s "$chain_state" ]; then
+                # (declare -g: the chain's values replace the globals, not locals of here)
+                source <(sed 's/^declare -/declare -g -/' "$chain_state")
+        else
+                passed=0 failed=1 skipped=0 failures=("sanitizer/valgrind/fuzz chain: no result (see build/chain.log)") timings=() budget=()
+        fi
+        passed=$((p + passed)) failed=$((f + failed)) skipped=$((s + skipped))
+        failures=("${fl[@]}" "${failures[@]}") timings=("${tl[@]}" "${timings[@]}")
+        budget=("${bl[@]}" "${budget[@]}")
+        phase "sanitizers, valgrind, fuzz (in the background)" $chain_start
+}
+
 if [ $built = 1 ]; then
         # the quick suites first: a broken build shows in minutes, not after the labs
         quick= labs= umls= benches=
@@ -156,9 +228,13 @@ if [ $built = 1 ]; then
         run_suites build "$labs" --num-processes "$lab_jobs"
         phase "normal build: $labs($lab_jobs at a time)" $t
 
-        # the real-kernel tier: User-mode Linux guests, one test at a time (each guest's
-        # OSD creation is measured against a namespace host's: nothing beside it), within
-        # its budget (issue 28: 10 minutes of CI's wall time)
+        # the sanitizer, valgrind and fuzz builds (below) start now, in the background
+        # and at a lower priority, beside the uml suite: a UML guest runs on one CPU, so
+        # the other is free for them (they add to nothing the uml suite checks: it asserts
+        # no wall time)
+        start_chain
+        # the real-kernel tier: User-mode Linux guests, one test at a time, within its
+        # budget (issue 28: 10 minutes of CI's wall time)
         t=$SECONDS
         step "uml suite: ${umls:-none} (one at a time, budget ${uml_budget} s)"
         run_suites build "$umls" --num-processes 1
@@ -172,51 +248,16 @@ if [ $built = 1 ]; then
                 fi
         fi
 
+        finish_chain
         # benchmarks: one at a time, nothing beside them
         t=$SECONDS
         step "benchmarks: ${benches:-none}"
         run_suites build "$benches" --num-processes 1
         [ -n "$benches" ] && phase "normal build: bench" $t
-fi
-
-t=$SECONDS
-step "unit and block suites under address and undefined-behaviour sanitizers"
-if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
-        asan_suites=$(for s in $suites; do case $s in unit|block) echo -n "$s ";; esac; done)
-        # (ceph-adapt's unit test: 2.6 s native, 16.6 s here on a quiet machine, its timeout 30 s)
-        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-                run_suites build-asan "$asan_suites" --timeout-multiplier 3
 else
-        echo "sanitizer build failed" >&2
-        failed=$((failed + 1)) failures+=("sanitizer build")
+        start_chain
+        finish_chain
 fi
-phase "asan+ubsan build: build, unit, block" $t
-
-t=$SECONDS
-step "unit suite under valgrind"
-if command -v valgrind >/dev/null; then
-        rm -f build/meson-logs/testlog-valgrind.json
-        # valgrind runs code 20-50 times slower: the unit tests' own timeouts are for native
-        # runs (ceph-adapt's 3000 random traces take 2.6 s natively, 40-52 s under valgrind)
-        meson test -C build --suite unit --print-errorlogs --timeout-multiplier 5 \
-                --wrap='valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite'
-        count build testlog-valgrind
-else
-        echo "valgrind missing: skipped"
-        skipped=$((skipped + 1))
-fi
-phase "valgrind: unit" $t
-
-t=$SECONDS
-step "fuzzers (layout, playbook, ceph, agent, ondisk), ${fuzz_seconds}s in all"
-if [ -x tests/fuzz/run-fuzz.sh ]; then
-        if tests/fuzz/run-fuzz.sh "$fuzz_seconds"; then passed=$((passed + 1)); else failed=$((failed + 1)) failures+=("fuzzers"); fi
-else
-        echo "no fuzz targets: skipped"
-        skipped=$((skipped + 1))
-fi
-phase "fuzz build: build and ${fuzz_seconds} s of fuzzing" $t
-
 # The tail of this output is what CI keeps: the budget, the slowest tests and every failure
 # go last.
 step "budget (wall time)"
