@@ -29,6 +29,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lab/lab-lib.sh"
+. "$(dirname "$0")/throttle-lib.sh"
 
 cephprov=${1:?usage: bench-throttle-slo.sh CEPHPROV}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,42 +51,17 @@ lab_cleanup_hook() {
         wait 2>/dev/null
 }
 
-lab_bringup --hosts 3 --ssd 1 --hdd 2 --ceph "$release"
-layout=$dir/lab/layout.yaml
-sed -i 's/^profiles:$/throttle:\n  preset: adaptive\nprofiles:/' "$layout"
-"$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
-ceph_ osd pool set data size 2 >/dev/null 2>&1
-for k in osd_min_pg_log_entries osd_max_pg_log_entries; do ceph_ config set osd "$k" 10; done
-ceph_ config set osd osd_pg_log_trim_min 1
+throttle_lab_up adaptive
 put_objects $((mb / 4)) 4194304 "$dir/data"
 wait_clean 600 || { echo "FAIL: not clean with the data"; exit 1; }
 
-set_disks() { for h in node1 node2 node3; do "$lab" slow --dir "$dir/lab" "$h" "$@" >/dev/null || return 1; done; }
 set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }
 echo "Ceph $release; disks: $iops IOPS and $((bps / 1048576)) MiB/s per device; $mb MB of objects"
 
 # the layout's throttle: adaptive, with the SLO once it is picked
-set_slo() {
-        sed -i '/^throttle:$/,/^profiles:$/{/^profiles:$/!d}' "$layout"
-        if [ -n "$1" ]; then
-                sed -i "s/^profiles:$/throttle:\n  preset: adaptive\n  client_p99: ${1}ms\nprofiles:/" "$layout"
-        else
-                sed -i "s/^profiles:$/throttle:\n  preset: adaptive\nprofiles:/" "$layout"
-        fi
-}
-back_fast() {
-        set_disks --off || return 1
-        local k
-        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start; do ceph_ config set osd "$k" 8; done
-        [ "$release" = pacific ] || ceph_ config set osd osd_mclock_profile high_recovery_ops
-        wait_clean 900 || return 1
-        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start osd_mclock_profile; do
-                ceph_ config rm osd "$k"
-        done
-        # the next drain starts where no earlier one ended: every mode from the slow rung
-        ceph_ config-key rm cephprov/ceph/throttle-last >/dev/null 2>&1
-        set_disks --iops "$iops" --bps "$bps"
-}
+set_slo() { set_layout_throttle "throttle:\n  preset: adaptive${1:+\n  client_p99: ${1}ms}"; }
+# the next drain starts where no earlier one ended: every mode from the slow rung
+back_start() { back_fast 900 && { ceph_ config-key rm cephprov/ceph/throttle-last >/dev/null 2>&1; true; }; }
 shape_of() {
         case $1 in
         steady) echo "steady:$rate" ;;
@@ -130,7 +106,7 @@ run() { # run LOAD MODE [SLO_MS]: one drain from the starting state
         echo "  drain $(py "print('%.1f' % ($te - $ts))") s; $(wc -l <"$out/$name.ops") client ops"
         [ "$mode" = adaptive ] && grep "throttle:" "$out/$name.drain" | head -30
         "$cephprov" drain "$layout" node3 --cancel --yes >"$out/$name.cancel" 2>&1 || { echo "FAIL cancel after $name"; exit 1; }
-        back_fast || { echo "FAIL: back to the starting state after $name"; exit 1; }
+        back_start || { echo "FAIL: back to the starting state after $name"; exit 1; }
 }
 
 slo=

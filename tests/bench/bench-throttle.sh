@@ -22,6 +22,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lab/lab-lib.sh"
+. "$(dirname "$0")/throttle-lib.sh"
 
 cephprov=${1:?usage: bench-throttle.sh CEPHPROV}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,20 +39,11 @@ echo "Ceph: $release"
 LOAD_PID=
 lab_cleanup_hook() { [ -n "$LOAD_PID" ] && { touch "$dir/stop"; wait "$LOAD_PID" 2>/dev/null; }; } # the client load
 
-lab_bringup --hosts 3 --ssd 1 --hdd 2 --ceph "$release"
-layout=$dir/lab/layout.yaml
-sed -i 's/^profiles:$/throttle:\n  preset: slow\nprofiles:/' "$layout"
-"$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
-ceph_ osd pool set data size 2 >/dev/null 2>&1
-# short PG logs, as production PGs have next to their objects: data moves by backfill
-for k in osd_min_pg_log_entries osd_max_pg_log_entries; do ceph_ config set osd "$k" 10; done
-ceph_ config set osd osd_pg_log_trim_min 1
+throttle_lab_up slow
 put_objects 50 4194304 "$dir/data"
 on admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
 
-# every storage host's disks slow: its sshd and so every OSD it starts (after each cancel too)
-set_disks() { for h in node1 node2 node3; do "$lab" slow --dir "$dir/lab" "$h" "$@" >/dev/null || return 1; done; }
 set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }
 echo "disks: $iops IOPS and $((bps / 1048576)) MiB/s per device, reads and writes"
 
@@ -79,23 +71,8 @@ set_throttle() {
                 block="throttle:\n  preset: slow\n  osd_max_backfills: $n\n  osd_recovery_max_active: $n\n  osd_recovery_max_single_start: $n" ;;
         *) block="throttle:\n  preset: $1" ;;
         esac
-        sed -i '/^throttle:$/,/^profiles:$/{/^profiles:$/!d}' "$layout"
-        sed -i "s/^profiles:$/$block\nprofiles:/" "$layout"
+        set_layout_throttle "$block"
 }
-# the way back after a mode's cancel, fast: every disk unlimited and backfill wide open, then
-# the same starting state again (the keys removed, the disks slow)
-back_fast() {
-        set_disks --off || return 1
-        local k
-        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start; do ceph_ config set osd "$k" 8; done
-        [ "$release" = pacific ] || ceph_ config set osd osd_mclock_profile high_recovery_ops
-        wait_clean 600 || return 1
-        for k in osd_max_backfills osd_recovery_max_active osd_recovery_max_single_start osd_mclock_profile; do
-                ceph_ config rm osd "$k"
-        done
-        set_disks --iops "$iops" --bps "$bps"
-}
-
 declare -A T P50 P99 MAX
 for mode in $modes; do
         set_throttle "$mode"
@@ -117,7 +94,7 @@ for mode in $modes; do
         [ "$mode" = adaptive ] && grep "throttle:" "$dir/drain-$mode.log" | head -40
         "$cephprov" drain "$layout" node3 --cancel --yes >"$dir/cancel-$mode.log" 2>&1 || { echo "FAIL cancel after $mode"; exit 1; }
         tb=$SECONDS
-        back_fast || { echo "FAIL: back to the starting state after $mode"; exit 1; }
+        back_fast 600 || { echo "FAIL: back to the starting state after $mode"; exit 1; }
         echo "  (back to the start in $((SECONDS - tb)) s)"
 done
 

@@ -24,37 +24,15 @@
 # Env: LAB, CEPH_LAB, UML_HOST, LAB_BASE, LAB_PREFIX (cpub), LAB_SUBNET (10.94.29), KEEP_LAB=1.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/lib.sh
-. "$here/../lib.sh"
-# shellcheck source=tests/lab/lab-lib.sh
-. "$here/../lab/lab-lib.sh"
+# shellcheck source=tests/lab/guest-lib.sh
+. "$here/../lab/guest-lib.sh"
 
 CEPHPROV=$(realpath "${1:?usage: test-uml-bcache.sh CEPHPROV}")
-top=$(cd "$here/../.." && pwd)
-UML_HOST=${UML_HOST:-$top/contrib/uml/host}
-base=$(realpath "${LAB_BASE:-$here}")
-TMPDIR=$base lab_test_setup uml-bcache cpub 10.94.29 noceph ceph-mon ceph-mgr linux.uml sgdisk jq ssh bc
-DIR=$dir/lab
-uml_done=
-lab_cleanup_hook() {
-        if [ "${KEEP_LAB:-0}" = 1 ]; then
-                echo "to take it down: $UML_HOST down --dir $DIR; $ceph_lab down --dir $DIR; $lab down --dir $DIR"
-                return
-        fi
-        if { [ "$failures" -gt 0 ] || [ -z "$uml_done" ]; } && [ -d "$DIR/uml/uml1" ]; then
-                echo "--- guest console (last 20 lines), boot log"
-                tail -n 20 "$DIR/uml/uml1/console.log" 2>/dev/null
-                cat "$DIR/uml/uml1/boot.log" 2>/dev/null
-        fi
-        "$UML_HOST" down --dir "$DIR" >/dev/null 2>&1
-}
+guest_test_setup uml uml-bcache cpub 10.94.29 noceph ceph-mon ceph-mgr linux.uml sgdisk jq ssh bc
 
 # node1: a namespace host with 2 raw OSDs, where uml1's data goes when uml1 is destroyed
 lab_bringup --hosts 1 --ssd 1 --hdd 2 --ssd-size 8G --hdd-size 4G
-if ! "$UML_HOST" up --dir "$DIR" --name uml1 --md; then echo "FAIL host up --md"; exit 1; fi
-# shellcheck disable=SC1091
-. "$DIR/uml/uml1/env"
-uml() { ssh "${UML_SSH_OPTS[@]}" "root@$UML_ADDR" "$@"; }
+guest_up uml1 --md || { echo "FAIL host up --md"; exit 1; }
 check_eq "the guest's md arrays were made" "$UML_MD" 1
 
 md_running() { # both arrays active raid1 with both members in sync, no resync left
@@ -202,11 +180,9 @@ osds_up() { # uml1's OSDs up since after the halt
                 '[.osds[] | select((.osd as $i | $ids | index($i)) and .up == 1 and .up_from > $e)] | length'
 }
 t_reboot=$(lab_now)
-"$UML_HOST" down --dir "$DIR" --name uml1 >"$DIR/reboot.out" 2>&1
+"$guest_host" down --dir "$DIR" --name uml1 >"$DIR/reboot.out" 2>&1
 check "the guest halted (its kernel process gone)" test ! -s "$DIR/uml/uml1/kernel.pid"
-if ! "$UML_HOST" up --dir "$DIR" --name uml1 >>"$DIR/reboot.out" 2>&1; then echo "FAIL host up (reboot)"; cat "$DIR/reboot.out"; exit 1; fi
-# shellcheck disable=SC1091
-. "$DIR/uml/uml1/env"
+guest_up uml1 >>"$DIR/reboot.out" 2>&1 || { echo "FAIL host up (reboot)"; cat "$DIR/reboot.out"; exit 1; }
 boot_warm=$UML_BOOT_S
 check "the 4 OSDs booted again (up_from after epoch $epoch) with no cephprov command: the guest's boot path" wait_osds_up 4 300 ||
         { cat "$UML_DIR/boot.log"; uml 'tail -n 20 /var/log/ceph/ceph-volume-systemd.log'; }
@@ -284,5 +260,5 @@ rate=$(grep -o "flushed .* in [0-9.]* s ([^)]*)" "$DIR/destroy.out" | paste -sd'
 
 echo "figures: destroy of uml1 ${t_destroy} s (${dirty_before:-?} bytes dirty before; ${rate:-no flush})"
 echo "figures: boot to SSH $(printf '%.1f' "$UML_BOOT_S") s; apply on uml1 ${t_apply} s (create-osd, 4 in parallel: ${osd_s:-?} s); re-apply ${t_reapply} s; reboot: down to SSH again $(printf '%.1f' "$boot_warm") s, OSDs up ${t_osds} s, active+clean ${t_clean} s after the halt began"
-uml_done=1
+guest_done=1
 finish

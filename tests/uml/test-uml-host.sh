@@ -30,41 +30,19 @@
 # round with Ceph's defaults; 0: no OSD measured). The lab: tests/lab/lab-lib.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/lib.sh
-. "$here/../lib.sh"
-# shellcheck source=tests/lab/lab-lib.sh
-. "$here/../lab/lab-lib.sh"
+# shellcheck source=tests/lab/guest-lib.sh
+. "$here/../lab/guest-lib.sh"
 
 CEPHPROV=$(realpath "${1:?usage: test-uml-host.sh CEPHPROV}")
-top=$(cd "$here/../.." && pwd)
-UML_HOST=${UML_HOST:-$top/contrib/uml/host}
 MAX_RATIO=${UML_HOST_MAX_RATIO:-5}
 ROUNDS=${UML_HOST_ROUNDS:-2} # 1: only the round with Ceph's defaults; 0: none
-base=$(realpath "${LAB_BASE:-$here}")
-TMPDIR=$base lab_test_setup uml-host cpu 10.94.28 linux.uml sgdisk jq ssh bc
-DIR=$dir/lab # the lab's directory
-uml_done= # set at the end: a test that fails or stops before shows the guest's console
-lab_cleanup_hook() { # the guest down before lab-lib takes the lab down (or the commands to, with KEEP_LAB=1)
-        if [ "${KEEP_LAB:-0}" = 1 ]; then
-                echo "to take it down: $UML_HOST down --dir $DIR; $ceph_lab down --dir $DIR; $lab down --dir $DIR"
-                return
-        fi
-        if { [ "$failures" -gt 0 ] || [ -z "$uml_done" ]; } && [ -d "$DIR/uml/uml1" ]; then
-                echo "--- guest console (last 20 lines), boot log"
-                tail -n 20 "$DIR/uml/uml1/console.log" 2>/dev/null
-                cat "$DIR/uml/uml1/boot.log" 2>/dev/null
-        fi
-        "$UML_HOST" down --dir "$DIR" >/dev/null 2>&1
-}
+guest_test_setup uml uml-host cpu 10.94.28 linux.uml sgdisk jq ssh bc
 
 # node1: one SSD and two HDDs of the guest's sizes, for the OSDs measured beside the guest's
 lab_bringup --hosts 1 --ssd 1 --hdd 2 --ssd-size 8G --hdd-size 4G
 
-if ! "$UML_HOST" up --dir "$DIR" --name uml1; then echo "FAIL host up"; exit 1; fi
-# shellcheck disable=SC1091
-. "$DIR/uml/uml1/env"
+guest_up uml1 || { echo "FAIL host up"; exit 1; }
 boot_cold=$UML_BOOT_S
-uml() { ssh "${UML_SSH_OPTS[@]}" "root@$UML_ADDR" "$@"; }
 
 check "the guest runs a UML kernel" uml 'grep -q "^vendor_id.*User Mode Linux" /proc/cpuinfo'
 check "the guest's root is an overlay on its state disk" uml 'findmnt -no FSTYPE / | grep -qx overlay'
@@ -85,28 +63,7 @@ inventory_ok() { # the guest's disks as the planner needs them
         check "cephprov inventory of uml1 over SSH" jq -e '.inventories[0].host == "uml1"' <<<"$inv" >/dev/null ||
                 cat "$DIR/inventory.err"
         check_eq "udev data in the guest" "$(jq -r '.inventories[0].udev_available' <<<"$inv")" true
-        dev() { jq -c --arg s "$1" '.inventories[0].devices[] | select(.links // [] | index("/dev/disk/by-id/'"$UML_SERIAL_PREFIX"'" + $s))' <<<"$inv"; }
-        for s in $UML_SSDS; do
-                d=$(dev "$s")
-                check_eq "$s listed with its by-id name" "$(jq -r '.name | test("^ubd[b-z]$")' <<<"$d")" true
-                check_eq "$s serial" "$(jq -r '.serial' <<<"$d")" "uml1-$s"
-                check_eq "$s is an SSD (rotational false)" "$(jq -r '.rotational' <<<"$d")" false
-                check_eq "$s allowed" "$(jq -r '.allowed' <<<"$d")" true
-                check_eq "$s partitions: bios-boot, os, swap" \
-                        "$(jq -r '[.partitions[] | "\(.number):\(.name):\(.size)"] | join(" ")' <<<"$d")" \
-                        "1:bios:1048576 2:os:268435456 3:swap:268435456"
-                check_eq "$s swap partition at the end of the disk (1 MiB before it)" \
-                        "$(jq -r '(.partitions[] | select(.number == 3) | .start + .size) == (.size - 1048576)' <<<"$d")" true
-                check_eq "$s BIOS-boot type" "$(jq -r '.partitions[] | select(.number == 1) | .type_guid' <<<"$d")" \
-                        21686148-6449-6e6f-744e-656564454649
-        done
-        for s in $UML_HDDS; do
-                d=$(dev "$s")
-                check_eq "$s listed with its by-id name" "$(jq -r '.name | test("^ubd[b-z]$")' <<<"$d")" true
-                check_eq "$s serial" "$(jq -r '.serial' <<<"$d")" "uml1-$s"
-                check_eq "$s is an HDD (rotational true)" "$(jq -r '.rotational' <<<"$d")" true
-                check_eq "$s blank" "$(jq -r '(.partitions // []) | length' <<<"$d")" 0
-        done
+        guest_disks_ok "$inv" '^ubd[b-z]$' uml1
         check_eq "6 allowed devices (not the state disk)" "$(jq -r '[.inventories[0].devices[] | select(.allowed)] | length' <<<"$inv")" 6
 }
 inventory_ok
@@ -116,15 +73,7 @@ check_eq "HDDs still rotational after the disks were opened and closed" \
         "$(uml 'for d in $(ls /dev/disk/by-id/ | grep -- -hdd[0-9]$); do dd if=/dev/disk/by-id/$d of=/dev/null bs=4k count=1 status=none; cat /sys/class/block/$(basename "$(readlink -f /dev/disk/by-id/$d)")/queue/rotational; done' | paste -sd' ')" \
         "1 1 1 1"
 
-kept_ok() { # every kept partition, read in the guest, has the sum written when it was made
-        local ssd n sum got bad=0
-        while read -r ssd n sum; do
-                got=$(uml sha256sum "/dev/disk/by-id/$UML_SERIAL_PREFIX$ssd-part$n" | cut -d' ' -f1)
-                [ "$got" = "$sum" ] || { echo "  $ssd part $n: $got, made as $sum"; bad=1; }
-        done <"$UML_DIR/kept.sha256"
-        return $bad
-}
-check "kept partitions byte-identical (read in the guest)" kept_ok
+check "kept partitions byte-identical (read in the guest)" guest_kept_ok
 
 # memory: the kernel's RSS on the machine (its helper processes apart), what the guest uses
 kpid=$(cat "$UML_DIR/kernel.pid")
@@ -132,14 +81,12 @@ rss=$(awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$kpid/status")
 guest_used=$(uml free -m | awk '/^Mem:/ { print $3 }')
 
 # a restart keeps the root's contents
-"$UML_HOST" down --dir "$DIR" || echo "FAIL host down"
+"$guest_host" down --dir "$DIR" || echo "FAIL host down"
 check "the guest's kernel is gone after down" test ! -e "/proc/$kpid"
 check_eq "no process of the guest left after down" "$(pgrep -s "$kpid" | paste -sd' ')" ""
-if "$UML_HOST" up --dir "$DIR" --name uml1; then
-        # shellcheck disable=SC1091
-        . "$DIR/uml/uml1/env"
+if guest_up uml1; then
         check_eq "the root kept the marker over a restart" "$(uml cat "$marker")" kept
-        check "kept partitions byte-identical after the restart" kept_ok
+        check "kept partitions byte-identical after the restart" guest_kept_ok
         inventory_ok
 else
         check "host up again" false
@@ -231,5 +178,5 @@ if [ "$ROUNDS" -gt 0 ]; then
 fi
 
 echo "figures: boot to SSH ${boot_cold} s cold, ${UML_BOOT_S} s again; kernel RSS $rss MiB; guest used $guest_used MiB of $(uml free -m | awk '/^Mem:/ { print $2 }') MiB"
-uml_done=1
+guest_done=1
 finish

@@ -20,33 +20,15 @@
 # (10.96.0), KEEP_LAB=1, VM_HOST_APPLY=1. The lab: tests/lab/lab-lib.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/lib.sh
-. "$here/../lib.sh"
-# shellcheck source=tests/lab/lab-lib.sh
-. "$here/../lab/lab-lib.sh"
+# shellcheck source=tests/lab/guest-lib.sh
+. "$here/../lab/guest-lib.sh"
 
 CEPHPROV=$(realpath "${1:?usage: test-vm-host.sh CEPHPROV}")
-top=$(cd "$here/../.." && pwd)
-VM_HOST=${VM_HOST:-$top/contrib/vm/host}
-base=$(realpath "${LAB_BASE:-$here}")
 # the guest's Ceph is its own: of this machine's packages only the mon and mgr
-TMPDIR=$base lab_test_setup vm-host cpv 10.96.0 noceph qemu-system-x86_64 qemu-img mmdebstrap jq ceph-mon ceph-mgr ssh bc
-DIR=$dir/lab # the lab's directory
-vm_done= # set at the end: a test that fails or stops before shows the guest's console
-lab_cleanup_hook() { # the guest down before lab-lib takes the lab down (or the commands to, with KEEP_LAB=1)
-        if [ "${KEEP_LAB:-0}" = 1 ]; then
-                echo "to take it down: $VM_HOST down --dir $DIR; $ceph_lab down --dir $DIR; $lab down --dir $DIR"
-                return
-        fi
-        if { [ "$failures" -gt 0 ] || [ -z "$vm_done" ]; } && [ -f "$DIR/vm/vm1/console.log" ]; then
-                echo "--- guest console (last 30 lines)"
-                tail -n 30 "$DIR/vm/vm1/console.log"
-        fi
-        "$VM_HOST" down --dir "$DIR" >/dev/null 2>&1
-}
+guest_test_setup vm vm-host cpv 10.96.0 noceph qemu-system-x86_64 qemu-img mmdebstrap jq ceph-mon ceph-mgr ssh bc
 
 t0=$SECONDS
-"$(dirname "$VM_HOST")/host-image" build >/dev/null
+"$(dirname "$guest_host")/host-image" build >/dev/null
 rc=$?
 [ "$rc" -eq 2 ] && skip "the guest image cannot be built here (see above)"
 [ "$rc" -eq 0 ] || { echo "FAIL host-image build (exit $rc)"; exit 1; }
@@ -54,11 +36,8 @@ t_image=$((SECONDS - t0))
 
 lab_bringup --hosts 0
 
-if ! "$VM_HOST" up --dir "$DIR" --name vm1; then echo "FAIL host up"; exit 1; fi
-# shellcheck disable=SC1091
-. "$DIR/vm/vm1/env"
+guest_up vm1 || { echo "FAIL host up"; exit 1; }
 boot_cold=$VM_BOOT_S
-vm() { ssh "${VM_SSH_OPTS[@]}" "root@$VM_ADDR" "$@"; }
 
 check "modprobe bcache in the guest" vm 'modprobe bcache && test -d /sys/fs/bcache'
 check "systemd is the guest's init" vm 'test "$(cat /proc/1/comm)" = systemd'
@@ -75,37 +54,10 @@ check "cephprov inventory of vm1 over SSH" jq -e '.inventories[0].host == "vm1"'
         cat "$DIR/inventory.err"
 check_eq "udev data in the guest" "$(jq -r '.inventories[0].udev_available' <<<"$inv")" true
 check_eq "bcache available in the guest" "$(jq -r '.inventories[0].bcache_available' <<<"$inv")" true
-dev() { jq -c --arg s "$1" '.inventories[0].devices[] | select(.links // [] | index("/dev/disk/by-id/'"$VM_SERIAL_PREFIX"'" + $s))' <<<"$inv"; }
-for s in $VM_SSDS; do
-        d=$(dev "$s")
-        check_eq "$s listed with its by-id name" "$(jq -r '.name | test("^sd[a-z]$")' <<<"$d")" true
-        check_eq "$s is an SSD (rotational false)" "$(jq -r '.rotational' <<<"$d")" false
-        check_eq "$s allowed" "$(jq -r '.allowed' <<<"$d")" true
-        check_eq "$s partitions: bios-boot, os, swap" \
-                "$(jq -r '[.partitions[] | "\(.number):\(.name):\(.size)"] | join(" ")' <<<"$d")" \
-                "1:bios:1048576 2:os:268435456 3:swap:268435456"
-        check_eq "$s swap partition at the end of the disk (1 MiB before it)" \
-                "$(jq -r '(.partitions[] | select(.number == 3) | .start + .size) == (.size - 1048576)' <<<"$d")" true
-        check_eq "$s BIOS-boot type" "$(jq -r '.partitions[] | select(.number == 1) | .type_guid' <<<"$d")" \
-                21686148-6449-6e6f-744e-656564454649
-done
-for s in $VM_HDDS; do
-        d=$(dev "$s")
-        check_eq "$s listed with its by-id name" "$(jq -r '.name | test("^sd[a-z]$")' <<<"$d")" true
-        check_eq "$s is an HDD (rotational true)" "$(jq -r '.rotational' <<<"$d")" true
-        check_eq "$s blank" "$(jq -r '(.partitions // []) | length' <<<"$d")" 0
-done
+guest_disks_ok "$inv" '^sd[a-z]$'
 check_eq "6 allowed devices" "$(jq -r '[.inventories[0].devices[] | select(.allowed)] | length' <<<"$inv")" 6
 
-kept_ok() { # every kept partition, read in the guest, has the sum written when it was made
-        local ssd n sum got bad=0
-        while read -r ssd n sum; do
-                got=$(vm sha256sum "/dev/disk/by-id/$VM_SERIAL_PREFIX$ssd-part$n" | cut -d' ' -f1)
-                [ "$got" = "$sum" ] || { echo "  $ssd part $n: $got, made as $sum"; bad=1; }
-        done <"$VM_DIR/kept.sha256"
-        return $bad
-}
-check "kept partitions byte-identical (read in the guest)" kept_ok
+check "kept partitions byte-identical (read in the guest)" guest_kept_ok
 
 # memory: qemu's RSS on the machine, what the guest uses
 qpid=$(cat "$VM_DIR/qemu.pid")
@@ -114,13 +66,11 @@ guest_used=$(vm free -m | awk '/^Mem:/ { print $3 }')
 
 # a restart keeps the root's contents
 check "write a marker in the guest" vm 'echo kept >/root/vm-host-marker && sync'
-"$VM_HOST" down --dir "$DIR" || echo "FAIL host down"
+"$guest_host" down --dir "$DIR" || echo "FAIL host down"
 check "the guest's qemu is gone after down" test ! -e "/proc/$qpid"
-if "$VM_HOST" up --dir "$DIR" --name vm1; then
-        # shellcheck disable=SC1091
-        . "$DIR/vm/vm1/env"
+if guest_up vm1; then
         check_eq "the root kept the marker over a restart" "$(vm cat /root/vm-host-marker)" kept
-        check "kept partitions byte-identical after the restart" kept_ok
+        check "kept partitions byte-identical after the restart" guest_kept_ok
 else
         check "host up again" false
 fi
@@ -154,7 +104,7 @@ if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
         check_eq "bcache writeback, sequential_cutoff 0 on every HDD" \
                 "$(jq -r '[.inventories[0].devices[] | select(.content.bcache.role == "backing") | "\(.content.bcache.cache_mode):\(.content.bcache.sequential_cutoff)"] | join(" ")' <<<"$inv")" \
                 "writeback:0 writeback:0 writeback:0 writeback:0"
-        check "kept partitions byte-identical after apply" kept_ok
+        check "kept partitions byte-identical after apply" guest_kept_ok
         check "a re-apply has nothing to do (plan --detailed-exitcode)" \
                 "$CEPHPROV" plan "$DIR/layout.yaml" --hosts vm1 --detailed-exitcode
         t_reapply=$SECONDS
@@ -169,5 +119,5 @@ if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
 fi
 
 echo "figures: image $t_image s (0 when cached), boot to SSH ${boot_cold} s cold, ${VM_BOOT_S} s again; qemu RSS $rss MiB; guest used $guest_used MiB of $(vm free -m | awk '/^Mem:/ { print $2 }') MiB"
-vm_done=1
+guest_done=1
 finish
