@@ -110,6 +110,9 @@ run_suites() {
         rm -f "$dir/meson-logs/testlog.json"
         meson test -C "$dir" --print-errorlogs "${args[@]}" "$@"
         count "$dir"
+        # kept per phase (the next meson test writes testlog.json again): each test's start
+        # and duration, for a look at how the phase filled its time
+        cp "$dir/meson-logs/testlog.json" "$dir/meson-logs/testlog-$(echo $list | tr ' ' -).json" 2>/dev/null
 }
 
 t=$SECONDS
