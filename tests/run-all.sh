@@ -6,10 +6,11 @@
 #      then the uml suite (User-mode Linux guests as storage hosts: bcache, LVM, md, a
 #      reboot) one test at a time, its wall time printed against its budget (UML_BUDGET
 #      seconds, default 600: over it is a warning, a wall time being a measurement),
-#   3. the unit and block suites again under AddressSanitizer + UBSan,
-#   4. the unit suite under valgrind,
-#   5. the libFuzzer targets (layout, playbook, Ceph parsers, agent requests, on-disk decoders)
-#      for a bounded time in all (clang/libFuzzer, tests/fuzz/run-fuzz.sh),
+#   3. beside the uml suite, in the background at nice 10 (a UML guest runs on one CPU; the
+#      other is free), one chain of: the unit and block suites again under AddressSanitizer
+#      + UBSan, the unit suite under valgrind, the libFuzzer targets (layout, playbook, Ceph
+#      parsers, agent requests, on-disk decoders) for a bounded time in all (clang/libFuzzer,
+#      tests/fuzz/run-fuzz.sh); its output is printed when it ends (build/chain.log),
 # and ends with the budget (the wall time of each build and suite, the lab bring-ups and
 # their time), the slowest tests, every failure by name, and one line
 # "N passed, N failed, N skipped".

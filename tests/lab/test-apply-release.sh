@@ -54,7 +54,8 @@ check_contains "the layout asks for a WAL partition" "$(cat "$layout")" "wal_siz
 out=$("$cephprov" apply "$layout" --yes 2>&1)
 rc=$?
 echo "$out" | tail -8
-check "apply on $release succeeds" test $rc -eq 0
+# (all of it when it failed: its stderr comes before its buffered stdout in one pipe)
+check "apply on $release succeeds" test $rc -eq 0 || printf 'exit %s; the whole output:\n%s\n' "$rc" "$out"
 
 # HEALTH_OK with every PG active+clean (within 120 s of apply)
 healthy=
