@@ -110,6 +110,7 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 op = "osd-create";
                 json_add_string(a, "device", s->device);
                 json_add_bool(a, "data_is_bcache", s->data_is_bcache);
+                json_add_bool(a, "encrypted", s->encrypted);
                 json_add_string(a, "db_device", s->db_device);
                 json_add_string(a, "db_partname", s->db_partname);
                 json_add_string(a, "wal_device", s->wal_device);

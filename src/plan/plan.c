@@ -901,13 +901,15 @@ static int emit_osd(Ctx *c, size_t slot) {
         bool bcache = p->bcache.enabled;
 
         unsigned id = add_step(c, STEP_CREATE_OSD, d->path,
-                               strprintf("%s OSD on %s%s (slot %zu)", objectstore_to_string(p->osd.objectstore),
+                               strprintf("%s%s OSD on %s%s (slot %zu)", p->osd.encrypted ? "encrypted " : "",
+                                         objectstore_to_string(p->osd.objectstore),
                                          bcache ? "the bcache device of " : "", d->path, slot));
         if (id == 0)
                 return oom(c);
         Step *st = step_get(c, id);
         st->slot = (unsigned) slot;
         st->data_is_bcache = bcache;
+        st->encrypted = p->osd.encrypted;
         st->objectstore = p->osd.objectstore;
         st->device_class = strdup(cls);
         if (!st->device_class)

@@ -410,6 +410,29 @@ static void test_spread_2_to_1(void) {
         }
 }
 
+/* osd.encrypted: every create-osd step says so, in its reason, the step table and JSON */
+static void test_encrypted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        profile0(l)->osd.encrypted = true;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        size_t n = 0;
+        for (size_t i = 0; i < p->hosts[0].n_steps; i++) {
+                const Step *st = &p->hosts[0].steps[i];
+                if (st->kind != STEP_CREATE_OSD)
+                        continue;
+                n++;
+                CHECK(st->encrypted && st->data_is_bcache);
+                CHECK(startswith(st->reason, "encrypted bluestore OSD on the bcache device of "));
+        }
+        CHECK_INTEQ(n, 4);
+        _cleanup_(freep) char *txt = plan_text(p), *js = plan_json_text(p);
+        CHECK(txt && strstr(txt, " bluestore+dmcrypt"));
+        CHECK(js && strstr(js, "\"encrypted\": true") && !strstr(js, "\"encrypted\": false"));
+}
+
 /* A second NVMe in scenario 2's hosts: 8 HDDs over 2 fast devices. */
 static InventorySet *scenario2_two_nvme(void) {
         _cleanup_(freep) char *path = strprintf("%s/inventory-scenario-2-bulk-nvme.json", fixture_dir("TEST_DATA"));
@@ -1587,6 +1610,7 @@ static void test_osd_ids(void) {
 
 int main(void) {
         TEST_RUN(test_golden);
+        TEST_RUN(test_encrypted);
         TEST_RUN(test_converged_empty);
         TEST_RUN(test_scenario1);
         TEST_RUN(test_partition_names);
