@@ -155,7 +155,7 @@ unsigned agent_step_needs(const Step *s) {
                 return AGENT_NEED_BCACHE | AGENT_NEED_UDEV_RULES;
         case STEP_CREATE_OSD:
                 return AGENT_NEED_CEPH_VOLUME | AGENT_NEED_CEPH_OSD | AGENT_NEED_SYSTEMCTL | AGENT_NEED_OSD_KEYRING |
-                       (s->data_is_bcache ? AGENT_NEED_BCACHE : 0);
+                       (s->data_is_bcache ? AGENT_NEED_BCACHE : 0) | (s->encrypted ? AGENT_NEED_DMCRYPT : 0);
         default:
                 return 0;
         }
