@@ -566,11 +566,11 @@ size_t plan_print_preview_rows(const HostPlan *h, FILE *f) {
                         snprintf(cache, sizeof cache, "bcache");
                 if (s->osd_id >= 0)
                         snprintf(osd, sizeof osd, "osd.%d", s->osd_id);
-                char store[32];
-                snprintf(store, sizeof store, "%s%s", objectstore_to_string(s->objectstore), s->encrypted ? "+dmcrypt" : "");
-                print_preview_row(f, h->host, data, db, wal, cache, store,
+                print_preview_row(f, h->host, data, db, wal, cache, objectstore_to_string(s->objectstore),
                                   s->device_class ? s->device_class : "-", osd,
-                                  s->half_made_osd_fsid ? "create (over a half-made OSD)" : "create");
+                                  s->half_made_osd_fsid ? (s->encrypted ? "create encrypted (over a half-made OSD)"
+                                                                        : "create (over a half-made OSD)")
+                                                        : (s->encrypted ? "create encrypted" : "create"));
                 rows++;
         }
         return rows;
