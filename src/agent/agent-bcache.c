@@ -540,6 +540,14 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
                 return r;
         if ((r = bcache_lvm_check_osd_vg(pvs_out, lvs_out, node, err)) < 0)
                 return r == -ENOMEM ? error_set(err, ENOMEM, "out of memory") : r;
+        /* an encrypted OSD (ceph-volume's dmcrypt): its LUKS mapping over the LV holds it open,
+         * and LVM would refuse to remove it */
+        json_object *closed = json_object_new_array();
+        if (!closed || json_add(o, "dmcrypt_closed", closed) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(h, holders)
+                if (startswith(*h, "dm-") && (r = dmcrypt_close_holders(s, *h, closed, err)) < 0)
+                        return r;
         char *vgremove[] = { (char *) "lvm", (char *) "vgremove", (char *) "-f", (char *) "-y", vg, NULL };
         char *pvremove[] = { (char *) "lvm", (char *) "pvremove", (char *) "-y", node, NULL };
         if ((r = lvm_call(s, vgremove, "remove the OSD's volume group", NULL, err)) < 0 ||

@@ -296,3 +296,10 @@ int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret);
 /* The OSD whose main BlueStore label starts one of the device-mapper `holders` (an LV of
  * `ceph-volume lvm create` on an LVM PV) into *ret: 1, or 0 when none is. */
 int lvm_osd_read(char * const *holders, InvOsd *ret);
+
+/* ---- dm-crypt (agent-dmcrypt.c) ---- */
+/* Closes every dm-crypt mapping (device-mapper uuid CRYPT-...) that holds block device `name`
+ * (sysfs holders), with `cryptsetup close`, each one's name appended to the JSON array
+ * `closed`; a mapping held by something else, or still open (cryptsetup refuses), is EBUSY.
+ * In dry-run, names what it would close. None: 0. */
+int dmcrypt_close_holders(AgentState *s, const char *name, json_object *closed, Error *err);

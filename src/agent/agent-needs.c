@@ -5,9 +5,9 @@
 
 static const char *const need_table[] = {
         "libparted", "bcache", "make-bcache", "udev-rules", "ceph-volume", "ceph-osd", "systemctl",
-        "bootstrap-osd-keyring",
+        "bootstrap-osd-keyring", "dmcrypt",
 };
-_Static_assert(ELEMENTSOF(need_table) == 8, "need_table names every AgentNeed bit");
+_Static_assert(ELEMENTSOF(need_table) == 9, "need_table names every AgentNeed bit");
 
 const char *agent_need_to_string(AgentNeed n) {
         for (size_t i = 0; i < ELEMENTSOF(need_table); i++)

@@ -19,11 +19,12 @@ typedef enum AgentNeed {
         AGENT_NEED_CEPH_OSD      = 1 << 5, /* ceph-volume runs ceph-osd --mkfs */
         AGENT_NEED_SYSTEMCTL     = 1 << 6, /* osd-create starts ceph-osd@N with systemctl */
         AGENT_NEED_OSD_KEYRING   = 1 << 7, /* ceph-volume's `osd new`: the bootstrap-osd keyring */
-        _AGENT_NEED_ALL          = (1 << 8) - 1,
+        AGENT_NEED_DMCRYPT       = 1 << 8, /* osd-create encrypted: cryptsetup in PATH, dm-crypt in the kernel */
+        _AGENT_NEED_ALL          = (1 << 9) - 1,
 } AgentNeed;
 
 /* "libparted", "bcache", "make-bcache", "udev-rules", "ceph-volume", "ceph-osd",
- * "systemctl", "bootstrap-osd-keyring"; NULL for anything but a single bit. */
+ * "systemctl", "bootstrap-osd-keyring", "dmcrypt"; NULL for anything but a single bit. */
 const char *agent_need_to_string(AgentNeed n);
 /* The bit named `s`, or 0 when unknown. */
 AgentNeed agent_need_from_string(const char *s);

@@ -38,6 +38,7 @@
 typedef struct OsdArgs {
         const char *data;          /* the data device as planned (backing device when bcache) */
         bool data_is_bcache;
+        bool encrypted;            /* ceph-volume's --dmcrypt */
         const char *db_device, *db_partname;
         const char *wal_device, *wal_partname;
         const char *device_class;
@@ -487,6 +488,9 @@ static int parse_args(json_object *args, OsdArgs *a, Error *err) {
         r = json_get_bool(args, "data_is_bcache", false, &a->data_is_bcache, "osd-create", err);
         if (r < 0 && r != -ENOENT)
                 return r;
+        r = json_get_bool(args, "encrypted", false, &a->encrypted, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
         if (a->objectstore && !streq(a->objectstore, "bluestore"))
                 return error_set(err, EOPNOTSUPP, "osd-create: objectstore '%s' is not supported (only bluestore)",
                                  a->objectstore);
@@ -553,6 +557,13 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         double t_lock = clock_mono_sec();
 
         bool lvm = have_lvm();
+        /* ceph-volume 16.2's `raw activate` opens no LUKS device: an encrypted raw OSD would
+         * be prepared and never start. Refused before anything is written. */
+        if (a.encrypted && !lvm)
+                return error_set(err, EOPNOTSUPP,
+                                 "'%s' on '%s': an encrypted OSD needs LVM and device-mapper on the host "
+                                 "(ceph-volume lvm create --dmcrypt); this host has no LVM",
+                                 data, agent_host(s));
         bool loop = startswith(data, "/dev/loop");
         char *env_loop[] = { (char *) CEPH_VOLUME_ENV_ALLOW_LOOP, NULL };
         char **env = loop ? env_loop : NULL;
@@ -562,6 +573,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         int links_made = 0;
         const CephVolumePrepare prepare = {
                 .data = data, .db = db, .wal = wal, .osd_id = id, .crush_device_class = a.device_class,
+                .dmcrypt = a.encrypted,
         };
 
         /* 1. prepare, unless the device already carries an OSD */
@@ -704,6 +716,7 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         json_add_string(o, "block_db", db);
         json_add_string(o, "block_wal", wal);
         json_add_string(o, "method", lvm ? "lvm" : "raw");
+        json_add_bool(o, "encrypted", a.encrypted);
         json_add_bool(o, "prepared", prepared);
         json_add_bool(o, "activated", activated);
         json_add_bool(o, "started", !running);

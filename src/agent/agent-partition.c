@@ -719,6 +719,14 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
         if (r < 0)
                 return r;
         unsigned partno = (unsigned) number, lss = d.logical_sector_size;
+        /* destroy's own partitions (the controller asks): an encrypted OSD's DB/WAL mapping,
+         * left open when its OSD stopped, holds the partition */
+        bool close_dmcrypt = false;
+        if ((r = json_get_bool(args, "close_dmcrypt", false, &close_dmcrypt, "delete-partition", err)) < 0 && r != -ENOENT)
+                return r;
+        _cleanup_json_ json_object *closed = json_object_new_array();
+        if (!closed)
+                return error_set(err, ENOMEM, "out of memory");
 
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
         r = block_claim(&d,
@@ -760,6 +768,11 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
         if ((r = dev_expect_check_entry(c.fd, &d, partno, &e, &ex, err)) < 0)
                 return r;
         uint64_t start = e.first_lba * lss, size = (e.last_lba - e.first_lba + 1) * lss;
+        /* (after the checks of what it is: the mapping goes only over the partition planned) */
+        if (close_dmcrypt && kname && (r = dmcrypt_close_holders(s, kname, closed, err)) < 0)
+                return r;
+        if (json_object_array_length(closed) > 0 && json_add(o, "dmcrypt_closed", json_object_get(closed)) < 0)
+                return error_set(err, ENOMEM, "out of memory");
         if (kname && (r = delete_check_kernel(&d, kname, partno, start, size, err)) < 0)
                 return r;
         json_add_string(o, "name", e.name);

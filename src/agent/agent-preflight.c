@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,6 +125,27 @@ static int check_bcache(AgentState *s, bool load, bool *ret_ok, char **ret_text)
         return *ret_text ? 0 : -ENOMEM;
 }
 
+/* dm-crypt in the kernel: loaded or built in (/sys/module/dm_crypt), or its module in the
+ * running kernel's tree (the kernel loads it when cryptsetup first asks for the target) */
+static bool have_dm_crypt(char **ret_where) {
+        if (access("/sys/module/dm_crypt", F_OK) == 0) {
+                *ret_where = strdup("dm_crypt in the kernel");
+                return true;
+        }
+        struct utsname u;
+        if (uname(&u) < 0)
+                return false;
+        static const char *const suffixes[] = { "", ".xz", ".zst", ".gz" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                _cleanup_(freep) char *path = strprintf("/lib/modules/%s/kernel/drivers/md/dm-crypt.ko%s", u.release, suffixes[i]);
+                if (path && access(path, F_OK) == 0) {
+                        *ret_where = strprintf("module %s", path);
+                        return true;
+                }
+        }
+        return false;
+}
+
 static int check_need(AgentState *s, AgentNeed n, bool load_modules, bool *ret_ok, char **ret_text) {
         Error e = {};
         const char *tool = NULL;
@@ -161,6 +183,18 @@ static int check_need(AgentState *s, AgentNeed n, bool load_modules, bool *ret_o
                 else {
                         *ret_ok = true;
                         *ret_text = strprintf("'%s' is writable", dir);
+                }
+                return *ret_text ? 0 : -ENOMEM;
+        }
+        case AGENT_NEED_DMCRYPT: {
+                _cleanup_(freep) char *where = NULL, *tool_path = find_executable("cryptsetup", exec_path(), NULL);
+                if (!tool_path)
+                        *ret_text = strprintf("cryptsetup not in PATH (%s): ceph-volume's dmcrypt runs it", exec_path());
+                else if (!have_dm_crypt(&where))
+                        *ret_text = strprintf("the kernel has no dm-crypt (no /sys/module/dm_crypt, no dm-crypt module)");
+                else {
+                        *ret_ok = true;
+                        *ret_text = strprintf("%s, %s", tool_path, where ? where : "dm-crypt");
                 }
                 return *ret_text ? 0 : -ENOMEM;
         }

@@ -97,26 +97,55 @@ int bluestore_label_parse(const uint8_t *buf, size_t len, InvOsd *ret) {
  * /dev/bcacheN): its logical volume, a device-mapper holder of the PV, starts with the
  * BlueStore label (LV tags say the same, but reading them needs lvm). The first holder
  * whose label is an OSD's main device is the OSD on this device. */
-int lvm_osd_read(char * const *holders, InvOsd *ret) {
+static int dm_label_read(const char *dm, InvOsd *ret) {
+        _cleanup_(freep) char *node = strprintf("/dev/%s", dm);
+        if (!node)
+                return -ENOMEM;
+        _cleanup_(closep) int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+                return 0;
+        uint8_t buf[4096];
+        if (read_exact_at(fd, buf, sizeof(buf), 0) < 0)
+                return 0;
+        *ret = (InvOsd) { .id = -1 };
+        return bluestore_label_parse(buf, sizeof(buf), ret);
+}
+
+/* The BlueStore label under a dm-crypt mapping of device-mapper device or partition `name`:
+ * ceph-volume's dmcrypt puts LUKS on the OSD's LV (and on its DB/WAL partitions) and opens
+ * it as a holder of that device; the label starts the mapping. `role` NULL: any role. */
+static int crypt_osd_read(const char *name, const char *role, InvOsd *ret) {
+        _cleanup_strv_free_ char **holders = block_holders(name);
         STRV_FOREACH(h, holders) {
                 if (!startswith(*h, "dm-"))
                         continue;
-                _cleanup_(freep) char *node = strprintf("/dev/%s", *h);
-                if (!node)
-                        return -ENOMEM;
-                _cleanup_(closep) int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-                if (fd < 0)
-                        continue;
-                uint8_t buf[4096];
-                if (read_exact_at(fd, buf, sizeof(buf), 0) < 0)
-                        continue;
                 InvOsd o = { .id = -1 };
-                if (bluestore_label_parse(buf, sizeof(buf), &o) > 0 && o.role && streq(o.role, "block") && o.id >= 0) {
+                if (dm_label_read(*h, &o) > 0 && o.role && (!role || streq(o.role, role)) &&
+                    (o.id >= 0 || !streq(o.role, "block"))) {
+                        o.encrypted = true;
                         inv_osd_done(ret);
                         *ret = o;
                         return 1;
                 }
                 inv_osd_done(&o);
+        }
+        return 0;
+}
+
+int lvm_osd_read(char * const *holders, InvOsd *ret) {
+        STRV_FOREACH(h, holders) {
+                if (!startswith(*h, "dm-"))
+                        continue;
+                InvOsd o = { .id = -1 };
+                if (dm_label_read(*h, &o) > 0 && o.role && streq(o.role, "block") && o.id >= 0) {
+                        inv_osd_done(ret);
+                        *ret = o;
+                        return 1;
+                }
+                inv_osd_done(&o);
+                /* an encrypted OSD: the LV holds LUKS, the label is on its open mapping */
+                if (crypt_osd_read(*h, "block", ret) > 0)
+                        return 1;
         }
         return 0;
 }
@@ -171,6 +200,9 @@ static int probe_content(int fd, uint64_t off, uint64_t size, const char *name, 
         }
         if (c->fstype && streq(c->fstype, "LVM2_member") && c->osd.id < 0)
                 lvm_osd_read(c->holders, &c->osd);
+        /* an encrypted OSD's DB or WAL partition (or a raw encrypted data device) */
+        if (name && c->fstype && streq(c->fstype, "crypto_LUKS") && c->osd.id < 0 && !c->osd.role)
+                crypt_osd_read(name, NULL, &c->osd);
         if (!c->holders)
                 c->holders = calloc(1, sizeof(char *));
         return 0;

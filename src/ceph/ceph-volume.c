@@ -74,7 +74,8 @@ static char **argv_bluestore(const char *mode, const char *verb, const CephVolum
         if (strv_extend(&a, "ceph-volume") < 0 || strv_extend(&a, mode) < 0 || strv_extend(&a, verb) < 0 ||
             strv_extend(&a, "--bluestore") < 0 || extend_opt(&a, "--data", p->data) < 0 ||
             extend_opt(&a, "--block.db", p->db) < 0 || extend_opt(&a, "--block.wal", p->wal) < 0 ||
-            extend_opt(&a, "--crush-device-class", p->crush_device_class) < 0)
+            extend_opt(&a, "--crush-device-class", p->crush_device_class) < 0 ||
+            (p->dmcrypt && strv_extend(&a, "--dmcrypt") < 0))
                 return oom(err);
         if (p->osd_id >= 0 && (strv_extend(&a, "--osd-id") < 0 || strv_consume(&a, strprintf("%d", p->osd_id)) < 0))
                 return oom(err);

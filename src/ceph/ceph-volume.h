@@ -21,6 +21,8 @@ typedef struct CephVolumePrepare {
         const char *wal;          /* optional block.wal */
         int osd_id;               /* -1: let `osd new` pick; else reuse a *destroyed* id */
         const char *crush_device_class; /* optional: set at creation ("hdd" behind bcache) */
+        bool dmcrypt;             /* --dmcrypt: LUKS on data, DB and WAL, keys in the mon's
+                                   * config-key store (dm-crypt/osd/OSD_FSID/luks) */
 } CephVolumePrepare;
 
 /* `ceph-volume raw prepare --bluestore --data D [--block.db P] [--block.wal P]

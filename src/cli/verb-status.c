@@ -39,13 +39,16 @@ static void status_print(json_object *st, FILE *out) {
                         fprintf(out, "  %-12s UNREACHABLE: %s\n", (jstr(h, "host") ?: "-"), (jstr(h, "error") ?: "-"));
         }
 
-        fprintf(out, "\nOSDS\n  %-6s %-10s %-4s %-4s %-6s %-26s %s\n", "ID", "HOST", "UP", "IN", "CLASS", "DATA", "DB");
+        fprintf(out, "\nOSDS\n  %-6s %-10s %-4s %-4s %-6s %-9s %-26s %s\n", "ID", "HOST", "UP", "IN", "CLASS", "ENCRYPTED",
+                "DATA", "DB");
         json_object *osds = jget(st, "osds");
         for (size_t i = 0; i < json_object_array_length(osds); i++) {
-                json_object *o = json_object_array_get_idx(osds, i);
-                fprintf(out, "  osd.%-2d %-10s %-4s %-4s %-6s %-26s %s\n", json_object_get_int(jget(o, "id")),
+                json_object *o = json_object_array_get_idx(osds, i), *enc = jget(o, "encrypted");
+                /* "-": the OSD's host was not inventoried, or its data device not seen */
+                fprintf(out, "  osd.%-2d %-10s %-4s %-4s %-6s %-9s %-26s %s\n", json_object_get_int(jget(o, "id")),
                         jstr(o, "host") ?: "-", json_object_get_boolean(jget(o, "up")) ? "up" : "DOWN",
                         json_object_get_boolean(jget(o, "in")) ? "in" : "OUT", jstr(o, "device_class") ?: "-",
+                        !enc ? "-" : json_object_get_boolean(enc) ? "yes" : "no",
                         jstr(o, "data") ?: "-", jstr(o, "db") ?: "(on data)");
         }
 

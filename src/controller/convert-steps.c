@@ -301,6 +301,8 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                 json_object *a = x->args = json_object_new_object();
                 if (!a || json_add_string(a, "device", o->data_device) < 0 || json_add_int(a, "osd_id", o->id) < 0 ||
                     json_add_string(a, "device_class", cls) < 0 || json_add_string(a, "objectstore", "bluestore") < 0 ||
+                    /* the layout's osd.encrypted, as apply's creations have it */
+                    json_add_bool(a, "encrypted", c->session->host->profile && c->session->host->profile->osd.encrypted) < 0 ||
                     (db && (json_add_string(a, "db_device", db->device) < 0 ||
                             json_add_string(a, "db_partname", db->partname) < 0)) ||
                     (wal && (json_add_string(a, "wal_device", wal->device) < 0 ||

@@ -32,6 +32,20 @@ static int osd_id_by_fsid(const Inventory *in, const char *fsid) {
         return -1;
 }
 
+/* Whether OSD `id` (uuid `fsid`) on host inventory `in` is encrypted: its main label was read
+ * through a dm-crypt mapping (ceph-volume's dmcrypt). -1: the inventory does not show it. */
+static int osd_encrypted(const Inventory *in, int id, const char *fsid) {
+        for (size_t d = 0; in && d < in->n_devices; d++) {
+                const InvDevice *dev = &in->devices[d];
+                for (size_t k = 0; k <= dev->n_partitions; k++) {
+                        const InvOsd *o = k == 0 ? &dev->content.osd : &dev->partitions[k - 1].content.osd;
+                        if (o->id == id && o->role && streq(o->role, "block") && (!fsid || !o->osd_fsid || streq(o->osd_fsid, fsid)))
+                                return o->encrypted;
+                }
+        }
+        return -1;
+}
+
 /* Per host: reachability, the fast device → OSDs blast radius (from the DB/WAL labels on
  * its partitions) and bcache backing devices. */
 static void add_inventory_osds(json_object *hosts_j, const InventorySet *inv, json_object *blast, json_object *bcache) {
@@ -259,6 +273,10 @@ int controller_status(const Layout *l, char * const *only, bool quiet, json_obje
                 const Inventory *hi = inventory_set_find(inv, crush_host ?: "");
                 if (!hi && host)
                         hi = inventory_set_find(inv, host);
+                /* (absent: its host not inventoried, or its data device not seen there) */
+                int enc = osd_encrypted(hi, id, o->uuid);
+                if (enc >= 0)
+                        json_add_bool(oj, "encrypted", enc);
                 if (hi && n && n->status != CEPH_OSD_TREE_DESTROYED && !plan_inventory_has_osd(hi, id, o->uuid)) {
                         json_add_bool(oj, "data_device_gone", true);
                         _cleanup_(freep) char *ids = m && m->device_ids ? strv_join(m->device_ids, ",") : NULL;

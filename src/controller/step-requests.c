@@ -110,6 +110,7 @@ int agent_request_from_step(const Step *s, json_object **ret) {
                 op = "osd-create";
                 json_add_string(a, "device", s->device);
                 json_add_bool(a, "data_is_bcache", s->data_is_bcache);
+                json_add_bool(a, "encrypted", s->encrypted);
                 json_add_string(a, "db_device", s->db_device);
                 json_add_string(a, "db_partname", s->db_partname);
                 json_add_string(a, "wal_device", s->wal_device);
@@ -154,7 +155,7 @@ unsigned agent_step_needs(const Step *s) {
                 return AGENT_NEED_BCACHE | AGENT_NEED_UDEV_RULES;
         case STEP_CREATE_OSD:
                 return AGENT_NEED_CEPH_VOLUME | AGENT_NEED_CEPH_OSD | AGENT_NEED_SYSTEMCTL | AGENT_NEED_OSD_KEYRING |
-                       (s->data_is_bcache ? AGENT_NEED_BCACHE : 0);
+                       (s->data_is_bcache ? AGENT_NEED_BCACHE : 0) | (s->encrypted ? AGENT_NEED_DMCRYPT : 0);
         default:
                 return 0;
         }

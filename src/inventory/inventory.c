@@ -205,7 +205,7 @@ static bool inv_bcache_is_set(const InvBcache *b) {
 
 static bool inv_osd_is_set(const InvOsd *o) {
         return o->id >= 0 || o->osd_fsid || o->cluster_fsid || o->role || o->objectstore || o->incomplete ||
-               o->unconfirmed;
+               o->unconfirmed || o->encrypted;
 }
 
 static int inv_bcache_to_json(const InvBcache *b, json_object **ret) {
@@ -244,6 +244,8 @@ static int inv_osd_to_json(const InvOsd *d, json_object **ret) {
         if (d->incomplete && (r = json_add_bool(o, "incomplete", true)) < 0)
                 return r;
         if (d->unconfirmed && (r = json_add_bool(o, "unconfirmed", true)) < 0)
+                return r;
+        if (d->encrypted && (r = json_add_bool(o, "encrypted", true)) < 0)
                 return r;
         if (d->id_from_map && (r = json_add_bool(o, "id_from_map", true)) < 0)
                 return r;
@@ -509,6 +511,9 @@ static int inv_osd_from_json(json_object *o, InvOsd *d, const char *what, Error 
         if (r < 0 && r != -ENOENT)
                 return r;
         r = json_get_bool(o, "unconfirmed", false, &d->unconfirmed, what, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = json_get_bool(o, "encrypted", false, &d->encrypted, what, err);
         if (r < 0 && r != -ENOENT)
                 return r;
         r = json_get_bool(o, "id_from_map", false, &d->id_from_map, what, err);

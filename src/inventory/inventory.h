@@ -44,6 +44,8 @@ typedef struct InvOsd {
                                     its meta, maybe no whoami): a half-made OSD, not an OSD */
         bool unconfirmed;        /* FileStore seen only from outside (an unmounted "ceph data"
                                     partition, a journal header): a hint, id -1, never proof */
+        bool encrypted;          /* read through a dm-crypt (LUKS) mapping over the device: an OSD
+                                    made with ceph-volume's dmcrypt, its mapping open */
         bool id_from_map;        /* `id` named by the controller from the OSD map (a DB/WAL label
                                     carries no whoami: plan_inventory_set_label_id()), not read
                                     from the label: never expected on the label itself */

@@ -540,7 +540,7 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
 }
 
 static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o, const YamlNode **ret_per_device) {
-        static const char * const keys[] = { "objectstore", "device_class", "per_device", "parallel" };
+        static const char * const keys[] = { "objectstore", "device_class", "per_device", "parallel", "encrypted" };
         YamlFields f;
         int r = yaml_expect_mapping(c, k, v);
         if (r < 0)
@@ -578,6 +578,10 @@ static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o
         *ret_per_device = FV(&f, "per_device");
         if (FV(&f, "parallel"))
                 TRY(yaml_get_uint(c, FK(&f, "parallel"), FV(&f, "parallel"), 1, 64, &o->parallel));
+        if (FV(&f, "encrypted")) {
+                TRY(yaml_get_bool(c, FK(&f, "encrypted"), FV(&f, "encrypted"), &o->encrypted));
+                o->encrypted_mark = FV(&f, "encrypted")->mark;
+        }
         return 0;
 }
 
@@ -726,6 +730,11 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         } else if (FK(&f, "journal_size"))
                 TRY(yaml_fail(c, FK(&f, "journal_size"), "'journal_size' with objectstore bluestore in profile '%s' (expected 'db_size' and 'wal_size' for bluestore)",
                               YQ(p->name)));
+        /* cephprov creates FileStore OSDs only as a conversion's "before" (lab); ceph-volume's
+         * dmcrypt of FileStore (a second LUKS device for the journal) is not one it makes */
+        if (p->osd.encrypted && p->osd.objectstore == OBJECTSTORE_FILESTORE)
+                TRY(yaml_fail_at(c, p->osd.encrypted_mark, "'encrypted' with objectstore filestore in profile '%s' (expected bluestore: cephprov creates encrypted OSDs with ceph-volume's dmcrypt on BlueStore)",
+                                 YQ(p->name)));
         if (p->osd.per_device > 1 && (p->db_size.kind != SIZE_UNSET || p->wal_size.kind != SIZE_UNSET || p->bcache.enabled))
                 TRY(yaml_fail(c, per_device, "'per_device' %u with DB, WAL or bcache partitions in profile '%s' (expected 1)",
                               p->osd.per_device, YQ(p->name)));

@@ -339,6 +339,7 @@ static int add_profile(json_object *a, const Profile *p) {
             json_add_string(osd, "device_class", p->osd.device_class ? p->osd.device_class : "auto") < 0 ||
             json_add_u64(osd, "per_device", p->osd.per_device) < 0 ||
             json_add_u64(osd, "parallel", p->osd.parallel) < 0 ||
+            json_add_bool(osd, "encrypted", p->osd.encrypted) < 0 ||
             json_add_bool(o, "wipe", p->wipe) < 0)
                 return -ENOMEM;
         return 0;

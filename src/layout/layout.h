@@ -116,6 +116,8 @@ typedef struct OsdOptions {
         char *device_class;         /* NULL = from the backing device (hdd/ssd/nvme), never from bcache */
         unsigned per_device;        /* OSDs per data device, default 1 */
         unsigned parallel;          /* OSD creations at once on one host, default 4 */
+        bool encrypted;             /* ceph-volume's dmcrypt (LUKS, keys in the mon's config-key store), default false */
+        YamlMark encrypted_mark;    /* where `encrypted` is written (line 0: not written) */
 } OsdOptions;
 
 typedef struct Profile {

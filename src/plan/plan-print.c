@@ -53,6 +53,7 @@ static void step_write_json(const Step *s, bool ids, JsonWriter *w) {
                 json_writer_string(w, "objectstore", objectstore_to_string(s->objectstore));
                 json_writer_string(w, "device_class", s->device_class);
                 json_writer_bool(w, "data_is_bcache", s->data_is_bcache);
+                json_writer_bool(w, "encrypted", s->encrypted);
                 json_writer_string(w, "db_device", s->db_device);
                 json_writer_string(w, "db_partname", s->db_partname);
                 if (s->db_device)
@@ -401,9 +402,10 @@ void plan_print_host(const HostPlan *h, FILE *f, unsigned flags) {
                                 : step_target(h, s->db_device, s->db_partname, s->db_partnum, n1, sizeof(n1));
                         if (ids && s->osd_id >= 0)
                                 snprintf(id, sizeof(id), "  osd.%d", s->osd_id);
-                        fprintf(f, "    %4u  %-16s %-18s %-18s %-6s %s%s%s\n", s->slot, data, db,
+                        fprintf(f, "    %4u  %-16s %-18s %-18s %-6s %s%s%s%s\n", s->slot, data, db,
                                 step_target(h, s->wal_device, s->wal_partname, s->wal_partnum, n2, sizeof(n2)),
-                                s->device_class, objectstore_to_string(s->objectstore), id,
+                                s->device_class, objectstore_to_string(s->objectstore),
+                                s->encrypted ? "+dmcrypt" : "", id,
                                 s->journal_device ? " (db column: journal)" : "");
                 }
         }
@@ -566,7 +568,9 @@ size_t plan_print_preview_rows(const HostPlan *h, FILE *f) {
                         snprintf(osd, sizeof osd, "osd.%d", s->osd_id);
                 print_preview_row(f, h->host, data, db, wal, cache, objectstore_to_string(s->objectstore),
                                   s->device_class ? s->device_class : "-", osd,
-                                  s->half_made_osd_fsid ? "create (over a half-made OSD)" : "create");
+                                  s->half_made_osd_fsid ? (s->encrypted ? "create encrypted (over a half-made OSD)"
+                                                                        : "create (over a half-made OSD)")
+                                                        : (s->encrypted ? "create encrypted" : "create"));
                 rows++;
         }
         return rows;

@@ -901,13 +901,15 @@ static int emit_osd(Ctx *c, size_t slot) {
         bool bcache = p->bcache.enabled;
 
         unsigned id = add_step(c, STEP_CREATE_OSD, d->path,
-                               strprintf("%s OSD on %s%s (slot %zu)", objectstore_to_string(p->osd.objectstore),
+                               strprintf("%s%s OSD on %s%s (slot %zu)", p->osd.encrypted ? "encrypted " : "",
+                                         objectstore_to_string(p->osd.objectstore),
                                          bcache ? "the bcache device of " : "", d->path, slot));
         if (id == 0)
                 return oom(c);
         Step *st = step_get(c, id);
         st->slot = (unsigned) slot;
         st->data_is_bcache = bcache;
+        st->encrypted = p->osd.encrypted;
         st->objectstore = p->osd.objectstore;
         st->device_class = strdup(cls);
         if (!st->device_class)
@@ -1605,7 +1607,19 @@ static int plan_host(Ctx *c) {
 
         /* phase 8: OSDs */
         for (size_t i = 0; i < n_data; i++) {
-                if (c->slots[i].osd)
+                const InvOsd *o = c->slots[i].osd;
+                /* an OSD is encrypted at its creation: the layout changed since is not applied
+                 * to it, and the plan says so (its inventory saw the label through the open
+                 * LUKS mapping, or not) */
+                if (o && o->id >= 0 && o->objectstore && streq(o->objectstore, "bluestore") &&
+                    o->encrypted != c->profile->osd.encrypted &&
+                    strv_consume(&c->hp->notes,
+                                 strprintf("osd.%d on %s is %sencrypted, the layout says encrypted: %s: left as it is "
+                                           "(recreate the OSD to apply the layout)",
+                                           o->id, c->slots[i].data->path, o->encrypted ? "" : "not ",
+                                           c->profile->osd.encrypted ? "true" : "false")) < 0)
+                        return oom(c);
+                if (o)
                         continue;
                 r = emit_osd(c, i);
                 if (r < 0)

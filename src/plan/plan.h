@@ -97,6 +97,7 @@ typedef struct Step {
         /* STEP_CREATE_OSD: DB/WAL partitions named by GPT name on their fast device;
          * the executor resolves them to PARTUUIDs. */
         bool data_is_bcache;     /* data goes on the bcache device backed by `device` */
+        bool encrypted;          /* ceph-volume's dmcrypt (the profile's osd.encrypted) */
         char *db_device;         /* fast device path, NULL: DB on the data device */
         char *db_partname;
         unsigned db_partnum;     /* for people; the executor goes by db_partname */

@@ -20,8 +20,18 @@
 # partitions. Prints the figures: boot, apply, each create-osd step, reboot to active+clean,
 # destroy and each flush's rate.
 #
+# With UML_BCACHE_ENCRYPTED=1 (issue 28, item 7) the guest's profile has `osd: {encrypted:
+# true}`: the 4 OSDs are made with ceph-volume's dmcrypt (LUKS on each OSD's LV on
+# /dev/bcacheN and on its DB partition, the keys in the mon's config-key store), and the run
+# checks it in the plan, ceph-volume's tags, the open mappings, the mon's keys, status, the
+# reboot (the mappings opened again with the mon's keys) and destroy (mappings closed, the
+# keys gone with the purge). Without it the OSDs are checked not encrypted. Either way node1
+# (a namespace host: this machine's kernel has no device-mapper) is refused an encrypted
+# profile by the preflight.
+#
 # usage: test-uml-bcache.sh CEPHPROV
-# Env: LAB, CEPH_LAB, UML_HOST, LAB_BASE, LAB_PREFIX (cpub), LAB_SUBNET (10.94.29), KEEP_LAB=1.
+# Env: LAB, CEPH_LAB, UML_HOST, LAB_BASE, LAB_PREFIX (cpub), LAB_SUBNET (10.94.29), KEEP_LAB=1,
+# UML_BCACHE_ENCRYPTED (0).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lab/guest-lib.sh
@@ -64,6 +74,20 @@ md_identical() { # each array holds what it held when made, and so does each mem
 check "md arrays os and swap running, both members in sync" md_running
 check "md arrays and their members' data as made" md_identical
 
+# item 7 (see the top): the guest's OSDs encrypted or not; node1 refused an encrypted profile
+ENC=${UML_BCACHE_ENCRYPTED:-0}
+if [ "$ENC" = 1 ]; then
+        awk '/^  uml:$/ { print; print "    osd:"; print "      encrypted: true"; next } { print }' "$DIR/layout.yaml" >"$DIR/layout.yaml.new" &&
+                mv "$DIR/layout.yaml.new" "$DIR/layout.yaml"
+fi
+awk '/^  lab:$/ { print; print "    osd:"; print "      encrypted: true"; next } { print }' "$DIR/layout.yaml" >"$dir/layout-node1-encrypted.yaml"
+"$CEPHPROV" plan "$dir/layout-node1-encrypted.yaml" --hosts node1 >"$DIR/plan-node1-encrypted.out" 2>&1
+check "an encrypted profile on node1 (no dm-crypt in its kernel) is refused by the preflight" \
+        grep -q "^host 'node1': refused: dmcrypt: the kernel has no dm-crypt" "$DIR/plan-node1-encrypted.out" ||
+        tail -n 15 "$DIR/plan-node1-encrypted.out"
+check_eq "its plan shows node1's 2 OSDs to create encrypted" \
+        "$(grep -c '^node1 .* create encrypted$' "$DIR/plan-node1-encrypted.out")" 2
+
 # the cluster's pool over OSDs, not hosts: the guest is the only host with OSDs
 ceph_ osd crush rule create-replicated by-osd default osd >/dev/null 2>&1
 ceph_ osd pool set data crush_rule by-osd >/dev/null 2>&1
@@ -89,9 +113,40 @@ t_apply=$((SECONDS - t_apply))
 check_eq "cephprov apply of profile uml on uml1 converges (exit 0)" "$rc" 0 || grep -v warning "$DIR/apply.out" | tail -n 30
 osd_s=$(jq -r 'select(.event == "osd-created" and .host == "uml1") | .seconds | . * 10 | round / 10' "$CEPHPROV_STATE_DIR"/*.journal | paste -sd' ' -)
 check_eq "4 OSDs of class hdd up on host uml1" "$(host_up uml1 hdd)" 4
+# what ceph-volume, the guest's kernel and the mon say of the OSDs' encryption
+crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
+uml_fsids=$(ceph_ osd dump -f json 2>/dev/null | jq -r --argjson ids "[$(ceph_ osd ls-tree uml1 2>/dev/null | paste -sd, -)]" \
+        '.osds[] | select(.osd as $i | $ids | index($i)) | .uuid' | sort)
+keys_of_uml1() { # the config-key dm-crypt keys and lockbox auth entities of uml1's OSDs
+        local keys auth f n=0
+        keys=$(ceph_ config-key ls 2>/dev/null)
+        auth=$(ceph_ auth ls -f json 2>/dev/null | jq -r '.auth_dump[].entity')
+        for f in $uml_fsids; do
+                grep -qF "\"dm-crypt/osd/$f/luks\"" <<<"$keys" && n=$((n + 1))
+                grep -qxF "client.osd-lockbox.$f" <<<"$auth" && n=$((n + 1))
+        done
+        echo "$n"
+}
+check_eq "ceph-volume: each OSD's block tagged ceph.encrypted $ENC" \
+        "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .tags["ceph.encrypted"]] | "\(length) \(unique)"')" \
+        "4 [\"$ENC\"]"
+if [ "$ENC" = 1 ]; then
+        check_eq "apply's plan showed 4 encrypted OSDs on uml1 (bluestore+dmcrypt)" \
+                "$(grep -c ' bluestore+dmcrypt' "$DIR/apply.out")" 4 || grep -i -E 'bluestore|STORE' "$DIR/apply.out" | head
+        check_eq "8 dm-crypt mappings open on uml1 (4 LVs on bcache, 4 DB partitions)" "$(crypt_open)" 8
+        check_eq "the mon keeps each OSD's LUKS key (dm-crypt/osd/FSID/luks) and lockbox key ($(wc -w <<<"$uml_fsids") OSDs)" \
+                "$(keys_of_uml1)" 8
+else
+        check_eq "no dm-crypt mapping on uml1, no LUKS key in the mon for its OSDs" "$(crypt_open) $(keys_of_uml1)" "0 0"
+fi
 inv=$("$CEPHPROV" inventory "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null)
 dbs=$(jq -r '[.inventories[0].devices[].partitions[]? | select(.name | startswith("cp:db:")) | .node] | sort | join(" ")' <<<"$inv")
-got=$(for id in $(ceph_ osd ls-tree uml1 2>/dev/null); do ceph_ osd metadata "$id" -f json 2>/dev/null | jq -r .bluefs_db_partition_path; done | sort | paste -sd' ' -)
+# (an encrypted OSD's DB is its LUKS mapping, /dev/dm-N, over the partition: its slave)
+got=$(for id in $(ceph_ osd ls-tree uml1 2>/dev/null); do
+        p=$(ceph_ osd metadata "$id" -f json 2>/dev/null | jq -r .bluefs_db_partition_path)
+        case $p in /dev/dm-*) p=/dev/$(uml "ls /sys/block/${p#/dev/}/slaves");; esac
+        echo "$p"
+done | sort | paste -sd' ' -)
 check_eq "each OSD's DB on a planned partition" "$got" "$dbs"
 check_eq "each OSD on LVM on a bcache device" \
         "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .devices[]] | map(test("^/dev/bcache[0-9]+$")) | all and length == 4')" true
@@ -111,6 +166,10 @@ t_reapply=$SECONDS
 rc=$?
 t_reapply=$((SECONDS - t_reapply))
 check_eq "a second apply exits 0" "$rc" 0 || tail -n 15 "$DIR/reapply.out"
+enc_json=$([ "$ENC" = 1 ] && echo true || echo false) enc_text=$([ "$ENC" = 1 ] && echo yes || echo no)
+check_eq "status --json: uml1's 4 OSDs encrypted: $enc_json" \
+        "$("$CEPHPROV" status "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null | jq -c '[.osds[] | select(.host == "uml1") | .encrypted]')" \
+        "[$enc_json,$enc_json,$enc_json,$enc_json]"
 check_eq "4 OSDs still up on uml1 after the second apply" "$(host_up uml1)" 4
 
 
@@ -154,6 +213,8 @@ check "status: each device's mode, cutoff, state and hit ratio as the guest's sy
 check_eq "status (text): a BCACHE line per device with mode, dirty data, cutoff and hit ratio" \
         "$(grep -cE '^  uml1 .* /dev/bcache[0-9]+ +writeback +(clean|dirty) +dirty [^,]+, sequential_cutoff 0( B)?, hit ratio [0-9]+ %$' "$DIR/status.txt")" 4 ||
         sed -n '/^BCACHE/,/^$/p' "$DIR/status.txt"
+check_eq "status (text): ENCRYPTED $enc_text on each of uml1's OSDs" \
+        "$(grep -cE "^  osd\.[0-9]+ +uml1 +up +in +hdd +$enc_text " "$DIR/status.txt")" 4 || sed -n '/^OSDS/,/^$/p' "$DIR/status.txt"
 dirty=$("$CEPHPROV" status "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null | jq '[.bcache[].dirty_bytes] | add')
 echo "status after 32 MiB written and read back: $(paste -sd';' <<<"$view"); dirty in all ${dirty:-?} bytes"
 
@@ -201,6 +262,9 @@ check_eq "after the reboot: every bcache device has its cache again" \
 check "after the reboot: HEALTH_OK, every PG active+clean" wait_healthy 300 || { ceph_ health detail; ceph_ pg stat; }
 t_clean=$(lab_since "$t_reboot")
 check "after the reboot: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
+if [ "$ENC" = 1 ]; then
+        check_eq "after the reboot: the 8 dm-crypt mappings open again (keys from the mon)" "$(crypt_open)" 8
+fi
 check "after the reboot: md arrays running" md_running
 check "after the reboot: md arrays and their members' data as made" md_identical
 
@@ -235,6 +299,10 @@ check "the flushes wrote data back (not all 0 B)" \
 check_eq "no bcache device left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"')" 0
 check_eq "no cache set left registered on uml1" "$(uml 'ls /sys/fs/bcache | grep -c -- -')" 0
 check_eq "no volume group left on uml1 (the OSDs' LVM removed)" "$(uml 'vgs --noheadings 2>/dev/null | wc -l')" 0
+if [ "$ENC" = 1 ]; then
+        check_eq "no dm-crypt mapping left on uml1 (destroy closed them)" "$(crypt_open)" 0
+        check_eq "the mon no longer has the OSDs' LUKS keys nor their lockbox keys (purged as Ceph does)" "$(keys_of_uml1)" 0
+fi
 blank_start() { # every backing HDD: its first MiB zero, no BlueStore label in its first 16 MiB
         local h bad=0
         for h in $UML_HDDS; do
@@ -259,6 +327,7 @@ check "after destroy: the 8 objects read back identical" objects_identical 8 "$d
 rate=$(grep -o "flushed .* in [0-9.]* s ([^)]*)" "$DIR/destroy.out" | paste -sd';' -)
 
 echo "figures: destroy of uml1 ${t_destroy} s (${dirty_before:-?} bytes dirty before; ${rate:-no flush})"
+echo "figures: encrypted OSDs: $([ "$ENC" = 1 ] && echo yes || echo no)"
 echo "figures: boot to SSH $(printf '%.1f' "$UML_BOOT_S") s; apply on uml1 ${t_apply} s (create-osd, 4 in parallel: ${osd_s:-?} s); re-apply ${t_reapply} s; reboot: down to SSH again $(printf '%.1f' "$boot_warm") s, OSDs up ${t_osds} s, active+clean ${t_clean} s after the halt began"
 guest_done=1
 finish

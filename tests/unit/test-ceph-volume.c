@@ -119,6 +119,10 @@ static void test_argv(void) {
         check_argv(ceph_volume_argv_lvm_create(&p, &err),
                    "ceph-volume lvm create --bluestore --data /dev/bcache0 --block.db /dev/sdb5 "
                    "--block.wal /dev/sdb6 --crush-device-class hdd --osd-id 4");
+        p.dmcrypt = true;
+        check_argv(ceph_volume_argv_lvm_create(&p, &err),
+                   "ceph-volume lvm create --bluestore --data /dev/bcache0 --block.db /dev/sdb5 "
+                   "--block.wal /dev/sdb6 --crush-device-class hdd --dmcrypt --osd-id 4");
         check_argv(ceph_volume_argv_raw_activate("/dev/loop3", "/dev/loop5p1", NULL, &err),
                    "ceph-volume raw activate --device /dev/loop3 --block.db /dev/loop5p1 --no-systemd");
         check_argv(ceph_volume_argv_raw_list(NULL, &err), "ceph-volume raw list --format json");

@@ -372,6 +372,55 @@ static void test_small_forms(void) {
         CHECK(l->path == NULL);
 }
 
+static void test_encrypted(void) {
+        /* osd.encrypted (cephadm's word): default false, on bcache or not, in the JSON form */
+        _cleanup_(layout_freep) Layout *l = load("encrypted.yaml",
+                                                 "cluster: {admin_host: a}\n"
+                                                 "profiles:\n"
+                                                 "  enc:\n"
+                                                 "    data: {devices: [/dev/sdc]}\n"
+                                                 "    fast: {devices: [/dev/sda]}\n"
+                                                 "    db_size: 1G\n"
+                                                 "    bcache: {cache_size: 1G}\n"
+                                                 "    osd: {encrypted: true}\n"
+                                                 "  plain:\n"
+                                                 "    data: {devices: [/dev/sdc]}\n"
+                                                 "hosts: [{name: a, profile: enc}, {name: b, profile: plain}]\n");
+        if (!l)
+                return;
+        const Profile *e = layout_find_profile(l, "enc"), *p = layout_find_profile(l, "plain");
+        CHECK(e && e->osd.encrypted && e->bcache.enabled);
+        CHECK(e && e->osd.encrypted_mark.line == 8 && e->osd.encrypted_mark.column == 22);
+        CHECK(p && !p->osd.encrypted);
+        _cleanup_(json_object_putp) json_object *j = NULL;
+        CHECK_INTEQ(layout_to_json(l, &j), 0);
+        json_object *profiles = NULL, *enc = NULL, *osd = NULL, *b = NULL;
+        CHECK(json_object_object_get_ex(j, "profiles", &profiles));
+        for (size_t i = 0; profiles && i < json_object_array_length(profiles); i++) {
+                json_object *pi = json_object_array_get_idx(profiles, i), *name = NULL;
+                if (json_object_object_get_ex(pi, "name", &name) && streq(json_object_get_string(name), "enc"))
+                        enc = pi;
+        }
+        CHECK(enc && json_object_object_get_ex(enc, "osd", &osd) && json_object_object_get_ex(osd, "encrypted", &b) &&
+              json_object_get_boolean(b));
+
+        /* not a boolean, and with FileStore: refused at the value */
+        Error err = {};
+        Layout *bad = NULL;
+        static const char yes[] = "cluster: {admin_host: a}\nprofiles:\n  p:\n    data: {devices: [/dev/sdc]}\n"
+                                  "    osd: {encrypted: yes}\nhosts: [{name: a, profile: p}]\n";
+        CHECK_INTEQ(layout_load_string("l.yaml", yes, sizeof yes - 1, &bad, &err), -EINVAL);
+        CHECK(bad == NULL);
+        CHECK_STREQ(err.message, "l.yaml:5:22: invalid value 'yes' for 'encrypted' (expected true or false)");
+        error_reset(&err);
+        static const char fs[] = "cluster: {admin_host: a, objectstore: filestore}\nprofiles:\n  p:\n"
+                                 "    data: {devices: [/dev/sdc]}\n    osd:\n      encrypted: true\n"
+                                 "hosts: [{name: a, profile: p}]\n";
+        CHECK_INTEQ(layout_load_string("l.yaml", fs, sizeof fs - 1, &bad, &err), -EINVAL);
+        CHECK_STREQ(err.message, "l.yaml:6:18: 'encrypted' with objectstore filestore in profile 'p' (expected bluestore: cephprov creates encrypted OSDs with ceph-volume's dmcrypt on BlueStore)");
+        error_reset(&err);
+}
+
 static void test_json(void) {
         _cleanup_(layout_freep) Layout *l = load_valid_file("full.yaml");
         _cleanup_json_ json_object *j = NULL;
@@ -473,7 +522,7 @@ static void check_invalid_layout(const char *name, const char *yaml, size_t len,
 }
 
 static void test_invalid_fixtures(void) {
-        size_t n = fixture_invalid_cases("layout-invalid", 35, check_invalid_layout);
+        size_t n = fixture_invalid_cases("layout-invalid", 37, check_invalid_layout);
         fprintf(stderr, "  %zu invalid layouts checked\n", n);
 }
 
@@ -677,6 +726,7 @@ int main(void) {
         TEST_RUN(test_filestore);
         TEST_RUN(test_bulk_share);
         TEST_RUN(test_small_forms);
+        TEST_RUN(test_encrypted);
         TEST_RUN(test_json);
         TEST_RUN(test_helpers);
         TEST_RUN(test_load_file_errors);

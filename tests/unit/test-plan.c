@@ -410,6 +410,59 @@ static void test_spread_2_to_1(void) {
         }
 }
 
+/* osd.encrypted: every create-osd step says so, in its reason, the step table and JSON */
+static void test_encrypted(void) {
+        _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+        _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "");
+        profile0(l)->osd.encrypted = true;
+        _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+        if (!p)
+                return;
+        size_t n = 0;
+        for (size_t i = 0; i < p->hosts[0].n_steps; i++) {
+                const Step *st = &p->hosts[0].steps[i];
+                if (st->kind != STEP_CREATE_OSD)
+                        continue;
+                n++;
+                CHECK(st->encrypted && st->data_is_bcache);
+                CHECK(startswith(st->reason, "encrypted bluestore OSD on the bcache device of "));
+        }
+        CHECK_INTEQ(n, 4);
+        _cleanup_(freep) char *txt = plan_text(p), *js = plan_json_text(p);
+        CHECK(txt && strstr(txt, " bluestore+dmcrypt"));
+        CHECK(js && strstr(js, "\"encrypted\": true") && !strstr(js, "\"encrypted\": false"));
+}
+
+/* A converged host whose OSDs' encryption differs from the layout: nothing to do, and a note
+ * per OSD saying it is left as it is (either way round). */
+static void test_encrypted_existing(void) {
+        for (int enc = 0; enc < 2; enc++) {
+                _cleanup_(layout_freep) Layout *l = load_layout("scenario-1-hyperconverged");
+                _cleanup_(inventory_set_freep) InventorySet *s = load_inv("scenario-1-hyperconverged", "-converged");
+                profile0(l)->osd.encrypted = enc == 0;
+                size_t n_block = 0;
+                for (size_t h = 0; h < s->n_hosts; h++)
+                        for (size_t d = 0; d < s->hosts[h]->n_devices; d++) {
+                                InvOsd *o = &s->hosts[h]->devices[d].content.osd;
+                                if (o->role && streq(o->role, "block")) {
+                                        o->encrypted = enc == 1;
+                                        n_block++;
+                                }
+                        }
+                CHECK(n_block >= 4);
+                _cleanup_(plan_freep) Plan *p = plan_ok(l, s);
+                if (!p)
+                        continue;
+                CHECK(plan_is_empty(p));
+                size_t n = 0;
+                STRV_FOREACH(note, p->hosts[0].notes)
+                        if (strstr(*note, enc ? " is encrypted, the layout says encrypted: false: left as it is"
+                                              : " is not encrypted, the layout says encrypted: true: left as it is"))
+                                n++;
+                CHECK_INTEQ(n, 4);
+        }
+}
+
 /* A second NVMe in scenario 2's hosts: 8 HDDs over 2 fast devices. */
 static InventorySet *scenario2_two_nvme(void) {
         _cleanup_(freep) char *path = strprintf("%s/inventory-scenario-2-bulk-nvme.json", fixture_dir("TEST_DATA"));
@@ -1587,6 +1640,8 @@ static void test_osd_ids(void) {
 
 int main(void) {
         TEST_RUN(test_golden);
+        TEST_RUN(test_encrypted);
+        TEST_RUN(test_encrypted_existing);
         TEST_RUN(test_converged_empty);
         TEST_RUN(test_scenario1);
         TEST_RUN(test_partition_names);

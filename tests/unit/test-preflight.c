@@ -56,6 +56,9 @@ static void test_needs_from_step_kinds(void) {
         CHECK(!(agent_step_needs(&s) & AGENT_NEED_BCACHE));
         s.data_is_bcache = true;
         CHECK(agent_step_needs(&s) & AGENT_NEED_BCACHE);
+        CHECK(!(agent_step_needs(&s) & AGENT_NEED_DMCRYPT));
+        s.encrypted = true;
+        CHECK(agent_step_needs(&s) & AGENT_NEED_DMCRYPT);
 
         /* every bit has a name, and the name gives the bit back */
         for (unsigned bit = 1; bit & _AGENT_NEED_ALL; bit <<= 1) {

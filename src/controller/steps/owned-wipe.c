@@ -75,6 +75,8 @@ static int action_call(HostStepCtx *h, const Inventory *inv, const DestroyAction
                 json_add_string(args, "device", a->device);
                 json_add_u64(args, "number", a->partnum);
                 json_add_string(args, "name", a->partname);
+                /* an encrypted OSD's DB/WAL partition: its LUKS mapping, open since the OSD ran */
+                json_add_bool(args, "close_dmcrypt", true);
                 r = add_expect_of_partition(args, d, a->partnum, content);
                 break;
         default:
