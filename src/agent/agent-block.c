@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "agent-internal.h"
@@ -62,6 +63,20 @@ int file_read_string(const char *path, char **ret) {
                 return -ENOMEM;
         *ret = s;
         return 0;
+}
+
+char *kernel_module_file(const char *relpath) {
+        struct utsname u;
+        if (uname(&u) < 0)
+                return NULL;
+        static const char *const suffixes[] = { "", ".xz", ".zst", ".gz" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                char *path = strprintf("/lib/modules/%s/kernel/%s.ko%s", u.release, relpath, suffixes[i]);
+                if (!path || access(path, F_OK) == 0)
+                        return path;
+                free(path);
+        }
+        return NULL;
 }
 
 int file_write_string(const char *path, const char *value) {

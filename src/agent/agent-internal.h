@@ -96,6 +96,9 @@ int sysfs_read_string(const char *name, const char *attr, char **ret);
 int sysfs_read_u64(const char *name, const char *attr, uint64_t *ret);
 int file_read_string(const char *path, char **ret);
 int file_write_string(const char *path, const char *value);
+/* the running kernel's module RELPATH (e.g. "drivers/md/dm-crypt"), .ko plain or compressed,
+ * when its tree has it: the path (free it), or NULL (also on ENOMEM) */
+char *kernel_module_file(const char *relpath);
 
 /* The kernel's partitions of a disk: name of partition `partno`, NULL if none. */
 char *block_partition_name(const char *disk_name, unsigned partno);

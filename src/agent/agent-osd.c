@@ -18,7 +18,6 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -342,17 +341,8 @@ static int erase_label_block(const char *dev, const uint8_t expect[static LABEL_
 static bool have_device_mapper(void) {
         if (access("/sys/class/misc/device-mapper", F_OK) == 0)
                 return true;
-        struct utsname u;
-        if (uname(&u) < 0)
-                return false;
-        static const char *const suffixes[] = { "", ".xz", ".zst", ".gz" };
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                char path[PATH_MAX];
-                snprintf(path, sizeof path, "/lib/modules/%s/kernel/drivers/md/dm-mod.ko%s", u.release, suffixes[i]);
-                if (access(path, F_OK) == 0)
-                        return true;
-        }
-        return false;
+        _cleanup_(freep) char *path = kernel_module_file("drivers/md/dm-mod");
+        return path != NULL;
 }
 
 static bool have_lvm(void) {

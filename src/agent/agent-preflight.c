@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,16 +131,10 @@ static bool have_dm_crypt(char **ret_where) {
                 *ret_where = strdup("dm_crypt in the kernel");
                 return true;
         }
-        struct utsname u;
-        if (uname(&u) < 0)
-                return false;
-        static const char *const suffixes[] = { "", ".xz", ".zst", ".gz" };
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                _cleanup_(freep) char *path = strprintf("/lib/modules/%s/kernel/drivers/md/dm-crypt.ko%s", u.release, suffixes[i]);
-                if (path && access(path, F_OK) == 0) {
-                        *ret_where = strprintf("module %s", path);
-                        return true;
-                }
+        _cleanup_(freep) char *path = kernel_module_file("drivers/md/dm-crypt");
+        if (path) {
+                *ret_where = strprintf("module %s", path);
+                return true;
         }
         return false;
 }
