@@ -12,8 +12,7 @@
 #include "basic/strv.h"
 #include "ceph/ceph.h"
 #include "cli.h"
-#include "controller/convert.h"
-#include "controller/playbook-run.h"
+#include "controller/job.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "options.h"
@@ -90,45 +89,10 @@ int verb_replace(int argc, char *argv[]) {
         if (offline)
                 return replace_offline(l, host, device, &o);
 
-        /* the plan: saved before the first change, so that a re-run after a kill finishes the
-         * same plan (the OSDs destroyed by then no longer show what they were) */
-        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
-        bool resumed = false;
-        if (replace_inputs_load(l, host, device, &in, &resumed, &err) < 0)
+        /* the job saves its plan's inputs before the first change: a re-run after a kill
+         * finishes the same plan (controller/job.h) */
+        _cleanup_(job_freep) Job *job = NULL;
+        if (job_replace_new(l, host, device, &job, &err) < 0)
                 return report(&err);
-        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
-        if (convert_inputs_plan(l, in, &p, &err) < 0) {
-                /* a plan that cannot be made from saved inputs cannot be finished either */
-                if (resumed)
-                        error_prefix(&err, -err.code, "the replacement under way (saved plan)");
-                return report(&err);
-        }
-        if (resumed) {
-                log_notice("resuming the replacement planned before it started (its inputs were saved); the steps see "
-                           "how far it got");
-                /* the saved plan's kernel names may be other disks now (a reboot since) */
-                if (convert_inputs_follow(l, in, p, &err) < 0)
-                        return report(&err);
-        }
-        if (print_plan(p, o.json, &err) < 0)
-                return report(&err);
-        if (convert_plan_count(p, true) == 0) {
-                /* every OSD that depends on the device is up on it in the layout's shape */
-                if (!o.json)
-                        printf("nothing to replace\n");
-                return replace_inputs_remove(l, &err) < 0 ? report(&err) : 0;
-        }
-        if (o.dry_run)
-                return 0;
-        if (!o.json) {
-                printf("mode: in place (playbook replace-device): the OSDs above are destroyed (ids and CRUSH places "
-                       "kept) and made again on the new device; their data comes back from the other copies\n");
-                fflush(stdout);
-        }
-        CliSaveInputs sc = { .l = l, .in = in };
-        PlaybookRunHooks hooks = { .before = resumed ? NULL : cli_save_inputs, .userdata = &sc };
-        r = cli_run_replace(l, host, device, &o, p, hooks);
-        if (r == 0 && replace_inputs_remove(l, &err) < 0)
-                return report(&err);
-        return r;
+        return cli_job(job, &o);
 }
