@@ -268,9 +268,14 @@ static int convert_after(Job *job, const JobRun *run, const PlaybookHostFacts *h
         return cj->replace ? replace_inputs_remove(job->layout, err) : convert_inputs_remove(job->layout, err);
 }
 
+static int job_plan_convert(Job *job, const JobPlanOptions *o, Error *err) {
+        ConvertJob *cj = job->data;
+        return cj->replace ? replace_plan(job, o, err) : convert_plan(job, o, err);
+}
+
 static const JobOps convert_ops = {
         .facts = convert_facts,
-        .plan = convert_plan,
+        .plan = job_plan_convert,
         .before = convert_before,
         .step_args = convert_step_args,
         .host_ctx = convert_host_ctx,
@@ -279,15 +284,15 @@ static const JobOps convert_ops = {
         .free_data = convert_job_free,
 };
 
-static const JobOps replace_ops = {
-        .facts = convert_facts,
-        .plan = replace_plan,
-        .before = convert_before,
-        .host_ctx = convert_host_ctx,
-        .step_done = convert_step_done,
-        .after = convert_after,
-        .free_data = convert_job_free,
-};
+/* A plan from saved inputs made to act on the disks it was planned for. */
+static int resume(const Layout *l, ConvertJob *cj, const char *what, Error *err) {
+        if (!cj->resumed)
+                return 0;
+        log_notice("resuming the %s planned before it started (its inputs were saved); the steps see how far it got",
+                   what);
+        /* the saved plan's kernel names may be other disks now (a reboot since) */
+        return convert_inputs_follow(l, cj->in, cj->plan, err);
+}
 
 /* ---- the jobs ------------------------------------------------------------------------------- */
 
@@ -300,12 +305,8 @@ int job_convert_new(const Layout *l, const ConvertJobOptions *o, Job **ret, Erro
         int r = convert_inputs_load(l, o->hosts, o->reshape, o->drain_first, &cj->in, &cj->resumed, err);
         if (r >= 0)
                 r = convert_inputs_plan(l, cj->in, &cj->plan, err);
-        if (r >= 0 && cj->resumed) {
-                log_notice("resuming the conversion planned before it started (its inputs were saved); the steps "
-                           "see how far it got");
-                /* the saved plan's kernel names may be other disks now (a reboot since) */
-                r = convert_inputs_follow(l, cj->in, cj->plan, err);
-        }
+        if (r >= 0)
+                r = resume(l, cj, "conversion", err);
         /* the hosts with OSDs to rebuild */
         _cleanup_strv_free_ char **hosts = NULL;
         for (size_t i = 0; r >= 0 && i < cj->plan->n_hosts; i++) {
@@ -332,19 +333,15 @@ int job_replace_new(const Layout *l, const char *host, const char *device, Job *
         if (r >= 0 && (r = convert_inputs_plan(l, cj->in, &cj->plan, err)) < 0 && cj->resumed)
                 /* a plan that cannot be made from saved inputs cannot be finished either */
                 error_prefix(err, -err->code, "the replacement under way (saved plan)");
-        if (r >= 0 && cj->resumed) {
-                log_notice("resuming the replacement planned before it started (its inputs were saved); the steps see "
-                           "how far it got");
-                /* the saved plan's kernel names may be other disks now (a reboot since) */
-                r = convert_inputs_follow(l, cj->in, cj->plan, err);
-        }
+        if (r >= 0)
+                r = resume(l, cj, "replacement", err);
         if (r < 0) {
                 convert_job_free(TAKE_PTR(cj));
                 return r;
         }
         char *hosts[] = { (char *) host, NULL };
         _cleanup_(job_freep) Job *job = NULL;
-        if ((r = job_new(l, "replace-device", "replace", hosts, &replace_ops, TAKE_PTR(cj), &job, err)) < 0)
+        if ((r = job_new(l, "replace-device", "replace", hosts, &convert_ops, TAKE_PTR(cj), &job, err)) < 0)
                 return r;
         /* another device's replacement on the same host never takes a failed earlier one's
          * steps for its own */

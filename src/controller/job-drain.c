@@ -24,34 +24,35 @@ static int drain_record(CephAdmin *a, const PlaybookHostFacts *h, size_t n, cons
         return 0;
 }
 
-/* A drained host stays drained (apply leaves its OSDs down and out) from its first step
- * until `drain --cancel`. */
-static int drain_before(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
-        return drain_record(run->admin, h, n, "draining", err);
+/* The states a job records for its host: at its first step and once every step succeeded
+ * (NULL: the record removed). A drained host stays drained (apply leaves its OSDs down and
+ * out) from its first step until `drain --cancel`. A destroyed host's record says destroying
+ * from the first step (its OSD ids kept there: once purged, only the record knows them) and
+ * destroyed at the end; apply refuses the host from the first step on, until `apply
+ * --take-back HOST`. */
+typedef struct HostRecord {
+        const char *before, *after;
+} HostRecord;
+
+static const HostRecord drain_states = { "draining", "drained" };
+static const HostRecord cancel_states = { NULL, NULL };
+static const HostRecord destroy_states = { "destroying", "destroyed" };
+
+static int record_before(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
+        const HostRecord *rec = job->data;
+        return rec->before ? drain_record(run->admin, h, n, rec->before, err) : 0;
 }
 
-static int drain_after(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
-        return drain_record(run->admin, h, n, "drained", err);
-}
-
-static int cancel_after(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
+static int record_after(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
+        const HostRecord *rec = job->data;
+        if (rec->after)
+                return drain_record(run->admin, h, n, rec->after, err);
         for (size_t i = 0; i < n; i++) {
                 int r = cluster_drained_rm(run->admin, h[i].host, err);
                 if (r < 0)
                         return r;
         }
         return 0;
-}
-
-/* The record says destroying from the first step (its OSD ids kept there: once purged, only
- * the record knows them) and destroyed at the end; apply refuses the host from the first
- * step on, until `apply --take-back HOST`. */
-static int destroy_before(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
-        return drain_record(run->admin, h, n, "destroying", err);
-}
-
-static int destroy_after(Job *job, const JobRun *run, const PlaybookHostFacts *h, size_t n, Error *err) {
-        return drain_record(run->admin, h, n, "destroyed", err);
 }
 
 /* A destroyed host's OSDs: those under its CRUSH host bucket and those its record names (purged
@@ -91,18 +92,18 @@ static int destroy_facts(Job *job, const JobRun *run, const char *host, JobHostO
         return 0;
 }
 
-static const JobOps drain_ops = { .before = drain_before, .after = drain_after };
-static const JobOps cancel_ops = { .after = cancel_after };
-static const JobOps destroy_ops = { .facts = destroy_facts, .before = destroy_before, .after = destroy_after };
+static const JobOps drain_ops = { .before = record_before, .after = record_after };
+static const JobOps destroy_ops = { .facts = destroy_facts, .before = record_before, .after = record_after };
 
 int job_drain_new(const Layout *l, const char *host, bool cancel, Job **ret, Error *err) {
         char *hosts[] = { (char *) host, NULL };
         if (cancel)
-                return job_new(l, "drain-cancel", "drain --cancel", hosts, &cancel_ops, NULL, ret, err);
-        return job_new(l, "drain-node", "drain", hosts, &drain_ops, NULL, ret, err);
+                return job_new(l, "drain-cancel", "drain --cancel", hosts, &drain_ops, (void *) &cancel_states, ret,
+                               err);
+        return job_new(l, "drain-node", "drain", hosts, &drain_ops, (void *) &drain_states, ret, err);
 }
 
 int job_destroy_new(const Layout *l, const char *host, Job **ret, Error *err) {
         char *hosts[] = { (char *) host, NULL };
-        return job_new(l, "destroy-node", "destroy", hosts, &destroy_ops, NULL, ret, err);
+        return job_new(l, "destroy-node", "destroy", hosts, &destroy_ops, (void *) &destroy_states, ret, err);
 }

@@ -106,16 +106,5 @@ int job_run(Job *job, const JobRunOptions *o, PlaybookRunResult **ret, Error *er
         int r = playbook_load(job->playbook, &pb, err);
         if (r < 0)
                 return r;
-        PlaybookRunOptions ro = {
-                .layout = job->layout,
-                .playbook = pb,
-                .job = job,
-                .dry_run = o->dry_run,
-                .yes = o->yes,
-                .confirm = o->confirm,
-                .out = o->out,
-                .progress = o->progress,
-                .cancel = o->cancel,
-        };
-        return playbook_run(&ro, ret, err);
+        return playbook_run(pb, job, o, ret, err);
 }

@@ -225,10 +225,8 @@ static void run_done(Run *r) {
         ceph_admin_close(r->admin);
 }
 
-int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *err) {
-        const Layout *l = o->layout;
-        const Playbook *pb = o->playbook;
-        Job *job = o->job;
+int playbook_run(const Playbook *pb, Job *job, const JobRunOptions *o, PlaybookRunResult **ret, Error *err) {
+        const Layout *l = job->layout;
         const JobOps *ops = job->ops;
         _cleanup_(run_done) Run R = { .n = strv_length(job->hosts) };
         size_t n = R.n;

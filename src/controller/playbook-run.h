@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Runs a playbook (src/playbook) on hosts of a layout: connects to the cluster and the
+/* Runs a job's playbook (src/playbook) on its hosts of a layout (job_run(), controller/job.h,
+ * loads the playbook and calls here): connects to the cluster and the
  * hosts, finds each host's OSDs by its CRUSH host bucket (never by a name pattern), prints
  * the plan per host (and the drain check's projection when the playbook has one: a refusal
  * there ends the run before anything changed), asks for a destructive playbook, takes the
@@ -22,18 +23,6 @@
 #include "layout/layout.h"
 #include "playbook/playbook.h"
 
-typedef struct PlaybookRunOptions {
-        const Layout *layout;
-        const Playbook *playbook;
-        Job *job;                   /* what runs: its hosts, command, tag and hooks (controller/job.h) */
-        bool dry_run;               /* the plan, nothing else */
-        bool yes;                   /* a destructive playbook runs without asking */
-        bool (*confirm)(const char *question); /* NULL: refuse what needs asking */
-        FILE *out;                  /* plan and report for people; NULL: none (--json) */
-        FILE *progress;             /* live progress (a tty), or NULL */
-        const volatile sig_atomic_t *cancel;
-} PlaybookRunOptions;
-
 typedef struct PlaybookRunResult {
         json_object *plan;          /* the plan (playbook_plan_to_json) and "drain_checks" */
         WaveReport *report;         /* NULL when nothing ran (dry run, refused, not confirmed) */
@@ -45,9 +34,10 @@ PlaybookRunResult *playbook_run_result_free(PlaybookRunResult *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PlaybookRunResult *, playbook_run_result_free);
 int playbook_run_result_to_json(const PlaybookRunResult *r, json_object **ret);
 
-/* 0 with *ret filled whenever the run could be planned (see ret->ok), a negative errno
- * (and *ret untouched) when it could not: unknown host, unreachable cluster, lock held. */
-int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *err);
+/* Runs the job's playbook pb with o's options: 0 with *ret filled whenever the run could be
+ * planned (see ret->ok), a negative errno (and *ret untouched) when it could not: unknown
+ * host, unreachable cluster, lock held. */
+int playbook_run(const Playbook *pb, Job *job, const JobRunOptions *o, PlaybookRunResult **ret, Error *err);
 
 /* The wave class a playbook step runs in: its registry entry's concurrency, except that a
  * per-device step given `owned: true` (every device cephprov owns on the host) is
