@@ -442,11 +442,6 @@ int playbook_run(const Playbook *pb, Job *job, const JobRunOptions *o, PlaybookR
                 .id = R.id,
                 .hosts = R.wh,
                 .n_hosts = n,
-                .strategy = pb->strategy == PLAYBOOK_HOSTS_BATCH            ? WAVE_STRATEGY_BATCH
-                          : pb->strategy == PLAYBOOK_HOSTS_FAILURE_DOMAIN ? WAVE_STRATEGY_FAILURE_DOMAIN
-                                                                          : WAVE_STRATEGY_SERIAL,
-                .batch_size = pb->batch,
-                .canary_first = pb->canary,
                 .before = R.before.steps, .n_before = R.before.n,
                 .gate = R.gate.steps, .n_gate = R.gate.n,
                 .after = R.after.steps, .n_after = R.after.n,
