@@ -11,6 +11,7 @@
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "basic/workers.h"
 #include "yaml/yaml-schema.h"
 
 static void check_done(PreflightCheck *c) {
@@ -240,17 +241,7 @@ int preflight_run(const Plan *p, const InventorySet *inv, const HostLink *links,
         unsigned want = o->parallel_hosts ? o->parallel_hosts : 1;
         if (want > n)
                 want = (unsigned) n;
-        pthread_t *tids = calloc(want ? want : 1, sizeof(pthread_t));
-        unsigned started = 0;
-        for (unsigned i = 0; tids && i < want; i++) {
-                if (pthread_create(&tids[i], NULL, pool_worker, &pool) != 0)
-                        break;
-                started++;
-        }
-        pool_worker(&pool); /* this thread helps, and does it all when no thread started */
-        for (unsigned i = 0; i < started; i++)
-                pthread_join(tids[i], NULL);
-        free(tids);
+        workers_run(want, pool_worker, &pool);
         pthread_mutex_destroy(&pool.mu);
 
         for (size_t i = 0; i < n; i++)

@@ -13,6 +13,7 @@
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "basic/workers.h"
 
 typedef struct Run Run;
 
@@ -536,16 +537,7 @@ static void lane_run_group(Lane *l, size_t first, size_t end) {
                 return;
         }
 
-        pthread_t tids[n > 1 ? n - 1 : 1];
-        unsigned started = 0;
-        for (unsigned k = 1; k < n; k++) {
-                if (pthread_create(&tids[started], NULL, group_worker, l) != 0)
-                        break; /* fewer at once, same outcome */
-                started++;
-        }
-        group_worker(l);
-        for (unsigned k = 0; k < started; k++)
-                pthread_join(tids[k], NULL);
+        workers_run(n, group_worker, l);
         l->group_state = NULL;
 }
 
@@ -696,16 +688,7 @@ static void run_wave(Run *run, HostPool *pool, const size_t *queue, size_t n) {
         unsigned workers = run->o->parallel_hosts ? run->o->parallel_hosts : 1;
         if (workers > n)
                 workers = (unsigned) n;
-        pthread_t tids[workers > 1 ? workers - 1 : 1];
-        unsigned started = 0;
-        for (unsigned k = 1; k < workers; k++) {
-                if (pthread_create(&tids[started], NULL, host_pool_worker, pool) != 0)
-                        break;
-                started++;
-        }
-        host_pool_worker(pool);
-        for (unsigned k = 0; k < started; k++)
-                pthread_join(tids[k], NULL);
+        workers_run(workers, host_pool_worker, pool);
 }
 
 /* ---- the tick ---- */
