@@ -720,14 +720,7 @@ static void *tick_worker(void *userdata) {
 
         pthread_mutex_lock(&run->mu);
         for (;;) {
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += ms / 1000;
-                ts.tv_nsec += (long) (ms % 1000) * 1000000L;
-                if (ts.tv_nsec >= 1000000000L) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000L;
-                }
+                struct timespec ts = clock_after_ms(CLOCK_REALTIME, ms);
                 while (!run->finished)
                         if (pthread_cond_timedwait(&run->cv, &run->mu, &ts) == ETIMEDOUT)
                                 break;
