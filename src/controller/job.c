@@ -50,10 +50,12 @@ static char *playbook_path(const char *name) {
 
 static const JobOps no_ops = {};
 
-int job_new(const Layout *l, const char *playbook, const char *command, char * const *hosts, const JobOps *ops,
-            void *data, Job **ret, Error *err) {
+/* A job of the playbook file `path` (taken: freed on failure too). */
+static int job_alloc(const Layout *l, char *path, const char *command, char * const *hosts, const JobOps *ops,
+                     void *data, Job **ret, Error *err) {
         _cleanup_(job_freep) Job *job = calloc(1, sizeof(Job));
         if (!job) {
+                free(path);
                 if (ops && ops->free_data)
                         ops->free_data(data);
                 return error_set(err, ENOMEM, "out of memory");
@@ -62,7 +64,7 @@ int job_new(const Layout *l, const char *playbook, const char *command, char * c
         job->ops = ops ? ops : &no_ops;
         job->data = data;
         job->layout = l;
-        job->playbook = playbook_path(playbook);
+        job->playbook = path;
         job->command = strdup(command);
         job->hosts = strv_copy((char **) hosts);
         if (!job->playbook || !job->command || (hosts && !job->hosts))
@@ -84,17 +86,13 @@ Job *job_free(Job *job) {
         return NULL;
 }
 
+int job_new(const Layout *l, const char *playbook, const char *command, char * const *hosts, const JobOps *ops,
+            void *data, Job **ret, Error *err) {
+        return job_alloc(l, playbook_path(playbook), command, hosts, ops, data, ret, err);
+}
+
 int job_playbook_new(const Layout *l, const char *path, char * const *hosts, Job **ret, Error *err) {
-        _cleanup_(job_freep) Job *job = NULL;
-        int r = job_new(l, path, "run", hosts, NULL, NULL, &job, err);
-        if (r < 0)
-                return r;
-        /* the file as given, even without a '/' */
-        free(job->playbook);
-        if (!(job->playbook = strdup(path)))
-                return error_set(err, ENOMEM, "out of memory");
-        *ret = TAKE_PTR(job);
-        return 0;
+        return job_alloc(l, strdup(path), "run", hosts, NULL, NULL, ret, err);
 }
 
 int job_plan(Job *job, const JobPlanOptions *o, Error *err) {
