@@ -100,3 +100,10 @@ int verb_replace(int argc, char *argv[]);
 /* convert's and replace's --inventory, --osd-tree and --osd-metadata: all three or none, and
  * only with --dry-run. Sets *offline; a usage error (its exit code) or 0 (verb-convert.c). */
 int cli_offline_plan_options(const Verb *v, const struct CliOptions *o, bool *offline);
+/* The convert plan from those three files (convert's and replace's offline --dry-run), and
+ * a convert plan on stdout as text or JSON (an error when it cannot be written). */
+struct ConvertOptions;
+struct ConvertPlan;
+int cli_offline_plan(const struct Layout *l, const struct CliOptions *o, const struct ConvertOptions *co,
+                     struct ConvertPlan **ret, Error *err);
+int cli_print_convert_plan(const struct ConvertPlan *p, bool json, Error *err);

@@ -40,6 +40,35 @@ int cli_offline_plan_options(const Verb *v, const CliOptions *o, bool *offline) 
         return 0;
 }
 
+int cli_offline_plan(const Layout *l, const CliOptions *o, const ConvertOptions *co, ConvertPlan **ret, Error *err) {
+        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
+        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
+        int r;
+        if ((r = inventory_set_load_file(o->inventory, &inv, err)) < 0 ||
+            (r = cli_read_text(o->osd_tree, &tree_text, err)) < 0)
+                return r;
+        if ((r = ceph_osd_tree_parse(tree_text, &tree, err)) < 0)
+                return error_prefix(err, r, "'%s'", o->osd_tree);
+        if ((r = cli_read_text(o->osd_metadata, &meta_text, err)) < 0)
+                return r;
+        if ((r = ceph_osd_metadata_parse(meta_text, &meta, err)) < 0)
+                return error_prefix(err, r, "'%s'", o->osd_metadata);
+        return plan_convert(l, inv, tree, meta, co, ret, err);
+}
+
+int cli_print_convert_plan(const ConvertPlan *p, bool json, Error *err) {
+        if (json) {
+                if (convert_plan_print_json(p, stdout) < 0)
+                        return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
+        } else
+                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
+        if (fflush(stdout) != 0)
+                return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
+        return 0;
+}
+
 int verb_convert(int argc, char *argv[]) {
         const Verb *v = verb_find("convert");
         _cleanup_(cli_options_done) CliOptions o = {};
@@ -61,43 +90,15 @@ int verb_convert(int argc, char *argv[]) {
         Error err = {};
         if (cli_check_hosts(l, o.hosts, &err) < 0)
                 return report(&err);
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        if (inventory_set_load_file(o.inventory, &inv, &err) < 0)
-                return report(&err);
-        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
-        if (cli_read_text(o.osd_tree, &tree_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o.osd_tree);
-                return report(&err);
-        }
-        if (cli_read_text(o.osd_metadata, &meta_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o.osd_metadata);
-                return report(&err);
-        }
-
         ConvertOptions co = { .hosts = o.hosts, .reshape = o.reshape };
         _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
-        if (plan_convert(l, inv, tree, meta, &co, &p, &err) < 0)
+        if (cli_offline_plan(l, &o, &co, &p, &err) < 0)
                 return report(&err);
         STRV_FOREACH(m, p->missing_hosts)
                 log_error("host '%s': not in the inventory file '%s': not planned", *m, o.inventory);
 
-        if (o.json) {
-                if (convert_plan_print_json(p, stdout) < 0) {
-                        error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
-                        return cli_report(&err);
-                }
-        } else
-                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
-        if (fflush(stdout) != 0) {
-                error_set(&err, EIO, "cannot write the plan: %s", strerror(errno));
+        if (cli_print_convert_plan(p, o.json, &err) < 0)
                 return cli_report(&err);
-        }
         if (convert_plan_check_built(p, NULL, &err) < 0)
                 return cli_report(&err);
         return p->missing_hosts ? 1 : 0;

@@ -18,43 +18,14 @@
 #include "options.h"
 #include "plan/plan-convert.h"
 
-static int print_plan(const ConvertPlan *p, bool json, Error *err) {
-        if (json) {
-                if (convert_plan_print_json(p, stdout) < 0)
-                        return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
-        } else
-                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
-        if (fflush(stdout) != 0)
-                return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
-        return 0;
-}
-
 /* Offline, from saved files (--dry-run with --inventory, --osd-tree, --osd-metadata). */
 static int replace_offline(const Layout *l, const char *host, const char *device, const CliOptions *o) {
-        int (*report)(const Error *) = o->json ? cli_report_json : cli_report;
         Error err = {};
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
-        int r;
-        if (inventory_set_load_file(o->inventory, &inv, &err) < 0 || cli_read_text(o->osd_tree, &tree_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o->osd_tree);
-                return report(&err);
-        }
-        if (cli_read_text(o->osd_metadata, &meta_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o->osd_metadata);
-                return report(&err);
-        }
         char *hosts[] = { (char *) host, NULL };
         ConvertOptions co = { .hosts = hosts, .replace_device = device };
         _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
-        if (plan_convert(l, inv, tree, meta, &co, &p, &err) < 0 || print_plan(p, o->json, &err) < 0)
-                return report(&err);
+        if (cli_offline_plan(l, o, &co, &p, &err) < 0 || cli_print_convert_plan(p, o->json, &err) < 0)
+                return o->json ? cli_report_json(&err) : cli_report(&err);
         return 0;
 }
 
