@@ -126,7 +126,7 @@ static int convert_plan(Job *job, const JobPlanOptions *o, Error *err) {
         ConvertJob *cj = job->data;
         Error ignored = {};
         (void) print_plan(cj->plan, o, &ignored);
-        if (!job->hosts) {
+        if (strv_length(job->hosts) == 0) {
                 if (!o->json)
                         fprintf(o->out, "nothing to convert\n");
                 int r = convert_inputs_remove(job->layout, err);

@@ -66,7 +66,7 @@ static int job_alloc(const Layout *l, char *path, const char *command, char * co
         job->layout = l;
         job->playbook = path;
         job->command = strdup(command);
-        job->hosts = strv_copy((char **) hosts);
+        job->hosts = hosts ? strv_copy(hosts) : NULL;
         if (!job->playbook || !job->command || (hosts && !job->hosts))
                 return error_set(err, ENOMEM, "out of memory");
         *ret = TAKE_PTR(job);

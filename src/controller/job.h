@@ -84,7 +84,7 @@ struct Job {
         const Layout *layout;
         char *playbook;            /* the playbook file */
         char *command;             /* for the lock, the journal and the --json document's kind */
-        char **hosts;              /* NULL-terminated names of layout hosts */
+        char **hosts;              /* NULL-terminated names of layout hosts; NULL: none */
         char *run_tag;             /* added to the run's id in the journal (a replacement's device) */
         bool report_plain;         /* the last error is for stderr only: stdout has the plan's
                                     * JSON document */

@@ -61,6 +61,15 @@ static void test_playbook_job(void) {
         CHECK(!job->ops->facts && !job->ops->before && !job->ops->after && !job->ops->plan);
 }
 
+/* A job with no host has none (convert's "nothing to convert": its plan rebuilds no OSD). */
+static void test_no_hosts(void) {
+        Error err = {};
+        _cleanup_(job_freep) Job *job = NULL;
+        CHECK_INTEQ(job_new(NULL, "convert-filestore", "convert", NULL, NULL, NULL, &job, &err), 0);
+        CHECK(job->hosts == NULL);
+        CHECK_INTEQ(strv_length(job->hosts), 0);
+}
+
 static void test_host_osds(void) {
         JobHostOsds h = {};
         CHECK_INTEQ(job_host_osds_add(&h, 4), 0);
@@ -74,6 +83,7 @@ static void test_host_osds(void) {
 int main(void) {
         TEST_RUN(test_host_jobs);
         TEST_RUN(test_playbook_job);
+        TEST_RUN(test_no_hosts);
         TEST_RUN(test_host_osds);
         return test_result();
 }
