@@ -26,6 +26,7 @@
 
 #include "agent-internal.h"
 #include "basic/clock-util.h"
+#include "basic/workers.h"
 #include "ceph/ceph.h"
 
 #ifndef LIBRADOS_SONAME
@@ -579,15 +580,7 @@ int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, A
         /* the whole request within `timeout` too: a command is bounded by it, and none is
          * started once it has passed (those answer ETIMEDOUT, not asked) */
         Fanout f = { .s = s, .k = &k, .calls = calls, .n = n, .deadline = t0 + (double) k.timeout * 1000.0 };
-        size_t workers = MIN((size_t) parallel, n) - 1; /* this thread is one of them */
-        pthread_t tids[64];
-        size_t started = 0;
-        for (; started < workers; started++)
-                if (pthread_create(&tids[started], NULL, fanout_worker, &f) != 0)
-                        break;
-        fanout_worker(&f);
-        for (size_t i = 0; i < started; i++)
-                pthread_join(tids[i], NULL);
+        workers_run((unsigned) MIN((size_t) parallel, n), fanout_worker, &f);
         double elapsed = now_ms() - t0;
         (void) prog;
 

@@ -91,32 +91,19 @@ int verb_drain(int argc, char *argv[]);
 int verb_destroy(int argc, char *argv[]);
 int verb_agent(int argc, char *argv[]);
 int verb_convert(int argc, char *argv[]);
-/* Runs the shipped convert-filestore playbook on `hosts` with the convert plan (verb-run.c). */
+/* Prints the job's plan, then runs it (controller/job.h) and prints its report: the end of
+ * every verb that runs a playbook (verb-run.c). */
 struct CliOptions;
-struct ConvertPlan;
-struct PlaybookRunHooks;
-struct PlaybookHealthAllow;
-int cli_run_convert(const struct Layout *l, char * const *hosts, const struct CliOptions *o,
-                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks,
-                    const struct PlaybookHealthAllow *health_allow);
-/* Runs the shipped replace-device playbook on `host` with the replacement's convert plan.
- * For both, hooks.userdata is the CliSaveInputs of the plan's inputs: its destructive acts
- * expect what their saved inventories show. */
-int cli_run_replace(const struct Layout *l, const char *host, const char *device, const struct CliOptions *o,
-                    const struct ConvertPlan *plan, struct PlaybookRunHooks hooks);
+struct Job;
+int cli_job(struct Job *job, const struct CliOptions *o);
 int verb_replace(int argc, char *argv[]);
-/* The playbook hook that saves a conversion's or a replacement's plan inputs once the operator
- * confirmed and the lock is taken, before the first change (verb-convert.c); its userdata is
- * a CliSaveInputs. */
-struct ConvertInputs;
-struct CephAdmin;
-struct PlaybookHostFacts;
-typedef struct CliSaveInputs {
-        const struct Layout *l;
-        const struct ConvertInputs *in;
-} CliSaveInputs;
-int cli_save_inputs(void *userdata, struct CephAdmin *a, const struct PlaybookHostFacts *hosts, size_t n,
-                    Error *err);
 /* convert's and replace's --inventory, --osd-tree and --osd-metadata: all three or none, and
  * only with --dry-run. Sets *offline; a usage error (its exit code) or 0 (verb-convert.c). */
 int cli_offline_plan_options(const Verb *v, const struct CliOptions *o, bool *offline);
+/* The convert plan from those three files (convert's and replace's offline --dry-run), and
+ * a convert plan on stdout as text or JSON (an error when it cannot be written). */
+struct ConvertOptions;
+struct ConvertPlan;
+int cli_offline_plan(const struct Layout *l, const struct CliOptions *o, const struct ConvertOptions *co,
+                     struct ConvertPlan **ret, Error *err);
+int cli_print_convert_plan(const struct ConvertPlan *p, bool json, Error *err);

@@ -12,50 +12,20 @@
 #include "basic/strv.h"
 #include "ceph/ceph.h"
 #include "cli.h"
-#include "controller/convert.h"
-#include "controller/playbook-run.h"
+#include "controller/job.h"
 #include "inventory/inventory.h"
 #include "layout/layout.h"
 #include "options.h"
 #include "plan/plan-convert.h"
 
-static int print_plan(const ConvertPlan *p, bool json, Error *err) {
-        if (json) {
-                if (convert_plan_print_json(p, stdout) < 0)
-                        return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
-        } else
-                convert_plan_print(p, stdout, cli_locale_is_utf8() ? PLAN_PRINT_UTF8 : 0);
-        if (fflush(stdout) != 0)
-                return error_set(err, EIO, "cannot write the plan: %s", strerror(errno));
-        return 0;
-}
-
 /* Offline, from saved files (--dry-run with --inventory, --osd-tree, --osd-metadata). */
 static int replace_offline(const Layout *l, const char *host, const char *device, const CliOptions *o) {
-        int (*report)(const Error *) = o->json ? cli_report_json : cli_report;
         Error err = {};
-        _cleanup_(inventory_set_freep) InventorySet *inv = NULL;
-        _cleanup_(freep) char *tree_text = NULL, *meta_text = NULL;
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *tree = NULL;
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
-        int r;
-        if (inventory_set_load_file(o->inventory, &inv, &err) < 0 || cli_read_text(o->osd_tree, &tree_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_tree_parse(tree_text, &tree, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o->osd_tree);
-                return report(&err);
-        }
-        if (cli_read_text(o->osd_metadata, &meta_text, &err) < 0)
-                return report(&err);
-        if ((r = ceph_osd_metadata_parse(meta_text, &meta, &err)) < 0) {
-                error_prefix(&err, r, "'%s'", o->osd_metadata);
-                return report(&err);
-        }
         char *hosts[] = { (char *) host, NULL };
         ConvertOptions co = { .hosts = hosts, .replace_device = device };
         _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
-        if (plan_convert(l, inv, tree, meta, &co, &p, &err) < 0 || print_plan(p, o->json, &err) < 0)
-                return report(&err);
+        if (cli_offline_plan(l, o, &co, &p, &err) < 0 || cli_print_convert_plan(p, o->json, &err) < 0)
+                return o->json ? cli_report_json(&err) : cli_report(&err);
         return 0;
 }
 
@@ -90,45 +60,10 @@ int verb_replace(int argc, char *argv[]) {
         if (offline)
                 return replace_offline(l, host, device, &o);
 
-        /* the plan: saved before the first change, so that a re-run after a kill finishes the
-         * same plan (the OSDs destroyed by then no longer show what they were) */
-        _cleanup_(convert_inputs_freep) ConvertInputs *in = NULL;
-        bool resumed = false;
-        if (replace_inputs_load(l, host, device, &in, &resumed, &err) < 0)
+        /* the job saves its plan's inputs before the first change: a re-run after a kill
+         * finishes the same plan (controller/job.h) */
+        _cleanup_(job_freep) Job *job = NULL;
+        if (job_replace_new(l, host, device, &job, &err) < 0)
                 return report(&err);
-        _cleanup_(convert_plan_freep) ConvertPlan *p = NULL;
-        if (convert_inputs_plan(l, in, &p, &err) < 0) {
-                /* a plan that cannot be made from saved inputs cannot be finished either */
-                if (resumed)
-                        error_prefix(&err, -err.code, "the replacement under way (saved plan)");
-                return report(&err);
-        }
-        if (resumed) {
-                log_notice("resuming the replacement planned before it started (its inputs were saved); the steps see "
-                           "how far it got");
-                /* the saved plan's kernel names may be other disks now (a reboot since) */
-                if (convert_inputs_follow(l, in, p, &err) < 0)
-                        return report(&err);
-        }
-        if (print_plan(p, o.json, &err) < 0)
-                return report(&err);
-        if (convert_plan_count(p, true) == 0) {
-                /* every OSD that depends on the device is up on it in the layout's shape */
-                if (!o.json)
-                        printf("nothing to replace\n");
-                return replace_inputs_remove(l, &err) < 0 ? report(&err) : 0;
-        }
-        if (o.dry_run)
-                return 0;
-        if (!o.json) {
-                printf("mode: in place (playbook replace-device): the OSDs above are destroyed (ids and CRUSH places "
-                       "kept) and made again on the new device; their data comes back from the other copies\n");
-                fflush(stdout);
-        }
-        CliSaveInputs sc = { .l = l, .in = in };
-        PlaybookRunHooks hooks = { .before = resumed ? NULL : cli_save_inputs, .userdata = &sc };
-        r = cli_run_replace(l, host, device, &o, p, hooks);
-        if (r == 0 && replace_inputs_remove(l, &err) < 0)
-                return report(&err);
-        return r;
+        return cli_job(job, &o);
 }

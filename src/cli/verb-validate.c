@@ -3,7 +3,6 @@
  * order), as text or as JSON with a format version. */
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "basic/color.h"
 #include "basic/strv.h"
 #include "cli.h"
+#include "controller/preflight.h"
 #include "layout/layout.h"
 #include "options.h"
 #include "playbook/playbook.h"
@@ -178,79 +178,6 @@ static int validate_playbook(const char *name, const char *data, size_t len, boo
         return 0;
 }
 
-/* Appends one diagnostic to d (-ENOMEM). */
-static int diag_add(YamlDiags *d, bool warning, YamlMark m, char *message) {
-        YamlDiag *a = realloc(d->items, (d->n + 1) * sizeof(YamlDiag));
-        if (!a) {
-                free(message);
-                return -ENOMEM;
-        }
-        d->items = a;
-        a[d->n++] = (YamlDiag) { .warning = warning, .mark = m, .message = message };
-        if (!warning)
-                d->n_errors++;
-        return 0;
-}
-
-/* With --check-hosts, the identity files the layout names must exist now, not at connect
- * time (without it validate reads nothing but the file: a lint in CI or a GitOps pipeline
- * has no SSH key). `~/` is expanded as the transport does it (with $HOME); other `~` forms
- * are not expanded by the transport, so they are refused either way. A file is checked once,
- * where it is given (hosts inherit the ssh section's). Only `validate` looks at the file
- * system; loading a layout never does. */
-static int check_identity_files(const Layout *l, bool check_files, YamlDiags *d) {
-        for (size_t i = 0; i < l->n_hosts; i++) {
-                const SshOptions *o = &l->hosts[i].ssh;
-                if (!o->identity || l->hosts[i].transport != TRANSPORT_SSH)
-                        continue;
-                bool seen = false;
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = l->hosts[j].ssh.identity && l->hosts[j].transport == TRANSPORT_SSH &&
-                               l->hosts[j].ssh.identity_mark.line == o->identity_mark.line &&
-                               l->hosts[j].ssh.identity_mark.column == o->identity_mark.column;
-                if (seen)
-                        continue;
-
-                _cleanup_(freep) char *path = NULL;
-                char *msg = NULL;
-                const char *id = o->identity;
-                if (id[0] == '~' && id[1] != '/' && id[1] != 0) {
-                        msg = strprintf("identity '%s': cephprov expands only '~/' (the home of the user running it): write the full path",
-                                        id);
-                        if (!msg || diag_add(d, false, o->identity_mark, msg) < 0)
-                                return -ENOMEM;
-                        continue;
-                }
-                if (!check_files)
-                        continue;
-                if (id[0] == '~') {
-                        const char *home = getenv("HOME");
-                        if (!home || !home[0]) {
-                                msg = strprintf("identity '%s' not checked: HOME is not set, so '~' cannot be resolved here", id);
-                                if (!msg || diag_add(d, true, o->identity_mark, msg) < 0)
-                                        return -ENOMEM;
-                                continue;
-                        }
-                        path = strprintf("%s%s", home, id + 1);
-                } else
-                        path = strdup(id);
-                if (!path)
-                        return -ENOMEM;
-                if (access(path, R_OK) < 0) {
-                        int e = errno;
-                        if (streq(path, id))
-                                msg = strprintf("identity file '%s' %s: %s", id, e == ENOENT ? "does not exist" : "cannot be read",
-                                                strerror(e));
-                        else
-                                msg = strprintf("identity file '%s' (%s) %s: %s", id, path,
-                                                e == ENOENT ? "does not exist" : "cannot be read", strerror(e));
-                        if (!msg || diag_add(d, false, o->identity_mark, msg) < 0)
-                                return -ENOMEM;
-                }
-        }
-        return 0;
-}
-
 static int validate_layout(const char *name, const char *data, size_t len, bool json, bool check_hosts) {
         _cleanup_(layout_freep) Layout *l = NULL;
         _cleanup_(yaml_diags_done) YamlDiags d = {};
@@ -261,7 +188,7 @@ static int validate_layout(const char *name, const char *data, size_t len, bool 
                 r = layout_load_string_all(name, data, len, &l, &d, &err);
         else
                 r = layout_load_file_all(name, &l, &d, &err); /* reports a file that cannot be read */
-        if (r >= 0 && check_identity_files(l, check_hosts, &d) < 0) {
+        if (r >= 0 && preflight_identity_files(l, check_hosts, &d) < 0) {
                 error_set(&err, ENOMEM, "cannot validate layout '%s': out of memory", name);
                 return cli_report(&err);
         }

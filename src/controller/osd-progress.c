@@ -58,9 +58,7 @@ static void *ticker_main(void *userdata) {
         OsdProgress *p = userdata;
         pthread_mutex_lock(&p->mu);
         while (!p->stop) {
-                struct timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                ts.tv_sec += p->interval;
+                struct timespec ts = clock_after_ms(CLOCK_MONOTONIC, (uint64_t) p->interval * 1000);
                 while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &ts) != ETIMEDOUT)
                         ;
                 if (p->stop)

@@ -11,11 +11,9 @@
 #include "basic/strv.h"
 #include "controller/cluster-lock.h"
 #include "controller/cluster-steps.h"
-#include "controller/convert-steps.h"
 #include "controller/hosts.h"
 #include "controller/steps/host-steps.h"
 #include "exec/journal.h"
-#include "plan/plan-convert.h"
 #include "plan/plan-destroy.h"
 
 PlaybookRunResult *playbook_run_result_free(PlaybookRunResult *r) {
@@ -85,34 +83,8 @@ static void built_done(Built *b) {
                 free(b->steps);
 }
 
-/* health-gate's `allow` with the run's extra codes, and its `allow_down`
- * (PlaybookRunOptions.health_allow). */
-static int health_allow_add(json_object *args, const PlaybookHealthAllow *ha) {
-        json_object *down = json_object_new_array();
-        if (!down || json_add(args, "allow_down", down) < 0)
-                return -ENOMEM;
-        for (size_t i = 0; i < ha->n_down; i++)
-                if (json_object_array_add(down, json_object_new_int(ha->down[i])) < 0)
-                        return -ENOMEM;
-        char * const *extra = ha->codes;
-        json_object *allow = NULL;
-        if (!json_object_object_get_ex(args, "allow", &allow)) {
-                if (!(allow = json_object_new_array()) || json_add(args, "allow", allow) < 0)
-                        return -ENOMEM;
-        }
-        for (char * const *c = extra; c && *c; c++) {
-                bool there = false;
-                for (size_t i = 0; i < json_object_array_length(allow); i++)
-                        there = there || streq(json_object_get_string(json_object_array_get_idx(allow, i)), *c);
-                if (!there && json_object_array_add(allow, json_object_new_string(*c)) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts,
-                       const PlaybookHealthAllow *health_allow,
-                       Built *ret, Error *err) {
+static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts *facts, Job *job, Built *ret,
+                       Error *err) {
         size_t n = pb->n_steps[sec];
         WaveStep *s = calloc(n ? n : 1, sizeof(WaveStep));
         if (!s)
@@ -124,9 +96,9 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
                 int r = step_args_substitute(ps->entry, ps->args, facts, &args, err);
                 if (r < 0)
                         return r;
-                if (health_allow && streq(ps->entry->name, "health-gate") && health_allow_add(args, health_allow) < 0) {
+                if (job->ops->step_args && (r = job->ops->step_args(job, sec, ps->entry->name, args, err)) < 0) {
                         json_object_put(args);
-                        return error_set(err, ENOMEM, "out of memory");
+                        return r;
                 }
                 s[i] = (WaveStep) {
                         .name = ps->entry->name,
@@ -144,62 +116,26 @@ static int build_steps(const Playbook *pb, PlaybookSection sec, const StepFacts 
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-/* The cluster link of a conversion: the cluster steps, with the OSDs' phases journaled
- * (destroyed after destroy-osd; converted after a host's wait-clean that finds the OSD
- * BlueStore: the drain-first playbook also waits for clean before it stops the OSDs). */
-typedef struct ConvertLink {
+/* The cluster link: the cluster steps, then what the job records of one that succeeded. */
+typedef struct JobLink {
         ClusterSteps *cs;
-        CephAdmin *admin;
-        const ConvertPlan *plan;
-        Journal *j;
-} ConvertLink;
+        Job *job;
+        const JobRun *run;
+} JobLink;
 
-static int convert_cluster_call(void *userdata, const char *step, json_object *args, WaveCall *c,
-                                json_object **ret_result, Error *err) {
-        ConvertLink *cl = userdata;
-        int r = cluster_steps_call(cl->cs, step, args, c, ret_result, err);
-        const char *host = wave_call_host(c);
-        if (r < 0 || !host)
-                return r;
-        const ConvertHost *ch = NULL;
-        for (size_t i = 0; i < cl->plan->n_hosts; i++)
-                if (streq(cl->plan->hosts[i].host, host))
-                        ch = &cl->plan->hosts[i];
-        if (!ch)
-                return r;
-        bool destroyed = streq(step, "destroy-osd"), clean = streq(step, "wait-clean");
-        if (!destroyed && !clean)
-                return r;
-        _cleanup_(freep) int *ids = NULL;
-        size_t n = 0;
-        if (destroyed && json_get_int_array(args, "osds", false, &ids, &n, step, NULL) < 0)
-                return r;
-        /* converted: BlueStore and in (the drain-first playbook's wait before the stop finds
-         * the OSDs out, and, in a reshape, BlueStore already) */
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
-        _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
-        Error me = {};
-        if (clean && (ceph_admin_osd_metadata(cl->admin, &meta, &me) < 0 || ceph_admin_osd_dump(cl->admin, &dump, &me) < 0))
-                log_debug("host '%s': no OSD metadata or map to see which OSDs are converted: %s", host, me.message);
-        for (size_t i = 0; i < ch->n_osds; i++) {
-                const ConvertOsd *o = &ch->osds[i];
-                const CephOsdMetadata *m = meta ? ceph_osd_metadata_find(meta, o->id) : NULL;
-                const CephDumpOsd *d = dump ? ceph_osd_dump_find_osd(dump, o->id) : NULL;
-                bool listed = clean && o->rebuilt && m && streq_ptr(m->objectstore, "bluestore") && d && d->in;
-                for (size_t k = 0; k < n; k++)
-                        listed = listed || ids[k] == o->id;
-                if (listed)
-                        convert_phase(cl->j, host, o->data_device, o->id, destroyed ? "destroyed" : "converted");
-        }
+static int job_cluster_call(void *userdata, const char *step, json_object *args, WaveCall *c, json_object **ret_result,
+                            Error *err) {
+        JobLink *jl = userdata;
+        int r = cluster_steps_call(jl->cs, step, args, c, ret_result, err);
+        if (r >= 0 && jl->job->ops->step_done)
+                jl->job->ops->step_done(jl->job, jl->run, step, args, wave_call_host(c));
         return r;
 }
 
 typedef struct HostState {
         const Host *host;
-        unsigned *osds;
-        size_t n_osds;
-        int *ids;                 /* the same, for the host link, then the ids its record names
-                                   * that are now another host's (only the destroy plan's) */
+        JobHostOsds o;            /* the job's facts */
+        int *ids;                 /* o.osds, for the host link, then o.more (the destroy plan's) */
         size_t n_ids;
         Built steps;
 } HostState;
@@ -222,19 +158,6 @@ static bool playbook_has_owned_step(const Playbook *pb) {
                         return true;
         }
         return false;
-}
-
-/* Adds id to the host's OSDs unless there already. */
-static int host_add_osd(HostState *h, unsigned id) {
-        for (size_t k = 0; k < h->n_osds; k++)
-                if (h->osds[k] == id)
-                        return 0;
-        unsigned *n = realloc(h->osds, (h->n_osds + 1) * sizeof(unsigned));
-        if (!n)
-                return -ENOMEM;
-        h->osds = n;
-        h->osds[h->n_osds++] = id;
-        return 0;
 }
 
 static const PlaybookStep *playbook_find_step(const Playbook *pb, const char *name) {
@@ -270,11 +193,13 @@ typedef struct Run {
         char *id;
         char *fsid;
         char **done;
+        JobRun run;               /* what the job's hooks see */
 } Run;
 
 static void run_done(Run *r) {
         for (size_t i = 0; r->hs && i < r->n; i++) {
-                free(r->hs[i].osds);
+                free(r->hs[i].o.osds);
+                free(r->hs[i].o.more);
                 free(r->hs[i].ids);
                 built_done(&r->hs[i].steps);
         }
@@ -300,10 +225,10 @@ static void run_done(Run *r) {
         ceph_admin_close(r->admin);
 }
 
-int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *err) {
-        const Layout *l = o->layout;
-        const Playbook *pb = o->playbook;
-        _cleanup_(run_done) Run R = { .n = strv_length(o->hosts) };
+int playbook_run(const Playbook *pb, Job *job, const JobRunOptions *o, PlaybookRunResult **ret, Error *err) {
+        const Layout *l = job->layout;
+        const JobOps *ops = job->ops;
+        _cleanup_(run_done) Run R = { .n = strv_length(job->hosts) };
         size_t n = R.n;
         int r;
 
@@ -319,9 +244,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         if (!R.hs || !R.facts || !R.hosts || !R.res)
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
-                R.hs[i].host = R.hosts[i] = layout_find_host(l, o->hosts[i]);
+                R.hs[i].host = R.hosts[i] = layout_find_host(l, job->hosts[i]);
                 if (!R.hs[i].host)
-                        return error_set(err, ENOENT, "host '%s' is not in the layout '%s'", o->hosts[i],
+                        return error_set(err, ENOENT, "host '%s' is not in the layout '%s'", job->hosts[i],
                                          l->path ? l->path : "");
         }
 
@@ -336,66 +261,20 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* each host's OSDs: those under its CRUSH host bucket */
         if ((r = ceph_admin_osd_tree(R.admin, &R.tree, err)) < 0)
                 return r;
+        R.run = (JobRun) { .layout = l, .admin = R.admin, .tree = R.tree };
         for (size_t i = 0; i < n; i++) {
-                const CephTreeHost *th = ceph_osd_tree_find_host(R.tree, R.hs[i].host->name);
-                const ConvertHost *ch = o->convert ? convert_plan_host(o->convert, R.hs[i].host->name) : NULL;
-                if (o->convert) {
-                        /* a conversion: the OSDs the host's plan rebuilds, and only those */
-                        for (size_t k = 0; ch && k < ch->n_osds; k++)
-                                if (ch->osds[k].rebuilt && host_add_osd(&R.hs[i], (unsigned) ch->osds[k].id) < 0)
-                                        return error_set(err, ENOMEM, "out of memory");
-                } else if (th && th->n_osds > 0) {
-                        if (!(R.hs[i].osds = calloc(th->n_osds, sizeof(unsigned))))
-                                return error_set(err, ENOMEM, "out of memory");
-                        for (size_t k = 0; k < th->n_osds; k++)
-                                R.hs[i].osds[k] = (unsigned) th->osds[k];
-                        R.hs[i].n_osds = th->n_osds;
-                }
-                _cleanup_(freep) int *others = NULL; /* the record's ids now another host's */
-                size_t n_others = 0;
-                if (o->recorded_osds) {
-                        /* and those its record names (purged already, when destroy runs again),
-                         * while they are still this host's: a purged id may have been given to
-                         * another host's new OSD since. Those are no step's to act on; only the
-                         * destroy plan knows them, for this host's disks that still carry them. */
-                        _cleanup_(freep) char *state = NULL;
-                        _cleanup_(freep) int *ids = NULL, *own = NULL;
-                        _cleanup_strv_free_ char **other = NULL;
-                        size_t n_ids = 0, n_own = 0;
-                        if ((r = cluster_drained_get(R.admin, R.hs[i].host->name, &state, &ids, &n_ids, err)) < 0)
-                                return r;
-                        if (r == 0)
-                                n_ids = 0;
-                        if ((r = cluster_osds_of_host(R.admin, R.hs[i].host->name, ids, n_ids, &own, &n_own, &other,
-                                                      err)) < 0)
-                                return r;
-                        for (size_t k = 0; k < n_own; k++)
-                                if (own[k] >= 0 && host_add_osd(&R.hs[i], (unsigned) own[k]) < 0)
-                                        return error_set(err, ENOMEM, "out of memory");
-                        if (other) {
-                                _cleanup_(freep) char *list = strv_join(other, ", ");
-                                log_notice("host '%s': its record names %s: left alone", R.hs[i].host->name,
-                                           list ? list : "");
-                                if (!(others = calloc(n_ids, sizeof(int))))
-                                        return error_set(err, ENOMEM, "out of memory");
-                                for (size_t k = 0; k < n_ids; k++) {
-                                        bool mine = false;
-                                        for (size_t m = 0; m < n_own; m++)
-                                                mine = mine || own[m] == ids[k];
-                                        if (!mine && ids[k] >= 0)
-                                                others[n_others++] = ids[k];
-                                }
-                        }
-                }
-                R.hs[i].n_ids = R.hs[i].n_osds + n_others;
-                if (!(R.hs[i].ids = calloc(R.hs[i].n_ids ? R.hs[i].n_ids : 1, sizeof(int))))
+                HostState *h = &R.hs[i];
+                if ((r = ops->facts ? ops->facts(job, &R.run, h->host->name, &h->o, err)
+                                    : job_host_osds_bucket(&R.run, h->host->name, &h->o, err)) < 0)
+                        return r;
+                h->n_ids = h->o.n_osds + h->o.n_more;
+                if (!(h->ids = calloc(h->n_ids ? h->n_ids : 1, sizeof(int))))
                         return error_set(err, ENOMEM, "out of memory");
-                for (size_t k = 0; k < R.hs[i].n_osds; k++)
-                        R.hs[i].ids[k] = (int) R.hs[i].osds[k];
-                for (size_t k = 0; k < n_others; k++)
-                        R.hs[i].ids[R.hs[i].n_osds + k] = others[k];
-                R.facts[i] = (PlaybookHostFacts) { .host = R.hs[i].host->name, .osds = R.hs[i].osds,
-                                                   .n_osds = R.hs[i].n_osds };
+                for (size_t k = 0; k < h->o.n_osds; k++)
+                        h->ids[k] = (int) h->o.osds[k];
+                for (size_t k = 0; k < h->o.n_more; k++)
+                        h->ids[h->o.n_osds + k] = h->o.more[k];
+                R.facts[i] = (PlaybookHostFacts) { .host = h->host->name, .osds = h->o.osds, .n_osds = h->o.n_osds };
         }
 
         if (playbook_plan_to_json(pb, R.facts, n, &R.res->plan) < 0)
@@ -492,7 +371,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* the journal (this machine's runs one at a time), then the cluster's lock */
         {
                 _cleanup_(freep) char *dir = NULL;
-                _cleanup_(freep) char *cmd = strprintf("%s %s", o->command, pb->name);
+                _cleanup_(freep) char *cmd = strprintf("%s %s", job->command, pb->name);
                 if ((r = journal_default_dir(&dir, err)) < 0 || (r = journal_open(dir, l->cluster_name, cmd, &R.j, err)) < 0)
                         return r;
                 /* every record this run leaves in the cluster names it */
@@ -500,11 +379,12 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 _cleanup_(freep) char *token = strprintf("%s.cluster-lock", R.j->path);
                 if (!token)
                         return error_set(err, ENOMEM, "out of memory");
-                if ((r = ceph_cluster_lock(l, o->command, token, &R.lock, err)) < 0)
+                if ((r = ceph_cluster_lock(l, job->command, token, &R.lock, err)) < 0)
                         return r;
         }
         ceph_admin_set_lock(R.admin, R.lock);
-        if (o->hooks.before && (r = o->hooks.before(o->hooks.userdata, R.admin, R.facts, n, err)) < 0)
+        R.run.journal = R.j;
+        if (ops->before && (r = ops->before(job, &R.run, R.facts, n, err)) < 0)
                 return r;
 
         /* the hosts' agents, for the host steps */
@@ -513,6 +393,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* each destructive agent request carries the lease, and none goes once it is lost:
          * also between the devices of one step's loop (owned wipe and teardown, wipe-replaced) */
         fleet_set_lock(R.fleet, R.lock);
+        R.run.fleet = R.fleet;
         R.rh = calloc(n, sizeof(HostStepCtx));
         R.links = calloc(n, sizeof(HostLink));
         R.wh = calloc(n, sizeof(WaveHost));
@@ -522,26 +403,21 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         for (size_t i = 0; i < n; i++) {
                 R.rh[i] = (HostStepCtx) { .session = &R.fleet->sessions[i], .cs = &cs, .osds = R.hs[i].ids,
                                       .n_osds = R.hs[i].n_ids, .fsid = R.fsid };
-                if (o->convert)
-                        R.rh[i].conv = (ConvertStepCtx) {
-                                .layout = l, .admin = R.admin, .fleet = R.fleet, .session = &R.fleet->sessions[i],
-                                .j = R.j, .plan = convert_plan_host(o->convert, R.hs[i].host->name), .before = R.tree,
-                        };
-                if (o->convert && o->convert_inventory)
-                        R.rh[i].conv_inv = inventory_set_find(o->convert_inventory, R.hs[i].host->name);
+                if (ops->host_ctx)
+                        ops->host_ctx(job, &R.run, &R.fleet->sessions[i], &R.rh[i]);
                 R.links[i] = (HostLink) { .host = R.hs[i].host->name, .call = host_step_call, .userdata = &R.rh[i] };
         }
 
         /* the steps, their references filled in per host */
-        StepFacts all = { .hosts = o->hosts };
-        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, o->health_allow, &R.before, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_GATE, &all, NULL, &R.gate, err)) < 0 ||
-            (r = build_steps(pb, PLAYBOOK_AFTER, &all, NULL, &R.after, err)) < 0)
+        StepFacts all = { .hosts = job->hosts };
+        if ((r = build_steps(pb, PLAYBOOK_BEFORE, &all, job, &R.before, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_GATE, &all, job, &R.gate, err)) < 0 ||
+            (r = build_steps(pb, PLAYBOOK_AFTER, &all, job, &R.after, err)) < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
-                StepFacts f = { .host = R.hs[i].host->name, .osds = R.hs[i].osds, .n_osds = R.hs[i].n_osds,
-                                .hosts = o->hosts };
-                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, NULL, &R.hs[i].steps, err)) < 0)
+                StepFacts f = { .host = R.hs[i].host->name, .osds = R.hs[i].o.osds, .n_osds = R.hs[i].o.n_osds,
+                                .hosts = job->hosts };
+                if ((r = build_steps(pb, PLAYBOOK_PER_HOST, &f, job, &R.hs[i].steps, err)) < 0)
                         return r;
                 R.wh[i] = (WaveHost) { .name = R.hs[i].host->name, .steps = R.hs[i].steps.steps,
                                        .n_steps = R.hs[i].steps.n };
@@ -554,9 +430,9 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 for (size_t k = R.pw->start[w]; k < R.pw->start[w + 1]; k++)
                         R.wave_of[R.pw->hosts[k]] = (unsigned) w + 1;
 
-        _cleanup_(freep) char *joined = strv_join((char **) o->hosts, ",");
+        _cleanup_(freep) char *joined = strv_join(job->hosts, ",");
         R.id = !joined ? NULL
-             : o->run_tag ? strprintf("%s:%s:%s", pb->name, joined, o->run_tag)
+             : job->run_tag ? strprintf("%s:%s:%s", pb->name, joined, job->run_tag)
                           : strprintf("%s:%s", pb->name, joined);
         if (!R.id)
                 return error_set(err, ENOMEM, "out of memory");
@@ -566,11 +442,6 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
                 .id = R.id,
                 .hosts = R.wh,
                 .n_hosts = n,
-                .strategy = pb->strategy == PLAYBOOK_HOSTS_BATCH            ? WAVE_STRATEGY_BATCH
-                          : pb->strategy == PLAYBOOK_HOSTS_FAILURE_DOMAIN ? WAVE_STRATEGY_FAILURE_DOMAIN
-                                                                          : WAVE_STRATEGY_SERIAL,
-                .batch_size = pb->batch,
-                .canary_first = pb->canary,
                 .before = R.before.steps, .n_before = R.before.n,
                 .gate = R.gate.steps, .n_gate = R.gate.n,
                 .after = R.after.steps, .n_after = R.after.n,
@@ -581,10 +452,8 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         /* a run killed while the adaptive throttle steered: it steers again from the start */
         if (playbook_has_step(pb, "throttle") && (r = cluster_steps_resume_adaptive(&cs, err)) < 0)
                 return r;
-        ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
-        ConvertLink convl = { .cs = &cs, .admin = R.admin, .plan = o->convert, .j = R.j };
-        if (o->convert)
-                cl = (ClusterLink) { .call = convert_cluster_call, .userdata = &convl };
+        JobLink jl = { .cs = &cs, .job = job, .run = &R.run };
+        ClusterLink cl = { .call = job_cluster_call, .userdata = &jl };
         WaveOptions wo = {
                 .parallel_hosts = l->concurrency ? l->concurrency : 1,
                 .parallel_steps = 4,
@@ -604,7 +473,7 @@ int playbook_run(const PlaybookRunOptions *o, PlaybookRunResult **ret, Error *er
         if ((r = waves_run(&plan, &wo, &R.res->report, err)) < 0)
                 return r;
         R.res->ok = R.res->report->status == WAVE_STATUS_OK;
-        if (R.res->ok && o->hooks.after && (r = o->hooks.after(o->hooks.userdata, R.admin, R.facts, n, err)) < 0)
+        if (R.res->ok && ops->after && (r = ops->after(job, &R.run, R.facts, n, err)) < 0)
                 return r;
         *ret = TAKE_PTR(R.res);
         return 0;

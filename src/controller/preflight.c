@@ -5,11 +5,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "controller/step-requests.h"
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "basic/workers.h"
+#include "yaml/yaml-schema.h"
 
 static void check_done(PreflightCheck *c) {
         free(c->check);
@@ -238,17 +241,7 @@ int preflight_run(const Plan *p, const InventorySet *inv, const HostLink *links,
         unsigned want = o->parallel_hosts ? o->parallel_hosts : 1;
         if (want > n)
                 want = (unsigned) n;
-        pthread_t *tids = calloc(want ? want : 1, sizeof(pthread_t));
-        unsigned started = 0;
-        for (unsigned i = 0; tids && i < want; i++) {
-                if (pthread_create(&tids[i], NULL, pool_worker, &pool) != 0)
-                        break;
-                started++;
-        }
-        pool_worker(&pool); /* this thread helps, and does it all when no thread started */
-        for (unsigned i = 0; i < started; i++)
-                pthread_join(tids[i], NULL);
-        free(tids);
+        workers_run(want, pool_worker, &pool);
         pthread_mutex_destroy(&pool.mu);
 
         for (size_t i = 0; i < n; i++)
@@ -340,3 +333,57 @@ int preflight_report_to_json(const PreflightReport *r, json_object **ret) {
         *ret = TAKE_PTR(a);
         return 0;
 }
+
+/* validate --check-hosts (preflight.h) */
+int preflight_identity_files(const Layout *l, bool check_files, YamlDiags *d) {
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                const SshOptions *o = &l->hosts[i].ssh;
+                if (!o->identity || l->hosts[i].transport != TRANSPORT_SSH)
+                        continue;
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = l->hosts[j].ssh.identity && l->hosts[j].transport == TRANSPORT_SSH &&
+                               l->hosts[j].ssh.identity_mark.line == o->identity_mark.line &&
+                               l->hosts[j].ssh.identity_mark.column == o->identity_mark.column;
+                if (seen)
+                        continue;
+
+                _cleanup_(freep) char *path = NULL, *msg = NULL;
+                const char *id = o->identity;
+                if (id[0] == '~' && id[1] != '/' && id[1] != 0) {
+                        msg = strprintf("identity '%s': cephprov expands only '~/' (the home of the user running it): write the full path",
+                                        id);
+                        if (!msg || yaml_diags_add(d, false, o->identity_mark, NULL, msg) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (!check_files)
+                        continue;
+                if (id[0] == '~') {
+                        const char *home = getenv("HOME");
+                        if (!home || !home[0]) {
+                                msg = strprintf("identity '%s' not checked: HOME is not set, so '~' cannot be resolved here", id);
+                                if (!msg || yaml_diags_add(d, true, o->identity_mark, NULL, msg) < 0)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                        path = strprintf("%s%s", home, id + 1);
+                } else
+                        path = strdup(id);
+                if (!path)
+                        return -ENOMEM;
+                if (access(path, R_OK) < 0) {
+                        int e = errno;
+                        if (streq(path, id))
+                                msg = strprintf("identity file '%s' %s: %s", id, e == ENOENT ? "does not exist" : "cannot be read",
+                                                strerror(e));
+                        else
+                                msg = strprintf("identity file '%s' (%s) %s: %s", id, path,
+                                                e == ENOENT ? "does not exist" : "cannot be read", strerror(e));
+                        if (!msg || yaml_diags_add(d, false, o->identity_mark, NULL, msg) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+

@@ -16,7 +16,9 @@
 #include "basic/error.h"
 #include "exec/exec.h"
 #include "inventory/inventory.h"
+#include "layout/layout.h"
 #include "plan/plan.h"
+#include "yaml/yaml-tree.h"
 
 typedef struct PreflightCheck {
         char *check;             /* "bcache", "ceph-volume", "device", "free-space", "agent", ... */
@@ -71,3 +73,12 @@ int preflight_filter_plan(const PreflightReport *r, Plan *p);
 void preflight_report_print(const PreflightReport *r, FILE *f);
 /* [{"host", "refused", "checks": [{"check", "subject", "ok", "detail"|"reason"}]}] */
 int preflight_report_to_json(const PreflightReport *r, json_object **ret);
+
+/* What connecting to the layout's hosts needs of this machine (`validate --check-hosts`):
+ * the identity files the layout names, as diagnostics at their marks in d. `~/` is expanded
+ * as the transport does it (with $HOME); other `~` forms are not expanded by the transport,
+ * so they are refused either way (also without check_files). A file is checked once, where it
+ * is given (hosts inherit the ssh section's). Without check_files nothing is read: a lint in
+ * CI or a GitOps pipeline has no SSH key, and loading a layout never looks at the file
+ * system. 0 or -ENOMEM. */
+int preflight_identity_files(const Layout *l, bool check_files, YamlDiags *d);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
 #include "ceph/ceph-hash.h"
@@ -182,9 +183,7 @@ static bool stopping(ThrottleAdapt *t) {
 
 /* Waits up to `seconds` or until stopped; true when stopped. */
 static bool wait_or_stop(ThrottleAdapt *t, unsigned seconds) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += seconds;
+        struct timespec until = clock_after_ms(CLOCK_REALTIME, (uint64_t) seconds * 1000);
         pthread_mutex_lock(&t->mu);
         while (!t->stop && pthread_cond_timedwait(&t->cv, &t->mu, &until) == 0)
                 ;

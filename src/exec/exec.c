@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "basic/clock-util.h"
+#include "basic/workers.h"
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
@@ -237,20 +238,7 @@ static const HostLink *link_find(const HostLink *links, size_t n, const char *ho
 static void host_run(HostRun *h) {
         const ExecOptions *o = h->g->o;
         double t0 = clock_mono_sec();
-        unsigned workers = o->parallel_osds ? o->parallel_osds : 1;
-        pthread_t *tids = calloc(workers, sizeof(pthread_t));
-        unsigned started = 0;
-
-        if (tids)
-                for (unsigned i = 1; i < workers; i++) {
-                        if (pthread_create(&tids[i], NULL, host_worker, h) != 0)
-                                break;
-                        started++;
-                }
-        host_worker(h);
-        for (unsigned i = 1; i <= started; i++)
-                pthread_join(tids[i], NULL);
-        free(tids);
+        workers_run(o->parallel_osds ? o->parallel_osds : 1, host_worker, h);
         h->report->seconds = clock_mono_sec() - t0;
 }
 
@@ -347,18 +335,8 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
                 unsigned n = o->parallel_hosts ? o->parallel_hosts : 1;
                 if (n > p->n_hosts)
                         n = (unsigned) p->n_hosts;
-                pthread_t *tids = calloc(n ? n : 1, sizeof(pthread_t));
-                unsigned started = 0;
-                for (unsigned i = 0; tids && i < n; i++) {
-                        if (pthread_create(&tids[i], NULL, host_pool_worker, runs) != 0)
-                                break;
-                        started++;
-                }
-                if (p->n_hosts > 0 && started == 0)
-                        host_pool_worker(runs); /* no threads: do it here */
-                for (unsigned i = 0; i < started; i++)
-                        pthread_join(tids[i], NULL);
-                free(tids);
+                if (p->n_hosts > 0)
+                        workers_run(n, host_pool_worker, runs);
         }
 
         for (size_t i = 0; i < p->n_hosts; i++) {

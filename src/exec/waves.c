@@ -13,6 +13,7 @@
 #include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "basic/workers.h"
 
 typedef struct Run Run;
 
@@ -157,56 +158,12 @@ static int waves_given(const WavePlan *p, unsigned **ret_wave_of_host, unsigned 
 int waves_assign(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err) {
         if (p->waves)
                 return waves_given(p, ret_wave_of_host, ret_n_waves, err);
-        if (p->strategy != WAVE_STRATEGY_SERIAL && p->strategy != WAVE_STRATEGY_BATCH &&
-            p->strategy != WAVE_STRATEGY_FAILURE_DOMAIN)
-                return error_set(err, EINVAL, "wave plan '%s': unknown host strategy %d", strna(p->id), (int) p->strategy);
-
-        size_t n = p->n_hosts;
-        bool by_domain = p->strategy == WAVE_STRATEGY_FAILURE_DOMAIN;
-        _cleanup_(freep) unsigned *w = calloc(n ? n : 1, sizeof(unsigned));
-        _cleanup_(freep) size_t *group = calloc(n ? n : 1, sizeof(size_t));
-        _cleanup_(freep) size_t *order = calloc(n ? n : 1, sizeof(size_t));
-        if (!w || !group || !order)
+        _cleanup_(freep) unsigned *w = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(unsigned));
+        if (!w)
                 return error_set(err, ENOMEM, "out of memory");
-
-        /* Failure domains in the order their first host comes (a host without one is a
-         * domain of its own); the hosts ordered by domain, then as given. Other strategies:
-         * one group in the order given. The canary is the first host of that order, so the
-         * wave after it is the rest of its own domain: one domain is touched at a time. */
-        size_t n_groups = by_domain ? 0 : 1;
-        for (size_t i = 0; i < n && by_domain; i++) {
-                group[i] = n_groups;
-                for (size_t j = 0; j < i; j++)
-                        if (p->hosts[i].failure_domain && streq_ptr(p->hosts[i].failure_domain, p->hosts[j].failure_domain)) {
-                                group[i] = group[j];
-                                break;
-                        }
-                if (group[i] == n_groups)
-                        n_groups++;
-        }
-        size_t k = 0;
-        for (size_t g = 0; g < n_groups; g++)
-                for (size_t i = 0; i < n; i++)
-                        if (group[i] == g)
-                                order[k++] = i;
-
-        size_t per = p->strategy == WAVE_STRATEGY_BATCH && p->batch_size ? p->batch_size : 1;
         unsigned waves = 0;
-        for (size_t i = 0; i < n;) {
-                size_t end;
-                if (i == 0 && p->canary_first)
-                        end = 1;
-                else if (by_domain)
-                        for (end = i + 1; end < n && group[order[end]] == group[order[i]]; end++)
-                                ;
-                else
-                        end = MIN(n, i + per);
-                waves++;
-                for (size_t j = i; j < end; j++)
-                        w[order[j]] = waves;
-                i = end;
-        }
-
+        for (size_t i = 0; i < p->n_hosts; i++)
+                w[i] = ++waves;
         *ret_wave_of_host = TAKE_PTR(w);
         *ret_n_waves = waves;
         return 0;
@@ -580,16 +537,7 @@ static void lane_run_group(Lane *l, size_t first, size_t end) {
                 return;
         }
 
-        pthread_t tids[n > 1 ? n - 1 : 1];
-        unsigned started = 0;
-        for (unsigned k = 1; k < n; k++) {
-                if (pthread_create(&tids[started], NULL, group_worker, l) != 0)
-                        break; /* fewer at once, same outcome */
-                started++;
-        }
-        group_worker(l);
-        for (unsigned k = 0; k < started; k++)
-                pthread_join(tids[k], NULL);
+        workers_run(n, group_worker, l);
         l->group_state = NULL;
 }
 
@@ -740,16 +688,7 @@ static void run_wave(Run *run, HostPool *pool, const size_t *queue, size_t n) {
         unsigned workers = run->o->parallel_hosts ? run->o->parallel_hosts : 1;
         if (workers > n)
                 workers = (unsigned) n;
-        pthread_t tids[workers > 1 ? workers - 1 : 1];
-        unsigned started = 0;
-        for (unsigned k = 1; k < workers; k++) {
-                if (pthread_create(&tids[started], NULL, host_pool_worker, pool) != 0)
-                        break;
-                started++;
-        }
-        host_pool_worker(pool);
-        for (unsigned k = 0; k < started; k++)
-                pthread_join(tids[k], NULL);
+        workers_run(workers, host_pool_worker, pool);
 }
 
 /* ---- the tick ---- */
@@ -781,14 +720,7 @@ static void *tick_worker(void *userdata) {
 
         pthread_mutex_lock(&run->mu);
         for (;;) {
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += ms / 1000;
-                ts.tv_nsec += (long) (ms % 1000) * 1000000L;
-                if (ts.tv_nsec >= 1000000000L) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000L;
-                }
+                struct timespec ts = clock_after_ms(CLOCK_REALTIME, ms);
                 while (!run->finished)
                         if (pthread_cond_timedwait(&run->cv, &run->mu, &ts) == ETIMEDOUT)
                                 break;

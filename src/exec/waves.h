@@ -59,20 +59,9 @@ typedef struct WaveStep {
 
 typedef struct WaveHost {
         const char *name;
-        const char *failure_domain; /* e.g. its CRUSH rack; NULL: the host is its own domain */
         const WaveStep *steps;      /* this host's steps, in order */
         size_t n_steps;
 } WaveHost;
-
-/* Hosts are taken in the order given. With canary_first the first host is a wave of its
- * own and the rest are cut as below; under FAILURE_DOMAIN the hosts are first ordered by
- * domain (domains in the order of their first host), so the wave after the canary is the
- * rest of the canary's domain. */
-typedef enum WaveStrategy {
-        WAVE_STRATEGY_SERIAL,         /* one host per wave */
-        WAVE_STRATEGY_BATCH,          /* batch_size hosts per wave */
-        WAVE_STRATEGY_FAILURE_DOMAIN, /* one failure domain per wave; no domain: the host alone */
-} WaveStrategy;
 
 typedef enum WaveOnFailure {
         WAVE_ON_FAILURE_STOP,     /* a failed step stops every new step at once, and running
@@ -86,9 +75,6 @@ typedef struct WavePlan {
         const char *id;
         const WaveHost *hosts;
         size_t n_hosts;
-        WaveStrategy strategy;
-        unsigned batch_size;           /* BATCH: hosts per wave (0 is taken as 1) */
-        bool canary_first;             /* the first wave is the first host alone */
         const WaveStep *before;
         size_t n_before;
         const WaveStep *gate;
@@ -97,8 +83,9 @@ typedef struct WavePlan {
         const WaveStep *after;         /* restore steps: run even after a failure or cancel */
         size_t n_after;
         WaveOnFailure on_failure;
-        /* NULL: waves by the strategy above. Else the 1-based wave of each host (n_hosts
-         * entries, every wave 1..max with a host), e.g. exactly the waves a plan printed. */
+        /* The 1-based wave of each host (n_hosts entries, every wave 1..max with a host):
+         * exactly the waves a plan printed (a playbook's strategy cuts them:
+         * playbook_waves()). NULL: one host per wave, in the order given. */
         const unsigned *waves;
         /* Resume: keys (waves_step_key()) done in an earlier run. A host step listed here is
          * not run and is reported "done earlier". WAIT steps, `rerun` steps, and every
@@ -250,7 +237,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(WaveReport *, wave_report_free);
  * Host keys carry no wave number, so a re-run with other waves still finds them. */
 char *waves_step_key(WavePhase phase, const char *host, unsigned wave, size_t index, const char *name);
 
-/* Groups the plan's hosts into waves by its strategy, or checks the waves it gives (pure).
+/* Checks the waves the plan gives, or gives each host a wave of its own (pure).
  * ret_wave_of_host[i] is the 1-based wave of host i; the array has n_hosts entries. */
 int waves_assign(const WavePlan *p, unsigned **ret_wave_of_host, unsigned *ret_n_waves, Error *err);
 

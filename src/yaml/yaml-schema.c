@@ -25,7 +25,7 @@ void yaml_diags_done(YamlDiags *d) {
 
 /* Appends a message; the same message at the same place twice (a walk that looks at a node
  * again after an error) is kept once. */
-static int diags_add(YamlDiags *d, bool warning, YamlMark m, const char *prefix, const char *msg) {
+int yaml_diags_add(YamlDiags *d, bool warning, YamlMark m, const char *prefix, const char *msg) {
         _cleanup_(freep) char *s = NULL;
         if (asprintf(&s, "%s%s", prefix ?: "", msg) < 0)
                 return -ENOMEM;
@@ -66,7 +66,7 @@ static int fail_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) _pr
 static int fail_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) {
         char msg[900];
         vsnprintf(msg, sizeof msg, fmt, ap);
-        if (c->all_errors && c->diags && diags_add(c->diags, false, m, c->prefix, msg) < 0)
+        if (c->all_errors && c->diags && yaml_diags_add(c->diags, false, m, c->prefix, msg) < 0)
                 return yaml_oom(c);
         return error_set(c->err, EINVAL, "%s:%u:%u: %s%s", c->name, m.line, m.column, c->prefix ?: "", msg);
 }
@@ -81,7 +81,7 @@ static int warn_v(const YamlCtx *c, YamlMark m, const char *fmt, va_list ap) {
         if (!c->diags)
                 return 0;
         vsnprintf(msg, sizeof msg, fmt, ap);
-        return diags_add(c->diags, true, m, c->prefix, msg) < 0 ? yaml_oom(c) : 0;
+        return yaml_diags_add(c->diags, true, m, c->prefix, msg) < 0 ? yaml_oom(c) : 0;
 }
 
 int yaml_warn(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) {

@@ -49,6 +49,10 @@ int yaml_keep_going(const YamlCtx *c, int r);
 int yaml_warn(const YamlCtx *c, const YamlNode *n, const char *fmt, ...) _printf_(3, 4);
 int yaml_warn_at(const YamlCtx *c, YamlMark m, const char *fmt, ...) _printf_(3, 4);
 
+/* Appends prefix (may be NULL) and msg as one diagnostic at m; the same message at the same
+ * place twice (a walk that looks at a node again after an error) is kept once. 0 or -ENOMEM. */
+int yaml_diags_add(YamlDiags *d, bool warning, YamlMark m, const char *prefix, const char *msg);
+
 /* Sorts the diagnostics into file order (line, then column; equal positions keep the order
  * they were found in). */
 void yaml_diags_sort(YamlDiags *d);

@@ -283,7 +283,7 @@ static void test_purge_reused_id(void) {
         _cleanup_json_ json_object *args = json_tokener_parse("{\"osds\":[0,1]}");
         WaveStep steps[] = { { .name = "purge-osd", .target = WAVE_TARGET_CLUSTER, .class = WAVE_CLASS_CLUSTER_SERIAL,
                                .args = args, .destructive = true } };
-        WaveHost h[] = { { "node1", NULL, steps, 1 } };
+        WaveHost h[] = { { "node1", steps, 1 } };
         WavePlan p = { .id = "destroy-node:node1", .hosts = h, .n_hosts = 1 };
         ClusterLink cl = { .call = cluster_steps_call, .userdata = &cs };
         WaveOptions o = { .cluster = &cl, .tick_ms = 1 };

@@ -218,6 +218,9 @@ static void test_waves(void) {
         Playbook pb = { .strategy = PLAYBOOK_HOSTS_SERIAL, .batch = 1 };
         waves_string(&pb, h, 5, buf, sizeof buf);
         CHECK_STREQ(buf, "n1 | n2 | n3 | n4 | n5");
+        pb.canary = true;
+        waves_string(&pb, h, 5, buf, sizeof buf);
+        CHECK_STREQ(buf, "n1 | n2 | n3 | n4 | n5");
 
         pb = (Playbook) { .strategy = PLAYBOOK_HOSTS_BATCH, .batch = 2 };
         waves_string(&pb, h, 5, buf, sizeof buf);

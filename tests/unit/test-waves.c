@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The wave executor's ordering: waves by host strategy, gates, on_failure, cancel, the tick
+/* The wave executor's ordering: waves as given (one host each when none are), gates, on_failure, cancel, the tick
  * (pause, stop, progress), resume, concurrency classes and timeouts. Every link here is
  * the scripted FAKE of fake-link.h: what is tested is what runs when and beside what, not
  * Ceph. A script declares the calls it expects; the fake fails the test on a call out of
@@ -59,6 +59,12 @@ static const WaveStepReport *step_report(const WaveReport *r, const char *key) {
         return NULL;
 }
 
+/* Waves as a playbook's plan gives them (playbook_waves()): a batch of 2 (its first 2, 3 or 5
+ * hosts), node1 and node3 in rackA before node2 in rackB, all in one wave. */
+static const unsigned batch2[] = { 1, 1, 2, 2, 3 };
+static const unsigned by_rack[] = { 1, 2, 1 };  /* as playbook_waves() cuts by failure domain */
+static const unsigned all_one[] = { 1, 1, 1 };
+
 static int step_state(const WaveReport *r, const char *key) {
         const WaveStepReport *s = step_report(r, key);
         return s ? (int) s->state : -1;
@@ -68,38 +74,19 @@ static int step_state(const WaveReport *r, const char *key) {
 
 static void test_assign(void) {
         WaveHost h[] = {
-                { .name = "node1", .failure_domain = "rackA" }, { .name = "node2", .failure_domain = "rackB" },
-                { .name = "node3", .failure_domain = "rackA" }, { .name = "node4" },
-                { .name = "node5", .failure_domain = "rackB" },
+                { .name = "node1" }, { .name = "node2" }, { .name = "node3" }, { .name = "node4" }, { .name = "node5" },
         };
-        struct {
-                WaveStrategy s;
-                unsigned batch;
-                bool canary;
-                unsigned n;
-                unsigned w[5];
-        } cases[] = {
-                { WAVE_STRATEGY_SERIAL, 0, false, 5, { 1, 2, 3, 4, 5 } },
-                { WAVE_STRATEGY_BATCH, 2, false, 3, { 1, 1, 2, 2, 3 } },
-                { WAVE_STRATEGY_BATCH, 2, true, 3, { 1, 2, 2, 3, 3 } },
-                { WAVE_STRATEGY_FAILURE_DOMAIN, 0, false, 3, { 1, 2, 1, 3, 2 } },
-                /* the canary alone, then the rest of its rack, then the other racks */
-                { WAVE_STRATEGY_FAILURE_DOMAIN, 0, true, 4, { 1, 3, 2, 4, 3 } },
-                { WAVE_STRATEGY_SERIAL, 0, true, 5, { 1, 2, 3, 4, 5 } },
-        };
-        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
-                WavePlan p = { .id = "t", .hosts = h, .n_hosts = 5, .strategy = cases[c].s, .batch_size = cases[c].batch,
-                               .canary_first = cases[c].canary };
+        /* no waves given: one host per wave in the order given (the strategies that cut
+         * waves are the playbook's: playbook_waves(), test-playbook's test_waves) */
+        {
+                WavePlan p = { .id = "t", .hosts = h, .n_hosts = 5 };
                 _cleanup_(freep) unsigned *w = NULL;
                 unsigned n = 0;
                 Error err = {};
                 CHECK_INTEQ(waves_assign(&p, &w, &n, &err), 0);
-                CHECK_INTEQ(n, cases[c].n);
+                CHECK_INTEQ(n, 5);
                 for (size_t i = 0; w && i < 5; i++)
-                        if (w[i] != cases[c].w[i]) {
-                                fprintf(stderr, "case %zu: host %zu in wave %u, expected %u\n", c, i, w[i], cases[c].w[i]);
-                                CHECK(false);
-                        }
+                        CHECK_INTEQ(w[i], i + 1);
         }
 
         /* waves given (as a printed plan had them): taken as they are, checked */
@@ -121,8 +108,8 @@ static void test_serial_order(void) {
         WaveStep steps[] = { HOST_STEP("stop"), CLUSTER_STEP("out", WAVE_CLASS_CLUSTER_SERIAL) };
         WaveStep before[] = { CLUSTER_STEP("set-flag", WAVE_CLASS_CLUSTER_SERIAL) };
         WaveStep after[] = { CLUSTER_STEP("unset-flag", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, steps, 2 }, { "node2", NULL, steps, 2 }, { "node3", NULL, steps, 2 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .strategy = WAVE_STRATEGY_SERIAL, .before = before,
+        WaveHost h[] = { { "node1", steps, 2 }, { "node2", steps, 2 }, { "node3", steps, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .before = before,
                        .n_before = 1, .after = after, .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -155,8 +142,8 @@ static void test_batch(void) {
         WaveHost h[5];
         const char *names[] = { "node1", "node2", "node3", "node4", "node5" };
         for (int i = 0; i < 5; i++)
-                h[i] = (WaveHost) { names[i], NULL, steps, 1 };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 5, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2 };
+                h[i] = (WaveHost) { names[i], steps, 1 };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 5, .waves = batch2 };
         Fixture x;
         fixture_init(&x, &p);
         x.o.parallel_hosts = 2;
@@ -182,8 +169,8 @@ static void test_failure_domain_gate(void) {
         WaveStep steps[] = { HOST_STEP("work") };
         WaveStep gate[] = { CLUSTER_STEP("health-gate", WAVE_CLASS_WAIT) };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", "rackA", steps, 1 }, { "node2", "rackB", steps, 1 }, { "node3", "rackA", steps, 1 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .strategy = WAVE_STRATEGY_FAILURE_DOMAIN, .gate = gate,
+        WaveHost h[] = { { "node1", steps, 1 }, { "node2", steps, 1 }, { "node3", steps, 1 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .waves = by_rack, .gate = gate,
                        .n_gate = 1, .after = after, .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -208,8 +195,8 @@ static void test_gate_failure(void) {
         WaveStep steps[] = { HOST_STEP("work") };
         WaveStep gate[] = { CLUSTER_STEP("health-gate", WAVE_CLASS_WAIT) };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, steps, 1 }, { "node2", NULL, steps, 1 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_SERIAL, .gate = gate, .n_gate = 1,
+        WaveHost h[] = { { "node1", steps, 1 }, { "node2", steps, 1 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .gate = gate, .n_gate = 1,
                        .after = after, .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -261,8 +248,8 @@ static void test_on_failure_stop(void) {
         WaveStep s2[] = { CLUSTER_STEP("wait-x", WAVE_CLASS_WAIT), HOST_STEP("c") };
         WaveStep s3[] = { HOST_STEP("work") };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s1, 2 }, { "node2", NULL, s2, 2 }, { "node3", NULL, s3, 1 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2,
+        WaveHost h[] = { { "node1", s1, 2 }, { "node2", s2, 2 }, { "node3", s3, 1 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .waves = batch2,
                        .after = after, .n_after = 1, .on_failure = WAVE_ON_FAILURE_STOP };
         Fixture x;
         fixture_init(&x, &p);
@@ -291,8 +278,8 @@ static void test_on_failure_continue(void) {
         WaveStep s2[] = { HOST_STEP("x"), HOST_STEP("y"), HOST_STEP("c") };
         WaveStep s3[] = { HOST_STEP("work") };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s1, 2 }, { "node2", NULL, s2, 3 }, { "node3", NULL, s3, 1 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2,
+        WaveHost h[] = { { "node1", s1, 2 }, { "node2", s2, 3 }, { "node3", s3, 1 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .waves = batch2,
                        .after = after, .n_after = 1, .on_failure = WAVE_ON_FAILURE_CONTINUE };
         Fixture x;
         fixture_init(&x, &p);
@@ -322,8 +309,8 @@ static void test_cancel(void) {
         volatile sig_atomic_t cancel = 0;
         WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_SERIAL, .after = after,
+        WaveHost h[] = { { "node1", s, 2 }, { "node2", s, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .after = after,
                        .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -348,7 +335,7 @@ static void test_cancel_running_wait(void) {
         WaveStep s[] = { CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT), HOST_STEP("stop") };
         WaveStep before[] = { CLUSTER_STEP("set-flag", WAVE_CLASS_CLUSTER_SERIAL) };
         WaveStep after[] = { CLUSTER_STEP("unset-flag", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1, .before = before, .n_before = 1, .after = after,
                        .n_after = 1 };
         Fixture x;
@@ -416,7 +403,7 @@ static WaveTickAction tick_hook(void *userdata, const WaveTick *t) {
 
 static void test_tick_pause(void) {
         WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
-        WaveHost h[] = { { "node1", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -439,7 +426,7 @@ static void test_tick_pause(void) {
 static void test_tick_stop(void) {
         WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 }, { "node2", s, 2 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .after = after, .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -460,7 +447,7 @@ static void test_tick_stop(void) {
 
 static void test_tick_progress(void) {
         WaveStep s[] = { CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT), HOST_STEP("stop") };
-        WaveHost h[] = { { "node1", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -490,7 +477,7 @@ static void test_resume(void) {
                          HOST_STEP("stop"), CLUSTER_STEP("purge", WAVE_CLASS_CLUSTER_SERIAL) };
         WaveStep before[] = { CLUSTER_STEP("set-flag", WAVE_CLASS_CLUSTER_SERIAL) };
         WaveStep after[] = { CLUSTER_STEP("unset-flag", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s, 4 } };
+        WaveHost h[] = { { "node1", s, 4 } };
         char *done[] = { "host:node1:0:out", "host:node1:1:wait-safe", "before:0:set-flag", NULL };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1, .before = before, .n_before = 1, .after = after,
                        .n_after = 1, .done_keys = done };
@@ -525,11 +512,11 @@ static void test_resume_passed(void) {
                          CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
         WaveStep gate[] = { CLUSTER_STEP("wait-clean", WAVE_CLASS_WAIT) };
         WaveStep before[] = { CLUSTER_STEP("health-gate", WAVE_CLASS_WAIT) };
-        WaveHost h[] = { { "node2", NULL, s, 5 }, { "node3", NULL, s, 5 } };
+        WaveHost h[] = { { "node2", s, 5 }, { "node3", s, 5 } };
         char *done[] = { "before:0:health-gate", "host:node2:0:wait-ok-to-stop", "host:node2:1:stop", "host:node2:2:destroy",
                          "host:node2:3:rebuild", "host:node2:4:wait-clean", "gate:1:0:wait-clean",
                          "host:node3:0:wait-ok-to-stop", "host:node3:1:stop", "host:node3:2:destroy", NULL };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_SERIAL, .before = before,
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .before = before,
                        .n_before = 1, .gate = gate, .n_gate = 1, .done_keys = done };
         Fixture x;
         fixture_init(&x, &p);
@@ -563,10 +550,10 @@ static void test_resume_gate_before_destroy(void) {
         WaveStep s[] = { CLUSTER_STEP("wait-ok-to-stop", WAVE_CLASS_WAIT), HOST_STEP("stop"),
                          DESTROY_STEP("destroy", WAVE_TARGET_CLUSTER), CLUSTER_STEP("wait-x", WAVE_CLASS_WAIT),
                          DESTROY_STEP("wipe", WAVE_TARGET_HOST), HOST_STEP("rebuild") };
-        WaveHost h[] = { { "node1", NULL, s, 6 }, { "node2", NULL, s, 6 } };
+        WaveHost h[] = { { "node1", s, 6 }, { "node2", s, 6 } };
         char *done[] = { "host:node1:0:wait-ok-to-stop", "host:node1:1:stop", "host:node2:0:wait-ok-to-stop",
                          "host:node2:1:stop", "host:node2:2:destroy", "host:node2:3:wait-x", NULL };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2,
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .waves = batch2,
                        .done_keys = done };
         Fixture x;
         fixture_init(&x, &p);
@@ -601,7 +588,7 @@ static void test_resume_from_journal(void) {
         keys = strv_free(keys);
 
         WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
-        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 }, { "node2", s, 2 } };
         WavePlan p = { .id = "drain:node1", .hosts = h, .n_hosts = 2 };
 
         /* run 1: b fails on node1 */
@@ -716,8 +703,8 @@ static void test_resume_other_playbook(void) {
                              HOST_STEP("stop-osd") };
         WaveStep cancel[] = { CLUSTER_STEP("in", WAVE_CLASS_CLUSTER_SERIAL), HOST_STEP("start-osd") };
         WaveStep after[] = { CLUSTER_STEP("restore-throttle", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost d4[] = { { "node4", NULL, drain, 3 } }, c4[] = { { "node4", NULL, cancel, 2 } },
-                 c5[] = { { "node5", NULL, cancel, 2 } };
+        WaveHost d4[] = { { "node4", drain, 3 } }, c4[] = { { "node4", cancel, 2 } },
+                 c5[] = { { "node5", cancel, 2 } };
         WavePlan dp = { .id = "drain-node:node4", .hosts = d4, .n_hosts = 1, .after = after, .n_after = 1 };
         WavePlan cp4 = { .id = "drain-cancel:node4", .hosts = c4, .n_hosts = 1, .after = after, .n_after = 1 };
         WavePlan cp5 = { .id = "drain-cancel:node5", .hosts = c5, .n_hosts = 1, .after = after, .n_after = 1 };
@@ -787,8 +774,8 @@ static void test_resume_other_playbook(void) {
 
 static void test_cluster_serial(void) {
         WaveStep s[] = { CLUSTER_STEP("out", WAVE_CLASS_CLUSTER_SERIAL), CLUSTER_STEP("wait", WAVE_CLASS_WAIT) };
-        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 }, { "node3", NULL, s, 2 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 3 };
+        WaveHost h[] = { { "node1", s, 2 }, { "node2", s, 2 }, { "node3", s, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 3, .waves = all_one };
         Fixture x;
         fixture_init(&x, &p);
         const char *where[] = { "cluster@node1", "cluster@node2", "cluster@node3" };
@@ -808,7 +795,7 @@ static void test_parallel_steps(void) {
                          CLUSTER_STEP("p3", WAVE_CLASS_PARALLEL), HOST_STEP("last") };
         for (int i = 0; i < 3; i++)
                 s[i].target = WAVE_TARGET_HOST;
-        WaveHost h[] = { { "node1", NULL, s, 4 } };
+        WaveHost h[] = { { "node1", s, 4 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -830,7 +817,7 @@ static void test_parallel_exclusive(void) {
                 { .name = "zap-b", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdb" },
                 { .name = "zap-c", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .exclusive = "/dev/sdc" },
         };
-        WaveHost h[] = { { "node1", NULL, s, 4 } };
+        WaveHost h[] = { { "node1", s, 4 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -852,8 +839,8 @@ static void test_timeout(void) {
         WaveStep s1[] = { { .name = "wait-clean", .target = WAVE_TARGET_CLUSTER, .class = WAVE_CLASS_WAIT, .timeout_ms = 3 },
                           HOST_STEP("stop") };
         WaveStep s2[] = { { .name = "slow", .target = WAVE_TARGET_HOST, .timeout_ms = 2 } };
-        WaveHost h[] = { { "node1", NULL, s1, 2 }, { "node2", NULL, s2, 1 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2,
+        WaveHost h[] = { { "node1", s1, 2 }, { "node2", s2, 1 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .waves = batch2,
                        .on_failure = WAVE_ON_FAILURE_CONTINUE };
         Fixture x;
         fixture_init(&x, &p);
@@ -877,8 +864,8 @@ static void test_dry_run_output(void) {
         json_object *args = json_tokener_parse("{\"osds\":[3,9]}");
         WaveStep s[] = { { .name = "out", .target = WAVE_TARGET_CLUSTER, .class = WAVE_CLASS_CLUSTER_SERIAL, .args = args },
                          HOST_STEP("stop") };
-        WaveHost h[] = { { "node1", NULL, s, 2 }, { "node2", NULL, s, 2 } };
-        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .strategy = WAVE_STRATEGY_BATCH, .batch_size = 2 };
+        WaveHost h[] = { { "node1", s, 2 }, { "node2", s, 2 } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 2, .waves = batch2 };
         char *text = NULL;
         size_t len = 0;
         WaveOptions o = { .parallel_hosts = 2, .dry_run = true, .tick_ms = 1, .out = open_memstream(&text, &len) };
@@ -911,7 +898,7 @@ static int guard_lost(void *userdata, Error *err) {
 static void test_guard(void) {
         WaveStep s[] = { HOST_STEP("a"), HOST_STEP("b") };
         WaveStep after[] = { CLUSTER_STEP("restore", WAVE_CLASS_CLUSTER_SERIAL) };
-        WaveHost h[] = { { "node1", NULL, s, 2 } };
+        WaveHost h[] = { { "node1", s, 2 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1, .after = after, .n_after = 1 };
         Fixture x;
         fixture_init(&x, &p);
@@ -929,7 +916,7 @@ static void test_guard(void) {
 
 static void test_invalid(void) {
         WaveStep s[] = { HOST_STEP("a") };
-        WaveHost h[] = { { "node1", NULL, s, 1 }, { "node1", NULL, s, 1 } };
+        WaveHost h[] = { { "node1", s, 1 }, { "node1", s, 1 } };
         WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1 };
         WaveReport *sentinel = (WaveReport *) &p, *rep = sentinel;
         Error err = {};
