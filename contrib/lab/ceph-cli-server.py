@@ -88,20 +88,13 @@ def serve_one(cli, conn):
     for fd in fds:
         os.close(fd)
     pidfd = os.pidfd_open(pid)
-    while True:
-        ready, _, _ = select.select([pidfd, conn], [], [])
-        if pidfd in ready:
-            break
-        # the client went away (or sent more, which it never does): the call is killed
-        try:
-            if conn.recv(1, socket.MSG_PEEK) == b"":
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                os._exit(0)
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os._exit(0)
+    ready, _, _ = select.select([pidfd, conn], [], [])
+    if pidfd not in ready:
+        # the connection readable before the answer: the client went away (EOF), or sent
+        # more than its one request (the protocol has nothing after it): the call is killed
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os._exit(0)
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     code = 128 - code if code < 0 else code
