@@ -623,6 +623,11 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 DIR *fds = fdd >= 0 ? fdopendir(fdd) : NULL;
                 if (!fds && fdd >= 0)
                         close(fdd);
+                /* an agent's claim is its lock plus the descriptors it writes through
+                 * (libparted opens the disk once more, without the lock): whichever of them
+                 * the listing shows first, they are one claim */
+                bool is_agent = streq(comm, "cephprov");
+                const Member *agent_lock_m = NULL, *agent_write_m = NULL;
                 struct dirent *fe;
                 while (fds && !hit && (fe = readdir(fds))) {
                         if (!isdigit((unsigned char) fe->d_name[0]))
@@ -640,12 +645,13 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                         fd_info(pd, fe->d_name, &w, &lock);
                         if (lock && !w && comm_is_udev(comm))
                                 continue; /* udev's probe lock: waited for in block_claim() */
-                        if (lock && streq(comm, "cephprov") && m->relation) {
+                        if (is_agent && m->relation && (lock || w)) {
                                 /* another agent's claim of the disk (or a sibling partition):
                                  * exclusive, open for writing (create-partition's) */
-                                agent_lock = true;
-                                agent_hit = m;
-                                snprintf(agent_why, sizeof(agent_why), "locked by pid %d (%s)", (int) pid, comm);
+                                if (lock)
+                                        agent_lock_m = m;
+                                else if (!agent_write_m)
+                                        agent_write_m = m;
                                 continue;
                         }
                         if (lock)
@@ -661,6 +667,16 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 if (fds)
                         closedir(fds);
                 close(pd);
+                if (!hit && agent_lock_m) {
+                        agent_lock = true;
+                        agent_hit = agent_lock_m;
+                        snprintf(agent_why, sizeof(agent_why), "locked by pid %d (%s)", (int) pid, comm);
+                        continue;
+                }
+                if (!hit && agent_write_m) {
+                        hit = agent_write_m; /* written without the agents' lock: not a claim */
+                        snprintf(why, sizeof(why), "open for writing by pid %d (%s)", (int) pid, comm);
+                }
                 if (!hit)
                         continue;
                 if (is_osd && osd_allowed(o, osd_id)) {

@@ -142,6 +142,44 @@ static pid_t hold_lock(const char *dev, const char *comm, unsigned ms, bool clai
         return pid;
 }
 
+/* An agent's claim as create-partition holds it: the lock on one descriptor and libparted's
+ * own descriptor, open for writing without a lock, opened before or after it; or (no lock)
+ * an agent writing the disk outside any claim. ms 0: held until killed. */
+typedef enum { CLAIM_LOCK_FIRST, CLAIM_WRITE_FIRST, CLAIM_WRITE_ONLY } ClaimHow;
+
+static pid_t hold_agent(const char *dev, unsigned ms, ClaimHow how) {
+        int p[2];
+        if (pipe(p) < 0)
+                exit(1);
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(p[0]);
+                prctl(PR_SET_NAME, "cephprov");
+                int w = how != CLAIM_LOCK_FIRST ? open(dev, O_RDWR) : -1;
+                bool ok = true;
+                if (how != CLAIM_WRITE_ONLY) {
+                        int fd = open(dev, O_RDWR);
+                        ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+                }
+                if (how == CLAIM_LOCK_FIRST)
+                        w = open(dev, O_RDWR);
+                ok = ok && w >= 0;
+                ssize_t _unused_ n = write(p[1], ok ? "1" : "0", 1);
+                if (ms > 0) {
+                        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+                        nanosleep(&ts, NULL);
+                        _exit(0);
+                }
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        char c = 0;
+        CHECK(read(p[0], &c, 1) == 1 && c == '1');
+        close(p[0]);
+        return pid;
+}
+
 static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         return hold_lock(dev, comm, ms, false);
 }
@@ -325,6 +363,31 @@ static void test_agent_disk_lock(void) {
         CHECK(dt >= 0.5 && dt < 20.0);
         json_object_put(r);
         waitpid(pid, NULL, 0);
+
+        /* the claim with libparted's descriptor beside it, listed before or after the
+         * locked one (CI: pacific's apply refused osd.2 with "its disk ... is open for
+         * writing by pid N (cephprov)" while create-partition ran on the same SSD) */
+        for (ClaimHow how = CLAIM_LOCK_FIRST; how <= CLAIM_WRITE_FIRST; how++) {
+                pid = hold_agent(L, 1000, how);
+                t0 = bu_now_s();
+                r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
+                dt = bu_now_s() - t0;
+                CHECK(resp_ok(r));
+                CHECK(dt >= 0.5 && dt < 20.0);
+                json_object_put(r);
+                waitpid(pid, NULL, 0);
+        }
+
+        /* an agent writing the disk without the lock is no claim: refused at once, naming it */
+        pid = hold_agent(L, 0, CLAIM_WRITE_ONLY);
+        _cleanup_(freep) char *writer = strprintf("its disk '%s' is open for writing by pid %d (cephprov)", L, (int) pid);
+        t0 = bu_now_s();
+        r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
+        dt = bu_now_s() - t0;
+        CHECK(refused(r, "EBUSY", p1, writer, NULL));
+        CHECK(dt < BLOCK_LOCK_WAIT_MS / 1000.0 - 0.5);
+        json_object_put(r);
+        unhold(pid);
 
         pid = hold_lock(L, "cephprov", 0, true);
         _cleanup_(freep) char *who = strprintf("its disk '%s' is locked by pid %d (cephprov)", L, (int) pid);
