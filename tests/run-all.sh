@@ -22,6 +22,8 @@
 #                              before resolving anything that touches resume or a kill
 #                              sweep's path (tests/README.md). Also 'solo': the shared lab's
 #                              members each on a lab of its own.
+#   SUITES=slo tests/run-all.sh  the throttle against a client SLO (bench-throttle-slo, issue
+#                              31): hours, so in no other run
 #
 # Tiers that need root, loop devices, network namespaces or qemu skip with a message where
 # those are missing. Environment: FUZZ_SECONDS (default 60), SUITES (the suites of the
@@ -216,7 +218,7 @@ if [ $built = 1 ]; then
                 case $s in
                 lab|sweep|convert|throttle|solo) labs+="$s " ;;
                 uml) umls+="$s " ;;
-                bench) benches+="$s " ;;
+                bench|slo) benches+="$s " ;;
                 *) quick+="$s " ;;
                 esac
         done
