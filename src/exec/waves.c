@@ -36,7 +36,12 @@ typedef struct Lane {
         pthread_cond_t cv;            /* a step of the group ended */
         size_t group_first, group_end;
         unsigned char *group_state;   /* per step of the group: 0 pending, 1 running, 2 over */
+        /* by_deps lists: per step DEP_PENDING..DEP_NOT_DONE, and what runs */
+        unsigned char *dep_state;
+        unsigned running_serial, running_parallel;
 } Lane;
+
+enum { DEP_PENDING, DEP_RUNNING, DEP_DONE, DEP_NOT_DONE };
 
 struct WaveCall {
         Run *run;
@@ -223,6 +228,14 @@ static const char *lane_subject(const Lane *l) {
         return l->host ? l->host->name : "cluster";
 }
 
+/* How the list's report names step i: its title, or "<index> <name>". */
+static const char *step_label(const Lane *l, size_t i, char *buf, size_t len) {
+        if (l->steps[i].title)
+                return l->steps[i].title;
+        snprintf(buf, len, "%zu %s", i, l->steps[i].name);
+        return buf;
+}
+
 static void journal_step(Lane *l, size_t i, const char *event, const Error *e, double seconds) {
         Journal *j = l->run->o->journal;
         if (!j)
@@ -239,6 +252,11 @@ static void journal_step(Lane *l, size_t i, const char *event, const Error *e, d
         json_add_u64(f, "index", i);
         json_add_string(f, "name", l->steps[i].name);
         json_add_string(f, "target", l->steps[i].target == WAVE_TARGET_HOST ? "host" : "cluster");
+        if (l->steps[i].record) {
+                json_object_object_foreach(l->steps[i].record, k, v)
+                        if (!json_object_object_get_ex(f, k, NULL))
+                                json_add(f, k, json_object_get(v));
+        }
         if (e) {
                 json_add_string(f, "error", e->message);
                 json_add_string(f, "errno", errno_name(e->code));
@@ -271,7 +289,9 @@ static bool step_acquire(Lane *l, const WaveStep *s) {
                 pthread_mutex_lock(&l->mu);
                 bool lane_failed = l->failed;
                 pthread_mutex_unlock(&l->mu);
-                if (!restore && (run->stop_new || lane_failed)) {
+                /* a list run by its deps goes on past a failure: what depends on the
+                 * failed step is left out by the list itself */
+                if (!restore && (run->stop_new || (lane_failed && !(l->host && l->host->by_deps)))) {
                         ok = false;
                         break;
                 }
@@ -408,10 +428,12 @@ static void step_run(Lane *l, size_t i) {
         const WaveStep *s = &l->steps[i];
         WaveStepReport *sr = &l->reports[i];
 
+        char lb[64];
+        const char *label = step_label(l, i, lb, sizeof(lb));
         if ((step_resumable(l, s) || step_passed(l, i)) && strv_contains(run->p->done_keys, sr->key)) {
                 sr->state = WAVE_STEP_EARLIER;
                 pthread_mutex_lock(&l->mu);
-                fprintf(l->logf, "  earlier  %zu %s: done in an earlier run\n", i, s->name);
+                fprintf(l->logf, "  earlier  %s: done in an earlier run\n", label);
                 pthread_mutex_unlock(&l->mu);
                 journal_step(l, i, "wave-step-earlier", NULL, -1);
                 run_count_step(run);
@@ -446,7 +468,7 @@ static void step_run(Lane *l, size_t i) {
                 sr->state = WAVE_STEP_DONE;
                 sr->result = TAKE_PTR(result);
                 pthread_mutex_lock(&l->mu);
-                fprintf(l->logf, "  %-8s %zu %s (%.1f s)\n", run->o->dry_run ? "planned" : "done", i, s->name, dt);
+                fprintf(l->logf, "  %-8s %s (%.1f s)\n", run->o->dry_run ? "planned" : "done", label, dt);
                 pthread_mutex_unlock(&l->mu);
                 journal_step(l, i, "wave-step-done", NULL, dt);
                 run_count_step(run);
@@ -464,8 +486,8 @@ static void step_run(Lane *l, size_t i) {
         sr->error = strdup(err.message);
         pthread_mutex_lock(&l->mu);
         /* coloured for the stream the buffered log is printed to */
-        fprintf(l->logf, "  %s%-8s%s %zu %s (%.1f s): %s\n", color_on(run->o->out, COLOR_ERROR),
-                cancelled ? "CANCELLED" : "FAILED", color_off(run->o->out), i, s->name, dt, err.message);
+        fprintf(l->logf, "  %s%-8s%s %s (%.1f s): %s\n", color_on(run->o->out, COLOR_ERROR),
+                cancelled ? "CANCELLED" : "FAILED", color_off(run->o->out), label, dt, err.message);
         pthread_mutex_unlock(&l->mu);
         journal_step(l, i, cancelled ? "wave-step-cancelled" : "wave-step-failed", &err, dt);
         run_count_step(run);
@@ -541,7 +563,110 @@ static void lane_run_group(Lane *l, size_t first, size_t end) {
         l->group_state = NULL;
 }
 
+/* ---- lists run by their steps' deps ---- */
+
+/* Leaves out the pending steps with a dependency that was not done, and theirs in turn.
+ * Called with l->mu held. */
+static void deps_leave_out(Lane *l) {
+        for (bool changed = true; changed;) {
+                changed = false;
+                for (size_t i = 0; i < l->n_steps; i++) {
+                        if (l->dep_state[i] != DEP_PENDING)
+                                continue;
+                        const WaveStep *s = &l->steps[i];
+                        for (size_t d = 0; d < s->n_deps; d++) {
+                                if (l->dep_state[s->deps[d]] != DEP_NOT_DONE)
+                                        continue;
+                                char a[64], b[64];
+                                const char *me = step_label(l, i, a, sizeof(a)), *dep = step_label(l, s->deps[d], b, sizeof(b));
+                                l->dep_state[i] = DEP_NOT_DONE;
+                                l->reports[i].error = strprintf("not run: %s did not succeed", dep);
+                                fprintf(l->logf, "  skipped  %s: %s did not succeed\n", me, dep);
+                                changed = true;
+                                break;
+                        }
+                }
+        }
+}
+
+static bool deps_done(const Lane *l, const WaveStep *s) {
+        for (size_t d = 0; d < s->n_deps; d++)
+                if (l->dep_state[s->deps[d]] != DEP_DONE)
+                        return false;
+        return true;
+}
+
+static void *deps_worker(void *userdata) {
+        Lane *l = userdata;
+        unsigned parallel = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
+
+        pthread_mutex_lock(&l->mu);
+        for (;;) {
+                deps_leave_out(l);
+                /* the first pending step, in list order, that may start now */
+                size_t pick = SIZE_MAX;
+                bool pending = false;
+                for (size_t i = 0; i < l->n_steps && pick == SIZE_MAX; i++) {
+                        if (l->dep_state[i] != DEP_PENDING)
+                                continue;
+                        pending = true;
+                        const WaveStep *s = &l->steps[i];
+                        bool par = s->class == WAVE_CLASS_PARALLEL;
+                        if ((par ? l->running_parallel >= parallel : l->running_serial > 0) || !deps_done(l, s))
+                                continue;
+                        pick = i;
+                }
+                if (!pending)
+                        break;
+                if (pick == SIZE_MAX) {
+                        pthread_cond_wait(&l->cv, &l->mu);
+                        continue;
+                }
+                bool par = l->steps[pick].class == WAVE_CLASS_PARALLEL;
+                l->dep_state[pick] = DEP_RUNNING;
+                if (par)
+                        l->running_parallel++;
+                else
+                        l->running_serial++;
+                pthread_mutex_unlock(&l->mu);
+                step_run(l, pick);
+                pthread_mutex_lock(&l->mu);
+                if (par)
+                        l->running_parallel--;
+                else
+                        l->running_serial--;
+                WaveStepState st = l->reports[pick].state;
+                l->dep_state[pick] = st == WAVE_STEP_DONE || st == WAVE_STEP_EARLIER ? DEP_DONE : DEP_NOT_DONE;
+                pthread_cond_broadcast(&l->cv);
+        }
+        pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        return NULL;
+}
+
+/* Runs a by_deps list: up to parallel_steps workers (1 at least) take the steps whose deps
+ * are done; the steps left out are counted once all is over. */
+static void lane_run_deps(Lane *l) {
+        unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
+        _cleanup_(freep) unsigned char *state = calloc(l->n_steps ? l->n_steps : 1, 1);
+        if (!state) {
+                run_note_failure(l, "out of memory");
+                return;
+        }
+        l->dep_state = state;
+        l->running_serial = l->running_parallel = 0;
+        workers_run(n, deps_worker, l);
+        for (size_t i = 0; i < l->n_steps; i++)
+                if (l->reports[i].state == WAVE_STEP_NOT_RUN && l->reports[i].error)
+                        run_count_step(l->run);
+        l->dep_state = NULL;
+}
+
 static void lane_run(Lane *l) {
+        if (l->host && l->host->by_deps) {
+                lane_run_deps(l);
+                return;
+        }
         bool restore = l->phase == WAVE_PHASE_AFTER;
         for (size_t i = 0; i < l->n_steps;) {
                 pthread_mutex_lock(&l->mu);
@@ -807,6 +932,14 @@ static int plan_validate(const WavePlan *p, const WaveOptions *o, Error *err) {
                                 host_steps = true;
                         else
                                 cluster = true;
+                        /* deps point back: no cycle, and every step can start in time */
+                        for (size_t d = 0; d < h->steps[k].n_deps; d++)
+                                if (!h->by_deps || h->steps[k].deps[d] >= k)
+                                        return error_set(err, EINVAL,
+                                                         "wave plan '%s': step #%zu (%s) of host '%s' depends on step #%zu, "
+                                                         "which %s", id, k, h->steps[k].name, h->name, h->steps[k].deps[d],
+                                                         !h->by_deps ? "a list run in order cannot say"
+                                                                     : "does not come before it");
                 }
                 if (host_steps && !o->dry_run && !link_find(o, h->name))
                         return error_set(err, EINVAL, "wave plan '%s': no connection to host '%s'", id, h->name);
