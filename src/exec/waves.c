@@ -34,14 +34,14 @@ typedef struct Lane {
         FILE *logf;                   /* buffered, printed whole when the list ends */
         pthread_mutex_t mu;           /* logf, failed, the PARALLEL group below */
         pthread_cond_t cv;            /* a step of the group ended */
-        size_t group_first, group_end;
-        unsigned char *group_state;   /* per step of the group: 0 pending, 1 running, 2 over */
-        /* by_deps lists: per step DEP_PENDING..DEP_NOT_DONE, and what runs */
-        unsigned char *dep_state;
+        /* the pool (a PARALLEL group, or a whole by_deps list): its range, each step's state
+         * (POOL_*; n_steps entries), what runs */
+        size_t pool_first, pool_end;
+        unsigned char *state;
         unsigned running_serial, running_parallel;
 } Lane;
 
-enum { DEP_PENDING, DEP_RUNNING, DEP_DONE, DEP_NOT_DONE };
+enum { POOL_PENDING, POOL_RUNNING, POOL_DONE, POOL_NOT_DONE };
 
 struct WaveCall {
         Run *run;
@@ -499,87 +499,30 @@ static void step_run(Lane *l, size_t i) {
                 run_note_failure(l, err.message);
 }
 
-/* Whether a running step of the group holds `key` (its device). Called with l->mu held. */
-static bool group_key_busy(const Lane *l, const char *key) {
-        for (size_t j = l->group_first; j < l->group_end; j++)
-                if (l->group_state[j - l->group_first] == 1 && streq_ptr(l->steps[j].exclusive, key))
-                        return true;
-        return false;
-}
-
-static void *group_worker(void *userdata) {
-        Lane *l = userdata;
-        pthread_mutex_lock(&l->mu);
-        while (!l->failed) {
-                /* the first pending step whose device is free: steps of one device keep
-                 * their order (the earlier one is always found first) */
-                size_t pick = SIZE_MAX;
-                bool pending = false;
-                for (size_t i = l->group_first; i < l->group_end && pick == SIZE_MAX; i++) {
-                        if (l->group_state[i - l->group_first] != 0)
-                                continue;
-                        pending = true;
-                        if (!l->steps[i].exclusive || !group_key_busy(l, l->steps[i].exclusive))
-                                pick = i;
-                }
-                if (!pending)
-                        break;
-                if (pick == SIZE_MAX) {
-                        pthread_cond_wait(&l->cv, &l->mu);
-                        continue;
-                }
-                l->group_state[pick - l->group_first] = 1;
-                pthread_mutex_unlock(&l->mu);
-                step_run(l, pick);
-                pthread_mutex_lock(&l->mu);
-                l->group_state[pick - l->group_first] = 2;
-                pthread_cond_broadcast(&l->cv);
-        }
-        pthread_cond_broadcast(&l->cv);
-        pthread_mutex_unlock(&l->mu);
-        return NULL;
-}
-
-/* Runs steps [first, end) of a list, all PARALLEL, up to parallel_steps at once. */
-static void lane_run_group(Lane *l, size_t first, size_t end) {
-        unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
-        if (n > end - first)
-                n = (unsigned) (end - first);
-        _cleanup_(freep) unsigned char *state = calloc(end - first, 1);
-        if (!state)
-                n = 0; /* below: one at a time, in order */
-        pthread_mutex_lock(&l->mu);
-        l->group_first = first;
-        l->group_end = end;
-        l->group_state = state;
-        pthread_mutex_unlock(&l->mu);
-        if (!state) {
-                for (size_t i = first; i < end && !l->failed; i++)
-                        step_run(l, i);
-                return;
-        }
-
-        workers_run(n, group_worker, l);
-        l->group_state = NULL;
-}
-
-/* ---- lists run by their steps' deps ---- */
+/* ---- steps side by side: a PARALLEL group of a list, or a whole by_deps list ----
+ *
+ * One pool for both: workers take, in list order, the first pending step of [pool_first,
+ * pool_end) that may start now: up to parallel_steps PARALLEL steps and one other step at
+ * once, none while a running step holds its `exclusive` key (steps of one device keep their
+ * order: the earlier one is always found first), and in a by_deps list only once its deps
+ * are done. A group stops at its list's first failure; a by_deps list goes on, leaving out
+ * what depends on the failed step. */
 
 /* Leaves out the pending steps with a dependency that was not done, and theirs in turn.
  * Called with l->mu held. */
 static void deps_leave_out(Lane *l) {
         for (bool changed = true; changed;) {
                 changed = false;
-                for (size_t i = 0; i < l->n_steps; i++) {
-                        if (l->dep_state[i] != DEP_PENDING)
+                for (size_t i = l->pool_first; i < l->pool_end; i++) {
+                        if (l->state[i] != POOL_PENDING)
                                 continue;
                         const WaveStep *s = &l->steps[i];
                         for (size_t d = 0; d < s->n_deps; d++) {
-                                if (l->dep_state[s->deps[d]] != DEP_NOT_DONE)
+                                if (l->state[s->deps[d]] != POOL_NOT_DONE)
                                         continue;
                                 char a[64], b[64];
                                 const char *me = step_label(l, i, a, sizeof(a)), *dep = step_label(l, s->deps[d], b, sizeof(b));
-                                l->dep_state[i] = DEP_NOT_DONE;
+                                l->state[i] = POOL_NOT_DONE;
                                 l->reports[i].error = strprintf("not run: %s did not succeed", dep);
                                 fprintf(l->logf, "  skipped  %s: %s did not succeed\n", me, dep);
                                 changed = true;
@@ -589,32 +532,37 @@ static void deps_leave_out(Lane *l) {
         }
 }
 
-static bool deps_done(const Lane *l, const WaveStep *s) {
+/* Called with l->mu held. */
+static bool pool_may_start(const Lane *l, size_t i, unsigned parallel) {
+        const WaveStep *s = &l->steps[i];
+        if (s->class == WAVE_CLASS_PARALLEL ? l->running_parallel >= parallel : l->running_serial > 0)
+                return false;
         for (size_t d = 0; d < s->n_deps; d++)
-                if (l->dep_state[s->deps[d]] != DEP_DONE)
+                if (l->state[s->deps[d]] != POOL_DONE)
+                        return false;
+        for (size_t j = l->pool_first; s->exclusive && j < l->pool_end; j++)
+                if (l->state[j] == POOL_RUNNING && streq_ptr(l->steps[j].exclusive, s->exclusive))
                         return false;
         return true;
 }
 
-static void *deps_worker(void *userdata) {
+static void *pool_worker(void *userdata) {
         Lane *l = userdata;
         unsigned parallel = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
+        bool by_deps = l->host && l->host->by_deps;
 
         pthread_mutex_lock(&l->mu);
-        for (;;) {
-                deps_leave_out(l);
-                /* the first pending step, in list order, that may start now */
+        while (by_deps || !l->failed) {
+                if (by_deps)
+                        deps_leave_out(l);
                 size_t pick = SIZE_MAX;
                 bool pending = false;
-                for (size_t i = 0; i < l->n_steps && pick == SIZE_MAX; i++) {
-                        if (l->dep_state[i] != DEP_PENDING)
+                for (size_t i = l->pool_first; i < l->pool_end && pick == SIZE_MAX; i++) {
+                        if (l->state[i] != POOL_PENDING)
                                 continue;
                         pending = true;
-                        const WaveStep *s = &l->steps[i];
-                        bool par = s->class == WAVE_CLASS_PARALLEL;
-                        if ((par ? l->running_parallel >= parallel : l->running_serial > 0) || !deps_done(l, s))
-                                continue;
-                        pick = i;
+                        if (pool_may_start(l, i, parallel))
+                                pick = i;
                 }
                 if (!pending)
                         break;
@@ -623,7 +571,7 @@ static void *deps_worker(void *userdata) {
                         continue;
                 }
                 bool par = l->steps[pick].class == WAVE_CLASS_PARALLEL;
-                l->dep_state[pick] = DEP_RUNNING;
+                l->state[pick] = POOL_RUNNING;
                 if (par)
                         l->running_parallel++;
                 else
@@ -636,7 +584,7 @@ static void *deps_worker(void *userdata) {
                 else
                         l->running_serial--;
                 WaveStepState st = l->reports[pick].state;
-                l->dep_state[pick] = st == WAVE_STEP_DONE || st == WAVE_STEP_EARLIER ? DEP_DONE : DEP_NOT_DONE;
+                l->state[pick] = st == WAVE_STEP_DONE || st == WAVE_STEP_EARLIER ? POOL_DONE : POOL_NOT_DONE;
                 pthread_cond_broadcast(&l->cv);
         }
         pthread_cond_broadcast(&l->cv);
@@ -644,22 +592,28 @@ static void *deps_worker(void *userdata) {
         return NULL;
 }
 
-/* Runs a by_deps list: up to parallel_steps workers (1 at least) take the steps whose deps
- * are done; the steps left out are counted once all is over. */
-static void lane_run_deps(Lane *l) {
-        unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
-        _cleanup_(freep) unsigned char *state = calloc(l->n_steps ? l->n_steps : 1, 1);
-        if (!state) {
-                run_note_failure(l, "out of memory");
-                return;
-        }
-        l->dep_state = state;
+/* Runs steps [first, end) of a list in the pool, with `workers` workers (1 at least). */
+static void lane_run_pool(Lane *l, size_t first, size_t end, unsigned workers) {
+        pthread_mutex_lock(&l->mu);
+        l->pool_first = first;
+        l->pool_end = end;
         l->running_serial = l->running_parallel = 0;
-        workers_run(n, deps_worker, l);
+        pthread_mutex_unlock(&l->mu);
+        workers_run(workers, pool_worker, l);
+}
+
+/* A by_deps list: all of it in the pool; the steps left out are counted once all is over. */
+static void lane_run_deps(Lane *l) {
+        lane_run_pool(l, 0, l->n_steps, l->run->o->parallel_steps ? l->run->o->parallel_steps : 1);
         for (size_t i = 0; i < l->n_steps; i++)
                 if (l->reports[i].state == WAVE_STEP_NOT_RUN && l->reports[i].error)
                         run_count_step(l->run);
-        l->dep_state = NULL;
+}
+
+/* Consecutive PARALLEL steps [first, end) of a list run in order, up to parallel_steps at once. */
+static void lane_run_group(Lane *l, size_t first, size_t end) {
+        unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
+        lane_run_pool(l, first, end, n > end - first ? (unsigned) (end - first) : n);
 }
 
 static void lane_run(Lane *l) {
@@ -716,6 +670,7 @@ static void lane_finish(Lane *l) {
         l->logf = NULL;
         free(l->log);
         l->log = NULL;
+        l->state = mfree(l->state);
         pthread_cond_destroy(&l->cv);
         pthread_mutex_destroy(&l->mu);
 }
@@ -725,8 +680,10 @@ static int lane_init(Lane *l, Run *run, WavePhase phase, unsigned wave, const Wa
         *l = (Lane) { .run = run, .phase = phase, .wave = wave, .steps = steps, .n_steps = n_steps, .reports = reports };
         pthread_mutex_init(&l->mu, NULL);
         pthread_cond_init(&l->cv, NULL);
-        l->logf = open_memstream(&l->log, &l->log_len);
+        l->state = calloc(n_steps ? n_steps : 1, 1);
+        l->logf = l->state ? open_memstream(&l->log, &l->log_len) : NULL;
         if (!l->logf) {
+                free(l->state);
                 pthread_cond_destroy(&l->cv);
                 pthread_mutex_destroy(&l->mu);
                 return -ENOMEM;
