@@ -181,13 +181,15 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
         WaveHost *wh = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(WaveHost));
         HostLink *wl = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(HostLink));
         size_t *wave_host = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(size_t)); /* wh[k] is host wave_host[k] */
+        unsigned *one_wave = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(unsigned));   /* every host in wave 1 */
         size_t n_built = 0, n_wh = 0, n_wl = 0;
-        int r = eh && wh && wl && wave_host ? 0 : error_set(err, ENOMEM, "out of memory");
+        int r = eh && wh && wl && wave_host && one_wave ? 0 : error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; r >= 0 && i < p->n_hosts; i++, n_built++) {
                 r = exec_host_build(&eh[i], &p->hosts[i], o, err);
                 if (r < 0 || eh[i].n_steps == 0)
                         continue;
                 wave_host[n_wh] = i;
+                one_wave[n_wh] = 1;
                 wh[n_wh++] = (WaveHost) { .name = p->hosts[i].host, .steps = eh[i].steps, .n_steps = eh[i].n_steps,
                                           .by_deps = true };
                 const HostLink *l = link_find(links, n_links, p->hosts[i].host);
@@ -205,7 +207,9 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
 
         _cleanup_(wave_report_freep) WaveReport *wr = NULL;
         if (r >= 0 && n_wh > 0) {
-                WavePlan wp = { .id = "apply", .hosts = wh, .n_hosts = n_wh, .on_failure = WAVE_ON_FAILURE_CONTINUE };
+                /* one wave: the hosts side by side (parallel_hosts), none waiting for another */
+                WavePlan wp = { .id = "apply", .hosts = wh, .n_hosts = n_wh, .waves = one_wave,
+                                .on_failure = WAVE_ON_FAILURE_CONTINUE };
                 WaveOptions wo = {
                         .parallel_hosts = o->parallel_hosts ? o->parallel_hosts : 1,
                         .parallel_steps = o->parallel_osds ? o->parallel_osds : 1,
@@ -242,6 +246,7 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
         free(wh);
         free(wl);
         free(wave_host);
+        free(one_wave);
         if (r < 0)
                 return r;
 

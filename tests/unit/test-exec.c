@@ -154,6 +154,45 @@ static void test_failure_skips_dependents_only(void) {
         chain_done(&c);
 }
 
+/* Hosts side by side (one wave: none waits for another), and a failure on one host leaves
+ * the others whole. Both hosts' links record into one RecordingLink: with one step at a time
+ * per host, two calls in flight at once can only be two hosts. */
+static void test_hosts_side_by_side(void) {
+        enum { N = 3 };
+        Chain a, b;
+        chain_init(&a, N);
+        chain_init(&b, N);
+        b.hp.host = (char *) "node2";
+        HostPlan hps[2] = { a.hp, b.hp };
+        Plan p = { .hosts = hps, .n_hosts = 2 };
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 30, .fail_subject = "p0" };
+        HostLink links[2] = { { .host = "node1", .call = recording_call, .userdata = &rl },
+                              { .host = "node2", .call = recording_call, .userdata = &rl } };
+        ExecOptions o = { .parallel_hosts = 2, .parallel_osds = 1, .stages = STAGE_ALL, .step_request = test_request };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+        /* "p0" is each host's first partition: both fail it, each goes on with its others */
+        CHECK_INTEQ(exec_run(&p, links, 2, &o, &rep, &err), -EIO);
+        CHECK(rl.max_running == 2);
+        CHECK(rep && rep->n_hosts == 2 && rep->n_failed == 2 && rep->n_skipped == 2 && rep->n_done == 2 * (2 * N - 2));
+        strv_free(rl.calls);
+        rl = (RecordingLink) { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 1 };
+        rep = exec_report_free(rep);
+
+        /* one host fails a step the other does not have: the other converges */
+        free(b.steps[0].partname);
+        b.steps[0].partname = strdup("q0");
+        hps[1] = b.hp;
+        rl.fail_subject = "p0";
+        CHECK_INTEQ(exec_run(&p, links, 2, &o, &rep, &err), -EIO);
+        CHECK(rep && rep->hosts[1].n_done == 2 * N && rep->hosts[1].n_failed == 0 && rep->hosts[1].n_skipped == 0);
+        CHECK(rep && rep->hosts[0].n_failed == 1 && rep->hosts[0].n_skipped == 1);
+        strv_free(rl.calls);
+        chain_done(&a);
+        chain_done(&b);
+}
+
 static void test_stage_disks_and_dry_run(void) {
         enum { N = 2 };
         Chain c;
@@ -449,6 +488,7 @@ static void test_journal_osd_queries(void) {
 int main(void) {
         TEST_RUN(test_order_and_parallelism);
         TEST_RUN(test_failure_skips_dependents_only);
+        TEST_RUN(test_hosts_side_by_side);
         TEST_RUN(test_stage_disks_and_dry_run);
         TEST_RUN(test_journal);
         TEST_RUN(test_journal_osd_queries);
