@@ -175,7 +175,9 @@ def main():
                 if ok and mode == "text":
                     n = sum(1 for line in out if line.startswith(b"host "))
                     out.seek(0)
-                    osds = sum(1 for line in out if b" create-osd " in line)
+                    # the OSD preview's rows: one per OSD, its action last (a plan of many
+                    # hosts prints each host's steps as a count, not line by line)
+                    osds = sum(1 for line in out if line.rstrip().endswith(b" create"))
                     ok = n == n_hosts and osds == n_hosts * HDDS
                 elif ok:
                     j = json.load(out)
