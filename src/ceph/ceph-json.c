@@ -46,6 +46,17 @@ int ceph_json_parse(const char *text, const char *what, json_object **ret, Error
         return 0;
 }
 
+int ceph_json_parse_array(const char *text, const char *what, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *o = NULL;
+        int r = ceph_json_parse(text, what, &o, err);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(o, json_type_array))
+                return error_set(err, EINVAL, "%s: expected an array", what);
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
 int ceph_json_dup_string(json_object *o, const char *key, char **ret) {
         json_object *v;
         if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string)) {
@@ -340,11 +351,9 @@ CephConfigDump *ceph_config_dump_free(CephConfigDump *d) {
 int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err) {
         const char *what = "ceph config dump";
         _cleanup_json_ json_object *root = NULL;
-        int r = ceph_json_parse(json, what, &root, err);
+        int r = ceph_json_parse_array(json, what, &root, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(root, json_type_array))
-                return error_set(err, EINVAL, "%s: expected an array", what);
         size_t n = json_object_array_length(root);
         _cleanup_(ceph_config_dump_freep) CephConfigDump *d = calloc(1, sizeof(CephConfigDump));
         if (!d)
@@ -398,11 +407,9 @@ CephConfigShow *ceph_config_show_free(CephConfigShow *s) {
 int ceph_config_show_parse(const char *json, CephConfigShow **ret, Error *err) {
         const char *what = "ceph config show";
         _cleanup_json_ json_object *root = NULL;
-        int r = ceph_json_parse(json, what, &root, err);
+        int r = ceph_json_parse_array(json, what, &root, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(root, json_type_array))
-                return error_set(err, EINVAL, "%s: expected an array", what);
         size_t n = json_object_array_length(root);
         _cleanup_(ceph_config_show_freep) CephConfigShow *s = calloc(1, sizeof(CephConfigShow));
         if (!s || !(s->entries = calloc(n ? n : 1, sizeof(CephConfigShowEntry))))
