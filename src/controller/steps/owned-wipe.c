@@ -152,11 +152,9 @@ static int verify_owned_wipe(HostStepCtx *h, const Inventory *before, const Dest
 
 /* An action done, as the step's result lists it under "done" */
 static int done_add(json_object *done, const DestroyAction *a, Error *err) {
-        json_object *d = json_object_new_object();
-        if (!d || json_object_array_add(done, d) < 0) {
-                json_object_put(d);
+        json_object *d = json_array_add_object(done);
+        if (!d)
                 return error_set(err, ENOMEM, "out of memory");
-        }
         json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
         json_add_string(d, "device", a->device);
         if (a->kind == DESTROY_DELETE_PARTITION)
