@@ -463,11 +463,7 @@ char *ceph_drain_check_format(const CephDrainCheck *c) {
                 fprintf(f, "  refused: %s\n", *s);
         STRV_FOREACH(s, c->warnings)
                 fprintf(f, "  warning: %s\n", *s);
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+        return ceph_memstream_done(f, &buf);
 }
 
 json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {

@@ -6,8 +6,13 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "basic/error.h"
+
+/* Closes f, an open_memstream() on *buf (which only the close makes final, hence the
+ * pointer): the text, or NULL (the text freed) if the stream failed */
+char *ceph_memstream_done(FILE *f, char **buf);
 
 /* Parse the whole of `text` (the CLI prints a leading newline; surrounding whitespace is
  * fine, anything else after the value is not). Errors name `what`. */

@@ -12,6 +12,14 @@
 #include "ceph-internal.h"
 #include "ceph.h"
 
+char *ceph_memstream_done(FILE *f, char **buf) {
+        if (fclose(f) != 0) {
+                free(*buf);
+                return NULL;
+        }
+        return *buf;
+}
+
 int ceph_json_parse(const char *text, const char *what, json_object **ret, Error *err) {
         if (!text)
                 return error_set(err, EINVAL, "%s: no output", what);

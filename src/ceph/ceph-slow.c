@@ -308,11 +308,7 @@ char *ceph_slow_report_sentence(const CephSlowReport *r) {
                 else if (latency)
                         fprintf(f, "; %s", latency);
         }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+        return ceph_memstream_done(f, &buf);
 }
 
 json_object *ceph_slow_report_to_json(const CephSlowReport *r) {
