@@ -26,6 +26,20 @@ typedef YamlCtx Ctx;
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
+/* An enum field of f: absent leaves *dst as it is; one of `names` sets *dst to its index; any
+ * other value is an error, through TRY (collected in all-errors mode, *dst left as it is). */
+#define TRY_ENUM_FIELD(f, key, names, dst)                                                                      \
+        do {                                                                                                    \
+                const YamlNode *_ev = FV((f), (key));                                                           \
+                if (_ev) {                                                                                      \
+                        int _e;                                                                                 \
+                        int _er = yaml_get_enum(c, FK((f), (key)), _ev, (names), ELEMENTSOF(names), &_e);       \
+                        if (_er >= 0)                                                                           \
+                                *(dst) = (__typeof__(*(dst))) _e;                                               \
+                        TRY(_er);                                                                               \
+                }                                                                                               \
+        } while (0)
+
 /* The units a size may carry, exactly as written (case matters: 'b' would be bits, 'k' a
  * thousand). All are powers of 1024; see docs/layout.md. */
 static const char * const size_units[] = {
@@ -229,8 +243,8 @@ static const ThrottlePreset preset_values[] = { THROTTLE_DEFAULT, THROTTLE_SLOW,
 
 /* The SSH keys shared by the `ssh` section and host entries, applied onto `o`. */
 static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
-        const YamlNode *k, *v;
-        int r, e;
+        const YamlNode *v;
+        int r;
 
         if ((v = FV(f, "user")))
                 TRY(yaml_get_name(c, FK(f, "user"), v, "._-", 32, "a user name: letters, digits, '.', '_' and '-'", &o->user));
@@ -253,13 +267,7 @@ static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
                                       o->agent_path);
                 TRY(r);
         }
-        if ((v = FV(f, "host_key_checking"))) {
-                k = FK(f, "host_key_checking");
-                r = yaml_get_enum(c, k, v, host_key_names, ELEMENTSOF(host_key_names), &e);
-                if (r >= 0)
-                        o->host_key_policy = (HostKeyPolicy) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(f, "host_key_checking", host_key_names, &o->host_key_policy);
         if ((v = FV(f, "connect_timeout")))
                 TRY(yaml_get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec));
         if ((v = FV(f, "command_timeout")))
@@ -477,13 +485,7 @@ static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fas
                 TRY(parse_keep_partitions(c, FK(&f, "keep_partitions"), FV(&f, "keep_partitions"), p));
         if (FV(&f, "data_per_fast"))
                 TRY(yaml_get_uint(c, FK(&f, "data_per_fast"), FV(&f, "data_per_fast"), 0, 4096, &p->data_per_fast));
-        if (FV(&f, "spread")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "spread"), FV(&f, "spread"), spread_names, ELEMENTSOF(spread_names), &e);
-                if (r >= 0)
-                        p->spread = (SpreadMode) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "spread", spread_names, &p->spread);
         return 0;
 }
 
@@ -510,13 +512,7 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
                 TRY(yaml_missing(c, v, "cache_size", "the cache size per data device, e.g. 60G"));
         else
                 TRY(get_size(c, FK(&f, "cache_size"), FV(&f, "cache_size"), SIZE_USE_PARTITION, &b->cache_size));
-        if (FV(&f, "cache_mode")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "cache_mode"), FV(&f, "cache_mode"), cache_mode_names, ELEMENTSOF(cache_mode_names), &e);
-                if (r >= 0)
-                        b->cache_mode = (BcacheCacheMode) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "cache_mode", cache_mode_names, &b->cache_mode);
         if (FV(&f, "sequential_cutoff")) {
                 SizeSpec s;
                 r = get_size(c, FK(&f, "sequential_cutoff"), FV(&f, "sequential_cutoff"), SIZE_USE_CUTOFF, &s);
@@ -548,13 +544,7 @@ static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o
         r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
         if (r < 0)
                 return r;
-        if (FV(&f, "objectstore")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "objectstore"), FV(&f, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                if (r >= 0)
-                        o->objectstore = (Objectstore) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "objectstore", objectstore_names, &o->objectstore);
         if (FV(&f, "device_class")) {
                 /* CRUSH classes are case-sensitive: "HDD" would be a class of its own, with
                  * no rule taking it. Other custom classes are the operator's to define. */
@@ -907,13 +897,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
                 return yaml_oom(c);
         TRY(parse_ssh_overrides(c, &f, &h->ssh));
 
-        if (FV(&f, "transport")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "transport"), FV(&f, "transport"), transport_names, ELEMENTSOF(transport_names), &e);
-                if (r >= 0)
-                        h->transport = (TransportKind) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "transport", transport_names, &h->transport);
 
         if (FV(&f, "address")) {
                 r = yaml_get_name(c, FK(&f, "address"), FV(&f, "address"), ".:-_%", 253,
@@ -1173,13 +1157,7 @@ static int layout_walk(Ctx *c, const YamlNode *root, Layout *l) {
         if (cluster_ok) {
                 if (FV(&cf, "name"))
                         TRY(yaml_get_name(c, FK(&cf, "name"), FV(&cf, "name"), "_-", 64, "letters, digits, '_' and '-'", &l->cluster_name));
-                if (FV(&cf, "objectstore")) {
-                        int e;
-                        r = yaml_get_enum(c, FK(&cf, "objectstore"), FV(&cf, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                        if (r >= 0)
-                                l->objectstore = (Objectstore) e;
-                        TRY(r);
-                }
+                TRY_ENUM_FIELD(&cf, "objectstore", objectstore_names, &l->objectstore);
                 if (FV(&cf, "fsid")) {
                         r = yaml_get_string(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID such as 8a9c6f2e-...", &l->fsid);
                         if (r >= 0 && !uuid_valid(l->fsid))
