@@ -241,6 +241,15 @@ static const char * const spread_names[] = { "balanced", "fill" };
 static const char * const preset_names[] = { "default", "slow", "fast", "adaptive" };
 static const ThrottlePreset preset_values[] = { THROTTLE_DEFAULT, THROTTLE_SLOW, THROTTLE_FAST, THROTTLE_ADAPTIVE };
 
+/* A section that must be a mapping, with the keys `keys` (yaml_fields_read()) */
+static int mapping_fields_read(Ctx *c, const YamlNode *k, const YamlNode *v, const char * const *keys, size_t n,
+                               YamlFields *ret) {
+        int r = yaml_expect_mapping(c, k, v);
+        if (r < 0)
+                return r;
+        return yaml_fields_read(c, v, keys, n, NULL, ret);
+}
+
 /* The SSH keys shared by the `ssh` section and host entries, applied onto `o`. */
 static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
         const YamlNode *v;
@@ -281,10 +290,7 @@ static int parse_ssh(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
                 "command_timeout", "concurrency", "agent_path",
         };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
         TRY(parse_ssh_overrides(c, &f, &l->ssh));
@@ -299,10 +305,7 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
                 "osd_recovery_sleep", "target_p99_ms", "ceiling_p99_ms", "client_p99", "ceiling",
         };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
 
@@ -437,10 +440,7 @@ static int parse_keep_partitions(Ctx *c, const YamlNode *k, const YamlNode *v, P
 static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fast, Profile *p) {
         DeviceSelector *s = fast ? &p->fast : &p->data;
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, selector_keys, fast ? ELEMENTSOF(selector_keys) : SELECTOR_COMMON_KEYS, NULL, &f);
+        int r = mapping_fields_read(c, k, v, selector_keys, fast ? ELEMENTSOF(selector_keys) : SELECTOR_COMMON_KEYS, &f);
         if (r < 0)
                 return r;
 
@@ -538,10 +538,7 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
 static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o, const YamlNode **ret_per_device) {
         static const char * const keys[] = { "objectstore", "device_class", "per_device", "parallel", "encrypted" };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
         TRY_ENUM_FIELD(&f, "objectstore", objectstore_names, &o->objectstore);
@@ -608,10 +605,7 @@ static int get_labels(Ctx *c, const YamlNode *k, const YamlNode *v, char ***ret)
 static int parse_placement(Ctx *c, const YamlNode *k, const YamlNode *v, Profile *p) {
         static const char * const keys[] = { "host_pattern", "labels" };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
         if (!FV(&f, "host_pattern") && !FV(&f, "labels"))
@@ -662,10 +656,7 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         if (!p->name)
                 return yaml_oom(c);
 
-        r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
 
