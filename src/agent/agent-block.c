@@ -424,10 +424,13 @@ int blkpg_del_partition(int fd, const char *disk, unsigned partno, Error *err) {
         return 0;
 }
 
-int read_exact_at(int fd, void *buf, size_t len, uint64_t off) {
+/* pread into rbuf, or pwrite from wbuf (the other NULL), all len bytes at off: a short
+ * transfer goes on, EINTR is retried, end of device is -EIO */
+static int exact_at(int fd, void *rbuf, const void *wbuf, size_t len, uint64_t off) {
         size_t done = 0;
         while (done < len) {
-                ssize_t n = pread(fd, (uint8_t *) buf + done, len - done, (off_t) (off + done));
+                ssize_t n = rbuf ? pread(fd, (uint8_t *) rbuf + done, len - done, (off_t) (off + done))
+                                 : pwrite(fd, (const uint8_t *) wbuf + done, len - done, (off_t) (off + done));
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -440,20 +443,12 @@ int read_exact_at(int fd, void *buf, size_t len, uint64_t off) {
         return 0;
 }
 
+int read_exact_at(int fd, void *buf, size_t len, uint64_t off) {
+        return exact_at(fd, buf, NULL, len, off);
+}
+
 int write_exact_at(int fd, const void *buf, size_t len, uint64_t off) {
-        size_t done = 0;
-        while (done < len) {
-                ssize_t n = pwrite(fd, (const uint8_t *) buf + done, len - done, (off_t) (off + done));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        return -EIO;
-                done += (size_t) n;
-        }
-        return 0;
+        return exact_at(fd, NULL, buf, len, off);
 }
 
 int zero_range(int fd, uint64_t off, uint64_t len) {

@@ -628,9 +628,11 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         /* normally made by the ceph-osd package; ceph-volume does not create the parent */
         if (mkdir("/var/lib/ceph/osd", 0755) < 0 && errno != EEXIST)
                 return error_set(err, errno, "cannot create '/var/lib/ceph/osd' on '%s': %m", agent_host(s));
-        if (r == 0 && !lvm) {
-                agent_progress(p, 1, 4, "ceph-volume raw prepare osd.%d on %s", id, data);
-                _cleanup_strv_free_ char **argv = ceph_volume_argv_raw_prepare(&prepare, err);
+        if (r == 0) {
+                /* lvm create = prepare + activate (+ its systemd units) */
+                agent_progress(p, 1, 4, "ceph-volume %s osd.%d on %s", lvm ? "lvm create" : "raw prepare", id, data);
+                _cleanup_strv_free_ char **argv = lvm ? ceph_volume_argv_lvm_create(&prepare, err)
+                                                      : ceph_volume_argv_raw_prepare(&prepare, err);
                 if (!argv)
                         return -err->code;
                 r = run_prepare(s, argv, env, data, &rr, err);
@@ -638,25 +640,18 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                         return r;
                 run_result_done(&rr);
                 prepared = true;
-                inv_osd_done(&label);
-                r = read_label(data, &label, err);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        return error_set(err, EIO, "ceph-volume raw prepare reported success but '%s' on '%s' has no BlueStore label",
-                                         data, agent_host(s));
-        } else if (r == 0 && lvm) {
-                /* lvm create = prepare + activate (+ its systemd units) */
-                agent_progress(p, 1, 4, "ceph-volume lvm create osd.%d on %s", id, data);
-                _cleanup_strv_free_ char **argv = ceph_volume_argv_lvm_create(&prepare, err);
-                if (!argv)
-                        return -err->code;
-                r = run_prepare(s, argv, env, data, &rr, err);
-                if (r < 0)
-                        return r;
-                run_result_done(&rr);
-                prepared = activated = true;
-                label.id = id;
+                if (lvm) {
+                        activated = true;
+                        label.id = id;
+                } else {
+                        inv_osd_done(&label);
+                        r = read_label(data, &label, err);
+                        if (r < 0)
+                                return r;
+                        if (r == 0)
+                                return error_set(err, EIO, "ceph-volume raw prepare reported success but '%s' on '%s' has no BlueStore label",
+                                                 data, agent_host(s));
+                }
         }
         if (label.id < 0)
                 return error_set(err, EIO, "'%s' on '%s' carries a BlueStore label without an OSD id", data, agent_host(s));

@@ -32,11 +32,9 @@ static const char *const ceph_volume_dirs[] = {
 #define MODPROBE_TIMEOUT 60
 
 static int check_add(json_object *checks, const char *name, const char *subject, bool ok, const char *text) {
-        json_object *c = json_object_new_object();
-        if (!c || json_object_array_add(checks, c) < 0) {
-                json_object_put(c);
+        json_object *c = json_array_add_object(checks);
+        if (!c)
                 return -ENOMEM;
-        }
         if (json_add_string(c, "check", name) < 0 || json_add_string(c, "subject", subject) < 0 ||
             json_add_bool(c, "ok", ok) < 0 || json_add_string(c, ok ? "detail" : "reason", text) < 0)
                 return -ENOMEM;

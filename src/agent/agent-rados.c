@@ -597,9 +597,8 @@ int agent_op_ceph_command(AgentState *s, json_object *args, json_object **ret, A
         }
         for (size_t i = 0; i < n; i++) {
                 CephCall *c = &calls[i];
-                json_object *a = json_object_new_object();
-                if (!a || json_object_array_add(answers, a) < 0) {
-                        json_object_put(a);
+                json_object *a = json_array_add_object(answers);
+                if (!a) {
                         r = error_set(err, ENOMEM, "out of memory");
                         goto done;
                 }

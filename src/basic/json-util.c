@@ -114,6 +114,15 @@ json_object *json_array_new_strv(char * const *l) {
         return a;
 }
 
+json_object *json_array_add_object(json_object *a) {
+        json_object *o = json_object_new_object();
+        if (!o || json_object_array_add(a, o) < 0) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
 json_object *json_array_new_ints(const int *ids, size_t n) {
         json_object *a = json_object_new_array();
         for (size_t i = 0; a && i < n; i++) {

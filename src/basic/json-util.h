@@ -31,6 +31,8 @@ int json_add_bool(json_object *o, const char *key, bool value);
 /* Takes ownership of value even on failure. */
 int json_add(json_object *o, const char *key, json_object *value);
 
+/* A new empty object appended to the array a (which owns it); NULL on ENOMEM. */
+json_object *json_array_add_object(json_object *a);
 /* A JSON array of the strings of l (NULL: an empty array); NULL on ENOMEM. */
 json_object *json_array_new_strv(char * const *l);
 /* A JSON array of the n integers of ids; NULL on ENOMEM. */

@@ -156,11 +156,7 @@ char *ceph_adapt_rung_change_format(CephScheduler scheduler, int from, int to) {
                 fprintf(f, "%s%s %s → %s", first ? "" : ", ", keys[i], a, b);
                 first = false;
         }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+        return ceph_memstream_done(f, &buf);
 }
 
 /* ---- the controller --------------------------------------------------------------- */

@@ -114,11 +114,9 @@ json_object *ceph_bench_to_json(const CephBench *b) {
             json_add_u64(o, "rounds", b->rounds) < 0)
                 return NULL;
         for (size_t i = 0; i < b->n_osds; i++) {
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(osds, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(osds);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_int(e, "id", b->osds[i].id) < 0 ||
                     json_add(e, "small_iops", json_object_new_double(round(b->osds[i].small_iops * 10) / 10)) < 0 ||
                     json_add(e, "large_mbps", json_object_new_double(round(b->osds[i].large_mbps * 100) / 100)) < 0)

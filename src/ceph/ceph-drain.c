@@ -463,11 +463,7 @@ char *ceph_drain_check_format(const CephDrainCheck *c) {
                 fprintf(f, "  refused: %s\n", *s);
         STRV_FOREACH(s, c->warnings)
                 fprintf(f, "  warning: %s\n", *s);
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+        return ceph_memstream_done(f, &buf);
 }
 
 json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
@@ -479,11 +475,9 @@ json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
                 return NULL;
         for (size_t i = 0; i < c->n_dests; i++) {
                 const CephDrainDest *d = &c->dests[i];
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(dests, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(dests);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_int(e, "osd", d->id) < 0 || json_add_string(e, "host", d->host) < 0 ||
                     json_add(e, "crush_weight", json_object_new_double(d->crush_weight)) < 0 ||
                     json_add_u64(e, "bytes", d->kb * 1024) < 0 || json_add_u64(e, "bytes_used", d->kb_used * 1024) < 0 ||
@@ -495,11 +489,9 @@ json_object *ceph_drain_check_to_json(const CephDrainCheck *c) {
         }
         for (size_t i = 0; i < c->n_pools; i++) {
                 const CephDrainPool *p = &c->pools[i];
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(pools, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(pools);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_int(e, "id", p->id) < 0 || json_add_string(e, "name", p->name) < 0 ||
                     json_add_string(e, "type", ceph_pool_type_to_string(p->type)) < 0 ||
                     json_add_string(e, "rule", p->rule) < 0 || json_add_string(e, "failure_domain", p->failure_domain) < 0 ||

@@ -6,12 +6,19 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "basic/error.h"
+
+/* Closes f, an open_memstream() on *buf (which only the close makes final, hence the
+ * pointer): the text, or NULL (the text freed) if the stream failed */
+char *ceph_memstream_done(FILE *f, char **buf);
 
 /* Parse the whole of `text` (the CLI prints a leading newline; surrounding whitespace is
  * fine, anything else after the value is not). Errors name `what`. */
 int ceph_json_parse(const char *text, const char *what, json_object **ret, Error *err);
+/* ceph_json_parse(), and the text must be a JSON array ("WHAT: expected an array" if not) */
+int ceph_json_parse_array(const char *text, const char *what, json_object **ret, Error *err);
 
 /* strdup of a string member, NULL when absent or not a string; -ENOMEM on failure only */
 int ceph_json_dup_string(json_object *o, const char *key, char **ret);

@@ -12,6 +12,14 @@
 #include "ceph-internal.h"
 #include "ceph.h"
 
+char *ceph_memstream_done(FILE *f, char **buf) {
+        if (fclose(f) != 0) {
+                free(*buf);
+                return NULL;
+        }
+        return *buf;
+}
+
 int ceph_json_parse(const char *text, const char *what, json_object **ret, Error *err) {
         if (!text)
                 return error_set(err, EINVAL, "%s: no output", what);
@@ -43,6 +51,17 @@ int ceph_json_parse(const char *text, const char *what, json_object **ret, Error
                         return error_set(err, EINVAL, "%s: trailing text after the JSON value", what);
                 }
         *ret = o;
+        return 0;
+}
+
+int ceph_json_parse_array(const char *text, const char *what, json_object **ret, Error *err) {
+        _cleanup_json_ json_object *o = NULL;
+        int r = ceph_json_parse(text, what, &o, err);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(o, json_type_array))
+                return error_set(err, EINVAL, "%s: expected an array", what);
+        *ret = TAKE_PTR(o);
         return 0;
 }
 
@@ -340,11 +359,9 @@ CephConfigDump *ceph_config_dump_free(CephConfigDump *d) {
 int ceph_config_dump_parse(const char *json, CephConfigDump **ret, Error *err) {
         const char *what = "ceph config dump";
         _cleanup_json_ json_object *root = NULL;
-        int r = ceph_json_parse(json, what, &root, err);
+        int r = ceph_json_parse_array(json, what, &root, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(root, json_type_array))
-                return error_set(err, EINVAL, "%s: expected an array", what);
         size_t n = json_object_array_length(root);
         _cleanup_(ceph_config_dump_freep) CephConfigDump *d = calloc(1, sizeof(CephConfigDump));
         if (!d)
@@ -398,11 +415,9 @@ CephConfigShow *ceph_config_show_free(CephConfigShow *s) {
 int ceph_config_show_parse(const char *json, CephConfigShow **ret, Error *err) {
         const char *what = "ceph config show";
         _cleanup_json_ json_object *root = NULL;
-        int r = ceph_json_parse(json, what, &root, err);
+        int r = ceph_json_parse_array(json, what, &root, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(root, json_type_array))
-                return error_set(err, EINVAL, "%s: expected an array", what);
         size_t n = json_object_array_length(root);
         _cleanup_(ceph_config_show_freep) CephConfigShow *s = calloc(1, sizeof(CephConfigShow));
         if (!s || !(s->entries = calloc(n ? n : 1, sizeof(CephConfigShowEntry))))

@@ -152,11 +152,9 @@ char *ceph_keyring_format(const char *entity, const char *key) {
 
 int ceph_auth_get_parse(const char *out, const char *entity, char **ret_key, size_t *ret_n_caps, Error *err) {
         _cleanup_json_ json_object *o = NULL;
-        int r = ceph_json_parse(out, "auth get", &o, err);
+        int r = ceph_json_parse_array(out, "auth get", &o, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(o, json_type_array))
-                return error_set(err, EINVAL, "auth get: expected an array");
         for (size_t i = 0; i < json_object_array_length(o); i++) {
                 json_object *e = json_object_array_get_idx(o, i);
                 const char *name, *key;
@@ -189,11 +187,9 @@ bool ceph_answer_no_such_key(int exit_status, const char *err_text) {
 
 int ceph_config_key_ls_parse(const char *out, char ***ret, Error *err) {
         _cleanup_json_ json_object *o = NULL;
-        int r = ceph_json_parse(out, "config-key ls", &o, err);
+        int r = ceph_json_parse_array(out, "config-key ls", &o, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(o, json_type_array))
-                return error_set(err, EINVAL, "config-key ls: expected an array");
         _cleanup_strv_free_ char **keys = calloc(1, sizeof(char *));
         if (!keys)
                 return -ENOMEM;

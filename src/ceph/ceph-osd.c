@@ -521,11 +521,9 @@ json_object *ceph_osd_dump_identities_to_json(const CephOsdDump *d) {
                 return NULL;
         for (size_t i = 0; i < d->n_osds; i++) {
                 const CephDumpOsd *x = &d->osds[i];
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(osds, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(osds);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_int(e, "osd", x->id) < 0 || json_add_string(e, "uuid", x->uuid) < 0 ||
                     json_add_bool(e, "destroyed", x->destroyed) < 0)
                         return NULL;

@@ -308,11 +308,7 @@ char *ceph_slow_report_sentence(const CephSlowReport *r) {
                 else if (latency)
                         fprintf(f, "; %s", latency);
         }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+        return ceph_memstream_done(f, &buf);
 }
 
 json_object *ceph_slow_report_to_json(const CephSlowReport *r) {
@@ -325,11 +321,9 @@ json_object *ceph_slow_report_to_json(const CephSlowReport *r) {
                 return NULL;
         for (size_t i = 0; i < r->n_osds; i++) {
                 const CephSlowOsd *s = &r->osds[i];
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(osds, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(osds);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_int(e, "osd", s->id) < 0 || json_add_string(e, "host", s->host) < 0 ||
                     json_add_bool(e, "slow_ops", s->slow_ops) < 0 || json_add_bool(e, "bluestore_slow", s->bluestore_slow) < 0 ||
                     (s->commit_ms >= 0 && json_add(e, "commit_latency_ms", json_object_new_double(s->commit_ms)) < 0) ||
@@ -338,11 +332,9 @@ json_object *ceph_slow_report_to_json(const CephSlowReport *r) {
         }
         for (size_t i = 0; i < r->n_hosts; i++) {
                 const CephSlowHost *h = &r->hosts[i];
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(hosts, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(hosts);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_string(e, "host", h->name) < 0 || json_add_u64(e, "osds", h->n_osds) < 0 ||
                     json_add_u64(e, "slow_osds", h->n_slow) < 0 ||
                     (h->median_commit_ms >= 0 &&

@@ -252,11 +252,9 @@ char *ceph_throttle_restore_format(const CephThrottlePlan *p) {
         if (!o || !a)
                 return NULL;
         for (size_t i = 0; i < p->n_restore; i++) {
-                json_object *e = json_object_new_object();
-                if (!e || json_object_array_add(a, e) < 0) {
-                        json_object_put(e);
+                json_object *e = json_array_add_object(a);
+                if (!e)
                         return NULL;
-                }
                 if (json_add_string(e, "who", p->restore[i].who) < 0 || json_add_string(e, "key", p->restore[i].key) < 0)
                         return NULL;
                 /* null (json-c's NULL object): the key was absent, `config rm` it */

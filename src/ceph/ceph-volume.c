@@ -194,14 +194,15 @@ static int volume_osd_cmp(const void *a, const void *b) {
         return strcmp(x->osd_uuid ? x->osd_uuid : "", y->osd_uuid ? y->osd_uuid : "");
 }
 
-int ceph_volume_raw_list_parse(const char *json, CephVolumeList **ret, Error *err) {
-        const char *what = "ceph-volume raw list";
+/* Both lists' start: a JSON object keyed by `keyed_by`, and a list with room for an OSD a key */
+static int volume_list_start(const char *json, const char *what, const char *keyed_by, json_object **ret_root,
+                             CephVolumeList **ret_list, Error *err) {
         _cleanup_json_ json_object *root = NULL;
         int r = ceph_json_parse(json, what, &root, err);
         if (r < 0)
                 return r;
         if (!json_object_is_type(root, json_type_object))
-                return error_set(err, EINVAL, "%s: expected an object keyed by osd uuid", what);
+                return error_set(err, EINVAL, "%s: expected an object keyed by %s", what, keyed_by);
 
         _cleanup_(ceph_volume_list_freep) CephVolumeList *l = calloc(1, sizeof(CephVolumeList));
         if (!l)
@@ -210,6 +211,18 @@ int ceph_volume_raw_list_parse(const char *json, CephVolumeList **ret, Error *er
         l->osds = calloc(n ? n : 1, sizeof(CephVolumeOsd));
         if (!l->osds)
                 return -ENOMEM;
+        *ret_root = TAKE_PTR(root);
+        *ret_list = TAKE_PTR(l);
+        return 0;
+}
+
+int ceph_volume_raw_list_parse(const char *json, CephVolumeList **ret, Error *err) {
+        const char *what = "ceph-volume raw list";
+        _cleanup_json_ json_object *root = NULL;
+        _cleanup_(ceph_volume_list_freep) CephVolumeList *l = NULL;
+        int r = volume_list_start(json, what, "osd uuid", &root, &l, err);
+        if (r < 0)
+                return r;
         json_object_object_foreach(root, uuid, e) {
                 CephVolumeOsd *o = &l->osds[l->n_osds++];
                 o->source = CEPH_VOLUME_RAW;
@@ -268,19 +281,10 @@ static int set_once(char **field, const char *value) {
 int ceph_volume_lvm_list_parse(const char *json, CephVolumeList **ret, Error *err) {
         const char *what = "ceph-volume lvm list";
         _cleanup_json_ json_object *root = NULL;
-        int r = ceph_json_parse(json, what, &root, err);
+        _cleanup_(ceph_volume_list_freep) CephVolumeList *l = NULL;
+        int r = volume_list_start(json, what, "osd id", &root, &l, err);
         if (r < 0)
                 return r;
-        if (!json_object_is_type(root, json_type_object))
-                return error_set(err, EINVAL, "%s: expected an object keyed by osd id", what);
-
-        _cleanup_(ceph_volume_list_freep) CephVolumeList *l = calloc(1, sizeof(CephVolumeList));
-        if (!l)
-                return -ENOMEM;
-        size_t n = (size_t) json_object_object_length(root);
-        l->osds = calloc(n ? n : 1, sizeof(CephVolumeOsd));
-        if (!l->osds)
-                return -ENOMEM;
 
         /* {"0": [ {block LV}, {db LV or {"type":"db","path":"/dev/sdb1","tags":{PARTUUID}}} ]} */
         json_object_object_foreach(root, key, entries) {

@@ -146,11 +146,9 @@ static int command_request(CephAdmin *a, const CephCommand *cmds, size_t n, cons
             json_add_int(req, "timeout", CEPH_ADMIN_TIMEOUT) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                json_object *c = json_object_new_object();
-                if (!c || json_object_array_add(list, c) < 0) {
-                        json_object_put(c);
+                json_object *c = json_array_add_object(list);
+                if (!c)
                         return -ENOMEM;
-                }
                 if (json_add_string(c, "target", ceph_target_name(cmds[i].target)) < 0 ||
                     (cmds[i].target == CEPH_TARGET_OSD && json_add_int(c, "osd", cmds[i].osd) < 0) ||
                     json_add(c, "cmd", json_object_get(cmds[i].cmd)) < 0 ||

@@ -320,11 +320,9 @@ int preflight_report_to_json(const PreflightReport *r, json_object **ret) {
                         return -ENOMEM;
                 for (size_t k = 0; k < h->n_checks; k++) {
                         const PreflightCheck *c = &h->checks[k];
-                        json_object *o = json_object_new_object();
-                        if (!o || json_object_array_add(cj, o) < 0) {
-                                json_object_put(o);
+                        json_object *o = json_array_add_object(cj);
+                        if (!o)
                                 return -ENOMEM;
-                        }
                         if (json_add_string(o, "check", c->check) < 0 || json_add_string(o, "subject", c->subject) < 0 ||
                             json_add_bool(o, "ok", c->ok) < 0 || json_add_string(o, c->ok ? "detail" : "reason", c->text) < 0)
                                 return -ENOMEM;

@@ -26,6 +26,20 @@ typedef YamlCtx Ctx;
 #define FK(f, name) yaml_field_key((f), (name))
 #define FV(f, name) yaml_field_value((f), (name))
 
+/* An enum field of f: absent leaves *dst as it is; one of `names` sets *dst to its index; any
+ * other value is an error, through TRY (collected in all-errors mode, *dst left as it is). */
+#define TRY_ENUM_FIELD(f, key, names, dst)                                                                      \
+        do {                                                                                                    \
+                const YamlNode *_ev = FV((f), (key));                                                           \
+                if (_ev) {                                                                                      \
+                        int _e;                                                                                 \
+                        int _er = yaml_get_enum(c, FK((f), (key)), _ev, (names), ELEMENTSOF(names), &_e);       \
+                        if (_er >= 0)                                                                           \
+                                *(dst) = (__typeof__(*(dst))) _e;                                               \
+                        TRY(_er);                                                                               \
+                }                                                                                               \
+        } while (0)
+
 /* The units a size may carry, exactly as written (case matters: 'b' would be bits, 'k' a
  * thousand). All are powers of 1024; see docs/layout.md. */
 static const char * const size_units[] = {
@@ -227,10 +241,19 @@ static const char * const spread_names[] = { "balanced", "fill" };
 static const char * const preset_names[] = { "default", "slow", "fast", "adaptive" };
 static const ThrottlePreset preset_values[] = { THROTTLE_DEFAULT, THROTTLE_SLOW, THROTTLE_FAST, THROTTLE_ADAPTIVE };
 
+/* A section that must be a mapping, with the keys `keys` (yaml_fields_read()) */
+static int mapping_fields_read(Ctx *c, const YamlNode *k, const YamlNode *v, const char * const *keys, size_t n,
+                               YamlFields *ret) {
+        int r = yaml_expect_mapping(c, k, v);
+        if (r < 0)
+                return r;
+        return yaml_fields_read(c, v, keys, n, NULL, ret);
+}
+
 /* The SSH keys shared by the `ssh` section and host entries, applied onto `o`. */
 static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
-        const YamlNode *k, *v;
-        int r, e;
+        const YamlNode *v;
+        int r;
 
         if ((v = FV(f, "user")))
                 TRY(yaml_get_name(c, FK(f, "user"), v, "._-", 32, "a user name: letters, digits, '.', '_' and '-'", &o->user));
@@ -253,13 +276,7 @@ static int parse_ssh_overrides(Ctx *c, const YamlFields *f, SshOptions *o) {
                                       o->agent_path);
                 TRY(r);
         }
-        if ((v = FV(f, "host_key_checking"))) {
-                k = FK(f, "host_key_checking");
-                r = yaml_get_enum(c, k, v, host_key_names, ELEMENTSOF(host_key_names), &e);
-                if (r >= 0)
-                        o->host_key_policy = (HostKeyPolicy) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(f, "host_key_checking", host_key_names, &o->host_key_policy);
         if ((v = FV(f, "connect_timeout")))
                 TRY(yaml_get_duration(c, FK(f, "connect_timeout"), v, &o->connect_timeout_sec));
         if ((v = FV(f, "command_timeout")))
@@ -273,10 +290,7 @@ static int parse_ssh(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l) {
                 "command_timeout", "concurrency", "agent_path",
         };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
         TRY(parse_ssh_overrides(c, &f, &l->ssh));
@@ -291,10 +305,7 @@ static int parse_throttle(Ctx *c, const YamlNode *k, const YamlNode *v, Throttle
                 "osd_recovery_sleep", "target_p99_ms", "ceiling_p99_ms", "client_p99", "ceiling",
         };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
 
@@ -429,10 +440,7 @@ static int parse_keep_partitions(Ctx *c, const YamlNode *k, const YamlNode *v, P
 static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fast, Profile *p) {
         DeviceSelector *s = fast ? &p->fast : &p->data;
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, selector_keys, fast ? ELEMENTSOF(selector_keys) : SELECTOR_COMMON_KEYS, NULL, &f);
+        int r = mapping_fields_read(c, k, v, selector_keys, fast ? ELEMENTSOF(selector_keys) : SELECTOR_COMMON_KEYS, &f);
         if (r < 0)
                 return r;
 
@@ -477,13 +485,7 @@ static int parse_selector(Ctx *c, const YamlNode *k, const YamlNode *v, bool fas
                 TRY(parse_keep_partitions(c, FK(&f, "keep_partitions"), FV(&f, "keep_partitions"), p));
         if (FV(&f, "data_per_fast"))
                 TRY(yaml_get_uint(c, FK(&f, "data_per_fast"), FV(&f, "data_per_fast"), 0, 4096, &p->data_per_fast));
-        if (FV(&f, "spread")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "spread"), FV(&f, "spread"), spread_names, ELEMENTSOF(spread_names), &e);
-                if (r >= 0)
-                        p->spread = (SpreadMode) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "spread", spread_names, &p->spread);
         return 0;
 }
 
@@ -510,13 +512,7 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
                 TRY(yaml_missing(c, v, "cache_size", "the cache size per data device, e.g. 60G"));
         else
                 TRY(get_size(c, FK(&f, "cache_size"), FV(&f, "cache_size"), SIZE_USE_PARTITION, &b->cache_size));
-        if (FV(&f, "cache_mode")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "cache_mode"), FV(&f, "cache_mode"), cache_mode_names, ELEMENTSOF(cache_mode_names), &e);
-                if (r >= 0)
-                        b->cache_mode = (BcacheCacheMode) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "cache_mode", cache_mode_names, &b->cache_mode);
         if (FV(&f, "sequential_cutoff")) {
                 SizeSpec s;
                 r = get_size(c, FK(&f, "sequential_cutoff"), FV(&f, "sequential_cutoff"), SIZE_USE_CUTOFF, &s);
@@ -542,19 +538,10 @@ static int parse_bcache(Ctx *c, const YamlNode *k, const YamlNode *v, BcacheOpti
 static int parse_osd(Ctx *c, const YamlNode *k, const YamlNode *v, OsdOptions *o, const YamlNode **ret_per_device) {
         static const char * const keys[] = { "objectstore", "device_class", "per_device", "parallel", "encrypted" };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
-        if (r < 0)
-                return r;
-        if (FV(&f, "objectstore")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "objectstore"), FV(&f, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                if (r >= 0)
-                        o->objectstore = (Objectstore) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "objectstore", objectstore_names, &o->objectstore);
         if (FV(&f, "device_class")) {
                 /* CRUSH classes are case-sensitive: "HDD" would be a class of its own, with
                  * no rule taking it. Other custom classes are the operator's to define. */
@@ -618,10 +605,7 @@ static int get_labels(Ctx *c, const YamlNode *k, const YamlNode *v, char ***ret)
 static int parse_placement(Ctx *c, const YamlNode *k, const YamlNode *v, Profile *p) {
         static const char * const keys[] = { "host_pattern", "labels" };
         YamlFields f;
-        int r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        int r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
         if (!FV(&f, "host_pattern") && !FV(&f, "labels"))
@@ -672,10 +656,7 @@ static int parse_profile(Ctx *c, const YamlNode *k, const YamlNode *v, Objectsto
         if (!p->name)
                 return yaml_oom(c);
 
-        r = yaml_expect_mapping(c, k, v);
-        if (r < 0)
-                return r;
-        r = yaml_fields_read(c, v, keys, ELEMENTSOF(keys), NULL, &f);
+        r = mapping_fields_read(c, k, v, keys, ELEMENTSOF(keys), &f);
         if (r < 0)
                 return r;
 
@@ -907,13 +888,7 @@ static int parse_host(Ctx *c, const YamlNode *k, const YamlNode *v, Layout *l, b
                 return yaml_oom(c);
         TRY(parse_ssh_overrides(c, &f, &h->ssh));
 
-        if (FV(&f, "transport")) {
-                int e;
-                r = yaml_get_enum(c, FK(&f, "transport"), FV(&f, "transport"), transport_names, ELEMENTSOF(transport_names), &e);
-                if (r >= 0)
-                        h->transport = (TransportKind) e;
-                TRY(r);
-        }
+        TRY_ENUM_FIELD(&f, "transport", transport_names, &h->transport);
 
         if (FV(&f, "address")) {
                 r = yaml_get_name(c, FK(&f, "address"), FV(&f, "address"), ".:-_%", 253,
@@ -1173,13 +1148,7 @@ static int layout_walk(Ctx *c, const YamlNode *root, Layout *l) {
         if (cluster_ok) {
                 if (FV(&cf, "name"))
                         TRY(yaml_get_name(c, FK(&cf, "name"), FV(&cf, "name"), "_-", 64, "letters, digits, '_' and '-'", &l->cluster_name));
-                if (FV(&cf, "objectstore")) {
-                        int e;
-                        r = yaml_get_enum(c, FK(&cf, "objectstore"), FV(&cf, "objectstore"), objectstore_names, ELEMENTSOF(objectstore_names), &e);
-                        if (r >= 0)
-                                l->objectstore = (Objectstore) e;
-                        TRY(r);
-                }
+                TRY_ENUM_FIELD(&cf, "objectstore", objectstore_names, &l->objectstore);
                 if (FV(&cf, "fsid")) {
                         r = yaml_get_string(c, FK(&cf, "fsid"), FV(&cf, "fsid"), "a UUID such as 8a9c6f2e-...", &l->fsid);
                         if (r >= 0 && !uuid_valid(l->fsid))

@@ -290,11 +290,9 @@ static int add_selector(json_object *o, const char *key, const DeviceSelector *s
 }
 
 static int add_profile(json_object *a, const Profile *p) {
-        json_object *o = json_object_new_object();
-        if (!o || json_object_array_add(a, o) < 0) {
-                json_object_put(o);
+        json_object *o = json_array_add_object(a);
+        if (!o)
                 return -ENOMEM;
-        }
         json_object *pl = p->placement ? json_object_new_object() : NULL;
         if (json_add_string(o, "name", p->name) < 0 ||
             (p->placement ? json_add(o, "placement", pl) : add_null(o, "placement")) < 0 ||
@@ -346,11 +344,9 @@ static int add_profile(json_object *a, const Profile *p) {
 }
 
 static int add_host(json_object *a, const Host *h) {
-        json_object *o = json_object_new_object();
-        if (!o || json_object_array_add(a, o) < 0) {
-                json_object_put(o);
+        json_object *o = json_array_add_object(a);
+        if (!o)
                 return -ENOMEM;
-        }
         if (json_add_string(o, "name", h->name) < 0 ||
             json_add_string(o, "address", h->address) < 0 ||
             json_add_string(o, "transport", transport_kind_to_string(h->transport)) < 0 ||

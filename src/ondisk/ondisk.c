@@ -24,16 +24,21 @@ static uint64_t le64(const uint8_t *p) {
 
 /* ---- checksums and GUIDs ---- */
 
+/* The byte table of a reflected CRC-32 with polynomial poly (reversed form) */
+static void crc32_table_fill(uint32_t table[static 256], uint32_t poly) {
+        for (uint32_t i = 0; i < 256; i++) {
+                uint32_t c = i;
+                for (int k = 0; k < 8; k++)
+                        c = c & 1 ? poly ^ (c >> 1) : c >> 1;
+                table[i] = c;
+        }
+}
+
 uint32_t crc32_ieee(uint32_t crc, const void *data, size_t len) {
         static uint32_t table[256];
         static bool ready;
         if (!ready) {
-                for (uint32_t i = 0; i < 256; i++) {
-                        uint32_t c = i;
-                        for (int k = 0; k < 8; k++)
-                                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-                        table[i] = c;
-                }
+                crc32_table_fill(table, 0xedb88320u);
                 ready = true;
         }
         const uint8_t *p = data;
@@ -47,12 +52,7 @@ uint32_t crc32c_ceph(uint32_t crc, const void *data, size_t len) {
         static uint32_t table[256];
         static bool ready;
         if (!ready) {
-                for (uint32_t i = 0; i < 256; i++) {
-                        uint32_t c = i;
-                        for (int k = 0; k < 8; k++)
-                                c = c & 1 ? 0x82f63b78u ^ (c >> 1) : c >> 1;
-                        table[i] = c;
-                }
+                crc32_table_fill(table, 0x82f63b78u);
                 ready = true;
         }
         const uint8_t *p = data;

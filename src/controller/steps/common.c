@@ -29,6 +29,18 @@ int cs_record_set(CephAdmin *a, const char *name, json_object *value, Error *err
         return ceph_admin_run(a, ceph_argv_config_key_set(ceph_admin_cli(a), key, err), v, NULL, err);
 }
 
+/* Every key in the cluster's config-key store, sorted as `ceph config-key ls` lists them */
+int cs_config_key_ls(CephAdmin *a, char ***ret, Error *err) {
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(a, ceph_argv_config_key_ls(ceph_admin_cli(a), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        Error e = {};
+        if ((r = ceph_config_key_ls_parse(out, ret, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
+        return 0;
+}
+
 int cs_record_rm(CephAdmin *a, const char *name, Error *err) {
         _cleanup_(freep) char *key = record_key(a, name);
         if (!key)

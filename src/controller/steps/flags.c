@@ -330,14 +330,10 @@ static int flag_unset(ClusterSteps *cs, const char *flag, const char *host, bool
 /* unset-flag FLAG with scope host in before/gate/after: every host a record says cephprov
  * set it on (this run's, or one a failed or killed run left) */
 static int flag_unset_every_host(ClusterSteps *cs, const char *flag, bool restore, json_object *res, Error *err) {
-        _cleanup_(freep) char *out = NULL;
-        int r = ceph_admin_run(cs->admin, ceph_argv_config_key_ls(cs_cli(cs), err), NULL, &out, err);
+        _cleanup_strv_free_ char **keys = NULL;
+        int r = cs_config_key_ls(cs->admin, &keys, err);
         if (r < 0)
                 return r;
-        _cleanup_strv_free_ char **keys = NULL;
-        Error e = {};
-        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
-                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
         _cleanup_(freep) char *prefix = strprintf("cephprov/%s/" SAVED_PREFIX "flag-%s-", cs->admin->cluster, flag);
         json_object *hosts = json_object_new_array(), *left = json_object_new_array();
         if (!prefix || !hosts || !left || json_add(res, "hosts", hosts) < 0 || json_add(res, "left", left) < 0)

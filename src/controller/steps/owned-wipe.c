@@ -150,6 +150,18 @@ static int verify_owned_wipe(HostStepCtx *h, const Inventory *before, const Dest
         return 0;
 }
 
+/* An action done, as the step's result lists it under "done" */
+static int done_add(json_object *done, const DestroyAction *a, Error *err) {
+        json_object *d = json_array_add_object(done);
+        if (!d)
+                return error_set(err, ENOMEM, "out of memory");
+        json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
+        json_add_string(d, "device", a->device);
+        if (a->kind == DESTROY_DELETE_PARTITION)
+                json_add_u64(d, "partition", a->partnum);
+        return 0;
+}
+
 /* `bcache-teardown` and `wipe` with `owned: true` (destroy): what cephprov owns on the host,
  * from its inventory now (plan_destroy(), src/plan/plan-destroy.h), so that a re-run after a
  * kill finds what is left. bcache-teardown tears down the bcache of the host's OSDs and wipes
@@ -180,13 +192,8 @@ int host_step_owned(HostStepCtx *h, const char *op, json_object *args, json_obje
                         continue;
                 if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
                         return r;
-                json_object *d = json_object_new_object();
-                if (!d || json_object_array_add(done, d) < 0)
-                        return error_set(err, ENOMEM, "out of memory");
-                json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
-                json_add_string(d, "device", a->device);
-                if (a->kind == DESTROY_DELETE_PARTITION)
-                        json_add_u64(d, "partition", a->partnum);
+                if ((r = done_add(done, a, err)) < 0)
+                        return r;
                 if (a->kind != DESTROY_BCACHE_TEARDOWN)
                         freed += a->size;
                 if (teardown) {
@@ -292,13 +299,8 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                 if ((r = lease_before(h, a, err)) < 0 ||
                     (r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
                         return r;
-                json_object *d = json_object_new_object();
-                if (!d || json_object_array_add(done, d) < 0)
-                        return error_set(err, ENOMEM, "out of memory");
-                json_add_string(d, "action", destroy_action_kind_to_string(a->kind));
-                json_add_string(d, "device", a->device);
-                if (a->kind == DESTROY_DELETE_PARTITION)
-                        json_add_u64(d, "partition", a->partnum);
+                if ((r = done_add(done, a, err)) < 0)
+                        return r;
         }
         if ((r = verify_owned_wipe(h, inv, &p, err)) < 0)
                 return r;

@@ -107,14 +107,10 @@ int cluster_destroyed_hosts(CephAdmin *a, char ***ret, Error *err) {
 }
 
 int cluster_restore_records(CephAdmin *a, json_object **ret, Error *err) {
-        _cleanup_(freep) char *out = NULL;
-        int r = ceph_admin_run(a, ceph_argv_config_key_ls(ceph_admin_cli(a), err), NULL, &out, err);
+        _cleanup_strv_free_ char **keys = NULL;
+        int r = cs_config_key_ls(a, &keys, err);
         if (r < 0)
                 return r;
-        _cleanup_strv_free_ char **keys = NULL;
-        Error e = {};
-        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
-                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
         _cleanup_(freep) char *prefix = strprintf("cephprov/%s/", a->cluster);
         _cleanup_json_ json_object *list = json_object_new_array();
         if (!prefix || !list)
@@ -145,14 +141,10 @@ int cluster_restore_records(CephAdmin *a, json_object **ret, Error *err) {
 }
 
 int cluster_drained_hosts(CephAdmin *a, char ***ret, Error *err) {
-        _cleanup_(freep) char *out = NULL;
-        int r = ceph_admin_run(a, ceph_argv_config_key_ls(ceph_admin_cli(a), err), NULL, &out, err);
+        _cleanup_strv_free_ char **keys = NULL, **hosts = NULL;
+        int r = cs_config_key_ls(a, &keys, err);
         if (r < 0)
                 return r;
-        _cleanup_strv_free_ char **keys = NULL, **hosts = NULL;
-        Error e = {};
-        if ((r = ceph_config_key_ls_parse(out, &keys, &e)) < 0)
-                return error_set(err, EBADMSG, "'ceph config-key ls': %s", e.message);
         _cleanup_(freep) char *prefix = strprintf("cephprov/%s/drained/", a->cluster);
         if (!prefix)
                 return error_set(err, ENOMEM, "out of memory");

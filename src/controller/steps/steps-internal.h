@@ -42,6 +42,7 @@ const CephCli *cs_cli(ClusterSteps *cs);
 int cs_record_get(CephAdmin *a, const char *name, char **ret, Error *err);
 int cs_record_set(CephAdmin *a, const char *name, json_object *value, Error *err);
 int cs_record_rm(CephAdmin *a, const char *name, Error *err);
+int cs_config_key_ls(CephAdmin *a, char ***ret, Error *err);
 int cs_record_get_json(CephAdmin *a, const char *name, json_object **ret, Error *err);
 int cs_record_stamp(ClusterSteps *cs, json_object *rec);
 bool cs_record_of_other_run(ClusterSteps *cs, json_object *rec);
