@@ -113,6 +113,8 @@ static const char *role_guid(PartRole role) {
                 return CEPH_GUID_BLOCK_DB;
         case PART_ROLE_WAL:
                 return CEPH_GUID_BLOCK_WAL;
+        case PART_ROLE_CACHE:
+                return BCACHE_GUID;
         default:
                 return NULL;
         }
@@ -165,10 +167,9 @@ static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error 
                         continue;
                 const char *guid = role_guid(p->role);
                 if (!guid)
-                        return error_set(err, ENOTSUP, "host '%s': the convert plan wants a %s partition '%s' on '%s': "
-                                                       "bcache in a conversion is not built yet",
-                                         host_name(c), p->role == PART_ROLE_CACHE ? "bcache cache" : "journal",
-                                         p->partname, p->device);
+                        return error_set(err, ENOTSUP, "host '%s': the convert plan wants a journal partition '%s' on "
+                                                       "'%s': a conversion makes no FileStore OSD",
+                                         host_name(c), p->partname, p->device);
                 _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
                 if (!a || json_add_string(a, "device", p->device) < 0 || json_add_u64(a, "number", p->partnum) < 0 ||
                     json_add_u64(a, "offset", p->offset) < 0 || json_add_u64(a, "size", p->size) < 0 ||
@@ -182,9 +183,53 @@ static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error 
                         return r;
                 }
         }
+        return 0;
+}
+
+static int bcache_call(ConvertStepCtx *c, const ConvertOsd *o, const char *op, json_object *a, Error *err) {
+        _cleanup_json_ json_object *res = NULL;
+        int r = host_session_call(c->session, op, a, 0, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': osd.%d's bcache on '%s' (%s)", host_name(c), o->id,
+                                    o->data_device, op);
+        return 0;
+}
+
+/* The bcache of each OSD the layout puts on bcache, as apply builds it (plan.c, emit_bcache):
+ * a cache superblock on its new cache partition, a backing superblock on its data device
+ * (wiped by wipe-replaced), the backing attached to that cache set, then tuned (cache_mode,
+ * sequential_cutoff, writeback_percent, kept across reboots by a udev rule). Every op is
+ * idempotent: a re-run finds them done and goes on. */
+static int build_bcache(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
+        const Profile *prof = c->session->host->profile;
+        int r;
         for (size_t k = 0; k < n; k++) {
-                const ConvertOsd *o = convert_host_find_osd(h, ids[k]);
-                convert_phase(c->j, host_name(c), o->data_device, o->id, "repartitioned");
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[k]);
+                if (!o->wanted.bcache)
+                        continue;
+                const ConvertPart *cp = convert_host_created(c->plan, o->id, PART_ROLE_CACHE);
+                if (!cp || !prof)
+                        return error_set(err, EINVAL, "host '%s': osd.%d goes on bcache, but the convert plan has no "
+                                                      "cache partition for it", host_name(c), o->id);
+                const BcacheOptions *b = &prof->bcache;
+                log_info("host '%s': osd.%d: bcache on '%s' with its cache on partition %u '%s' of '%s'", host_name(c),
+                         o->id, o->data_device, cp->partnum, cp->partname, cp->device);
+                _cleanup_json_ json_object *mc = json_object_new_object(), *mb = json_object_new_object(),
+                                           *at = json_object_new_object(), *tu = json_object_new_object();
+                if (!mc || !mb || !at || !tu || json_add_string(mc, "device", cp->device) < 0 ||
+                    json_add_string(mc, "partname", cp->partname) < 0 || json_add_string(mc, "role", "cache") < 0 ||
+                    json_add_string(mb, "device", o->data_device) < 0 || json_add_string(mb, "role", "backing") < 0 ||
+                    json_add_string(at, "backing", o->data_device) < 0 ||
+                    json_add_string(at, "cache_device", cp->device) < 0 ||
+                    json_add_string(at, "cache_partname", cp->partname) < 0 ||
+                    json_add_string(tu, "backing", o->data_device) < 0 ||
+                    json_add_string(tu, "cache_mode", bcache_cache_mode_to_string(b->cache_mode)) < 0 ||
+                    json_add_u64(tu, "sequential_cutoff", b->sequential_cutoff) < 0 ||
+                    json_add_int(tu, "writeback_percent", b->writeback_percent) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = bcache_call(c, o, "make-bcache", mc, err)) < 0 || (r = bcache_call(c, o, "make-bcache", mb, err)) < 0 ||
+                    (r = bcache_call(c, o, "bcache-attach", at, err)) < 0 || (r = bcache_call(c, o, "bcache-tune", tu, err)) < 0)
+                        return r;
         }
         return 0;
 }
@@ -227,6 +272,15 @@ static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *me
                (!db_node || streq_ptr(m->db_path, db_node));
 }
 
+/* Its metadata's data device is a bcache device, or one on it (bluestore_bdev_devices:
+ * Ceph follows device-mapper's slaves). */
+static bool on_bcache(const CephOsdMetadata *m) {
+        STRV_FOREACH(d, m->bdev_devices)
+                if (startswith(*d, "bcache"))
+                        return true;
+        return startswith(m->bdev_path ?: "", "/dev/bcache");
+}
+
 static const char *part_node(const Inventory *inv, const char *device, const char *partname) {
         const InvDevice *d = inv ? inventory_find_device(inv, device) : NULL;
         for (size_t i = 0; d && i < d->n_partitions; i++)
@@ -256,8 +310,12 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
         const char *host = host_name(c);
         double t0 = clock_mono_sec();
 
-        if ((r = create_partitions(c, ids, n, err)) < 0)
+        if ((r = create_partitions(c, ids, n, err)) < 0 || (r = build_bcache(c, ids, n, err)) < 0)
                 return r;
+        for (size_t k = 0; k < n; k++) {
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[k]);
+                convert_phase(c->j, host, o->data_device, o->id, "repartitioned");
+        }
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
@@ -301,6 +359,8 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                 json_object *a = x->args = json_object_new_object();
                 if (!a || json_add_string(a, "device", o->data_device) < 0 || json_add_int(a, "osd_id", o->id) < 0 ||
                     json_add_string(a, "device_class", cls) < 0 || json_add_string(a, "objectstore", "bluestore") < 0 ||
+                    /* on the bcache device of the (backing) data device, build_bcache()'s */
+                    json_add_bool(a, "data_is_bcache", o->wanted.bcache) < 0 ||
                     /* the layout's osd.encrypted, as apply's creations have it */
                     json_add_bool(a, "encrypted", c->session->host->profile && c->session->host->profile->osd.encrypted) < 0 ||
                     (db && (json_add_string(a, "db_device", db->device) < 0 ||
@@ -415,6 +475,8 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                                 problem = "is not BlueStore in osd metadata";
                         else if (db_node && !streq_ptr(m->db_path, db_node))
                                 problem = "has its DB elsewhere than the planned partition in osd metadata";
+                        else if (o->wanted.bcache && !on_bcache(m))
+                                problem = "is not on a bcache device in osd metadata";
                 }
                 if (!problem)
                         break;
