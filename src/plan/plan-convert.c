@@ -593,6 +593,12 @@ static int plan_osd(ConvertCtx *c, int id) {
                         d = under;
                         on_bcache = b;
                 }
+                /* a bcacheN name is the order of registration at boot: another OSD's (up, its
+                 * label there) now, when the disk under this down OSD's LV is gone */
+                const InvOsd *other = d ? plan_find_osd(c->inv, d, false) : NULL;
+                const CephTreeOsd *ot = other && other->id != id ? ceph_osd_tree_find_osd(c->tree, other->id) : NULL;
+                if (ot && ot->status == CEPH_OSD_TREE_UP && (!t || t->status != CEPH_OSD_TREE_UP))
+                        d = NULL;
         }
         if (!d && c->replace && c->replace_slot >= 0 && (!t || t->status != CEPH_OSD_TREE_UP) &&
             !plan_find_osd(c->inv, c->replace, true)) {
