@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent-needs.h"
 #include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -195,6 +196,37 @@ static int bcache_call(ConvertStepCtx *c, const ConvertOsd *o, const char *op, j
         return 0;
 }
 
+/* What bcache needs on the host (the module, make-bcache, a udev rules directory), asked of
+ * the agent's preflight as apply's preflight asks it, the module loaded when it is merely
+ * not loaded (a conversion onto bcache is the first to use it on a host). */
+static int bcache_ready(ConvertStepCtx *c, Error *err) {
+        static const AgentNeed needs[] = { AGENT_NEED_BCACHE, AGENT_NEED_MAKE_BCACHE, AGENT_NEED_UDEV_RULES };
+        _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
+        json_object *l = json_object_new_array();
+        if (!a || !l || json_add(a, "needs", l) < 0 || json_add_bool(a, "load_modules", true) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < ELEMENTSOF(needs); i++)
+                if (json_object_array_add(l, json_object_new_string(agent_need_to_string(needs[i]))) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        int r = host_session_call(c->session, "preflight", a, 0, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': what bcache needs", host_name(c));
+        json_object *checks = NULL;
+        if (json_get_array(res, "checks", true, &checks, "preflight", err) < 0)
+                return -EIO;
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *ch = json_object_array_get_idx(checks, i);
+                const char *what = NULL, *text = NULL;
+                bool ok = false;
+                (void) json_get_string(ch, "check", false, &what, "preflight", NULL);
+                (void) json_get_string(ch, "reason", false, &text, "preflight", NULL);
+                (void) json_get_bool(ch, "ok", false, &ok, "preflight", NULL);
+                if (!ok)
+                        return error_set(err, ENOTSUP, "host '%s': %s: %s", host_name(c), what ?: "?", text ?: "not ready");
+        }
+        return 0;
+}
+
 /* The bcache of each OSD the layout puts on bcache, as apply builds it (plan.c, emit_bcache):
  * a cache superblock on its new cache partition, a backing superblock on its data device
  * (wiped by wipe-replaced), the backing attached to that cache set, then tuned (cache_mode,
@@ -202,6 +234,7 @@ static int bcache_call(ConvertStepCtx *c, const ConvertOsd *o, const char *op, j
  * idempotent: a re-run finds them done and goes on. */
 static int build_bcache(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
         const Profile *prof = c->session->host->profile;
+        bool loaded = false;
         int r;
         for (size_t k = 0; k < n; k++) {
                 const ConvertOsd *o = convert_host_find_osd(c->plan, ids[k]);
@@ -212,6 +245,9 @@ static int build_bcache(ConvertStepCtx *c, const int *ids, size_t n, Error *err)
                         return error_set(err, EINVAL, "host '%s': osd.%d goes on bcache, but the convert plan has no "
                                                       "cache partition for it", host_name(c), o->id);
                 const BcacheOptions *b = &prof->bcache;
+                if (!loaded && (r = bcache_ready(c, err)) < 0)
+                        return r;
+                loaded = true;
                 log_info("host '%s': osd.%d: bcache on '%s' with its cache on partition %u '%s' of '%s'", host_name(c),
                          o->id, o->data_device, cp->partnum, cp->partname, cp->device);
                 _cleanup_json_ json_object *mc = json_object_new_object(), *mb = json_object_new_object(),
