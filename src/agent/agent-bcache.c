@@ -512,7 +512,7 @@ int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char
  * VG whose only PV is this device and whose every LV carries an OSD's tags
  * (bcache_lvm_check_osd_vg()). LVM itself refuses to remove an LV that is open (an OSD still
  * running on it). Nothing held by device-mapper: nothing to do (returns 0). */
-int agent_release_osd_lvm(AgentState *s, const char *name, json_object *o, Error *err) {
+int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json_object *o, Error *err) {
         _cleanup_strv_free_ char **holders = block_holders(name);
         bool dm = false;
         STRV_FOREACH(h, holders)
@@ -540,6 +540,26 @@ int agent_release_osd_lvm(AgentState *s, const char *name, json_object *o, Error
                 return r;
         if ((r = bcache_lvm_check_osd_vg(pvs_out, lvs_out, node, err)) < 0)
                 return r == -ENOMEM ? error_set(err, ENOMEM, "out of memory") : r;
+        if (only_osd_id >= 0) {
+                /* every LV that OSD's: its tags say ceph.osd_id=N (a tag list, comma-separated) */
+                char want[32];
+                snprintf(want, sizeof(want), "ceph.osd_id=%d", only_osd_id);
+                for (const char *l = lvs_out; l && *l;) {
+                        const char *e = strchrnul(l, '\n');
+                        _cleanup_(freep) char *line = strndup(l, (size_t) (e - l));
+                        if (!line)
+                                return error_set(err, ENOMEM, "out of memory");
+                        bool mine = false, blank = true;
+                        for (char *t = line, *tok; (tok = strsep(&t, ", \t"));) {
+                                blank = blank && !*tok;
+                                mine = mine || streq(tok, want);
+                        }
+                        if (!blank && !mine)
+                                return error_set(err, EBUSY, "the volume group on '%s' holds a logical volume that is not "
+                                                             "osd.%d's (tags '%s'): not removed", node, only_osd_id, line);
+                        l = *e ? e + 1 : e;
+                }
+        }
         /* an encrypted OSD (ceph-volume's dmcrypt): its LUKS mapping over the LV holds it open,
          * and LVM would refuse to remove it */
         json_object *closed = json_object_new_array();
@@ -743,7 +763,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         r = block_dev_resolve(b.bcache_device, &bd, err);
                         /* an OSD's LVM on bcacheN goes first: it holds the device */
                         if (r >= 0)
-                                r = agent_release_osd_lvm(s, bd.name, o, err);
+                                r = agent_release_osd_lvm(s, bd.name, -1, o, err);
                         if (r >= 0)
                                 r = block_claim(&bd, &(ClaimOptions) { .what = "tear down bcache on", .allow_osd_id = { -1, -1 } },
                                                 &top, err);

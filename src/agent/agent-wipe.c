@@ -219,7 +219,7 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
                 }
                 if (!(lvm = json_object_new_object()))
                         return error_set(err, ENOMEM, "out of memory");
-                if ((r = agent_release_osd_lvm(s, d.name, lvm, err)) < 0)
+                if ((r = agent_release_osd_lvm(s, d.name, -1, lvm, err)) < 0)
                         return error_prefix(err, r, "refusing to wipe '%s'", d.path);
         }
         bool released = lvm && json_object_object_length(lvm) > 0;

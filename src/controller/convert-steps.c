@@ -389,6 +389,22 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                         convert_phase(c->j, host, o->data_device, o->id, "created");
                         continue;
                 }
+                /* a run killed inside ceph-volume: its `osd new` took the destroyed id back
+                 * (state new, never booted), so `--osd-id` refuses it ("already in use"). The
+                 * id is this conversion's (it destroyed it, and wipe-replaced ran only on a
+                 * destroyed id, under the cluster lock): destroyed again, its CRUSH place kept;
+                 * the half-made LVM goes in osd-create (redo_lvm_osd_id) */
+                const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, o->id);
+                if (d && d->exists && d->is_new && !d->destroyed && !d->up) {
+                        log_notice("host '%s': osd.%d is new and never booted (a creation of this conversion killed "
+                                   "half-way, osd uuid %s): destroying it again before it is made", host, o->id,
+                                   d->uuid ?: "unknown");
+                        if ((r = ceph_admin_run(c->admin, ceph_argv_osd_destroy(ceph_admin_cli(c->admin), o->id, err),
+                                                NULL, NULL, err)) < 0) {
+                                creations_done(xs, nk);
+                                return r;
+                        }
+                }
                 const char *cls = class_of(c, o, inv);
                 keep[nk] = (OsdKeep) { .host = host, .device = o->data_device, .device_class = cls, .id = o->id };
                 Creation *x = &xs[nk++];
@@ -397,6 +413,9 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                     json_add_string(a, "device_class", cls) < 0 || json_add_string(a, "objectstore", "bluestore") < 0 ||
                     /* on the bcache device of the (backing) data device, build_bcache()'s */
                     json_add_bool(a, "data_is_bcache", o->wanted.bcache) < 0 ||
+                    /* the id is destroyed and wipe-replaced made its data device blank: an LVM
+                     * of this id on it is this conversion's creation, killed half-way */
+                    json_add_int(a, "redo_lvm_osd_id", o->id) < 0 ||
                     /* the layout's osd.encrypted, as apply's creations have it */
                     json_add_bool(a, "encrypted", c->session->host->profile && c->session->host->profile->osd.encrypted) < 0 ||
                     (db && (json_add_string(a, "db_device", db->device) < 0 ||
