@@ -89,17 +89,29 @@ int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret
                         return r;
                 if (code != 0)
                         continue; /* not mounted (any more): a re-run */
-                if ((r = host_session_run(c->session, umount, 120, &code, err)) < 0)
-                        return r;
-                if (code != 0)
-                        return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is still in use?)",
-                                         host_name(c), dir, (long long) code, ids[i]);
-                /* checked: no mount point left (an over-mount would still be one) */
-                if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
-                        return r;
-                if (code == 0)
-                        return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount", host_name(c),
-                                         dir);
+                /* a BlueStore OSD of ceph-volume lvm (a reshape) has a tmpfs there, and one
+                 * per `ceph-volume lvm` prepare or activate that a killed run left: those go
+                 * layer by layer; anything else over-mounted stays refused */
+                char *tmpfs[] = { (char *) "findmnt", (char *) "-n", (char *) "-t", (char *) "tmpfs",
+                                  (char *) "--mountpoint", dir, NULL };
+                for (unsigned layer = 0;; layer++) {
+                        if ((r = host_session_run(c->session, umount, 120, &code, err)) < 0)
+                                return r;
+                        if (code != 0)
+                                return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is "
+                                                             "still in use?)", host_name(c), dir, (long long) code, ids[i]);
+                        /* checked: no mount point left (an over-mount would still be one) */
+                        if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
+                                return r;
+                        if (code != 0)
+                                break;
+                        int64_t t = 1;
+                        if (layer < 8 && (r = host_session_run(c->session, tmpfs, 30, &t, err)) < 0)
+                                return r;
+                        if (layer >= 8 || t != 0)
+                                return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount",
+                                                 host_name(c), dir);
+                }
                 json_object_array_add(done, json_object_new_int(ids[i]));
         }
         *ret = TAKE_PTR(res);

@@ -122,6 +122,14 @@ static int verify_owned_wipe(HostStepCtx *h, const Inventory *before, const Dest
                 const InvDevice *b = &before->devices[i];
                 const InvDevice *n = inventory_find_device(now, b->path);
                 bool wiped = planned(p, DESTROY_WIPE_DEVICE, b->path, 0);
+                /* the bcache device of a backing device torn down and wiped here (a rebuild
+                 * from bcache) is gone with its bcache */
+                bool torn = false;
+                for (size_t k = 0; !n && k < before->n_devices; k++)
+                        torn = torn || (streq_ptr(before->devices[k].content.bcache.bcache_device, b->path) &&
+                                        planned(p, DESTROY_WIPE_DEVICE, before->devices[k].path, 0));
+                if (torn)
+                        continue;
                 if (!n)
                         return error_set(err, EIO, "after the wipe on '%s': '%s' is gone from the inventory", host,
                                          b->path);
