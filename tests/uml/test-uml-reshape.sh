@@ -19,6 +19,9 @@
 #      `replace --dry-run` says what it does; `replace --yes`: the OSD back with its id on the
 #      new disk's bcache (its cache partition made again), tuned, HEALTH_OK, every PG
 #      active+clean, the objects identical.
+#   4. Back: the layout without bcache, `convert --reshape`: each OSD's bcache torn down as
+#      destroy does (LVM removed, dirty data flushed, shown), the ids kept on the plain HDDs,
+#      no bcache left, HEALTH_OK, the objects identical.
 # Prints the figures: apply, each OSD's creation, the conversion (both runs), the reboot,
 # the replacement.
 #
@@ -212,8 +215,26 @@ check_eq "osd.$failed on the new disk's bcache device" \
 check "after the replacement: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "after the replacement: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 
+# --- 4. and back: the layout without bcache, convert --reshape: each OSD's bcache torn down
+# (its LVM removed, dirty data flushed, the set unregistered), the OSDs made again on their
+# plain HDDs with their ids
+t_back=$SECONDS
+timeout 1500 "$CEPHPROV" convert "$dir/layout-plain.yaml" --hosts uml1 --reshape --yes >"$DIR/convert-back.out" 2>&1
+rc=$?
+t_back=$((SECONDS - t_back))
+check_eq "convert --reshape back onto plain disks exits 0" "$rc" 0 || grep -v warning "$DIR/convert-back.out" | tail -n 40
+check_eq "each OSD's bcache torn down, its flush shown" \
+        "$(grep -c "bcache-teardown: flushed .* of dirty data of '/dev/[^']*' in [0-9.]* s (" "$DIR/convert-back.out")" 2
+check_eq "the ids kept: ${ids_before}" "$(ceph_ osd ls-tree uml1 2>/dev/null | sort -n | paste -sd' ' -)" "$ids_before"
+check "each OSD on a plain HDD again (osd metadata): $(bdevs)" test "$(bdevs | tr ' ' '\n' | grep -c '^ubd[a-z]*$')" = 2
+check_eq "no bcache device and no cache set left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"; ls /sys/fs/bcache | grep -c -- -')" "0
+0"
+check "back on plain disks: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
+check "back on plain disks: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
+
 echo "figures: apply plain on uml1 ${t_apply} s (create-osd, 2 in parallel: ${osd_plain:-?} s)"
 echo "figures: convert --reshape onto bcache ${t_convert} s in all (killed after ${t_kill} s, the re-run ${t_rerun} s; create-osd on bcache: ${osd_bcache:-?} s)"
 echo "figures: reboot with hdd1 swapped to the other OSD up ${t_reboot} s; replace ${t_replace} s (create-osd ${osd_replace:-?} s)"
+echo "figures: convert --reshape back onto plain disks ${t_back} s"
 guest_done=1
 finish
