@@ -503,6 +503,23 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.db_device, agent_host(s));
         if (a.wal_device && !agent_device_allowed(s, a.wal_device))
                 return error_set(err, EPERM, "device '%s' is not in the allow-list of '%s'", a.wal_device, agent_host(s));
+        /* held until we return; every command below is gone by then, its whole process
+         * group included (agent_spawn), so a second osd-create never overlaps a first.
+         * Taken before the devices are checked: an agent whose controller is gone (a
+         * hang-up) is still stopping its ceph-volume, whose mkfs holds the device
+         * exclusively, and a re-run's check must wait for that, not refuse the device
+         * (seen in the kill sweep's hangup point: "claimed exclusively by another user"). */
+        _cleanup_(closep) int lock_fd = -1;
+        int64_t lock_timeout = OSD_LOCK_TIMEOUT;
+        r = json_get_int(args, "lock_timeout", false, &lock_timeout, "osd-create", err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (lock_timeout < 0 || lock_timeout > UINT_MAX)
+                return error_set(err, EINVAL, "osd-create: lock_timeout %" PRId64 " is out of range", lock_timeout);
+        if (!s->dry_run && (r = osd_lock(a.data, (unsigned) lock_timeout, &lock_fd, p, err)) < 0)
+                return r; /* the planned device: the controller waits on its name */
+        double t_lock = clock_mono_sec();
+
         /* a creation of this id killed inside `ceph-volume lvm create` (a conversion's, whose
          * controller proved the id destroyed and its data device made afresh by the run):
          * its volume group holds the device; it goes when every LV in it is that id's */
@@ -555,19 +572,6 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return 0;
         }
 
-        /* held until we return; every command below is gone by then, its whole process
-         * group included (agent_spawn), so a second osd-create never overlaps a first */
-        _cleanup_(closep) int lock_fd = -1;
-        int64_t lock_timeout = OSD_LOCK_TIMEOUT;
-        r = json_get_int(args, "lock_timeout", false, &lock_timeout, "osd-create", err);
-        if (r < 0 && r != -ENOENT)
-                return r;
-        if (lock_timeout < 0 || lock_timeout > UINT_MAX)
-                return error_set(err, EINVAL, "osd-create: lock_timeout %" PRId64 " is out of range", lock_timeout);
-        r = osd_lock(a.data, (unsigned) lock_timeout, &lock_fd, p, err); /* the planned device: the controller waits on its name */
-        if (r < 0)
-                return r;
-        double t_lock = clock_mono_sec();
 
         bool lvm = have_lvm();
         /* ceph-volume 16.2's `raw activate` opens no LUKS device: an encrypted raw OSD would

@@ -14,6 +14,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/strv.h"
+#include "basic/workers.h"
 #include "ceph/ceph-cluster.h"
 #include "controller/apply-osds.h"
 #include "exec/exec.h"
@@ -302,14 +303,26 @@ typedef struct Creation {
         json_object *res;
         Error err;
         int r;
-        pthread_t thread;
-        bool started;
 } Creation;
 
-static void *creation_main(void *userdata) {
-        Creation *x = userdata;
-        x->r = x->link->call(x->link->userdata, "osd-create", x->args, &x->res, &x->err);
-        return NULL;
+/* The creations of a host, all at once (the OSD flow bounds what runs in the cluster). */
+typedef struct Creations {
+        Creation *xs;
+        size_t n, next;
+        pthread_mutex_t mu;
+} Creations;
+
+static void *creation_worker(void *userdata) {
+        Creations *cs = userdata;
+        for (;;) {
+                pthread_mutex_lock(&cs->mu);
+                size_t i = cs->next < cs->n ? cs->next++ : cs->n;
+                pthread_mutex_unlock(&cs->mu);
+                if (i >= cs->n)
+                        return NULL;
+                Creation *x = &cs->xs[i];
+                x->r = x->link->call(x->link->userdata, "osd-create", x->args, &x->res, &x->err);
+        }
 }
 
 /* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
@@ -339,8 +352,6 @@ static const char *part_node(const Inventory *inv, const char *device, const cha
 
 static void creations_done(Creation *x, size_t n) {
         for (size_t i = 0; x && i < n; i++) {
-                if (x[i].started)
-                        pthread_join(x[i].thread, NULL);
                 json_object_put(x[i].args);
                 json_object_put(x[i].res);
         }
@@ -464,20 +475,13 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                         return error_set(err, EIO, "host '%s': no agent link for the OSD creations", host);
                 }
         }
-        for (size_t i = 0; i < nk; i++) {
+        for (size_t i = 0; i < nk; i++)
                 xs[i].link = link;
-                int e = pthread_create(&xs[i].thread, NULL, creation_main, &xs[i]);
-                if (e != 0) {
-                        xs[i].r = error_set(&xs[i].err, e, "cannot start a thread: %s", strerror(e));
-                        continue;
-                }
-                xs[i].started = true;
-        }
+        Creations cs = { .xs = xs, .n = nk, .mu = PTHREAD_MUTEX_INITIALIZER };
+        workers_run((unsigned) nk, creation_worker, &cs);
+        pthread_mutex_destroy(&cs.mu);
         int first = 0;
         for (size_t i = 0; i < nk; i++) {
-                if (xs[i].started)
-                        pthread_join(xs[i].thread, NULL);
-                xs[i].started = false;
                 if (xs[i].r < 0 && !first)
                         first = error_set(err, -xs[i].r, "host '%s': osd.%d on '%s': %s", host, keep[i].id,
                                           keep[i].device, xs[i].err.message);

@@ -2,274 +2,156 @@
 #include "exec.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "basic/clock-util.h"
-#include "basic/workers.h"
-#include "basic/color.h"
 #include "basic/json-util.h"
 #include "basic/strv.h"
+#include "exec/waves.h"
 
-typedef struct Global {
-        const ExecOptions *o;
-        pthread_mutex_t mu;        /* counters, output, next_host */
-        size_t total, finished;
-        size_t hosts_total, hosts_finished;
-        size_t next_host;
-        double start;
-} Global;
-
-typedef struct HostRun {
-        Global *g;
-        const HostPlan *hp;
-        const HostLink *link;
-        StepState *state;
-        pthread_mutex_t mu;
-        pthread_cond_t cv;
-        unsigned running_serial;
-        unsigned running_osd;
-        char *log;
-        size_t log_len;
-        FILE *logf;
-        HostReport *report;
-} HostRun;
+/* apply's disk plan is run by the wave executor (waves.h): one wave of the plan's hosts that
+ * have selected steps, each host's steps a list run by their deps, OSD creations PARALLEL
+ * (up to parallel_osds) and every other step HOST_SERIAL. This file only translates: the
+ * plan into a WavePlan, the wave report into apply's report. */
 
 bool step_in_stages(const Step *s, unsigned stages) {
         return step_kind_class(s->kind) == STEP_CLASS_OSD ? (stages & STAGE_OSDS) : (stages & STAGE_DISKS);
-}
-
-static const Step *step_by_id(const HostPlan *hp, unsigned id, size_t *ret_index) {
-        for (size_t i = 0; i < hp->n_steps; i++)
-                if (hp->steps[i].id == id) {
-                        *ret_index = i;
-                        return &hp->steps[i];
-                }
-        return NULL;
 }
 
 static const char *step_subject(const Step *s) {
         return s->partname ? s->partname : s->device;
 }
 
-static void journal_step(HostRun *h, const Step *s, const char *event, const char *error) {
-        Journal *j = h->g->o->journal;
-        if (!j)
-                return;
-        json_object *f = json_object_new_object();
-        if (!f)
-                return;
-        json_add_string(f, "host", h->hp->host);
-        json_add_int(f, "step", s->id);
-        json_add_string(f, "kind", step_kind_to_string(s->kind));
-        json_add_string(f, "device", s->device);
-        json_add_string(f, "partname", s->partname);
-        json_add_string(f, "error", error);
-        Error err = {};
-        if (journal_append(j, event, f, &err) < 0)
-                fprintf(h->logf, "  warning: %s\n", err.message);
+static ssize_t step_index(const HostPlan *hp, unsigned id) {
+        for (size_t i = 0; i < hp->n_steps; i++)
+                if (hp->steps[i].id == id)
+                        return (ssize_t) i;
+        return -1;
 }
 
-static void progress_update(Global *g) {
-        if (!g->o->progress)
-                return;
-        fprintf(g->o->progress, "\r[%zu/%zu steps, %zu/%zu hosts done, %.1f s] ", g->finished, g->total,
-                g->hosts_finished, g->hosts_total, clock_mono_sec() - g->start);
-        fflush(g->o->progress);
-}
+/* One host as the executor sees it: its selected steps, each with its request. */
+typedef struct ExecHost {
+        const HostPlan *hp;
+        WaveStep *steps;
+        size_t n_steps;
+        size_t *deps;            /* every step's deps, back to back */
+        size_t *plan_index;      /* n_steps: the step's index in hp->steps */
+        char **titles;
+        size_t n_left_out;       /* selected, but a step it depends on is not */
+        char *left_out_log;      /* their lines, for the host's report */
+} ExecHost;
 
-/* Runs one step outside the host lock. Returns 0 or a negative errno with err set. */
-static int step_execute(HostRun *h, const Step *s, Error *err) {
-        const ExecOptions *o = h->g->o;
-        _cleanup_json_ json_object *req = NULL;
-
-        int r = o->step_request(s, &req, err);
-        if (r < 0)
-                return r;
-        const char *op = json_object_get_string(json_object_object_get(req, "op"));
-        json_object *args = json_object_object_get(req, "args");
-        if (!op)
-                return error_set(err, EINVAL, "host '%s': step #%u (%s) has no agent operation", h->hp->host, s->id,
-                                 step_kind_to_string(s->kind));
-
-        if (o->dry_run) {
-                pthread_mutex_lock(&h->mu);
-                fprintf(h->logf, "  would run %s %s\n", op,
-                        json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-                pthread_mutex_unlock(&h->mu);
-                return 0;
+static void exec_host_done(ExecHost *h) {
+        for (size_t i = 0; i < h->n_steps; i++) {
+                json_object_put(h->steps[i].args);
+                json_object_put(h->steps[i].record);
         }
-
-        if (o->guard && (r = o->guard(o->guard_userdata, err)) < 0)
-                return r;
-        _cleanup_json_ json_object *result = NULL;
-        return h->link->call(h->link->userdata, op, args, &result, err);
+        free(h->steps);
+        free(h->deps);
+        free(h->plan_index);
+        strv_free(h->titles);
+        free(h->left_out_log);
 }
 
-/* Marks pending steps whose dependencies failed as skipped. Called with h->mu held. */
-static void skip_orphans(HostRun *h) {
-        bool changed = true;
-        while (changed) {
-                changed = false;
-                for (size_t i = 0; i < h->hp->n_steps; i++) {
-                        if (h->state[i] != STEP_STATE_PENDING)
-                                continue;
-                        const Step *s = &h->hp->steps[i];
-                        for (size_t d = 0; d < s->n_deps; d++) {
-                                size_t k;
-                                if (!step_by_id(h->hp, s->deps[d], &k))
-                                        continue;
-                                if (h->state[k] == STEP_STATE_FAILED || h->state[k] == STEP_STATE_SKIPPED) {
-                                        h->state[i] = STEP_STATE_SKIPPED;
-                                        h->report->n_skipped++;
-                                        fprintf(h->logf, "  skipped  #%u %s %s: step #%u did not succeed\n", s->id,
-                                                step_kind_to_string(s->kind), step_subject(s), s->deps[d]);
-                                        pthread_mutex_lock(&h->g->mu);
-                                        h->g->finished++;
-                                        pthread_mutex_unlock(&h->g->mu);
-                                        changed = true;
-                                        break;
-                                }
-                        }
+/* The host's steps in the stages, minus those a step outside them must precede (left out,
+ * as the plan's own order would leave them: their input is not made by this run). */
+static int exec_host_build(ExecHost *h, const HostPlan *hp, const ExecOptions *o, Error *err) {
+        *h = (ExecHost) { .hp = hp };
+        size_t n = hp->n_steps, n_deps = 0;
+        _cleanup_(freep) ssize_t *lane_of = calloc(n ? n : 1, sizeof(ssize_t));
+        h->steps = calloc(n ? n : 1, sizeof(WaveStep));
+        h->plan_index = calloc(n ? n : 1, sizeof(size_t));
+        h->titles = calloc(n + 1, sizeof(char *));
+        for (size_t i = 0; i < n; i++)
+                n_deps += hp->steps[i].n_deps;
+        h->deps = calloc(n_deps ? n_deps : 1, sizeof(size_t));
+        _cleanup_(fclosep) FILE *log = NULL;
+        size_t log_len = 0;
+        if (!lane_of || !h->steps || !h->plan_index || !h->titles || !h->deps ||
+            !(log = open_memstream(&h->left_out_log, &log_len)))
+                return error_set(err, ENOMEM, "out of memory");
+
+        size_t used_deps = 0;
+        for (size_t i = 0; i < n; i++) {
+                const Step *s = &hp->steps[i];
+                lane_of[i] = -1;
+                if (!step_in_stages(s, o->stages))
+                        continue;
+                /* its deps: in the list (earlier, as the plan orders them) or it is left out */
+                const Step *missing = NULL;
+                size_t first_dep = used_deps;
+                for (size_t d = 0; d < s->n_deps && !missing; d++) {
+                        ssize_t k = step_index(hp, s->deps[d]);
+                        if (k < 0)
+                                continue; /* a step of no list (the plan's own business) */
+                        if (lane_of[k] < 0)
+                                missing = &hp->steps[k];
+                        else
+                                h->deps[used_deps++] = (size_t) lane_of[k];
                 }
-        }
-}
-
-static bool deps_done(HostRun *h, const Step *s) {
-        for (size_t d = 0; d < s->n_deps; d++) {
-                size_t k;
-                if (step_by_id(h->hp, s->deps[d], &k) && h->state[k] != STEP_STATE_DONE)
-                        return false;
-        }
-        return true;
-}
-
-static void *host_worker(void *userdata) {
-        HostRun *h = userdata;
-        const ExecOptions *o = h->g->o;
-        unsigned parallel = o->parallel_osds ? o->parallel_osds : 1;
-
-        pthread_mutex_lock(&h->mu);
-        for (;;) {
-                skip_orphans(h);
-
-                ssize_t pick = -1;
-                bool pending = false, running = h->running_serial + h->running_osd > 0;
-                for (size_t i = 0; i < h->hp->n_steps; i++) {
-                        if (h->state[i] != STEP_STATE_PENDING)
-                                continue;
-                        pending = true;
-                        const Step *s = &h->hp->steps[i];
-                        bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
-                        if (osd ? h->running_osd >= parallel : h->running_serial > 0)
-                                continue;
-                        if (!deps_done(h, s))
-                                continue;
-                        pick = (ssize_t) i;
-                        break;
-                }
-
-                if (!pending && !running)
-                        break;
-                if (pick < 0) {
-                        if (!pending)
-                                break; /* others still run, nothing left to start */
-                        pthread_cond_wait(&h->cv, &h->mu);
+                if (missing) {
+                        used_deps = first_dep;
+                        h->n_left_out++;
+                        fprintf(log, "  skipped  #%u %s %s: step #%u is not run\n", s->id, step_kind_to_string(s->kind),
+                                step_subject(s), missing->id);
                         continue;
                 }
 
-                const Step *s = &h->hp->steps[pick];
-                bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
-                h->state[pick] = STEP_STATE_RUNNING;
-                if (osd)
-                        h->running_osd++;
-                else
-                        h->running_serial++;
-                pthread_mutex_unlock(&h->mu);
-
-                journal_step(h, s, "step-start", NULL);
-                exec_test_hold(step_kind_to_string(s->kind), false);
-                double t0 = clock_mono_sec();
-                Error err = {};
-                int r = step_execute(h, s, &err);
-                double dt = clock_mono_sec() - t0;
-                journal_step(h, s, r < 0 ? "step-failed" : "step-done", r < 0 ? err.message : NULL);
-
-                pthread_mutex_lock(&h->mu);
-                if (osd)
-                        h->running_osd--;
-                else
-                        h->running_serial--;
-                if (r < 0) {
-                        h->state[pick] = STEP_STATE_FAILED;
-                        h->report->n_failed++;
-                        if (!h->report->first_error)
-                                h->report->first_error = strdup(err.message);
-                        /* coloured for the stream the buffered log is printed to */
-                        fprintf(h->logf, "  %sFAILED%s   #%u %s %s (%.1f s): %s\n", color_on(o->out, COLOR_ERROR),
-                                color_off(o->out), s->id, step_kind_to_string(s->kind),
-                                step_subject(s), dt, err.message);
-                } else {
-                        h->state[pick] = STEP_STATE_DONE;
-                        h->report->n_done++;
-                        fprintf(h->logf, "  %-8s #%u %s %s (%.1f s)\n", o->dry_run ? "planned" : "done", s->id,
-                                step_kind_to_string(s->kind), step_subject(s), dt);
+                _cleanup_json_ json_object *req = NULL;
+                int r = o->step_request(s, &req, err);
+                if (r < 0)
+                        return r;
+                if (!json_object_get_string(json_object_object_get(req, "op")))
+                        return error_set(err, EINVAL, "host '%s': step #%u (%s) has no agent operation", hp->host,
+                                         s->id, step_kind_to_string(s->kind));
+                json_object *rec = json_object_new_object();
+                char *title = strprintf("#%u %s %s", s->id, step_kind_to_string(s->kind), step_subject(s));
+                size_t k = h->n_steps;
+                h->titles[k] = title;
+                if (!rec || !title) {
+                        json_object_put(rec);
+                        return error_set(err, ENOMEM, "out of memory");
                 }
-                pthread_mutex_lock(&h->g->mu);
-                h->g->finished++;
-                progress_update(h->g);
-                pthread_mutex_unlock(&h->g->mu);
-                pthread_cond_broadcast(&h->cv);
+                /* what apply's resume reads back (journal_unfinished_steps()) */
+                json_add_int(rec, "step", s->id);
+                json_add_string(rec, "kind", step_kind_to_string(s->kind));
+                json_add_string(rec, "device", s->device);
+                json_add_string(rec, "partname", s->partname);
+                bool osd = step_kind_class(s->kind) == STEP_CLASS_OSD;
+                h->steps[k] = (WaveStep) {
+                        .name = step_kind_to_string(s->kind),
+                        .target = WAVE_TARGET_HOST,
+                        .class = osd ? WAVE_CLASS_PARALLEL : WAVE_CLASS_HOST_SERIAL,
+                        .args = TAKE_PTR(req),
+                        .deps = h->deps + first_dep,
+                        .n_deps = used_deps - first_dep,
+                        .title = title,
+                        .record = rec,
+                };
+                h->plan_index[k] = i;
+                lane_of[i] = (ssize_t) k;
+                h->n_steps++;
         }
-        pthread_cond_broadcast(&h->cv);
-        pthread_mutex_unlock(&h->mu);
-        return NULL;
+        if (fflush(log) != 0)
+                return error_set(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+/* The executor's host link: the step's args are apply's whole request, {"op", "args"}. */
+static int request_call(void *userdata, const char *name, json_object *req, json_object **ret, Error *err) {
+        const HostLink *link = userdata;
+        const char *op = json_object_get_string(json_object_object_get(req, "op"));
+        json_object *args = json_object_object_get(req, "args");
+        _cleanup_json_ json_object *empty = NULL;
+        if (!args && !(args = empty = json_object_new_object()))
+                return error_set(err, ENOMEM, "out of memory");
+        return link->call(link->userdata, op, args, ret, err);
 }
 
 static const HostLink *link_find(const HostLink *links, size_t n, const char *host) {
         for (size_t i = 0; i < n; i++)
                 if (streq(links[i].host, host))
                         return &links[i];
-        return NULL;
-}
-
-static void host_run(HostRun *h) {
-        const ExecOptions *o = h->g->o;
-        double t0 = clock_mono_sec();
-        workers_run(o->parallel_osds ? o->parallel_osds : 1, host_worker, h);
-        h->report->seconds = clock_mono_sec() - t0;
-}
-
-static void *host_pool_worker(void *userdata) {
-        HostRun *runs = userdata;
-        Global *g = runs[0].g;
-
-        for (;;) {
-                pthread_mutex_lock(&g->mu);
-                size_t i = g->next_host++;
-                pthread_mutex_unlock(&g->mu);
-                if (i >= g->hosts_total)
-                        break;
-
-                HostRun *h = &runs[i];
-                host_run(h);
-
-                fflush(h->logf);
-                pthread_mutex_lock(&g->mu);
-                g->hosts_finished++;
-                if (g->o->progress)
-                        fputs("\r\033[K", g->o->progress);
-                if (g->o->out) {
-                        HostReport *rep = h->report;
-                        fprintf(g->o->out, "host %s: %zu done, %zu failed, %zu skipped (%.1f s)\n%s", h->hp->host,
-                                rep->n_done, rep->n_failed, rep->n_skipped, rep->seconds, h->log ? h->log : "");
-                        fflush(g->o->out);
-                }
-                progress_update(g);
-                pthread_mutex_unlock(&g->mu);
-        }
         return NULL;
 }
 
@@ -286,70 +168,85 @@ ExecReport *exec_report_free(ExecReport *r) {
 }
 
 int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOptions *o, ExecReport **ret, Error *err) {
+        if (!o->step_request)
+                return error_set(err, EINVAL, "executor has no step translator");
         _cleanup_(exec_report_freep) ExecReport *rep = calloc(1, sizeof(ExecReport));
         if (!rep || !(rep->hosts = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(HostReport))))
                 return error_set(err, ENOMEM, "out of memory");
-        if (!o->step_request)
-                return error_set(err, EINVAL, "executor has no step translator");
+        for (size_t i = 0; i < p->n_hosts; i++, rep->n_hosts++)
+                if (!(rep->hosts[i].host = strdup(p->hosts[i].host)))
+                        return error_set(err, ENOMEM, "out of memory");
 
-        Global g = { .o = o, .hosts_total = p->n_hosts, .start = clock_mono_sec() };
-        pthread_mutex_init(&g.mu, NULL);
+        ExecHost *eh = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(ExecHost));
+        WaveHost *wh = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(WaveHost));
+        HostLink *wl = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(HostLink));
+        size_t *wave_host = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(size_t)); /* wh[k] is host wave_host[k] */
+        unsigned *one_wave = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(unsigned));   /* every host in wave 1 */
+        size_t n_built = 0, n_wh = 0, n_wl = 0;
+        int r = eh && wh && wl && wave_host && one_wave ? 0 : error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < p->n_hosts; i++, n_built++) {
+                r = exec_host_build(&eh[i], &p->hosts[i], o, err);
+                if (r < 0 || eh[i].n_steps == 0)
+                        continue;
+                wave_host[n_wh] = i;
+                one_wave[n_wh] = 1;
+                wh[n_wh++] = (WaveHost) { .name = p->hosts[i].host, .steps = eh[i].steps, .n_steps = eh[i].n_steps,
+                                          .by_deps = true };
+                const HostLink *l = link_find(links, n_links, p->hosts[i].host);
+                if (l)
+                        wl[n_wl++] = (HostLink) { .host = l->host, .call = request_call, .userdata = (void *) l };
+                else if (!o->dry_run)
+                        r = error_set(err, EINVAL, "no connection to host '%s'", p->hosts[i].host);
+        }
 
-        HostRun *runs = calloc(p->n_hosts ? p->n_hosts : 1, sizeof(HostRun));
-        if (!runs)
-                return error_set(err, ENOMEM, "out of memory");
+        /* the hosts' lines of steps left out come first: nothing of theirs runs */
+        for (size_t i = 0; r >= 0 && o->out && i < n_built; i++)
+                if (eh[i].n_left_out > 0)
+                        fprintf(o->out, "host %s: %zu step%s left out\n%s", eh[i].hp->host, eh[i].n_left_out,
+                                eh[i].n_left_out == 1 ? "" : "s", eh[i].left_out_log);
 
-        int r = 0;
-        for (size_t i = 0; i < p->n_hosts; i++) {
-                const HostPlan *hp = &p->hosts[i];
-                HostRun *h = &runs[i];
-                h->g = &g;
-                h->hp = hp;
-                h->report = &rep->hosts[i];
-                h->report->host = strdup(hp->host);
-                rep->n_hosts++;
-                pthread_mutex_init(&h->mu, NULL);
-                pthread_cond_init(&h->cv, NULL);
-                h->state = calloc(hp->n_steps ? hp->n_steps : 1, sizeof(StepState));
-                h->logf = open_memstream(&h->log, &h->log_len);
-                if (!h->report->host || !h->state || !h->logf) {
+        _cleanup_(wave_report_freep) WaveReport *wr = NULL;
+        if (r >= 0 && n_wh > 0) {
+                /* one wave: the hosts side by side (parallel_hosts), none waiting for another */
+                WavePlan wp = { .id = "apply", .hosts = wh, .n_hosts = n_wh, .waves = one_wave,
+                                .on_failure = WAVE_ON_FAILURE_CONTINUE };
+                WaveOptions wo = {
+                        .parallel_hosts = o->parallel_hosts ? o->parallel_hosts : 1,
+                        .parallel_steps = o->parallel_osds ? o->parallel_osds : 1,
+                        .host_links = wl,
+                        .n_host_links = n_wl,
+                        .journal = o->journal,
+                        .out = o->out,
+                        .progress = o->progress,
+                        .dry_run = o->dry_run,
+                        .guard = o->guard,
+                        .guard_userdata = o->guard_userdata,
+                };
+                r = waves_run(&wp, &wo, &wr, err);
+        }
+
+        for (size_t k = 0; r >= 0 && wr && k < wr->n_hosts; k++) {
+                const WaveHostReport *w = &wr->hosts[k];
+                HostReport *h = &rep->hosts[wave_host[k]];
+                h->n_done = w->n_done;
+                h->n_failed = w->n_failed;
+                h->n_skipped = w->n_not_run;
+                h->seconds = w->seconds;
+                if (w->first_error && !(h->first_error = strdup(w->first_error)))
                         r = error_set(err, ENOMEM, "out of memory");
-                        break;
-                }
-                bool any = false;
-                for (size_t k = 0; k < hp->n_steps; k++)
-                        if (!step_in_stages(&hp->steps[k], o->stages))
-                                h->state[k] = STEP_STATE_SKIPPED; /* not selected: not counted */
-                        else {
-                                any = true;
-                                g.total++;
-                        }
-                h->link = link_find(links, n_links, hp->host);
-                if (any && !h->link && !o->dry_run) {
-                        r = error_set(err, EINVAL, "no connection to host '%s'", hp->host);
-                        break;
-                }
         }
+        for (size_t i = 0; r >= 0 && i < n_built; i++)
+                rep->hosts[i].n_skipped += eh[i].n_left_out;
+        if (wr)
+                rep->seconds = wr->seconds;
 
-        if (r >= 0) {
-                unsigned n = o->parallel_hosts ? o->parallel_hosts : 1;
-                if (n > p->n_hosts)
-                        n = (unsigned) p->n_hosts;
-                if (p->n_hosts > 0)
-                        workers_run(n, host_pool_worker, runs);
-        }
-
-        for (size_t i = 0; i < p->n_hosts; i++) {
-                HostRun *h = &runs[i];
-                if (h->logf)
-                        fclose(h->logf);
-                free(h->log);
-                free(h->state);
-                pthread_mutex_destroy(&h->mu);
-                pthread_cond_destroy(&h->cv);
-        }
-        free(runs);
-        pthread_mutex_destroy(&g.mu);
+        for (size_t i = 0; i < n_built; i++)
+                exec_host_done(&eh[i]);
+        free(eh);
+        free(wh);
+        free(wl);
+        free(wave_host);
+        free(one_wave);
         if (r < 0)
                 return r;
 
@@ -358,8 +255,6 @@ int exec_run(const Plan *p, const HostLink *links, size_t n_links, const ExecOpt
                 rep->n_failed += rep->hosts[i].n_failed;
                 rep->n_skipped += rep->hosts[i].n_skipped;
         }
-        rep->seconds = clock_mono_sec() - g.start;
-
         bool failed = rep->n_failed > 0;
         *ret = TAKE_PTR(rep);
         if (failed)

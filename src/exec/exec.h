@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The executor: runs a plan's steps with bounded parallelism per host and across hosts.
- * Steps that change a device's partition table or bcache state run one at a time per host;
- * OSD creations run up to `parallel_osds` at once per host. A failed step skips the steps
- * that depend on it on that host, not the other hosts. Each host's messages are buffered and
- * printed whole when that host finishes, so output never interleaves. Every step's start and
- * outcome goes to the journal (fsynced) before and after it runs. */
+/* apply's disk plan, run by the wave executor (waves.h): steps with bounded parallelism per
+ * host and across hosts. Steps that change a device's partition table or bcache state run
+ * one at a time per host; OSD creations run up to `parallel_osds` at once per host. A failed
+ * step skips the steps that depend on it on that host, not the other hosts. Each host's
+ * messages are buffered and printed whole when that host finishes, so output never
+ * interleaves. Every step's start and outcome goes to the journal (fsynced) before and after
+ * it runs, as the wave executor's records ("wave-step-start", ...) with the step's "kind",
+ * "device" and "partname". */
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -47,14 +49,6 @@ typedef struct ExecOptions {
         int (*guard)(void *userdata, Error *err);
         void *guard_userdata;
 } ExecOptions;
-
-typedef enum StepState {
-        STEP_STATE_PENDING,
-        STEP_STATE_RUNNING,
-        STEP_STATE_DONE,
-        STEP_STATE_FAILED,
-        STEP_STATE_SKIPPED,  /* a dependency failed, or not in the selected stages */
-} StepState;
 
 typedef struct HostReport {
         char *host;

@@ -433,7 +433,9 @@ int journal_unfinished_steps(const JournalSnapshot *s, const char *kind, char **
                 for (k = 0; hosts[k]; k++)
                         if (streq(hosts[k], x.host) && streq(devs[k], x.device))
                                 break;
-                bool started = streq(x.event, "step-start");
+                /* apply's steps as the wave executor records them, or as an older
+                 * cephprov did (its own executor's "step-start") */
+                bool started = streq(x.event, "wave-step-start") || streq(x.event, "step-start");
                 if (hosts[k] && !started) {
                         free(hosts[k]);
                         free(devs[k]);

@@ -62,8 +62,8 @@ int journal_done_step_keys(const char *path, const char *waves_id, char ***ret_k
  * osd-allocated (an id decided for host:device), osd-half-made-owned /
  * osd-half-made-refused (a half-made OSD proven cephprov's, or not), osd-phase,
  * osd-created, osd-failed, osd-id-recreated, osd-released, osd-resumed,
- * osd-resume-failed, osd-wait-up, osd-all-up. The executor's step records (step-start and
- * its outcome) carry "host", "kind" and "device". Nothing outside this module parses
+ * osd-resume-failed, osd-wait-up, osd-all-up. The executor's step records (wave-step-start
+ * and its outcome; step-start from an older cephprov) carry "host", "kind" and "device". Nothing outside this module parses
  * journal records: the flow asks the queries below. */
 
 /* Appends an OSD record: host and device (NULL: left out), osd_id when id >= 0, osd_fsid
@@ -81,9 +81,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(JournalSnapshot *, journal_snapshot_free);
 size_t journal_snapshot_size(const JournalSnapshot *s);
 
 /* Steps of `kind` ("create-osd") whose latest record for their host and device is a
- * "step-start": a run died while they ran. Reads every record with "kind" == kind, "host"
- * and "device": a step-start adds host:device (once, where it first started), any other
- * event for it (its outcome) removes it. Two NULL-terminated lists of equal length, in the
+ * start: a run died while they ran. Reads every record with "kind" == kind, "host" and
+ * "device": a wave-step-start (or step-start) adds host:device (once, where it first
+ * started), any other event for it (its outcome) removes it. Two NULL-terminated lists of equal length, in the
  * order they started. */
 int journal_unfinished_steps(const JournalSnapshot *s, const char *kind, char ***ret_hosts, char ***ret_devices,
                              Error *err);

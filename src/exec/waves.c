@@ -34,9 +34,14 @@ typedef struct Lane {
         FILE *logf;                   /* buffered, printed whole when the list ends */
         pthread_mutex_t mu;           /* logf, failed, the PARALLEL group below */
         pthread_cond_t cv;            /* a step of the group ended */
-        size_t group_first, group_end;
-        unsigned char *group_state;   /* per step of the group: 0 pending, 1 running, 2 over */
+        /* the pool (a PARALLEL group, or a whole by_deps list): its range, each step's state
+         * (POOL_*; n_steps entries), what runs */
+        size_t pool_first, pool_end;
+        unsigned char *state;
+        unsigned running_serial, running_parallel;
 } Lane;
+
+enum { POOL_PENDING, POOL_RUNNING, POOL_DONE, POOL_NOT_DONE };
 
 struct WaveCall {
         Run *run;
@@ -223,6 +228,14 @@ static const char *lane_subject(const Lane *l) {
         return l->host ? l->host->name : "cluster";
 }
 
+/* How the list's report names step i: its title, or "<index> <name>". */
+static const char *step_label(const Lane *l, size_t i, char *buf, size_t len) {
+        if (l->steps[i].title)
+                return l->steps[i].title;
+        snprintf(buf, len, "%zu %s", i, l->steps[i].name);
+        return buf;
+}
+
 static void journal_step(Lane *l, size_t i, const char *event, const Error *e, double seconds) {
         Journal *j = l->run->o->journal;
         if (!j)
@@ -239,6 +252,11 @@ static void journal_step(Lane *l, size_t i, const char *event, const Error *e, d
         json_add_u64(f, "index", i);
         json_add_string(f, "name", l->steps[i].name);
         json_add_string(f, "target", l->steps[i].target == WAVE_TARGET_HOST ? "host" : "cluster");
+        if (l->steps[i].record) {
+                json_object_object_foreach(l->steps[i].record, k, v)
+                        if (!json_object_object_get_ex(f, k, NULL))
+                                json_add(f, k, json_object_get(v));
+        }
         if (e) {
                 json_add_string(f, "error", e->message);
                 json_add_string(f, "errno", errno_name(e->code));
@@ -271,7 +289,9 @@ static bool step_acquire(Lane *l, const WaveStep *s) {
                 pthread_mutex_lock(&l->mu);
                 bool lane_failed = l->failed;
                 pthread_mutex_unlock(&l->mu);
-                if (!restore && (run->stop_new || lane_failed)) {
+                /* a list run by its deps goes on past a failure: what depends on the
+                 * failed step is left out by the list itself */
+                if (!restore && (run->stop_new || (lane_failed && !(l->host && l->host->by_deps)))) {
                         ok = false;
                         break;
                 }
@@ -408,10 +428,12 @@ static void step_run(Lane *l, size_t i) {
         const WaveStep *s = &l->steps[i];
         WaveStepReport *sr = &l->reports[i];
 
+        char lb[64];
+        const char *label = step_label(l, i, lb, sizeof(lb));
         if ((step_resumable(l, s) || step_passed(l, i)) && strv_contains(run->p->done_keys, sr->key)) {
                 sr->state = WAVE_STEP_EARLIER;
                 pthread_mutex_lock(&l->mu);
-                fprintf(l->logf, "  earlier  %zu %s: done in an earlier run\n", i, s->name);
+                fprintf(l->logf, "  earlier  %s: done in an earlier run\n", label);
                 pthread_mutex_unlock(&l->mu);
                 journal_step(l, i, "wave-step-earlier", NULL, -1);
                 run_count_step(run);
@@ -446,7 +468,7 @@ static void step_run(Lane *l, size_t i) {
                 sr->state = WAVE_STEP_DONE;
                 sr->result = TAKE_PTR(result);
                 pthread_mutex_lock(&l->mu);
-                fprintf(l->logf, "  %-8s %zu %s (%.1f s)\n", run->o->dry_run ? "planned" : "done", i, s->name, dt);
+                fprintf(l->logf, "  %-8s %s (%.1f s)\n", run->o->dry_run ? "planned" : "done", label, dt);
                 pthread_mutex_unlock(&l->mu);
                 journal_step(l, i, "wave-step-done", NULL, dt);
                 run_count_step(run);
@@ -464,8 +486,8 @@ static void step_run(Lane *l, size_t i) {
         sr->error = strdup(err.message);
         pthread_mutex_lock(&l->mu);
         /* coloured for the stream the buffered log is printed to */
-        fprintf(l->logf, "  %s%-8s%s %zu %s (%.1f s): %s\n", color_on(run->o->out, COLOR_ERROR),
-                cancelled ? "CANCELLED" : "FAILED", color_off(run->o->out), i, s->name, dt, err.message);
+        fprintf(l->logf, "  %s%-8s%s %s (%.1f s): %s\n", color_on(run->o->out, COLOR_ERROR),
+                cancelled ? "CANCELLED" : "FAILED", color_off(run->o->out), label, dt, err.message);
         pthread_mutex_unlock(&l->mu);
         journal_step(l, i, cancelled ? "wave-step-cancelled" : "wave-step-failed", &err, dt);
         run_count_step(run);
@@ -477,27 +499,69 @@ static void step_run(Lane *l, size_t i) {
                 run_note_failure(l, err.message);
 }
 
-/* Whether a running step of the group holds `key` (its device). Called with l->mu held. */
-static bool group_key_busy(const Lane *l, const char *key) {
-        for (size_t j = l->group_first; j < l->group_end; j++)
-                if (l->group_state[j - l->group_first] == 1 && streq_ptr(l->steps[j].exclusive, key))
-                        return true;
-        return false;
+/* ---- steps side by side: a PARALLEL group of a list, or a whole by_deps list ----
+ *
+ * One pool for both: workers take, in list order, the first pending step of [pool_first,
+ * pool_end) that may start now: up to parallel_steps PARALLEL steps and one other step at
+ * once, none while a running step holds its `exclusive` key (steps of one device keep their
+ * order: the earlier one is always found first), and in a by_deps list only once its deps
+ * are done. A group stops at its list's first failure; a by_deps list goes on, leaving out
+ * what depends on the failed step. */
+
+/* Leaves out the pending steps with a dependency that was not done, and theirs in turn.
+ * Called with l->mu held. */
+static void deps_leave_out(Lane *l) {
+        for (bool changed = true; changed;) {
+                changed = false;
+                for (size_t i = l->pool_first; i < l->pool_end; i++) {
+                        if (l->state[i] != POOL_PENDING)
+                                continue;
+                        const WaveStep *s = &l->steps[i];
+                        for (size_t d = 0; d < s->n_deps; d++) {
+                                if (l->state[s->deps[d]] != POOL_NOT_DONE)
+                                        continue;
+                                char a[64], b[64];
+                                const char *me = step_label(l, i, a, sizeof(a)), *dep = step_label(l, s->deps[d], b, sizeof(b));
+                                l->state[i] = POOL_NOT_DONE;
+                                l->reports[i].error = strprintf("not run: %s did not succeed", dep);
+                                fprintf(l->logf, "  skipped  %s: %s did not succeed\n", me, dep);
+                                changed = true;
+                                break;
+                        }
+                }
+        }
 }
 
-static void *group_worker(void *userdata) {
+/* Called with l->mu held. */
+static bool pool_may_start(const Lane *l, size_t i, unsigned parallel) {
+        const WaveStep *s = &l->steps[i];
+        if (s->class == WAVE_CLASS_PARALLEL ? l->running_parallel >= parallel : l->running_serial > 0)
+                return false;
+        for (size_t d = 0; d < s->n_deps; d++)
+                if (l->state[s->deps[d]] != POOL_DONE)
+                        return false;
+        for (size_t j = l->pool_first; s->exclusive && j < l->pool_end; j++)
+                if (l->state[j] == POOL_RUNNING && streq_ptr(l->steps[j].exclusive, s->exclusive))
+                        return false;
+        return true;
+}
+
+static void *pool_worker(void *userdata) {
         Lane *l = userdata;
+        unsigned parallel = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
+        bool by_deps = l->host && l->host->by_deps;
+
         pthread_mutex_lock(&l->mu);
-        while (!l->failed) {
-                /* the first pending step whose device is free: steps of one device keep
-                 * their order (the earlier one is always found first) */
+        while (by_deps || !l->failed) {
+                if (by_deps)
+                        deps_leave_out(l);
                 size_t pick = SIZE_MAX;
                 bool pending = false;
-                for (size_t i = l->group_first; i < l->group_end && pick == SIZE_MAX; i++) {
-                        if (l->group_state[i - l->group_first] != 0)
+                for (size_t i = l->pool_first; i < l->pool_end && pick == SIZE_MAX; i++) {
+                        if (l->state[i] != POOL_PENDING)
                                 continue;
                         pending = true;
-                        if (!l->steps[i].exclusive || !group_key_busy(l, l->steps[i].exclusive))
+                        if (pool_may_start(l, i, parallel))
                                 pick = i;
                 }
                 if (!pending)
@@ -506,11 +570,21 @@ static void *group_worker(void *userdata) {
                         pthread_cond_wait(&l->cv, &l->mu);
                         continue;
                 }
-                l->group_state[pick - l->group_first] = 1;
+                bool par = l->steps[pick].class == WAVE_CLASS_PARALLEL;
+                l->state[pick] = POOL_RUNNING;
+                if (par)
+                        l->running_parallel++;
+                else
+                        l->running_serial++;
                 pthread_mutex_unlock(&l->mu);
                 step_run(l, pick);
                 pthread_mutex_lock(&l->mu);
-                l->group_state[pick - l->group_first] = 2;
+                if (par)
+                        l->running_parallel--;
+                else
+                        l->running_serial--;
+                WaveStepState st = l->reports[pick].state;
+                l->state[pick] = st == WAVE_STEP_DONE || st == WAVE_STEP_EARLIER ? POOL_DONE : POOL_NOT_DONE;
                 pthread_cond_broadcast(&l->cv);
         }
         pthread_cond_broadcast(&l->cv);
@@ -518,30 +592,35 @@ static void *group_worker(void *userdata) {
         return NULL;
 }
 
-/* Runs steps [first, end) of a list, all PARALLEL, up to parallel_steps at once. */
+/* Runs steps [first, end) of a list in the pool, with `workers` workers (1 at least). */
+static void lane_run_pool(Lane *l, size_t first, size_t end, unsigned workers) {
+        pthread_mutex_lock(&l->mu);
+        l->pool_first = first;
+        l->pool_end = end;
+        l->running_serial = l->running_parallel = 0;
+        pthread_mutex_unlock(&l->mu);
+        workers_run(workers, pool_worker, l);
+}
+
+/* A by_deps list: all of it in the pool; the steps left out are counted once all is over. */
+static void lane_run_deps(Lane *l) {
+        lane_run_pool(l, 0, l->n_steps, l->run->o->parallel_steps ? l->run->o->parallel_steps : 1);
+        for (size_t i = 0; i < l->n_steps; i++)
+                if (l->reports[i].state == WAVE_STEP_NOT_RUN && l->reports[i].error)
+                        run_count_step(l->run);
+}
+
+/* Consecutive PARALLEL steps [first, end) of a list run in order, up to parallel_steps at once. */
 static void lane_run_group(Lane *l, size_t first, size_t end) {
         unsigned n = l->run->o->parallel_steps ? l->run->o->parallel_steps : 1;
-        if (n > end - first)
-                n = (unsigned) (end - first);
-        _cleanup_(freep) unsigned char *state = calloc(end - first, 1);
-        if (!state)
-                n = 0; /* below: one at a time, in order */
-        pthread_mutex_lock(&l->mu);
-        l->group_first = first;
-        l->group_end = end;
-        l->group_state = state;
-        pthread_mutex_unlock(&l->mu);
-        if (!state) {
-                for (size_t i = first; i < end && !l->failed; i++)
-                        step_run(l, i);
-                return;
-        }
-
-        workers_run(n, group_worker, l);
-        l->group_state = NULL;
+        lane_run_pool(l, first, end, n > end - first ? (unsigned) (end - first) : n);
 }
 
 static void lane_run(Lane *l) {
+        if (l->host && l->host->by_deps) {
+                lane_run_deps(l);
+                return;
+        }
         bool restore = l->phase == WAVE_PHASE_AFTER;
         for (size_t i = 0; i < l->n_steps;) {
                 pthread_mutex_lock(&l->mu);
@@ -591,6 +670,7 @@ static void lane_finish(Lane *l) {
         l->logf = NULL;
         free(l->log);
         l->log = NULL;
+        l->state = mfree(l->state);
         pthread_cond_destroy(&l->cv);
         pthread_mutex_destroy(&l->mu);
 }
@@ -600,8 +680,10 @@ static int lane_init(Lane *l, Run *run, WavePhase phase, unsigned wave, const Wa
         *l = (Lane) { .run = run, .phase = phase, .wave = wave, .steps = steps, .n_steps = n_steps, .reports = reports };
         pthread_mutex_init(&l->mu, NULL);
         pthread_cond_init(&l->cv, NULL);
-        l->logf = open_memstream(&l->log, &l->log_len);
+        l->state = calloc(n_steps ? n_steps : 1, 1);
+        l->logf = l->state ? open_memstream(&l->log, &l->log_len) : NULL;
         if (!l->logf) {
+                free(l->state);
                 pthread_cond_destroy(&l->cv);
                 pthread_mutex_destroy(&l->mu);
                 return -ENOMEM;
@@ -807,6 +889,14 @@ static int plan_validate(const WavePlan *p, const WaveOptions *o, Error *err) {
                                 host_steps = true;
                         else
                                 cluster = true;
+                        /* deps point back: no cycle, and every step can start in time */
+                        for (size_t d = 0; d < h->steps[k].n_deps; d++)
+                                if (!h->by_deps || h->steps[k].deps[d] >= k)
+                                        return error_set(err, EINVAL,
+                                                         "wave plan '%s': step #%zu (%s) of host '%s' depends on step #%zu, "
+                                                         "which %s", id, k, h->steps[k].name, h->name, h->steps[k].deps[d],
+                                                         !h->by_deps ? "a list run in order cannot say"
+                                                                     : "does not come before it");
                 }
                 if (host_steps && !o->dry_run && !link_find(o, h->name))
                         return error_set(err, EINVAL, "wave plan '%s': no connection to host '%s'", id, h->name);

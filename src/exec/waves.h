@@ -12,12 +12,17 @@
  * Steps of one host run in their order, except that consecutive PARALLEL steps may overlap
  * (at most parallel_steps at once). CLUSTER_SERIAL steps take one global token, so two of
  * them never overlap anywhere. WAIT and HOST_SERIAL steps hold no global token.
+ * A host list whose steps name their dependencies (WaveHost.by_deps: apply's disk plan) runs
+ * by them instead: a step starts once the steps it depends on are done, one non-PARALLEL
+ * step of the list at a time and up to parallel_steps PARALLEL ones beside it, and a failed
+ * step leaves only the steps that depend on it not run (the list goes on).
  * A step names its target: HOST steps go to that host's HostLink as an agent operation,
  * CLUSTER steps to the ClusterLink (a host's list may hold both: "out the OSDs of this host"
  * is a cluster step in a host's list). The executor knows nothing of Ceph: what a step does
  * is its link's business; what runs when, beside what, and what is recorded is this file's.
  *
- * exec_run() (exec.h) stays the executor of apply's disk plan; this one is for playbooks. */
+ * It is the one executor: playbooks build a WavePlan from the registry, and apply's disk
+ * plan becomes one (exec_run(), exec.h) with a wave of its hosts and their steps by_deps. */
 
 #include <json-c/json.h>
 #include <signal.h>
@@ -55,12 +60,18 @@ typedef struct WaveStep {
                                 * resume until it is done (step_passed) */
         const char *exclusive; /* PARALLEL steps: of the overlapping ones, those with the same
                                 * key (a device) run one at a time, in order; NULL: none */
+        const size_t *deps;    /* by_deps lists: indexes (in this list) of the steps that must
+                                * be done before this one starts */
+        size_t n_deps;
+        const char *title;     /* how the host's report lines name it; NULL: "<index> <name>" */
+        json_object *record;   /* fields added to its journal records (borrowed); NULL: none */
 } WaveStep;
 
 typedef struct WaveHost {
         const char *name;
         const WaveStep *steps;      /* this host's steps, in order */
         size_t n_steps;
+        bool by_deps;               /* run by the steps' deps, not in order (see the top) */
 } WaveHost;
 
 typedef enum WaveOnFailure {

@@ -2,6 +2,7 @@
 #include "fanout.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "transport.h"
 #include "basic/clock-util.h"
+#include "basic/workers.h"
 
 #define FANOUT_CONCURRENCY_DEFAULT 32
 #define FANOUT_STACK_SIZE (1024 * 1024)
@@ -88,34 +90,10 @@ int fanout_run(const Host * const *hosts, size_t n_hosts, const FanoutOptions *o
 
         size_t concurrency = o && o->concurrency ? o->concurrency : FANOUT_CONCURRENCY_DEFAULT;
         size_t n_threads = MIN(concurrency, n_hosts);
-        pthread_t *threads = calloc(MAX(n_threads, (size_t) 1), sizeof(pthread_t));
-        if (!threads) {
-                free(results);
-                return error_set(err, ENOMEM, "out of memory");
-        }
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, FANOUT_STACK_SIZE);
-
         if (f.progress)
                 show_progress(&f);
-        size_t started = 0;
-        for (; started < n_threads; started++) {
-                r = pthread_create(&threads[started], &attr, fanout_worker, &f);
-                if (r != 0)
-                        break;
-        }
-        pthread_attr_destroy(&attr);
-        if (started == 0 && n_hosts > 0) {
-                free(threads);
-                free(results);
-                pthread_mutex_destroy(&f.lock);
-                return error_set(err, r, "cannot start worker threads: %s", strerror(r));
-        }
-        /* Fewer threads than asked (EAGAIN): the started ones take all the hosts. */
-        for (size_t i = 0; i < started; i++)
-                pthread_join(threads[i], NULL);
-        free(threads);
+        /* fewer threads than asked (EAGAIN): the ones started, and this one, take all the hosts */
+        workers_run_stack((unsigned) MIN(n_threads, (size_t) UINT_MAX), FANOUT_STACK_SIZE, fanout_worker, &f);
         pthread_mutex_destroy(&f.lock);
         if (f.progress)
                 fputs("\n", stderr);

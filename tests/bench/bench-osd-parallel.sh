@@ -60,9 +60,9 @@ for label in ("p1", "default"):
     created = [r for r in recs if r.get("event") == "osd-created"]
     steps = {}
     for r in recs:
-        if r.get("kind") == "create-osd" and r.get("event") in ("step-start", "step-done"):
+        if r.get("kind") == "create-osd" and r.get("event") in ("wave-step-start", "wave-step-done"):
             steps.setdefault((r["host"], r["step"]), {})[r["event"]] = ts(r["time"])
-    phase = max(s["step-done"] for s in steps.values()) - min(s["step-start"] for s in steps.values())
+    phase = max(s["wave-step-done"] for s in steps.values()) - min(s["wave-step-start"] for s in steps.values())
     end = [r for r in recs if r.get("event") == "apply-end"][-1]
     apply_wall = ts(end["time"]) - ts(start["time"])
     per_host = {}

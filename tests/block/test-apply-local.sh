@@ -94,7 +94,7 @@ out=$("$cephprov" apply "$dir/layout.yaml" --stage disks --yes 2>&1)
 check "second apply succeeds" test $? -eq 0
 check_contains "second apply changes nothing" "$out" "nothing to do in stage 'disks'"
 check_eq "table unchanged by the second apply" "$(sgdisk -p "$ssd")" "$table"
-check "the journal recorded the steps" grep -q '"event":"step-done"' "$dir/state/blocktest.journal"
+check "the journal recorded the steps" grep -q '"event":"wave-step-done"' "$dir/state/blocktest.journal"
 
 # A data device with an xfs signature and wipe off: refused, named, untouched.
 mkfs.xfs -q -f "$hdd2"

@@ -113,7 +113,7 @@ PHASE_PY='
 import json, sys
 def phase(r):
     ev, kind = r.get("event"), r.get("kind")
-    if ev in ("step-start", "step-done", "step-failed") and kind in ("create-gpt", "create-partition", "wipe"):
+    if ev in ("wave-step-start", "wave-step-done", "wave-step-failed", "wave-step-cancelled") and kind in ("create-gpt", "create-partition", "wipe"):
         return "partition"
     # a fresh id is only a journal record (no cluster call), written while the disk steps
     # run: not a phase of its own; reusing the ids of an interrupted run calls the cluster
@@ -136,7 +136,7 @@ def phase(r):
 wait_phase() {
         local want=$1 skip=$2 pat
         case $want in
-        partition) pat='"kind":"create-\(gpt\|partition\)".*"event":"step-start"' ;;
+        partition) pat='"kind":"create-\(gpt\|partition\)".*"event":"wave-step-start"' ;;
         allocation) pat='"reused":.*"event":"osd-allocated"' ;;
         wait-up) pat='"event":"osd-wait-up"' ;;
         *) pat="\"phase\":\"$want\".*\"event\":\"osd-phase\"" ;;
@@ -215,13 +215,13 @@ for line in open(sys.argv[1]):
     ev, key = r.get("event"), (r.get("host"), r.get("device"))
     p = phase(r)
     if p == "partition":
-        disk[(key, r.get("step"))] = ev == "step-start"
+        disk[(key, r.get("step"))] = ev == "wave-step-start"
     elif p == "allocation":
         alloc[key] = True
     elif ev == "osd-phase":
         osd[key] = p
         alloc.pop(key, None)
-    elif ev == "step-start" and r.get("kind") == "create-osd":
+    elif ev == "wave-step-start" and r.get("kind") == "create-osd":
         osd[key] = "prepare" # begun: its lock and checks come before the first phase report
     elif ev in ("osd-created", "osd-failed"):
         osd.pop(key, None)
@@ -329,10 +329,10 @@ rerun_converges() {
                         { cat "$DIR/rerun.log"; fail "the re-run did not take over the dead run's cluster lock at once"; }
         fi
         check_converged
-        local steps; steps=$(grep -c '"event":"step-start"' "$j" || true)
+        local steps; steps=$(grep -c '"event":"wave-step-start"' "$j" || true)
         "$CEPHPROV" apply "$L" --yes > "$DIR/third.log" 2>&1 || { cat "$DIR/third.log"; fail "third apply failed"; }
         grep -q '^nothing to do' "$DIR/third.log" || { cat "$DIR/third.log"; fail "third apply was not a no-op"; }
-        [ "$(grep -c '"event":"step-start"' "$j")" = "$steps" ] || fail "third apply ran steps"
+        [ "$(grep -c '"event":"wave-step-start"' "$j")" = "$steps" ] || fail "third apply ran steps"
         local hm; hm=$(grep -c '"event":"osd-half-made-owned"' "$j" || true)
         ok "re-run converged ($hm half-made OSDs redone): $n_planned OSDs, ids 0..$((n_planned - 1)), all up and in, block.db as planned; third run a no-op"
 }

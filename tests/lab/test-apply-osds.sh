@@ -89,10 +89,10 @@ lab_check_plan_matched "$DIR" "$CEPHPROV" "$L" || fail "cluster does not match t
 ok "$n_planned OSDs up and in, dense ids, no destroyed id, block.db on the planned partitions, classes as planned"
 
 # 3. second apply: a no-op
-steps_before=$(grep -c '"event":"step-start"' "$J" || true)
+steps_before=$(grep -c '"event":"wave-step-start"' "$J" || true)
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply3.log" 2>&1 || { cat "$DIR/apply3.log"; fail "third apply failed"; }
 grep -q '^nothing to do' "$DIR/apply3.log" || { cat "$DIR/apply3.log"; fail "third apply was not a no-op"; }
-[ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "third apply ran steps"
+[ "$(grep -c '"event":"wave-step-start"' "$J")" = "$steps_before" ] || fail "third apply ran steps"
 ok "apply on the converged lab is a no-op"
 
 # 3b. the lab as the previous release left it (issue 25): that release named a DB or WAL
@@ -136,10 +136,10 @@ names=[p.get("name","") for i in json.load(sys.stdin)["inventories"] for d in i[
 cp=[n for n in names if n.startswith("cp:")]
 sys.exit(0 if cp and all(n.split(":")[2].isdigit() for n in cp) else "inventory names: %s" % cp)' ||
         fail "the inventory does not show the previous release's names"
-steps_before=$(grep -c '"event":"step-start"' "$J" || true)
+steps_before=$(grep -c '"event":"wave-step-start"' "$J" || true)
 "$CEPHPROV" apply "$L" --yes > "$DIR/apply-legacy.log" 2>&1 || { cat "$DIR/apply-legacy.log"; fail "apply on the previous release's names failed"; }
 grep -q '^nothing to do' "$DIR/apply-legacy.log" || { cat "$DIR/apply-legacy.log"; fail "apply on the previous release's names was not a no-op"; }
-[ "$(grep -c '"event":"step-start"' "$J")" = "$steps_before" ] || fail "apply on the previous release's names ran steps"
+[ "$(grep -c '"event":"wave-step-start"' "$J")" = "$steps_before" ] || fail "apply on the previous release's names ran steps"
 legacy_gpt | diff -u "$DIR/gpt-legacy.txt" - || fail "apply changed a partition named by the previous release"
 ok "a lab with the previous release's partition names ($n_renamed renamed) re-applies as a no-op, names and PARTUUIDs untouched"
 

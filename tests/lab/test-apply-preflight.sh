@@ -64,7 +64,7 @@ done
 ok "node2's disks are byte-identical, no partition table"
 J=$CEPHPROV_STATE_DIR/ceph.journal
 grep '"event":"step-' "$J" | grep -q '"host":"node2"' && fail "the journal has steps of node2"
-grep '"event":"step-done"' "$J" | grep '"host":"node1"' | grep -q '"kind":"create-osd"' ||
+grep '"event":"wave-step-done"' "$J" | grep '"host":"node1"' | grep -q '"kind":"create-osd"' ||
         { cat "$DIR/apply1.log"; fail "node1's OSD was not created"; }
 ok "the journal has node1's create-osd done and no step of node2"
 

@@ -190,7 +190,7 @@ wait_for "$DIR/a.out" '^locked' "$a" || { cat "$DIR/a.err"; fail "ctl-a could no
 if "$CTL" ctl-b apply "$L" --stage disks --yes > "$DIR/apply.log" 2>&1; then cat "$DIR/apply.log"; fail "apply --stage disks ran while another controller held the lock"; fi
 grep -q "cluster 'ceph' is locked by cephprov on 'ctl-a' (pid $a, lock hold, lease until " "$DIR/apply.log" ||
         { cat "$DIR/apply.log"; fail "no clear message for the held lock"; }
-if grep -q '"step-start"' "$DIR/state-ctl-b/ceph.journal" 2>/dev/null; then fail "apply started steps without the lock"; fi
+if grep -q '"wave-step-start"' "$DIR/state-ctl-b/ceph.journal" 2>/dev/null; then fail "apply started steps without the lock"; fi
 kill -TERM "$a"
 wait "$a"
 PIDS=()

@@ -154,6 +154,45 @@ static void test_failure_skips_dependents_only(void) {
         chain_done(&c);
 }
 
+/* Hosts side by side (one wave: none waits for another), and a failure on one host leaves
+ * the others whole. Both hosts' links record into one RecordingLink: with one step at a time
+ * per host, two calls in flight at once can only be two hosts. */
+static void test_hosts_side_by_side(void) {
+        enum { N = 3 };
+        Chain a, b;
+        chain_init(&a, N);
+        chain_init(&b, N);
+        b.hp.host = (char *) "node2";
+        HostPlan hps[2] = { a.hp, b.hp };
+        Plan p = { .hosts = hps, .n_hosts = 2 };
+
+        RecordingLink rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 30, .fail_subject = "p0" };
+        HostLink links[2] = { { .host = "node1", .call = recording_call, .userdata = &rl },
+                              { .host = "node2", .call = recording_call, .userdata = &rl } };
+        ExecOptions o = { .parallel_hosts = 2, .parallel_osds = 1, .stages = STAGE_ALL, .step_request = test_request };
+        Error err = {};
+        _cleanup_(exec_report_freep) ExecReport *rep = NULL;
+        /* "p0" is each host's first partition: both fail it, each goes on with its others */
+        CHECK_INTEQ(exec_run(&p, links, 2, &o, &rep, &err), -EIO);
+        CHECK(rl.max_running == 2);
+        CHECK(rep && rep->n_hosts == 2 && rep->n_failed == 2 && rep->n_skipped == 2 && rep->n_done == 2 * (2 * N - 2));
+        strv_free(rl.calls);
+        rl = (RecordingLink) { .mu = PTHREAD_MUTEX_INITIALIZER, .sleep_ms = 1 };
+        rep = exec_report_free(rep);
+
+        /* one host fails a step the other does not have: the other converges */
+        free(b.steps[0].partname);
+        b.steps[0].partname = strdup("q0");
+        hps[1] = b.hp;
+        rl.fail_subject = "p0";
+        CHECK_INTEQ(exec_run(&p, links, 2, &o, &rep, &err), -EIO);
+        CHECK(rep && rep->hosts[1].n_done == 2 * N && rep->hosts[1].n_failed == 0 && rep->hosts[1].n_skipped == 0);
+        CHECK(rep && rep->hosts[0].n_failed == 1 && rep->hosts[0].n_skipped == 1);
+        strv_free(rl.calls);
+        chain_done(&a);
+        chain_done(&b);
+}
+
 static void test_stage_disks_and_dry_run(void) {
         enum { N = 2 };
         Chain c;
@@ -168,6 +207,14 @@ static void test_stage_disks_and_dry_run(void) {
         CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
         CHECK_INTEQ(strv_length(rl.calls), N);
         CHECK(call_index(rl.calls, "create-osd:/dev/hdd0") < 0);
+        rep = exec_report_free(rep);
+
+        /* the OSD stage alone: each OSD needs a partition this run does not make, so none
+         * is sent and each is counted skipped (the stage's steps are not converged) */
+        o.stages = STAGE_OSDS;
+        CHECK_INTEQ(exec_run(&c.p, &link, 1, &o, &rep, &err), 0);
+        CHECK_INTEQ(strv_length(rl.calls), N);
+        CHECK(rep && rep->n_done == 0 && rep->n_failed == 0 && rep->n_skipped == N);
         rep = exec_report_free(rep);
 
         /* dry run: nothing sent */
@@ -251,11 +298,19 @@ static void test_journal(void) {
         }
         _cleanup_json_ json_object *a = NULL;
         CHECK_INTEQ(journal_read(path, &a, &err), 0);
-        CHECK_INTEQ(a ? json_object_array_length(a) : 0, 2 * 2 * N); /* start + done per step */
+        /* the wave executor's records: its start and end, start + done per step */
+        CHECK_INTEQ(a ? json_object_array_length(a) : 0, 2 * 2 * N + 2);
         if (a) {
-                json_object *first = json_object_array_get_idx(a, 0);
-                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "event")), "step-start");
-                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "host")), "node1");
+                json_object *first = json_object_array_get_idx(a, 0), *step = json_object_array_get_idx(a, 1);
+                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "event")), "waves-start");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(first, "waves")), "apply");
+                /* what apply's resume reads back: the step's kind, host, device */
+                CHECK_STREQ(json_object_get_string(json_object_object_get(step, "event")), "wave-step-start");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(step, "host")), "node1");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(step, "kind")), "create-partition");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(step, "device")), "/dev/ssd");
+                CHECK_STREQ(json_object_get_string(json_object_object_get(step, "partname")), "p0");
+                CHECK_INTEQ(json_object_get_int(json_object_object_get(step, "step")), 1);
         }
 
         j = journal_close(j);
@@ -268,7 +323,7 @@ static void test_journal(void) {
         json_object_put(a);
         a = NULL;
         CHECK_INTEQ(journal_read(path, &a, &err), 0);
-        CHECK_INTEQ(a ? json_object_array_length(a) : 0, 2 * 2 * N + 1);
+        CHECK_INTEQ(a ? json_object_array_length(a) : 0, 2 * 2 * N + 2 + 1);
         if (a) {
                 json_object *last = json_object_array_get_idx(a, json_object_array_length(a) - 1);
                 CHECK_STREQ(json_object_get_string(json_object_object_get(last, "event")), "apply-start");
@@ -322,12 +377,13 @@ static void test_journal_osd_queries(void) {
 
         _cleanup_(journal_closep) Journal *j = NULL;
         CHECK_INTEQ(journal_open(dir, "ceph", "apply test", &j, &err), 0);
-        /* the executor's step records */
+        /* the executor's step records, as the wave executor writes them and as an older
+         * cephprov's own executor did ("step-start", "step-done"): a resume reads both */
         rec(j, "step-start", "create-osd", "node1", "/dev/sdb", -1, NULL);
-        rec(j, "step-start", "create-osd", "node1", "/dev/sdc", -1, NULL);
-        rec(j, "step-start", "wipe", "node1", "/dev/sdd", -1, NULL);           /* another kind */
-        rec(j, "step-done", "create-osd", "node1", "/dev/sdb", -1, NULL);      /* sdb finished */
-        rec(j, "step-start", "create-osd", "node2", "/dev/sdb", -1, NULL);     /* same device, other host */
+        rec(j, "wave-step-start", "create-osd", "node1", "/dev/sdc", -1, NULL);
+        rec(j, "wave-step-start", "wipe", "node1", "/dev/sdd", -1, NULL);      /* another kind */
+        rec(j, "wave-step-done", "create-osd", "node1", "/dev/sdb", -1, NULL); /* sdb finished */
+        rec(j, "wave-step-start", "create-osd", "node2", "/dev/sdb", -1, NULL); /* same device, other host */
         rec(j, "step-failed", "create-osd", "node3", "/dev/sde", -1, NULL);    /* an outcome never started */
         rec(j, "step-start", "create-osd", "node1", "/dev/sdc", -1, NULL);     /* started again: listed once */
         rec(j, "step-start", "create-osd", "node4", NULL, -1, NULL);           /* no device */
@@ -432,6 +488,7 @@ static void test_journal_osd_queries(void) {
 int main(void) {
         TEST_RUN(test_order_and_parallelism);
         TEST_RUN(test_failure_skips_dependents_only);
+        TEST_RUN(test_hosts_side_by_side);
         TEST_RUN(test_stage_disks_and_dry_run);
         TEST_RUN(test_journal);
         TEST_RUN(test_journal_osd_queries);

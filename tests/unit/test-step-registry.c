@@ -58,6 +58,9 @@ static void test_plan_steps_registered(void) {
                 if (e) {
                         CHECK_INTEQ(e->target, STEP_TARGET_HOST);
                         CHECK(e->agent_op);
+                        /* apply runs its OSD creations side by side and its other steps one at
+                         * a time (exec_run(): the plan's class): the entry says the same */
+                        CHECK_INTEQ(step_kind_class(k) == STEP_CLASS_OSD, e->concurrency == STEP_CONCURRENCY_OSD_PARALLEL);
                 }
         }
         /* and the host steps playbooks add */

@@ -833,6 +833,81 @@ static void test_parallel_exclusive(void) {
         fixture_done(&x);
 }
 
+/* ---- lists run by their deps (apply's disk plan, exec_run()) ---- */
+
+static void test_by_deps(void) {
+        static const size_t on_gpt[] = { 0 }, on_a[] = { 1 }, on_b[] = { 2 };
+        WaveStep s[] = {
+                { .name = "gpt", .target = WAVE_TARGET_HOST },
+                { .name = "part-a", .target = WAVE_TARGET_HOST, .deps = on_gpt, .n_deps = 1 },
+                { .name = "part-b", .target = WAVE_TARGET_HOST, .deps = on_gpt, .n_deps = 1 },
+                { .name = "osd-a", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .deps = on_a, .n_deps = 1,
+                  .title = "#4 create-osd /dev/sda" },
+                { .name = "osd-b", .target = WAVE_TARGET_HOST, .class = WAVE_CLASS_PARALLEL, .deps = on_b, .n_deps = 1,
+                  .title = "#5 create-osd /dev/sdb" },
+        };
+        WaveHost h[] = { { .name = "node1", .steps = s, .n_steps = 5, .by_deps = true } };
+        WavePlan p = { .id = "t", .hosts = h, .n_hosts = 1, .on_failure = WAVE_ON_FAILURE_CONTINUE };
+
+        /* an OSD starts as soon as its partition is made, beside the next partition (they
+         * meet: both in flight at once); the partitions one at a time, after the GPT */
+        Fixture x;
+        fixture_init(&x, &p);
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "gpt", .chain = "disk" });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "part-a", .chain = "disk", .tag = "disk" });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "part-b", .chain = "disk", .tag = "disk",
+                                             .meet = 1, .meet_count = 2 });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "osd-a", .chain = "a", .meet = 1, .meet_count = 2 });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "osd-b", .chain = "" });
+        fixture_run(&x, &p);
+        CHECK_INTEQ(x.rep->n_done, 5);
+        CHECK_INTEQ(fake_link_max_in_flight(x.f, "disk"), 1);
+        fixture_done(&x);
+
+        /* part-b fails: osd-b is not run, with the reason; the rest of the list goes on */
+        char *text = NULL;
+        size_t len = 0;
+        fixture_init(&x, &p);
+        x.o.out = open_memstream(&text, &len);
+        fake_link_expect_ok(x.f, "node1", "gpt");
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "part-a", .chain = "" });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "part-b", .chain = "", .error = EIO });
+        fake_link_expect(x.f, (FakeExpect) { .where = "node1", .name = "osd-a", .chain = "" });
+        fixture_run(&x, &p);
+        fclose(x.o.out);
+        CHECK_INTEQ(x.rep->n_done, 3);
+        CHECK_INTEQ(x.rep->n_failed, 1);
+        CHECK_INTEQ(x.rep->n_not_run, 1);
+        const WaveStepReport *b = step_report(x.rep, "host:node1:4:osd-b");
+        CHECK(b && b->state == WAVE_STEP_NOT_RUN && b->error && strstr(b->error, "2 part-b did not succeed"));
+        CHECK(text && strstr(text, "skipped  #5 create-osd /dev/sdb: 2 part-b did not succeed"));
+        CHECK(text && strstr(text, "done     #4 create-osd /dev/sda"));
+        CHECK_INTEQ(x.rep->status, WAVE_STATUS_FAILED);
+        free(text);
+        fixture_done(&x);
+
+        /* deps point back, and only a by_deps list has them */
+        static const size_t forward[] = { 1 };
+        WaveStep bad[] = { { .name = "a", .target = WAVE_TARGET_HOST, .deps = forward, .n_deps = 1 },
+                           { .name = "b", .target = WAVE_TARGET_HOST } };
+        WaveHost hb[] = { { .name = "node1", .steps = bad, .n_steps = 2, .by_deps = true } };
+        WavePlan pb = { .id = "t", .hosts = hb, .n_hosts = 1 };
+        WaveOptions o = { .dry_run = true, .tick_ms = 1 };
+        WaveReport *rep = NULL;
+        Error err = {};
+        CHECK_INTEQ(waves_run(&pb, &o, &rep, &err), -EINVAL);
+        CHECK(strstr(err.message, "depends on step #1, which does not come before it") != NULL);
+        hb[0].by_deps = false;
+        bad[0].deps = on_gpt;
+        bad[1].deps = on_gpt;
+        bad[1].n_deps = 1;
+        bad[0].n_deps = 0;
+        error_reset(&err);
+        CHECK_INTEQ(waves_run(&pb, &o, &rep, &err), -EINVAL);
+        CHECK(strstr(err.message, "a list run in order cannot say") != NULL);
+        CHECK(rep == NULL);
+}
+
 /* ---- timeouts ---- */
 
 static void test_timeout(void) {
@@ -963,6 +1038,7 @@ int main(void) {
         TEST_RUN(test_cluster_serial);
         TEST_RUN(test_parallel_steps);
         TEST_RUN(test_parallel_exclusive);
+        TEST_RUN(test_by_deps);
         TEST_RUN(test_timeout);
         TEST_RUN(test_dry_run_output);
         TEST_RUN(test_guard);

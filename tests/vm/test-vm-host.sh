@@ -92,9 +92,9 @@ if [ "${VM_HOST_APPLY:-0}" = 1 ]; then
         t_apply=$((SECONDS - t_apply))
         check_eq "cephprov apply on vm1 converges (exit 0)" "$rc" 0 || tail -n 30 "$DIR/apply.out"
         # each create-osd step's wall time, from the journal (start → done)
-        osd_s=$(jq -rs '[.[] | select(.kind == "create-osd" and (.event == "step-start" or .event == "step-done"))]
+        osd_s=$(jq -rs '[.[] | select(.kind == "create-osd" and (.event == "wave-step-start" or .event == "wave-step-done"))]
                 | group_by(.device)[] | map({(.event): (.time | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)}) | add
-                | select(."step-done") | ."step-done" - ."step-start"' "$CEPHPROV_STATE_DIR"/*.journal | paste -sd' ' -)
+                | select(."wave-step-done") | ."wave-step-done" - ."wave-step-start"' "$CEPHPROV_STATE_DIR"/*.journal | paste -sd' ' -)
         check_eq "4 OSDs of class hdd up on host vm1" \
                 "$(ceph_ osd tree -f json 2>/dev/null | jq -r '[.nodes[] | select(.type == "osd" and .status == "up" and .device_class == "hdd")] | length')" 4
         inv=$("$CEPHPROV" inventory "$DIR/layout.yaml" --hosts vm1 --json 2>/dev/null)
