@@ -506,25 +506,25 @@ int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char
         return 0;
 }
 
-/* An OSD of `ceph-volume lvm create` on /dev/bcacheN: its logical volume holds the bcache
- * device, so neither the claim of bcacheN nor its stop gets through while the LV exists. Its
- * volume group goes (vgremove, then pvremove of bcacheN), only when it is ceph-volume's: a VG
- * whose only PV is this bcache device and whose every LV carries an OSD's tags
+/* An OSD of `ceph-volume lvm create` on /dev/bcacheN or on a disk: its logical volume holds the
+ * device, so neither a claim of it nor a bcache stop gets through while the LV exists. Its
+ * volume group goes (vgremove, then pvremove of the device), only when it is ceph-volume's: a
+ * VG whose only PV is this device and whose every LV carries an OSD's tags
  * (bcache_lvm_check_osd_vg()). LVM itself refuses to remove an LV that is open (an OSD still
  * running on it). Nothing held by device-mapper: nothing to do (returns 0). */
-static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_object *o, Error *err) {
-        _cleanup_strv_free_ char **holders = block_holders(bcache_name);
+int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json_object *o, Error *err) {
+        _cleanup_strv_free_ char **holders = block_holders(name);
         bool dm = false;
         STRV_FOREACH(h, holders)
                 dm = dm || startswith(*h, "dm-");
         if (!dm)
                 return 0;
-        _cleanup_(freep) char *node = strprintf("/dev/%s", bcache_name);
+        _cleanup_(freep) char *node = strprintf("/dev/%s", name);
         _cleanup_(freep) char *vg_out = NULL, *pvs_out = NULL, *lvs_out = NULL, *sel = NULL;
         if (!node)
                 return error_set(err, ENOMEM, "out of memory");
         char *pvs_vg[] = { (char *) "lvm", (char *) "pvs", (char *) "--noheadings", (char *) "-o", (char *) "vg_name", node, NULL };
-        int r = lvm_call(s, pvs_vg, "read the volume group on a bcache device", &vg_out, err);
+        int r = lvm_call(s, pvs_vg, "read the volume group on an OSD's device", &vg_out, err);
         if (r < 0)
                 return r;
         char vg[128] = "";
@@ -540,6 +540,26 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
                 return r;
         if ((r = bcache_lvm_check_osd_vg(pvs_out, lvs_out, node, err)) < 0)
                 return r == -ENOMEM ? error_set(err, ENOMEM, "out of memory") : r;
+        if (only_osd_id >= 0) {
+                /* every LV that OSD's: its tags say ceph.osd_id=N (a tag list, comma-separated) */
+                char want[32];
+                snprintf(want, sizeof(want), "ceph.osd_id=%d", only_osd_id);
+                for (const char *l = lvs_out; l && *l;) {
+                        const char *e = strchrnul(l, '\n');
+                        _cleanup_(freep) char *line = strndup(l, (size_t) (e - l));
+                        if (!line)
+                                return error_set(err, ENOMEM, "out of memory");
+                        bool mine = false, blank = true;
+                        for (char *t = line, *tok; (tok = strsep(&t, ", \t"));) {
+                                blank = blank && !*tok;
+                                mine = mine || streq(tok, want);
+                        }
+                        if (!blank && !mine)
+                                return error_set(err, EBUSY, "the volume group on '%s' holds a logical volume that is not "
+                                                             "osd.%d's (tags '%s'): not removed", node, only_osd_id, line);
+                        l = *e ? e + 1 : e;
+                }
+        }
         /* an encrypted OSD (ceph-volume's dmcrypt): its LUKS mapping over the LV holds it open,
          * and LVM would refuse to remove it */
         json_object *closed = json_object_new_array();
@@ -551,7 +571,7 @@ static int bcache_release_lvm(AgentState *s, const char *bcache_name, json_objec
         char *vgremove[] = { (char *) "lvm", (char *) "vgremove", (char *) "-f", (char *) "-y", vg, NULL };
         char *pvremove[] = { (char *) "lvm", (char *) "pvremove", (char *) "-y", node, NULL };
         if ((r = lvm_call(s, vgremove, "remove the OSD's volume group", NULL, err)) < 0 ||
-            (r = lvm_call(s, pvremove, "remove the LVM label of a bcache device", NULL, err)) < 0)
+            (r = lvm_call(s, pvremove, "remove the LVM label of an OSD's device", NULL, err)) < 0)
                 return r;
         json_add_string(o, "lvm_removed", vg);
         return 0;
@@ -602,12 +622,79 @@ static int wipe_cache_super(const char *name, const char *set_uuid, Error *err) 
         return 0;
 }
 
+/* bcache-teardown of a cache device alone (`cache`, or `cache_partname` on `cache_device`):
+ * the cache set on it unregistered when no backing device is attached to it any more (the
+ * one it served failed and is gone, or was torn down), then its superblock wiped. What dirty
+ * data it may hold belonged to a backing device that is gone: nothing can write it back, and
+ * its OSD is rebuilt from the other copies. A set that still has a backing device attached
+ * is refused (tear that one down: its dirty data is flushed then). No cache superblock on it
+ * (a re-run): nothing to do. */
+static int teardown_cache(AgentState *s, json_object *args, json_object **ret, Error *err) {
+        _cleanup_(block_dev_done) BlockDev cache = {};
+        int r = bcache_device_arg(s, args, "cache", "cache_partname", "cache_device", "bcache-teardown", &cache, err);
+        if (r < 0)
+                return r;
+        BcacheSuper sb;
+        r = read_super_of(&cache, &sb, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o)
+                return error_set(err, ENOMEM, "out of memory");
+        if (r == 0) {
+                json_add_bool(o, "torn_down", false);
+                *ret = TAKE_PTR(o);
+                return 0;
+        }
+        if (sb.role != BCACHE_ROLE_CACHE || !sb.set_uuid[0])
+                return error_set(err, EINVAL, "bcache-teardown: '%s' is not a bcache cache device", cache.path);
+        DevExpect e;
+        if ((r = dev_expect_parse(args, "expect", "bcache-teardown", &e, err)) < 0)
+                return r;
+        if (e.present) {
+                _cleanup_(closep) int fd = open(cache.node, O_RDONLY | O_CLOEXEC);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        return error_set(err, errno, "cannot open '%s': %m", cache.path);
+                if (!S_ISBLK(st.st_mode) || st.st_rdev != cache.devnum)
+                        return error_set(err, ESTALE, "'%s' changed while it was opened; re-run plan", cache.path);
+                if ((r = dev_expect_check(fd, &cache, &e, err)) < 0)
+                        return r;
+        }
+        if (s->dry_run)
+                return error_set(err, EPERM, "dry run on '%s': not tearing down '%s'", agent_host(s), cache.path);
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
+        if (access(path, F_OK) >= 0) {
+                if (set_has_backing(sb.set_uuid))
+                        return error_set(err, EBUSY, "refusing to tear down cache set %s on '%s': a backing device is "
+                                                     "still attached to it (tear that one down: its dirty data is "
+                                                     "written back first)", sb.set_uuid, cache.path);
+                snprintf(path, sizeof(path), "/sys/fs/bcache/%s/unregister", sb.set_uuid);
+                if ((r = file_write_string(path, "1")) < 0)
+                        return error_set(err, r, "cannot unregister cache set %s on '%s': %s", sb.set_uuid, cache.path,
+                                         strerror(-r));
+                snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
+                for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
+                        sleep_ms(50);
+                json_add_string(o, "unregistered_set", sb.set_uuid);
+        }
+        if ((r = wipe_cache_super(cache.name, sb.set_uuid, err)) < 0)
+                return r;
+        json_add_string(o, "wiped_cache", cache.path);
+        json_add_bool(o, "torn_down", true);
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
 int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret, AgentProgress *p, Error *err) {
         _cleanup_(block_dev_done) BlockDev backing = {};
         int64_t timeout = 600;
         int r = bcache_require(s, err);
         if (r < 0)
                 return r;
+        if (json_object_object_get_ex(args, "cache", NULL) || json_object_object_get_ex(args, "cache_partname", NULL))
+                return teardown_cache(s, args, ret, err);
         r = bcache_device_arg(s, args, "backing", NULL, NULL, "bcache-teardown", &backing, err);
         if (r < 0)
                 return r;
@@ -676,7 +763,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         r = block_dev_resolve(b.bcache_device, &bd, err);
                         /* an OSD's LVM on bcacheN goes first: it holds the device */
                         if (r >= 0)
-                                r = bcache_release_lvm(s, bd.name, o, err);
+                                r = agent_release_osd_lvm(s, bd.name, -1, o, err);
                         if (r >= 0)
                                 r = block_claim(&bd, &(ClaimOptions) { .what = "tear down bcache on", .allow_osd_id = { -1, -1 } },
                                                 &top, err);

@@ -288,6 +288,12 @@ uint64_t bcache_parse_hsize(const char *s);
  * tags, one LV a line (`lvm lvs -o lv_tags`). 0 when the only PV is `node` and every LV
  * carries ceph.osd_id; else -EBUSY naming what is not (-ENOMEM on no memory, err unset). */
 int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char *node, Error *err);
+/* The volume group of a ceph-volume OSD on device `name` (kernel name: bcacheN, or a disk)
+ * removed, when device-mapper holds the device and the VG is that OSD's alone
+ * (bcache_lvm_check_osd_vg()) — with only_osd_id >= 0, every LV of it tagged
+ * ceph.osd_id=only_osd_id; its LUKS mappings closed first. 0 when device-mapper does not
+ * hold it. What it removed is added to `o` ("lvm_removed", "dmcrypt_closed"). */
+int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json_object *o, Error *err);
 
 /* inventory_device_identity() of the whole device `disk_name` (kernel name), read from udev
  * and sysfs as the inventory reads it: *ret NULL when it has none. */

@@ -131,6 +131,11 @@ static int expect_osd(int fd, uint64_t off, const char *what, const DevExpect *e
                 return 0;
         uint8_t buf[4096];
         InvOsd l = { .id = -1 };
+        /* read from the disk, not from its page cache: a disk's cache and a partition's are
+         * the kernel's two caches, so what BlueStore wrote through the partition (its DB
+         * label) was not in the disk's, where pages read or written before (the partition's
+         * creation zeroes its start) still said "no label" on the uml guest */
+        (void) posix_fadvise(fd, (off_t) off, sizeof(buf), POSIX_FADV_DONTNEED);
         int r = read_exact_at(fd, buf, sizeof(buf), off);
         if (r < 0)
                 return error_set(err, r, "cannot read the OSD label of %s: %s", what, strerror(-r));
@@ -239,6 +244,7 @@ int dev_expect_check(int fd, const BlockDev *d, const DevExpect *e, Error *err) 
         if ((r = expect_osd(fd, 0, what, e, err)) < 0)
                 return r;
         _cleanup_(freep) char *type = NULL, *uuid = NULL, *pttype = NULL, *ptuuid = NULL;
+        (void) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* what is on the disk (see expect_osd()) */
         r = probe_identity(fd, !d->is_partition, &type, &uuid, &pttype, &ptuuid);
         if (r < 0)
                 return error_set(err, r, "cannot probe '%s': %s", d->path, strerror(-r));

@@ -520,6 +520,29 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
                 return r; /* the planned device: the controller waits on its name */
         double t_lock = clock_mono_sec();
 
+        /* a creation of this id killed inside `ceph-volume lvm create` (a conversion's, whose
+         * controller proved the id destroyed and its data device made afresh by the run):
+         * its volume group holds the device; it goes when every LV in it is that id's */
+        int64_t redo_lvm = -1;
+        if ((r = json_get_int(args, "redo_lvm_osd_id", false, &redo_lvm, "osd-create", err)) < 0 && r != -ENOENT)
+                return r;
+        if (redo_lvm >= 0 && redo_lvm == a.osd_id && have_lvm() && !s->dry_run) {
+                _cleanup_(freep) char *top = NULL;
+                _cleanup_(block_dev_done) BlockDev td = {};
+                _cleanup_json_ json_object *gone = json_object_new_object();
+                if (!gone)
+                        return error_set(err, ENOMEM, "out of memory");
+                r = a.data_is_bcache ? bcache_device_of(a.data, &top, err)
+                                     : (top = strdup(a.data)) ? 0 : error_set(err, ENOMEM, "out of memory");
+                if (r >= 0)
+                        r = block_dev_resolve(top, &td, err);
+                if (r >= 0)
+                        r = agent_release_osd_lvm(s, td.name, (int) redo_lvm, gone, err);
+                if (r < 0)
+                        return error_prefix(err, r, "'%s' on '%s': the half-made osd.%d", a.data, agent_host(s), id);
+                if (json_object_object_length(gone) > 0)
+                        agent_progress(p, 0, 4, "removed the volume group of the half-made osd.%d on %s", id, top);
+        }
         /* nobody else uses them, and they are what the plan saw (agent-inuse.c) */
         if ((r = agent_osd_check_devices(s, args, err)) < 0)
                 return r;

@@ -348,6 +348,18 @@ static void sleep_ms(unsigned ms) {
                 ;
 }
 
+/* udev's events for the disk handled first. When a write to a disk's table (the previous
+ * op's) is closed, udev's watch re-reads the table (BLKRRPART): its partitions' nodes go and
+ * come back, and an op that starts meanwhile finds its partition gone (seen on the uml guest,
+ * whose SSD had no partition in use to stop the re-read: "cannot access '/dev/ubdb5'"). No
+ * udevadm (no udev): nothing to wait for. */
+static void udev_settle(AgentState *s) {
+        char *argv[] = { (char *) "udevadm", (char *) "settle", (char *) "--timeout=10", NULL };
+        _cleanup_(run_result_done) RunResult rr = {};
+        Error ignored = {};
+        (void) agent_spawn(s, argv, NULL, NULL, 15, &rr, &ignored);
+}
+
 /* Make sure the kernel has partition `partno` exactly at start/size; add it with BLKPG if
  * it has none; return its node. */
 static int kernel_partition_ensure(int fd, const BlockDev *d, unsigned partno, uint64_t start, uint64_t size,
@@ -421,6 +433,7 @@ int agent_op_create_partition(AgentState *s, json_object *args, json_object **re
         r = whole_device_arg(s, args, "create-partition", &d, err);
         if (r < 0)
                 return r;
+        udev_settle(s);
 
         unsigned lss = d.logical_sector_size;
         if (size == 0 || offset % lss != 0 || size % lss != 0)
@@ -718,6 +731,7 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
         r = whole_device_arg(s, args, "delete-partition", &d, err);
         if (r < 0)
                 return r;
+        udev_settle(s);
         unsigned partno = (unsigned) number, lss = d.logical_sector_size;
         /* destroy's own partitions (the controller asks): an encrypted OSD's DB/WAL mapping,
          * left open when its OSD stopped, holds the partition */
@@ -793,6 +807,9 @@ int agent_op_delete_partition(AgentState *s, json_object *args, json_object **re
                 _cleanup_(block_dev_done) BlockDev pd = {};
                 if (!node)
                         return error_set(err, ENOMEM, "out of memory");
+                /* (a re-read of the table by udev may have its node away for a moment) */
+                for (int i = 0; i < 80 && access(node, F_OK) < 0; i++)
+                        sleep_ms(25);
                 if ((r = block_dev_resolve(node, &pd, err)) < 0)
                         return r;
                 _cleanup_(block_claim_done) BlockClaim pc = { .fd = -1, .excl_fd = -1 };

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,10 +197,41 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
         r = block_dev_resolve(path, &d, err);
         if (r < 0)
                 return r;
+        bool release_lvm = false;
+        if ((r = json_get_bool(args, "release_lvm", false, &release_lvm, "wipe", err)) < 0 && r != -ENOENT)
+                return r;
 
         bool dry = s->dry_run;
-        /* held (O_EXCL, flock, OFD lock) until the wipe is on disk: see agent-inuse.c */
-        r = block_claim(&d, &(ClaimOptions) { .what = "wipe", .read_only = dry, .expect = &e, .allow_osd_id = { -1, -1 } },
+        _cleanup_json_ json_object *lvm = NULL;
+        if (release_lvm && !d.is_partition && !dry) {
+                /* a ceph-volume OSD's volume group on the disk (its OSD destroyed, stopped):
+                 * device-mapper holds the disk until it goes. The disk is checked to be the
+                 * one the plan saw first, read-only, as it was (the removal changes it). */
+                if (e.present) {
+                        _cleanup_(closep) int rfd = open(d.node, O_RDONLY | O_CLOEXEC);
+                        struct stat st;
+                        if (rfd < 0 || fstat(rfd, &st) < 0)
+                                return error_set(err, errno, "cannot open '%s': %m", d.path);
+                        if (!S_ISBLK(st.st_mode) || st.st_rdev != d.devnum)
+                                return error_set(err, ESTALE, "'%s' changed while it was opened; re-run plan", d.path);
+                        if ((r = dev_expect_check(rfd, &d, &e, err)) < 0)
+                                return r;
+                }
+                if (!(lvm = json_object_new_object()))
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = agent_release_osd_lvm(s, d.name, -1, lvm, err)) < 0)
+                        return error_prefix(err, r, "refusing to wipe '%s'", d.path);
+        }
+        bool released = lvm && json_object_object_length(lvm) > 0;
+        /* held (O_EXCL, flock, OFD lock) until the wipe is on disk: see agent-inuse.c (its
+         * content checked above when an LVM went: who it is and its size are, here) */
+        DevExpect who = e;
+        if (released) {
+                who.has_type = who.has_uuid = who.has_pttype = who.has_ptuuid = false;
+                who.osd_uuid = who.ceph_fsid = NULL;
+                who.whoami = -1;
+        }
+        r = block_claim(&d, &(ClaimOptions) { .what = "wipe", .read_only = dry, .expect = &who, .allow_osd_id = { -1, -1 } },
                         &c, err);
         if (r < 0)
                 return r;
@@ -270,6 +302,10 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
                 r = wipe_bcache(fd, 0, NULL, dry, &names);
         if (r >= 0 && gpt && !d.is_partition && !dry)
                 r = wipe_gpt(fd, d.logical_sector_size, d.size, have_gh ? &gh : NULL);
+        /* the LVM gone: the OSD's label lay 1 MiB in (the LV's start), where no signature
+         * probe looks: zeroed as bcache-teardown zeroes a backing device's start */
+        if (r >= 0 && released && zero_range(fd, 0, MIN((uint64_t) BCACHE_TEARDOWN_ZERO, d.size)) < 0)
+                r = -errno;
         if (r >= 0 && !dry && fsync(fd) < 0)
                 r = -errno;
         if (r < 0) {
@@ -292,6 +328,8 @@ int agent_op_wipe(AgentState *s, json_object *args, json_object **ret, AgentProg
         }
         json_add(o, "wiped", w);
         json_add(o, "partitions_removed", removed);
+        if (released)
+                json_add(o, "lvm", TAKE_PTR(lvm));
         if (dry)
                 json_add_bool(o, "dry_run", true);
         *ret = o;

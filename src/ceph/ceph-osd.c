@@ -375,6 +375,7 @@ static void metadata_done(CephOsdMetadata *m) {
         free(m->osd_data);
         free(m->default_device_class);
         strv_free(m->devices);
+        strv_free(m->bdev_devices);
         strv_free(m->device_ids);
         free(m->bdev_type);
         free(m->bdev_path);
@@ -467,6 +468,10 @@ static int metadata_parse_one(json_object *e, CephOsdMetadata *m, Error *err) {
         const char *devices = NULL;
         (void) json_get_string(e, "devices", false, &devices, what, NULL);
         if (devices && !(m->devices = strv_split(devices, ",")))
+                return -ENOMEM;
+        const char *bdevs = NULL;
+        (void) json_get_string(e, "bluestore_bdev_devices", false, &bdevs, what, NULL);
+        if (bdevs && bdevs[0] && !(m->bdev_devices = strv_split(bdevs, ",")))
                 return -ENOMEM;
         const char *ids = NULL;
         (void) json_get_string(e, "device_ids", false, &ids, what, NULL);

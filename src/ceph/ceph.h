@@ -210,7 +210,11 @@ typedef struct CephOsdMetadata {
                                    * disks' model_serial); NULL when not reported */
         /* BlueStore */
         char *bdev_type;          /* bluestore_bdev_type "hdd" | "ssd" */
-        char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" ("/dev/bcache0" on bcache) */
+        char *bdev_path;          /* bluestore_bdev_partition_path "/dev/sdc" ("/dev/bcache0" on bcache,
+                                   * "/dev/dm-3" on a ceph-volume logical volume) */
+        char **bdev_devices;      /* bluestore_bdev_devices: the kernel names under the data device
+                                   * ("sdc"; "bcache0" under an LV on bcache: Ceph follows
+                                   * device-mapper's slaves), NULL-terminated; NULL: not reported */
         uint64_t bdev_size;       /* bluestore_bdev_size, bytes; 0: not reported */
         char *filestore_path;     /* backend_filestore_partition_path (FileStore's data device) */
         bool dedicated_db;        /* bluefs_dedicated_db == "1" */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent-needs.h"
 #include "basic/clock-util.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -89,17 +90,29 @@ int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret
                         return r;
                 if (code != 0)
                         continue; /* not mounted (any more): a re-run */
-                if ((r = host_session_run(c->session, umount, 120, &code, err)) < 0)
-                        return r;
-                if (code != 0)
-                        return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is still in use?)",
-                                         host_name(c), dir, (long long) code, ids[i]);
-                /* checked: no mount point left (an over-mount would still be one) */
-                if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
-                        return r;
-                if (code == 0)
-                        return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount", host_name(c),
-                                         dir);
+                /* a BlueStore OSD of ceph-volume lvm (a reshape) has a tmpfs there, and one
+                 * per `ceph-volume lvm` prepare or activate that a killed run left: those go
+                 * layer by layer; anything else over-mounted stays refused */
+                char *tmpfs[] = { (char *) "findmnt", (char *) "-n", (char *) "-t", (char *) "tmpfs",
+                                  (char *) "--mountpoint", dir, NULL };
+                for (unsigned layer = 0;; layer++) {
+                        if ((r = host_session_run(c->session, umount, 120, &code, err)) < 0)
+                                return r;
+                        if (code != 0)
+                                return error_set(err, EBUSY, "host '%s': 'umount %s' exited %lld (osd.%d's data is "
+                                                             "still in use?)", host_name(c), dir, (long long) code, ids[i]);
+                        /* checked: no mount point left (an over-mount would still be one) */
+                        if ((r = host_session_run(c->session, probe, 30, &code, err)) < 0)
+                                return r;
+                        if (code != 0)
+                                break;
+                        int64_t t = 1;
+                        if (layer < 8 && (r = host_session_run(c->session, tmpfs, 30, &t, err)) < 0)
+                                return r;
+                        if (layer >= 8 || t != 0)
+                                return error_set(err, EIO, "host '%s': '%s' is still a mount point after umount",
+                                                 host_name(c), dir);
+                }
                 json_object_array_add(done, json_object_new_int(ids[i]));
         }
         *ret = TAKE_PTR(res);
@@ -114,6 +127,8 @@ static const char *role_guid(PartRole role) {
                 return CEPH_GUID_BLOCK_DB;
         case PART_ROLE_WAL:
                 return CEPH_GUID_BLOCK_WAL;
+        case PART_ROLE_CACHE:
+                return BCACHE_GUID;
         default:
                 return NULL;
         }
@@ -166,10 +181,9 @@ static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error 
                         continue;
                 const char *guid = role_guid(p->role);
                 if (!guid)
-                        return error_set(err, ENOTSUP, "host '%s': the convert plan wants a %s partition '%s' on '%s': "
-                                                       "bcache in a conversion is not built yet",
-                                         host_name(c), p->role == PART_ROLE_CACHE ? "bcache cache" : "journal",
-                                         p->partname, p->device);
+                        return error_set(err, ENOTSUP, "host '%s': the convert plan wants a journal partition '%s' on "
+                                                       "'%s': a conversion makes no FileStore OSD",
+                                         host_name(c), p->partname, p->device);
                 _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
                 if (!a || json_add_string(a, "device", p->device) < 0 || json_add_u64(a, "number", p->partnum) < 0 ||
                     json_add_u64(a, "offset", p->offset) < 0 || json_add_u64(a, "size", p->size) < 0 ||
@@ -183,9 +197,88 @@ static int create_partitions(ConvertStepCtx *c, const int *ids, size_t n, Error 
                         return r;
                 }
         }
+        return 0;
+}
+
+static int bcache_call(ConvertStepCtx *c, const ConvertOsd *o, const char *op, json_object *a, Error *err) {
+        _cleanup_json_ json_object *res = NULL;
+        int r = host_session_call(c->session, op, a, 0, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': osd.%d's bcache on '%s' (%s)", host_name(c), o->id,
+                                    o->data_device, op);
+        return 0;
+}
+
+/* What bcache needs on the host (the module, make-bcache, a udev rules directory), asked of
+ * the agent's preflight as apply's preflight asks it, the module loaded when it is merely
+ * not loaded (a conversion onto bcache is the first to use it on a host). */
+static int bcache_ready(ConvertStepCtx *c, Error *err) {
+        static const AgentNeed needs[] = { AGENT_NEED_BCACHE, AGENT_NEED_MAKE_BCACHE, AGENT_NEED_UDEV_RULES };
+        _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
+        json_object *l = json_object_new_array();
+        if (!a || !l || json_add(a, "needs", l) < 0 || json_add_bool(a, "load_modules", true) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < ELEMENTSOF(needs); i++)
+                if (json_object_array_add(l, json_object_new_string(agent_need_to_string(needs[i]))) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        int r = host_session_call(c->session, "preflight", a, 0, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': what bcache needs", host_name(c));
+        json_object *checks = NULL;
+        if (json_get_array(res, "checks", true, &checks, "preflight", err) < 0)
+                return -EIO;
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *ch = json_object_array_get_idx(checks, i);
+                const char *what = NULL, *text = NULL;
+                bool ok = false;
+                (void) json_get_string(ch, "check", false, &what, "preflight", NULL);
+                (void) json_get_string(ch, "reason", false, &text, "preflight", NULL);
+                (void) json_get_bool(ch, "ok", false, &ok, "preflight", NULL);
+                if (!ok)
+                        return error_set(err, ENOTSUP, "host '%s': %s: %s", host_name(c), what ?: "?", text ?: "not ready");
+        }
+        return 0;
+}
+
+/* The bcache of each OSD the layout puts on bcache, as apply builds it (plan.c, emit_bcache):
+ * a cache superblock on its new cache partition, a backing superblock on its data device
+ * (wiped by wipe-replaced), the backing attached to that cache set, then tuned (cache_mode,
+ * sequential_cutoff, writeback_percent, kept across reboots by a udev rule). Every op is
+ * idempotent: a re-run finds them done and goes on. */
+static int build_bcache(ConvertStepCtx *c, const int *ids, size_t n, Error *err) {
+        const Profile *prof = c->session->host->profile;
+        bool loaded = false;
+        int r;
         for (size_t k = 0; k < n; k++) {
-                const ConvertOsd *o = convert_host_find_osd(h, ids[k]);
-                convert_phase(c->j, host_name(c), o->data_device, o->id, "repartitioned");
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[k]);
+                if (!o->wanted.bcache)
+                        continue;
+                const ConvertPart *cp = convert_host_created(c->plan, o->id, PART_ROLE_CACHE);
+                if (!cp || !prof)
+                        return error_set(err, EINVAL, "host '%s': osd.%d goes on bcache, but the convert plan has no "
+                                                      "cache partition for it", host_name(c), o->id);
+                const BcacheOptions *b = &prof->bcache;
+                if (!loaded && (r = bcache_ready(c, err)) < 0)
+                        return r;
+                loaded = true;
+                log_info("host '%s': osd.%d: bcache on '%s' with its cache on partition %u '%s' of '%s'", host_name(c),
+                         o->id, o->data_device, cp->partnum, cp->partname, cp->device);
+                _cleanup_json_ json_object *mc = json_object_new_object(), *mb = json_object_new_object(),
+                                           *at = json_object_new_object(), *tu = json_object_new_object();
+                if (!mc || !mb || !at || !tu || json_add_string(mc, "device", cp->device) < 0 ||
+                    json_add_string(mc, "partname", cp->partname) < 0 || json_add_string(mc, "role", "cache") < 0 ||
+                    json_add_string(mb, "device", o->data_device) < 0 || json_add_string(mb, "role", "backing") < 0 ||
+                    json_add_string(at, "backing", o->data_device) < 0 ||
+                    json_add_string(at, "cache_device", cp->device) < 0 ||
+                    json_add_string(at, "cache_partname", cp->partname) < 0 ||
+                    json_add_string(tu, "backing", o->data_device) < 0 ||
+                    json_add_string(tu, "cache_mode", bcache_cache_mode_to_string(b->cache_mode)) < 0 ||
+                    json_add_u64(tu, "sequential_cutoff", b->sequential_cutoff) < 0 ||
+                    json_add_int(tu, "writeback_percent", b->writeback_percent) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+                if ((r = bcache_call(c, o, "make-bcache", mc, err)) < 0 || (r = bcache_call(c, o, "make-bcache", mb, err)) < 0 ||
+                    (r = bcache_call(c, o, "bcache-attach", at, err)) < 0 || (r = bcache_call(c, o, "bcache-tune", tu, err)) < 0)
+                        return r;
         }
         return 0;
 }
@@ -240,6 +333,15 @@ static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *me
                (!db_node || streq_ptr(m->db_path, db_node));
 }
 
+/* Its metadata's data device is a bcache device, or one on it (bluestore_bdev_devices:
+ * Ceph follows device-mapper's slaves). */
+static bool on_bcache(const CephOsdMetadata *m) {
+        STRV_FOREACH(d, m->bdev_devices)
+                if (startswith(*d, "bcache"))
+                        return true;
+        return startswith(m->bdev_path ?: "", "/dev/bcache");
+}
+
 static const char *part_node(const Inventory *inv, const char *device, const char *partname) {
         const InvDevice *d = inv ? inventory_find_device(inv, device) : NULL;
         for (size_t i = 0; d && i < d->n_partitions; i++)
@@ -267,8 +369,12 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
         const char *host = host_name(c);
         double t0 = clock_mono_sec();
 
-        if ((r = create_partitions(c, ids, n, err)) < 0)
+        if ((r = create_partitions(c, ids, n, err)) < 0 || (r = build_bcache(c, ids, n, err)) < 0)
                 return r;
+        for (size_t k = 0; k < n; k++) {
+                const ConvertOsd *o = convert_host_find_osd(c->plan, ids[k]);
+                convert_phase(c->j, host, o->data_device, o->id, "repartitioned");
+        }
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(ceph_osd_dump_freep) CephOsdDump *dump = NULL;
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *meta = NULL;
@@ -306,12 +412,33 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                         convert_phase(c->j, host, o->data_device, o->id, "created");
                         continue;
                 }
+                /* a run killed inside ceph-volume: its `osd new` took the destroyed id back
+                 * (state new, never booted), so `--osd-id` refuses it ("already in use"). The
+                 * id is this conversion's (it destroyed it, and wipe-replaced ran only on a
+                 * destroyed id, under the cluster lock): destroyed again, its CRUSH place kept;
+                 * the half-made LVM goes in osd-create (redo_lvm_osd_id) */
+                const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, o->id);
+                if (d && d->exists && d->is_new && !d->destroyed && !d->up) {
+                        log_notice("host '%s': osd.%d is new and never booted (a creation of this conversion killed "
+                                   "half-way, osd uuid %s): destroying it again before it is made", host, o->id,
+                                   d->uuid ?: "unknown");
+                        if ((r = ceph_admin_run(c->admin, ceph_argv_osd_destroy(ceph_admin_cli(c->admin), o->id, err),
+                                                NULL, NULL, err)) < 0) {
+                                creations_done(xs, nk);
+                                return r;
+                        }
+                }
                 const char *cls = class_of(c, o, inv);
                 keep[nk] = (OsdKeep) { .host = host, .device = o->data_device, .device_class = cls, .id = o->id };
                 Creation *x = &xs[nk++];
                 json_object *a = x->args = json_object_new_object();
                 if (!a || json_add_string(a, "device", o->data_device) < 0 || json_add_int(a, "osd_id", o->id) < 0 ||
                     json_add_string(a, "device_class", cls) < 0 || json_add_string(a, "objectstore", "bluestore") < 0 ||
+                    /* on the bcache device of the (backing) data device, build_bcache()'s */
+                    json_add_bool(a, "data_is_bcache", o->wanted.bcache) < 0 ||
+                    /* the id is destroyed and wipe-replaced made its data device blank: an LVM
+                     * of this id on it is this conversion's creation, killed half-way */
+                    json_add_int(a, "redo_lvm_osd_id", o->id) < 0 ||
                     /* the layout's osd.encrypted, as apply's creations have it */
                     json_add_bool(a, "encrypted", c->session->host->profile && c->session->host->profile->osd.encrypted) < 0 ||
                     (db && (json_add_string(a, "db_device", db->device) < 0 ||
@@ -419,6 +546,8 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                                 problem = "is not BlueStore in osd metadata";
                         else if (db_node && !streq_ptr(m->db_path, db_node))
                                 problem = "has its DB elsewhere than the planned partition in osd metadata";
+                        else if (o->wanted.bcache && !on_bcache(m))
+                                problem = "is not on a bcache device in osd metadata";
                 }
                 if (!problem)
                         break;

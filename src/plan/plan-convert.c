@@ -42,6 +42,7 @@ typedef struct ConvertCtx {
         int replace_slot;        /* its data slot, -1: not a data device */
         int replace_fast;        /* its index among the fast devices, -1: not one */
         char **intact;           /* "osd.N" of each OSD that depends on it and is intact */
+        int gone_osd;            /* the OSD whose data device is gone, taken for the device replaced; -1: none */
 } ConvertCtx;
 
 static int oom(ConvertCtx *c) {
@@ -136,16 +137,20 @@ const ConvertPart *convert_host_created(const ConvertHost *h, int id, PartRole r
 }
 
 int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *err) {
+        /* every rebuild of a plan is built today: onto bcache (make-bcache, attach, tune before
+         * the OSD's creation) and from it (bcache-teardown in wipe-replaced); an OSD whose
+         * cache set is on a device the layout does not select as fast device is torn down
+         * all the same (its set unregistered, its superblock wiped), its partition left */
         for (size_t i = 0; p && i < p->n_hosts; i++) {
                 const ConvertHost *h = &p->hosts[i];
                 if (hosts && !strv_contains(hosts, h->host))
                         continue;
                 for (size_t k = 0; k < h->n_osds; k++) {
                         const ConvertOsd *o = &h->osds[k];
-                        if (o->rebuilt && (o->on_bcache || convert_host_created(h, o->id, PART_ROLE_CACHE)))
-                                return error_set(err, ENOTSUP, "host '%s': osd.%d on %s would be rebuilt %s bcache, "
-                                                               "which a conversion does not do yet: nothing changed",
-                                                 h->host, o->id, o->data_device, o->on_bcache ? "from" : "onto");
+                        if (o->rebuilt && o->wanted.bcache && !convert_host_created(h, o->id, PART_ROLE_CACHE))
+                                return error_set(err, ENOTSUP, "host '%s': osd.%d on %s would be rebuilt onto bcache "
+                                                               "with no cache partition planned: nothing changed",
+                                                 h->host, o->id, o->data_device);
                 }
         }
         return 0;
@@ -489,9 +494,6 @@ static int replace_find(ConvertCtx *c) {
                 return error_set(c->err, EEXIST, "host '%s': '%s', the fast device to replace, carries %s and no "
                                                  "partition table: a new disk is blank (wipe it first if it is the new "
                                                  "one)", hn, x->path, x->content.fstype);
-        if (p->bcache.enabled)
-                return error_set(c->err, ENOTSUP, "host '%s': profile '%s' has bcache: replacing a device of a bcache "
-                                                  "OSD is not built yet", hn, p->name);
         if (c->replace_fast >= 0 && p->n_keep_partitions > 0) {
                 _cleanup_strv_free_ char **missing = NULL;
                 for (size_t k = 0; k < p->n_keep_partitions; k++) {
@@ -514,6 +516,53 @@ static int replace_find(ConvertCtx *c) {
         return 0;
 }
 
+/* The bcache cache partition of an OSD on bcache that is rebuilt: replaced with its DB and
+ * WAL (its cache set unregistered and its superblock wiped first, by wipe-replaced). It is
+ * the cache device of the set the backing device `d` is attached to; with the backing device
+ * gone (a failed disk, a blank one in its place), the cache partition named for the same
+ * data device as the OSD's old DB or WAL partition (cp:cache:TAG:HOST beside cp:db:TAG:HOST)
+ * that carries a cache superblock. Not found: a note says so. */
+static int old_cache_partition(ConvertCtx *c, int id, const InvDevice *d) {
+        const char *set = d->content.bcache.role == BCACHE_ROLE_BACKING ? d->content.bcache.set_uuid : NULL;
+        const InvPartition *cp = NULL;
+        for (size_t i = 0; set && i < c->inv->n_devices && !cp; i++)
+                for (size_t k = 0; k < c->inv->devices[i].n_partitions && !cp; k++) {
+                        const InvPartition *pt = &c->inv->devices[i].partitions[k];
+                        if (pt->content.bcache.role == BCACHE_ROLE_CACHE && streq_ptr(pt->content.bcache.set_uuid, set))
+                                cp = pt;
+                }
+        for (size_t i = 0; !cp && i < c->ch->n_replaced; i++) {
+                const ConvertPart *old = &c->ch->replaced[i];
+                char tag[PLAN_TAG_MAX];
+                PartRole role;
+                if (old->osd != id || !old->partname || !plan_partition_name_parse(old->partname, &role, NULL, tag))
+                        continue;
+                _cleanup_(freep) char *name = plan_partition_name(c->host->name, PART_ROLE_CACHE, tag);
+                if (!name)
+                        return oom(c);
+                const InvDevice *od = inventory_find_device(c->inv, old->device);
+                for (size_t k = 0; od && k < od->n_partitions && !cp; k++)
+                        if (streq_ptr(od->partitions[k].name, name) &&
+                            od->partitions[k].content.bcache.role == BCACHE_ROLE_CACHE)
+                                cp = &od->partitions[k];
+        }
+        if (!cp || !cp->node)
+                return note(c, strprintf("osd.%d is on bcache, but no cache partition of its cache set %s is on the "
+                                         "host's fast devices: none to replace", id, set ?: "(its backing device gone)"));
+        for (size_t i = 0; i < c->ch->n_replaced; i++)
+                if (streq_ptr(c->ch->replaced[i].node, cp->node))
+                        return error_set(c->err, EEXIST, "host '%s': %s is the bcache cache of osd.%d and the %s of "
+                                                         "osd.%d: refusing to plan", c->host->name, cp->node, id,
+                                         part_role_title(c->ch->replaced[i].role), c->ch->replaced[i].osd);
+        ConvertPart part = {};
+        int r = old_partition(c, id, PART_ROLE_CACHE, cp->node, &part);
+        if (r <= 0)
+                return r;
+        if (add_part(&c->ch->replaced, &c->ch->n_replaced, &part) < 0)
+                return oom(c);
+        return 0;
+}
+
 static int plan_osd(ConvertCtx *c, int id) {
         const Profile *p = c->profile;
         const CephTreeOsd *t = ceph_osd_tree_find_osd(c->tree, id);
@@ -530,9 +579,48 @@ static int plan_osd(ConvertCtx *c, int id) {
         bool on_bcache;
         const char *path = m->bdev_path ?: m->filestore_path;
         const InvDevice *d = find_data_device(c->inv, path, &on_bcache);
+        _cleanup_(freep) char *raw = NULL;
+        if ((!d || slot_of(c, d) < 0) && path && (startswith(path, "/dev/dm-") || startswith(path, "/dev/mapper/")) &&
+            strv_length(m->bdev_devices) == 1) {
+                /* an OSD of `ceph-volume lvm create`: its data path is its logical volume
+                 * (/dev/dm-N); bluestore_bdev_devices is what lies under it (Ceph follows
+                 * the slaves): the disk, or the bcache device of the backing disk */
+                if (!(raw = strprintf("/dev/%s", m->bdev_devices[0])))
+                        return oom(c);
+                bool b;
+                const InvDevice *under = find_data_device(c->inv, raw, &b);
+                if (under || !d) {
+                        d = under;
+                        on_bcache = b;
+                }
+                /* a bcacheN name is the order of registration at boot: another OSD's (up, its
+                 * label there) now, when the disk under this down OSD's LV is gone */
+                const InvOsd *other = d ? plan_find_osd(c->inv, d, false) : NULL;
+                const CephTreeOsd *ot = other && other->id != id ? ceph_osd_tree_find_osd(c->tree, other->id) : NULL;
+                if (ot && ot->status == CEPH_OSD_TREE_UP && (!t || t->status != CEPH_OSD_TREE_UP))
+                        d = NULL;
+        }
+        if (!d && c->replace && c->replace_slot >= 0 && (!t || t->status != CEPH_OSD_TREE_UP) &&
+            !plan_find_osd(c->inv, c->replace, true)) {
+                /* its data device is gone from the host (a failed disk pulled, a new one in
+                 * under another name or serial): the OSD the device replaced takes the place
+                 * of, when it is the only one of the bucket down with its device gone */
+                if (c->gone_osd >= 0)
+                        return error_set(c->err, EEXIST,
+                                         "host '%s': osd.%d and osd.%d are both down with their data devices gone: which "
+                                         "one '%s' replaces is not known: refusing (purge the one gone for good first)",
+                                         c->host->name, c->gone_osd, id, c->replace->path);
+                c->gone_osd = id;
+                d = c->replace;
+                on_bcache = raw && startswith(m->bdev_devices[0], "bcache");
+                int r = note(c, strprintf("osd.%d is down and its data device %s (from its metadata) is gone from the "
+                                          "host: %s takes its place", id, raw ?: path ?: "(none reported)", d->path));
+                if (r < 0)
+                        return r;
+        }
         if (!d)
                 return note(c, strprintf("osd.%d: its data device %s (from its metadata) is not in the inventory of "
-                                         "host '%s': not compared with the layout", id, path ?: "(none reported)",
+                                         "host '%s': not compared with the layout", id, raw ?: path ?: "(none reported)",
                                          c->host->name));
         const InvOsd *label = plan_find_osd(c->inv, d, false);
         if (label && label->id != id)
@@ -605,6 +693,11 @@ static int plan_osd(ConvertCtx *c, int id) {
                                 }
                         if (add_part(&c->ch->replaced, &c->ch->n_replaced, &part) < 0)
                                 return oom(c);
+                }
+                if (on_bcache) {
+                        int r = old_cache_partition(c, id, d);
+                        if (r < 0)
+                                return r;
                 }
                 c->slot_osd[slot] = id;
         }
@@ -793,6 +886,46 @@ static int create_parts(ConvertCtx *c, size_t j) {
 
 /* ---- a host ---- */
 
+/* What a rebuild does about bcache, for people: the teardown of an OSD on bcache (or of the
+ * cache set of a backing disk gone), the bcache an OSD is made on. */
+static int bcache_notes(ConvertCtx *c) {
+        const BcacheOptions *b = &c->profile->bcache;
+        char cut[SIZE_FORMAT_MAX];
+        int r;
+        for (size_t i = 0; i < c->ch->n_osds; i++) {
+                const ConvertOsd *o = &c->ch->osds[i];
+                if (!o->rebuilt)
+                        continue;
+                const InvDevice *d = inventory_find_device(c->inv, o->data_device);
+                const ConvertPart *old = NULL;
+                for (size_t k = 0; k < c->ch->n_replaced; k++)
+                        if (c->ch->replaced[k].osd == o->id && c->ch->replaced[k].role == PART_ROLE_CACHE)
+                                old = &c->ch->replaced[k];
+                if (d && d->content.bcache.role == BCACHE_ROLE_BACKING &&
+                    (r = note(c, strprintf("osd.%d's bcache on %s is torn down before its wipe, as destroy does: its "
+                                           "dirty data written back first (progress shown), the device stopped, its "
+                                           "cache set unregistered%s", o->id, o->data_device,
+                                           old ? " and its cache partition's superblock wiped" : ""))) < 0)
+                        return r;
+                if ((!d || d->content.bcache.role != BCACHE_ROLE_BACKING) && old &&
+                    (r = note(c, strprintf("osd.%d's cache set on %s (partition %u) has lost its backing disk: it is "
+                                           "unregistered and its superblock wiped before the partition goes (what dirty "
+                                           "data it held went with the disk; the OSD's data comes back from the other "
+                                           "copies)", o->id, old->node ?: old->device, old->partnum))) < 0)
+                        return r;
+                const ConvertPart *cp = convert_host_created(c->ch, o->id, PART_ROLE_CACHE);
+                if (o->wanted.bcache && cp &&
+                    (r = note(c, strprintf("osd.%d is made on the bcache device of %s: a cache superblock on %s "
+                                           "partition %u '%s', a backing superblock on %s, attached, cache_mode %s, "
+                                           "sequential_cutoff %s, writeback_percent %u (kept across reboots by a udev "
+                                           "rule)", o->id, o->data_device, cp->device, cp->partnum, cp->partname,
+                                           o->data_device, bcache_cache_mode_to_string(b->cache_mode),
+                                           size_format(b->sequential_cutoff, cut, sizeof cut), b->writeback_percent))) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int osd_cmp(const void *a, const void *b) {
         const ConvertOsd *x = a, *y = b;
         return (x->slot > y->slot) - (x->slot < y->slot);
@@ -882,6 +1015,8 @@ static int convert_host(ConvertCtx *c) {
         for (size_t j = 0; j < c->n_fast; j++)
                 if ((r = space_analyze(c, j)) < 0 || (r = create_parts(c, j)) < 0)
                         return r;
+        if ((r = bcache_notes(c)) < 0)
+                return r;
         for (size_t i = 0; i < c->ch->n_replaced; i++)
                 if (c->ch->replaced[i].kept_listed &&
                     (r = note(c, strprintf("%s partition %u is in keep_partitions of profile '%s', but the cluster names "
@@ -965,7 +1100,7 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
                         return error_set(err, ENOMEM, "out of memory");
                 ConvertCtx c = {
                         .layout = l, .host = h, .profile = h->profile, .inv = hi, .tree = tree, .meta = meta,
-                        .opts = opts, .ch = ch, .err = err,
+                        .opts = opts, .ch = ch, .err = err, .gone_osd = -1,
                 };
                 int r = convert_host(&c);
                 if (r >= 0 && c.replace &&

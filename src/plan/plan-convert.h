@@ -138,15 +138,16 @@ typedef struct ConvertOptions {
         /* A replacement (`cephprov replace LAYOUT HOST DEVICE`): `hosts` names that one host,
          * and the plan takes only the OSDs of its CRUSH bucket that depend on this device (a
          * path or any link the host's inventory knows): the OSD whose data device it is
-         * (from its metadata), or, for a fast device, every OSD whose slot the layout puts
+         * (from its metadata: its data path, or what lies under its logical volume,
+         * bluestore_bdev_devices; with that device gone from the host, the one OSD of the
+         * bucket down whose data device is gone), or, for a fast device, every OSD whose slot the layout puts
          * there or whose metadata lists it among its devices. Each is rebuilt in the layout's
          * shape with its id whatever it is now (the new device is blank: there is nothing to
          * compare), its old DB/WAL partitions that are still there replaced as in a
          * conversion. Refused, err naming host and device: a host without inventory or CRUSH
          * host bucket; a device the inventory does not have, or that the layout selects
-         * neither as data nor as fast device; a device no OSD depends on; a profile with
-         * bcache (a rebuild makes no bcache yet); a fast device lacking the partitions
-         * keep_partitions lists (a new disk: they are not cephprov's to make); a data device
+         * neither as data nor as fast device; a device no OSD depends on; two OSDs down with
+         * their data devices gone; a fast device lacking the partitions keep_partitions lists (a new disk: they are not cephprov's to make); a data device
          * carrying anything but its own OSD's label, unless the profile says wipe: true. */
         const char *replace_device;
 } ConvertOptions;
@@ -191,10 +192,10 @@ const char *convert_action_to_string(ConvertAction a); /* "rebuild", "needs-resh
 /* The plan's new partition of `role` for OSD `id` on host h, NULL when it has none. */
 const ConvertPart *convert_host_created(const ConvertHost *h, int id, PartRole role);
 
-/* 0 when the steps can carry out every rebuild of plan p on hosts (NULL: all of them);
- * -ENOTSUP naming the first OSD that would be rebuilt from or onto bcache, which the
- * rebuild does not do yet: checked before anything changes, so that no OSD is destroyed
- * for a rebuild that stops after it. */
+/* 0 when the steps can carry out every rebuild of plan p on hosts (NULL: all of them), checked
+ * before anything changes, so that no OSD is destroyed for a rebuild that stops after it:
+ * -ENOTSUP naming the first OSD to rebuild onto bcache that has no cache partition planned
+ * (a partition of that name kept, not made). Rebuilds onto and from bcache are built. */
 int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *err);
 
 /* For people: per host the OSDs with their reasons, the partitions replaced, created and

@@ -363,17 +363,18 @@ static void test_reshape_db_size(void) {
                 CHECK(named_for(s, "fs1", "/dev/sdc", PART_ROLE_CACHE, h->created[1].partname) && h->created[1].size == 4 * GiB);
                 CHECK(h->created[5].offset + h->created[5].size <= UINT64_C(400088440319) + 1);
         }
-        /* ... which the rebuild step does not do yet: refused before anything changes, the
-         * plan without bcache is not */
+        /* ... which the rebuild carries out (make-bcache, attach, tune, then the OSD on the
+         * bcache device): not refused, and the plan says what it does */
         Error nb = {};
-        CHECK_INTEQ(convert_plan_check_built(br, NULL, &nb), -ENOTSUP);
-        CHECK_STREQ(nb.message, "host 'fs1': osd.0 on /dev/sdc would be rebuilt onto bcache, which a conversion does "
-                                "not do yet: nothing changed");
-        char *other[] = { (char *) "fs9", NULL }; /* only the hosts converted count */
-        nb = (Error) {};
+        CHECK_INTEQ(convert_plan_check_built(br, NULL, &nb), 0);
         CHECK_INTEQ(convert_plan_check_built(r, NULL, &nb), 0);
         CHECK_INTEQ(convert_plan_check_built(b, NULL, &nb), 0); /* needs --reshape: nothing rebuilt */
-        CHECK_INTEQ(convert_plan_check_built(br, other, &nb), 0);
+        h = host_of(br, "fs1");
+        CHECK(h && h->n_osds > 0 && h->osds[0].wanted.bcache && !h->osds[0].on_bcache &&
+              streq_ptr(h->osds[0].to, "bluestore on bcache (cache 4 GiB), DB 60 GiB on /dev/sda"));
+        _cleanup_(freep) char *btxt = text_of(br), *bjs = json_of(br);
+        fixture_check_golden("convert-scenario-3-reshape-bcache.txt", btxt);
+        fixture_check_golden("convert-scenario-3-reshape-bcache.json", bjs);
         /* a cache of 5G does not fit: refused, naming the SSD and what is free */
         static const char *const big[] = {
                 "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 5G\n", NULL,
@@ -827,16 +828,160 @@ static void test_replace_refused(void) {
         _cleanup_(layout_freep) Layout *lw = layout(wipe);
         _cleanup_(convert_plan_freep) ConvertPlan *pw = NULL;
         CHECK_INTEQ(replace_plan(lw, x, "fs1", "/dev/sdd", &pw, &err), 0);
-        /* bcache: not built in a rebuild */
+}
+
+/* ---- OSDs on bcache: rebuilt from it, and a failed backing HDD replaced ---- */
+
+#define BCACHE_SET "7a1c2e3f-0000-4000-8000-00000000b0c0"
+
+/* fs1 of the converged scenario with osd.0 (its /dev/sdc) on bcache: sdc a backing device
+ * attached to a cache set on a new partition 7 of sda (cp:cache named for sdc, as sda4 is its
+ * cp:db), or (`backing` false) sdc a blank new disk and the set's cache partition left */
+static void edit_bcache_fs1(json_object *d, bool backing) {
+        json_object *pth = NULL;
+        json_object_object_get_ex(d, "path", &pth);
+        if (streq(json_object_get_string(pth), "/dev/sdc")) {
+                if (!backing) {
+                        make_blank(d);
+                        return;
+                }
+                json_object *c = json_object_new_object(), *b = json_object_new_object();
+                json_object_object_add(b, "role", json_object_new_string("backing"));
+                json_object_object_add(b, "set_uuid", json_object_new_string(BCACHE_SET));
+                json_object_object_add(b, "bcache_device", json_object_new_string("/dev/bcache0"));
+                json_object_object_add(b, "cache_mode", json_object_new_string("writeback"));
+                json_object_object_add(b, "state", json_object_new_string("clean"));
+                json_object_object_add(c, "fstype", json_object_new_string("bcache"));
+                json_object_object_add(c, "bcache", b);
+                json_object_object_add(d, "content", c);
+                return;
+        }
+        if (!streq(json_object_get_string(pth), "/dev/sda"))
+                return;
+        json_object *parts = NULL;
+        json_object_object_get_ex(d, "partitions", &parts);
+        json_object *pt = json_object_new_object(), *c = json_object_new_object(), *b = json_object_new_object();
+        json_object_object_add(pt, "number", json_object_new_int(7));
+        json_object_object_add(pt, "start", json_object_new_int64(INT64_C(386548105216)));
+        json_object_object_add(pt, "size", json_object_new_int64(INT64_C(4294967296)));
+        json_object_object_add(pt, "node", json_object_new_string("/dev/sda7"));
+        json_object_object_add(pt, "partuuid", json_object_new_string("5b0c4a11-7e57-4c0d-9a7e-00000000ca07"));
+        json_object_object_add(pt, "name", json_object_new_string("cp:cache:@6f153e61:fs1"));
+        json_object_object_add(pt, "type_guid", json_object_new_string(BCACHE_GUID));
+        json_object_object_add(b, "role", json_object_new_string("cache"));
+        json_object_object_add(b, "set_uuid", json_object_new_string(BCACHE_SET));
+        json_object_object_add(c, "fstype", json_object_new_string("bcache"));
+        json_object_object_add(c, "bcache", b);
+        json_object_object_add(pt, "content", c);
+        json_object_array_add(parts, pt);
+}
+
+static void edit_bcache_backing(json_object *d) {
+        edit_bcache_fs1(d, true);
+}
+
+static void edit_bcache_gone(json_object *d) {
+        edit_bcache_fs1(d, false);
+}
+
+/* fs1's inventory edited on both its sda and sdc */
+static InventorySet *bcache_inventories(void (*edit)(json_object *d)) {
+        _cleanup_(freep) char *text = data_file("inventory-scenario-3-filestore-converged.json");
+        _cleanup_json_ json_object *o = json_tokener_parse(text);
+        json_object *invs = NULL, *devs = NULL;
+        CHECK(o && json_object_object_get_ex(o, "inventories", &invs));
+        for (size_t i = 0; invs && i < json_object_array_length(invs); i++) {
+                json_object *inv = json_object_array_get_idx(invs, i), *h = NULL;
+                if (json_object_object_get_ex(inv, "host", &h) && streq(json_object_get_string(h), "fs1"))
+                        json_object_object_get_ex(inv, "devices", &devs);
+        }
+        for (size_t i = 0; devs && i < json_object_array_length(devs); i++)
+                edit(json_object_array_get_idx(devs, i));
+        InventorySet *s = NULL;
+        Error err = {};
+        if (inventory_set_from_json(o, &s, &err) < 0) {
+                fprintf(stderr, "%s\n", err.message);
+                exit(1);
+        }
+        return s;
+}
+
+/* the converged metadata with osd.0 (fs1's first OSD, on sdc) on a ceph-volume LV on bcache0:
+ * its data path is the LV's /dev/dm-0, what lies under it bcache0 */
+static CephOsdMetadataList *bcache_meta(void) {
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        char *a = strstr(mj, "\"bluestore_bdev_devices\":\"sdc\""), *b = strstr(mj, "\"bluestore_bdev_partition_path\":\"/dev/sdc\"");
+        CHECK(a && b && a < b);
+        if (!a || !b)
+                exit(1);
+        _cleanup_(freep) char *out = strprintf("%.*s\"bluestore_bdev_devices\":\"bcache0\"%.*s\"bluestore_bdev_partition_path\":\"/dev/dm-0\"%s",
+                                               (int) (a - mj), mj, (int) (b - a - strlen("\"bluestore_bdev_devices\":\"sdc\"")),
+                                               a + strlen("\"bluestore_bdev_devices\":\"sdc\""),
+                                               b + strlen("\"bluestore_bdev_partition_path\":\"/dev/sdc\""));
+        return meta_from(out);
+}
+
+static void test_bcache_rebuilds(void) {
         static const char *const bc[] = {
                 "    db_size: 60G\n", "    db_size: 60G\n    bcache:\n      cache_size: 4G\n", NULL,
         };
-        _cleanup_(layout_freep) Layout *lb = layout(bc);
-        err = (Error) {};
-        CHECK_INTEQ(replace_plan(lb, s, "fs1", "/dev/sdd", &p, &err), -ENOTSUP);
-        CHECK_STREQ(err.message, "host 'fs1': profile 'filestore-legacy' has bcache: replacing a device of a bcache OSD "
-                                 "is not built yet");
-        CHECK(p == NULL);
+        _cleanup_(layout_freep) Layout *l = layout(NULL), *lb = layout(bc);
+        _cleanup_(inventory_set_freep) InventorySet *s = bcache_inventories(edit_bcache_backing);
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = bcache_meta();
+        char *fs1[] = { (char *) "fs1", NULL };
+
+        /* the layout with bcache: osd.0, found through its LV's bluestore_bdev_devices, is
+         * on bcache as the layout wants it (unchanged); the 5 others need --reshape */
+        ConvertOptions o = { .hosts = fs1 };
+        _cleanup_(convert_plan_freep) ConvertPlan *pb = convert_ok(lb, s, t, m, &o);
+        const ConvertHost *h = host_of(pb, "fs1");
+        CHECK(h && h->n_unchanged == 1 && h->n_osds == 5);
+        CHECK(h && h->n_osds > 0 && h->osds[0].id == 1);
+
+        /* the layout without bcache, --reshape: osd.0 rebuilt from bcache, its DB (sda4) and
+         * its cache set's partition (sda7) replaced, a DB made in their place */
+        ConvertOptions r = { .hosts = fs1, .reshape = true };
+        _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l, s, t, m, &r);
+        h = host_of(p, "fs1");
+        CHECK(h && h->n_osds == 1 && h->n_replaced == 2 && h->n_created == 1);
+        if (h && h->n_osds == 1 && h->n_replaced == 2 && h->n_created == 1) {
+                CHECK(h->osds[0].id == 0 && h->osds[0].on_bcache && h->osds[0].rebuilt && !h->osds[0].wanted.bcache &&
+                      streq(h->osds[0].data_device, "/dev/sdc"));
+                CHECK_STREQ(h->osds[0].reasons[0], "on bcache, the layout has no bcache");
+                CHECK_STREQ(h->osds[0].from, "bluestore on bcache, DB 60 GiB on /dev/sda4");
+                CHECK(h->replaced[0].partnum == 4 && h->replaced[0].role == PART_ROLE_DB && h->replaced[0].osd == 0);
+                CHECK(h->replaced[1].partnum == 7 && h->replaced[1].role == PART_ROLE_CACHE && h->replaced[1].osd == 0 &&
+                      streq_ptr(h->replaced[1].node, "/dev/sda7"));
+                CHECK(h->created[0].role == PART_ROLE_DB && h->created[0].partnum == 4);
+        }
+        Error err = {};
+        CHECK_INTEQ(convert_plan_check_built(p, NULL, &err), 0);
+        _cleanup_(freep) char *txt = text_of(p);
+        CHECK(strstr(txt, "bcache cache") != NULL);
+
+        /* the backing HDD failed: osd.0 down, its LV and bcache device gone, a blank disk at
+         * sdc. replace finds osd.0 (the only OSD down with its data device gone), replaces its
+         * DB and the cache partition named for the same slot, and makes both again */
+        _cleanup_(inventory_set_freep) InventorySet *g = bcache_inventories(edit_bcache_gone);
+        _cleanup_(freep) char *down = tree_with_status("osd.0", "down");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *td = tree_from(down);
+        ConvertOptions ro = { .hosts = fs1, .replace_device = "/dev/sdc" };
+        _cleanup_(convert_plan_freep) ConvertPlan *rp = convert_ok(lb, g, td, m, &ro);
+        h = host_of(rp, "fs1");
+        CHECK(h && h->n_osds == 1 && h->n_replaced == 2 && h->n_created == 2);
+        if (h && h->n_osds == 1 && h->n_replaced == 2 && h->n_created == 2) {
+                CHECK(h->osds[0].id == 0 && h->osds[0].rebuilt && h->osds[0].on_bcache && h->osds[0].wanted.bcache);
+                CHECK_STREQ(h->osds[0].reasons[0], "its data device /dev/sdc is the device replaced (blank now)");
+                CHECK(h->replaced[1].partnum == 7 && h->replaced[1].role == PART_ROLE_CACHE);
+                CHECK(h->created[0].role == PART_ROLE_DB && h->created[0].partnum == 4 &&
+                      h->created[1].role == PART_ROLE_CACHE && h->created[1].partnum == 7 &&
+                      h->created[1].offset == h->replaced[1].offset);
+        }
+        CHECK(h && strv_length(h->notes) > 0 && strstr(h->notes[0], "osd.0 is down and its data device /dev/bcache0"));
+        _cleanup_(freep) char *rtxt = text_of(rp);
+        fixture_check_golden("replace-scenario-3-bcache-hdd.txt", rtxt);
+
 }
 
 
@@ -1236,6 +1381,7 @@ int main(void) {
         TEST_RUN(test_replace_hdd);
         TEST_RUN(test_replace_ssd);
         TEST_RUN(test_replace_refused);
+        TEST_RUN(test_bcache_rebuilds);
         TEST_RUN(test_follow_names_moved);
         TEST_RUN(test_follow_refused);
         TEST_RUN(test_follow_no_identity);

@@ -52,7 +52,7 @@ static int add_expect_of_partition(json_object *args, const InvDevice *d, unsign
 
 /* `inv`: the inventory the destroy (or convert) plan was computed from; NULL: no expect. */
 static int action_call(HostStepCtx *h, const Inventory *inv, const DestroyAction *a, bool content, unsigned timeout,
-                       Error *err) {
+                       bool release_lvm, Error *err) {
         _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
         if (!args)
                 return error_set(err, ENOMEM, "out of memory");
@@ -68,6 +68,9 @@ static int action_call(HostStepCtx *h, const Inventory *inv, const DestroyAction
                 break;
         case DESTROY_WIPE_DEVICE:
                 json_add_string(args, "device", a->device);
+                /* a ceph-volume OSD's volume group on it goes first (its OSD is destroyed) */
+                if (release_lvm)
+                        json_add_bool(args, "release_lvm", true);
                 if (d)
                         r = add_expect_of(args, d, content);
                 break;
@@ -119,6 +122,14 @@ static int verify_owned_wipe(HostStepCtx *h, const Inventory *before, const Dest
                 const InvDevice *b = &before->devices[i];
                 const InvDevice *n = inventory_find_device(now, b->path);
                 bool wiped = planned(p, DESTROY_WIPE_DEVICE, b->path, 0);
+                /* the bcache device of a backing device torn down and wiped here (a rebuild
+                 * from bcache) is gone with its bcache */
+                bool torn = false;
+                for (size_t k = 0; !n && k < before->n_devices; k++)
+                        torn = torn || (streq_ptr(before->devices[k].content.bcache.bcache_device, b->path) &&
+                                        planned(p, DESTROY_WIPE_DEVICE, before->devices[k].path, 0));
+                if (torn)
+                        continue;
                 if (!n)
                         return error_set(err, EIO, "after the wipe on '%s': '%s' is gone from the inventory", host,
                                          b->path);
@@ -190,7 +201,7 @@ int host_step_owned(HostStepCtx *h, const char *op, json_object *args, json_obje
                 const DestroyAction *a = &p->actions[i];
                 if (teardown != (a->kind == DESTROY_BCACHE_TEARDOWN))
                         continue;
-                if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, inv, a, true, (unsigned) timeout, err)) < 0)
+                if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, inv, a, true, (unsigned) timeout, false, err)) < 0)
                         return r;
                 if ((r = done_add(done, a, err)) < 0)
                         return r;
@@ -199,7 +210,7 @@ int host_step_owned(HostStepCtx *h, const char *op, json_object *args, json_obje
                 if (teardown) {
                         /* the backing device of a purged OSD: wiped now (see above) */
                         DestroyAction w = { .kind = DESTROY_WIPE_DEVICE, .device = a->device, .size = a->size };
-                        if ((r = lease_before(h, &w, err)) < 0 || (r = action_call(h, inv, &w, false, (unsigned) timeout, err)) < 0)
+                        if ((r = lease_before(h, &w, err)) < 0 || (r = action_call(h, inv, &w, false, (unsigned) timeout, false, err)) < 0)
                                 return r;
                         freed += a->size;
                 }
@@ -226,10 +237,30 @@ static bool already_blank(const Inventory *now, const DestroyAction *a) {
         return false;
 }
 
+/* The cache set on a cache partition the conversion replaces, unregistered and its
+ * superblock wiped before the partition goes (delete-partition cannot claim it while bcache
+ * holds it). Its backing device was torn down just before (the set unregistered then, when
+ * nothing else used it: nothing left to do), or failed and is gone (a replacement). */
+static int teardown_cache_part(HostStepCtx *h, const ConvertPart *cp, Error *err) {
+        _cleanup_json_ json_object *args = json_object_new_object(), *res = NULL;
+        if (!args || json_add_string(args, "cache_device", cp->device) < 0 ||
+            json_add_string(args, "cache_partname", cp->partname) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        int r = host_session_call(h->session, "bcache-teardown", args, 660, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "host '%s': the cache set on osd.%d's bcache cache partition %u '%s' of '%s'",
+                                    h->session->host->name, cp->osd, cp->partnum, cp->partname, cp->device);
+        return 0;
+}
+
 /* wipe-replaced (a conversion): what the host's convert plan replaces, as destroy's actions —
  * the data devices of the OSDs given, wiped whole, and the partitions the cluster named as
- * their journals, DB or WAL, deleted — run and verified as destroy's owned wipe is. Every
- * OSD must be destroyed in the OSD map (its id kept): the data goes only then. */
+ * their journals, DB or WAL (and an OSD on bcache's cache partition), deleted — run and
+ * verified as destroy's owned wipe is. A data device that is a bcache backing device now is
+ * torn down first, as destroy does (its OSD's LVM removed, dirty data written back, the
+ * device stopped, its cache set unregistered, its start zeroed); a ceph-volume OSD's volume
+ * group on a plain disk goes with the wipe. Every OSD must be destroyed in the OSD map (its
+ * id kept): the data goes only then. */
 int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret_result, Error *err) {
         const ConvertHost *ch = h->conv.plan;
         const char *host = h->session->host->name;
@@ -245,7 +276,8 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                 return r;
         DestroyPlan p = { .host = (char *) host };
         _cleanup_(freep) DestroyAction *acts = calloc(n + ch->n_replaced + 1, sizeof(DestroyAction));
-        if (!acts)
+        _cleanup_(freep) const ConvertPart **parts = calloc(n + ch->n_replaced + 1, sizeof(ConvertPart *));
+        if (!acts || !parts)
                 return error_set(err, ENOMEM, "out of memory");
         p.actions = acts;
         for (size_t i = 0; i < n; i++) {
@@ -260,11 +292,13 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                 acts[p.n_actions++] = (DestroyAction) { .kind = DESTROY_WIPE_DEVICE, .device = o->data_device,
                                                         .osd = o->id };
                 for (size_t k = 0; k < ch->n_replaced; k++)
-                        if (ch->replaced[k].osd == o->id)
+                        if (ch->replaced[k].osd == o->id) {
+                                parts[p.n_actions] = &ch->replaced[k];
                                 acts[p.n_actions++] = (DestroyAction) {
                                         .kind = DESTROY_DELETE_PARTITION, .device = ch->replaced[k].device,
                                         .partnum = ch->replaced[k].partnum, .partname = ch->replaced[k].partname,
                                         .size = ch->replaced[k].size, .osd = o->id };
+                        }
         }
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         if ((r = host_session_inventory(h->session, &inv, err)) < 0)
@@ -275,6 +309,7 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                 return error_set(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < p.n_actions; i++) {
                 const DestroyAction *a = &acts[i];
+                bool content = !already_blank(inv, a), lvm = false;
                 if (a->kind == DESTROY_DELETE_PARTITION) {
                         /* a re-run: gone already, or already the layout's new partition of that number */
                         const InvDevice *d = inventory_find_device(inv, a->device);
@@ -284,6 +319,11 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                                         pt = &d->partitions[k];
                         if (!pt || !streq_ptr(pt->name, a->partname))
                                 continue;
+                        if (parts[i]->role == PART_ROLE_CACHE) {
+                                if ((r = lease_before(h, a, err)) < 0 || (r = teardown_cache_part(h, parts[i], err)) < 0)
+                                        return r;
+                                content = false; /* its superblock is gone now: who it is still counts */
+                        }
                 }
                 /* a device's data goes only while every PG keeps a readable copy without it,
                  * asked again before each wipe (a host may have failed during the last one) */
@@ -291,13 +331,28 @@ int host_step_wipe_replaced(HostStepCtx *h, json_object *args, json_object **ret
                         _cleanup_(freep) char *act = strprintf("wipe '%s' on '%s' (osd.%d)", a->device, host, a->osd);
                         if ((r = ceph_admin_copies_gate(h->conv.admin, &a->osd, 1, act ? act : "wipe", err)) < 0)
                                 return r;
+                        const InvDevice *now = inventory_find_device(inv, a->device);
+                        lvm = now && streq_ptr(now->content.fstype, "LVM2_member");
+                        if (now && now->content.bcache.role == BCACHE_ROLE_BACKING) {
+                                /* on bcache: torn down first, as destroy does, its dirty data
+                                 * written back (progress on the terminal) */
+                                DestroyAction t = { .kind = DESTROY_BCACHE_TEARDOWN, .device = a->device, .osd = a->osd };
+                                if ((r = lease_before(h, &t, err)) < 0 ||
+                                    (r = action_call(h, h->conv_inv, &t, true, 3600, false, err)) < 0)
+                                        return r;
+                                json_object *td = json_object_new_object();
+                                if (!td || json_object_array_add(done, td) < 0)
+                                        return error_set(err, ENOMEM, "out of memory");
+                                json_add_string(td, "action", destroy_action_kind_to_string(t.kind));
+                                json_add_string(td, "device", a->device);
+                                content = false; /* the teardown zeroed its start: who it is still counts */
+                        }
                 }
                 /* what the convert plan saw (its saved inventory), not what `inv` read just now:
                  * a check against a read taken right before the act cannot fail. Only a
-                 * target already blank — this step's own wipe, run before a kill — is not
-                 * compared by its content (nothing on it to lose; who it is still is). */
-                if ((r = lease_before(h, a, err)) < 0 ||
-                    (r = action_call(h, h->conv_inv, a, !already_blank(inv, a), 600, err)) < 0)
+                 * target already blank — this step's own wipe, run before a kill — or one this
+                 * step tore down is not compared by its content (who it is still is). */
+                if ((r = lease_before(h, a, err)) < 0 || (r = action_call(h, h->conv_inv, a, content, 600, lvm, err)) < 0)
                         return r;
                 if ((r = done_add(done, a, err)) < 0)
                         return r;
