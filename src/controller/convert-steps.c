@@ -212,7 +212,7 @@ static int bcache_call(ConvertStepCtx *c, const ConvertOsd *o, const char *op, j
 /* What bcache needs on the host (the module, make-bcache, a udev rules directory), asked of
  * the agent's preflight as apply's preflight asks it, the module loaded when it is merely
  * not loaded (a conversion onto bcache is the first to use it on a host). */
-static int bcache_ready(ConvertStepCtx *c, Error *err) {
+int convert_bcache_ready(HostSession *session, Error *err) {
         static const AgentNeed needs[] = { AGENT_NEED_BCACHE, AGENT_NEED_MAKE_BCACHE, AGENT_NEED_UDEV_RULES };
         _cleanup_json_ json_object *a = json_object_new_object(), *res = NULL;
         json_object *l = json_object_new_array();
@@ -221,9 +221,10 @@ static int bcache_ready(ConvertStepCtx *c, Error *err) {
         for (size_t i = 0; i < ELEMENTSOF(needs); i++)
                 if (json_object_array_add(l, json_object_new_string(agent_need_to_string(needs[i]))) < 0)
                         return error_set(err, ENOMEM, "out of memory");
-        int r = host_session_call(c->session, "preflight", a, 0, &res, err);
+        const char *host = session->host->name;
+        int r = host_session_call(session, "preflight", a, 0, &res, err);
         if (r < 0)
-                return error_prefix(err, r, "host '%s': what bcache needs", host_name(c));
+                return error_prefix(err, r, "host '%s': what bcache needs", host);
         json_object *checks = NULL;
         if (json_get_array(res, "checks", true, &checks, "preflight", err) < 0)
                 return -EIO;
@@ -235,7 +236,7 @@ static int bcache_ready(ConvertStepCtx *c, Error *err) {
                 (void) json_get_string(ch, "reason", false, &text, "preflight", NULL);
                 (void) json_get_bool(ch, "ok", false, &ok, "preflight", NULL);
                 if (!ok)
-                        return error_set(err, ENOTSUP, "host '%s': %s: %s", host_name(c), what ?: "?", text ?: "not ready");
+                        return error_set(err, ENOTSUP, "host '%s': %s: %s", host, what ?: "?", text ?: "not ready");
         }
         return 0;
 }
@@ -258,7 +259,7 @@ static int build_bcache(ConvertStepCtx *c, const int *ids, size_t n, Error *err)
                         return error_set(err, EINVAL, "host '%s': osd.%d goes on bcache, but the convert plan has no "
                                                       "cache partition for it", host_name(c), o->id);
                 const BcacheOptions *b = &prof->bcache;
-                if (!loaded && (r = bcache_ready(c, err)) < 0)
+                if (!loaded && (r = convert_bcache_ready(c->session, err)) < 0)
                         return r;
                 loaded = true;
                 log_info("host '%s': osd.%d: bcache on '%s' with its cache on partition %u '%s' of '%s'", host_name(c),

@@ -43,3 +43,8 @@ int convert_step_unmount(ConvertStepCtx *c, json_object *args, json_object **ret
  * apply's OSD flow (controller/apply-osds.h: parallel channels, the purge-new rollback
  * handled), then the checks of the registry's `verify`. */
 int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret, Error *err);
+
+/* What bcache needs on the host (the module, make-bcache, a udev rules directory), asked of
+ * its agent's preflight, the module loaded when it is merely not loaded: 0, or ENOTSUP naming
+ * the host and what it lacks. */
+int convert_bcache_ready(HostSession *session, Error *err);

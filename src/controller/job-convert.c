@@ -185,6 +185,25 @@ static int replace_plan(Job *job, const JobPlanOptions *o, Error *err) {
  * (a resumed run's are there already). */
 static int convert_before(Job *job, const JobRun *run, const PlaybookHostFacts *hosts, size_t n, Error *err) {
         ConvertJob *cj = job->data;
+        /* a host whose OSDs go onto bcache has what bcache needs, or nothing is destroyed:
+         * rebuild-osds would find out only after the host's OSDs were gone */
+        for (size_t i = 0; cj->plan && i < cj->plan->n_hosts; i++) {
+                const ConvertHost *h = &cj->plan->hosts[i];
+                bool bcache = false;
+                for (size_t k = 0; k < h->n_osds; k++)
+                        bcache = bcache || (h->osds[k].rebuilt && h->osds[k].wanted.bcache);
+                if (!bcache || !strv_contains(job->hosts, h->host))
+                        continue;
+                HostSession *session = NULL;
+                for (size_t k = 0; run->fleet && k < run->fleet->n; k++)
+                        if (streq(run->fleet->sessions[k].host->name, h->host))
+                                session = &run->fleet->sessions[k];
+                if (!session)
+                        return error_set(err, EIO, "host '%s': no agent to ask what bcache needs: nothing changed", h->host);
+                int r = convert_bcache_ready(session, err);
+                if (r < 0)
+                        return error_prefix(err, r, "the conversion puts OSDs on bcache: nothing changed");
+        }
         return cj->resumed ? 0 : convert_inputs_save(job->layout, cj->in, err);
 }
 

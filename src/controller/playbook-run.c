@@ -384,16 +384,18 @@ int playbook_run(const Playbook *pb, Job *job, const JobRunOptions *o, PlaybookR
         }
         ceph_admin_set_lock(R.admin, R.lock);
         R.run.journal = R.j;
-        if (ops->before && (r = ops->before(job, &R.run, R.facts, n, err)) < 0)
-                return r;
 
-        /* the hosts' agents, for the host steps */
+        /* the hosts' agents, for the host steps, and for the job's `before`: what a host lacks
+         * for the steps (convert onto bcache: the module, make-bcache) is asked there, before
+         * anything changes */
         if (!R.fleet && (r = fleet_open(l, R.hosts, n, false, o->progress != NULL, &R.fleet, err)) < 0)
                 return r;
         /* each destructive agent request carries the lease, and none goes once it is lost:
          * also between the devices of one step's loop (owned wipe and teardown, wipe-replaced) */
         fleet_set_lock(R.fleet, R.lock);
         R.run.fleet = R.fleet;
+        if (ops->before && (r = ops->before(job, &R.run, R.facts, n, err)) < 0)
+                return r;
         R.rh = calloc(n, sizeof(HostStepCtx));
         R.links = calloc(n, sizeof(HostLink));
         R.wh = calloc(n, sizeof(WaveHost));

@@ -27,7 +27,8 @@
 # canary's disks are made slow once they were benchmarked: the run must stop at the gate
 # before the next host, and go on once they are fast again. With CONVERT_SECOND_FAILURE=1,
 # a second failure after the first kill is refused (below, second_failure).
-# Not covered yet: bcache.
+# Onto bcache: refused on these hosts (no bcache in the kernel) before anything changes;
+# the conversion onto bcache itself is tests/uml/test-uml-reshape.sh.
 #
 # Usage: test-convert.sh CEPHPROV
 set -u
@@ -82,6 +83,21 @@ else
 fi
 check "the plan says what each host costs (its OSDs' data, from ceph osd df)" \
         bash -c "grep -Eq '^  node1: 3 OSDs, [0-9.]+ MiB of data to $cost' <<< \"\$1\"" _ "$out"
+
+# onto bcache on a host that cannot have it (this machine's kernel has no bcache): refused
+# once the hosts' agents are asked, before anything changes (issue 28: rebuild-osds found out
+# only after the host's OSDs were destroyed)
+sed 's/^    db_size: \(.*\)$/    db_size: \1\n    bcache:\n      cache_size: 64M/' "$layout" > "$dir/bcache.yaml"
+grep -q "cache_size: 64M" "$dir/bcache.yaml" || echo "FAIL: no bcache in the edited layout"
+out=$("$cephprov" convert "$dir/bcache.yaml" --hosts node1 --yes $mode_args 2>&1); rc=$?
+check "convert onto bcache on node1 (no bcache in its kernel) is refused" test "$rc" -ne 0
+check_contains "the refusal names the host and says nothing changed" "$out" \
+        "the conversion puts OSDs on bcache: nothing changed: host 'node1'"
+check_eq "no phase journaled by the refused run" "$(grep -c '"event":"convert-phase"' "$journal" 2>/dev/null)" 0
+check_eq "the 9 OSDs are still up after the refusal" "$(ceph_ osd dump -f json | py '
+import json, sys
+print(sum(1 for o in json.load(sys.stdin)["osds"] if o["up"] and o["in"]))')" 9
+check_eq "9 OSDs in CRUSH as before the refusal" "$(crush_places)" "$before_places"
 
 # checks after the conversion of HOSTS (space-separated); the other hosts' OSDs must still
 # be FileStore
