@@ -936,8 +936,14 @@ static int emit_osd(Ctx *c, size_t slot) {
         st->journal_partnum = jn->partnum;
 
         unsigned last_bcache = s->tune_step ?: s->attach_step;
+        /* after every partition table edit of its fast device, not only its own partitions':
+         * while create-partition holds that disk (its lock, libparted's descriptor, its
+         * exclusive open, which the kernel extends to the disk's partitions) the OSD's check
+         * of its DB partition is refused (CI: "'/dev/loop27p1' is in use: claimed
+         * exclusively by another user"); the edits take a fraction of a second */
+        unsigned last_part = s->fast >= 0 ? c->fast[s->fast].last_part_step : 0;
         if (step_dep(c, id, db->step) < 0 || step_dep(c, id, wal->step) < 0 || step_dep(c, id, jn->step) < 0 ||
-            step_dep(c, id, last_bcache) < 0)
+            step_dep(c, id, last_bcache) < 0 || step_dep(c, id, last_part) < 0)
                 return oom(c);
         if (!last_bcache && (step_dep(c, id, s->mk_back_step) < 0 || step_dep(c, id, s->mk_cache_step) < 0 ||
                              step_dep(c, id, s->wipe_step) < 0))

@@ -1372,7 +1372,9 @@ static void test_journal_and_wal(void) {
                         _cleanup_(freep) char *wn = name_for(s, "node1", "/dev/sdc", PART_ROLE_WAL);
                         CHECK_STREQ(osd->wal_partname, wn);
                         CHECK_INTEQ(osd->wal_partnum, 5);
-                        CHECK(osd->n_deps == 2 && osd->deps[0] == 1 && osd->deps[1] == 2);
+                        /* its DB and WAL, then every partition step of its fast device (the
+                         * last one: the partition steps of a device are a chain) */
+                        CHECK(osd->n_deps == 3 && osd->deps[0] == 1 && osd->deps[1] == 2 && osd->deps[2] == 4);
                 }
         }
         /* an existing cephprov partition smaller than wanted is refused, never resized */
