@@ -591,7 +591,9 @@ static pid_t proc_locks_holder(dev_t dev, ino_t ino, bool shared_too) {
 
 /* -EAGAIN (err set as -EBUSY would be) when the only user found is another cephprov agent
  * holding the lock of the device's disk or of another partition of it: a partition change
- * of the same host's plan (create-partition beside an OSD creation), over in a moment */
+ * of the same host's plan (create-partition beside an OSD creation), over in a moment;
+ * -EINPROGRESS (err set the same way) when it is a udev worker with the device open for
+ * writing: an event being handled, over in a moment too */
 static int check_processes(const BlockDev *d, const Members *ms, const ClaimOptions *o, const int *own_fds,
                            bool *ret_found_allowed, Error *err) {
         DIR *proc = opendir("/proc");
@@ -600,8 +602,8 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
         pid_t self = getpid();
         int r = 0;
         bool agent_lock = false;
-        char agent_why[2 * PATH_MAX] = "";
-        const Member *agent_hit = NULL;
+        char agent_why[2 * PATH_MAX] = "", udev_why[2 * PATH_MAX] = "";
+        const Member *agent_hit = NULL, *udev_hit = NULL;
         struct dirent *de;
         while (r == 0 && (de = readdir(proc))) {
                 if (!isdigit((unsigned char) de->d_name[0]))
@@ -651,6 +653,15 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                         fd_info(pd, fe->d_name, &w, &lock);
                         if (lock && !w && comm_is_udev(comm))
                                 continue; /* udev's probe lock: waited for in block_claim() */
+                        if (w && comm_is_udev(comm)) {
+                                /* a udev worker handling an event of the device (the watch after
+                                 * a write was closed, bcache's rules): over in a moment, waited
+                                 * for as udev's lock is (CI: destroy's wipe of a backing device
+                                 * just torn down, refused for "(udev-worker)") */
+                                udev_hit = m;
+                                snprintf(udev_why, sizeof(udev_why), "open for writing by pid %d (%s)", (int) pid, comm);
+                                continue;
+                        }
                         if (is_agent && m->relation && (lock || w)) {
                                 /* another agent's claim of the disk (or a sibling partition):
                                  * exclusive, open for writing (create-partition's) */
@@ -695,6 +706,10 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
         if (r == 0 && agent_lock) {
                 busy(d, agent_hit, o->what, err, "%s", agent_why);
                 return -EAGAIN;
+        }
+        if (r == 0 && udev_hit) {
+                busy(d, udev_hit, o->what, err, "%s", udev_why);
+                return -EINPROGRESS;
         }
         return r;
 }
@@ -851,9 +866,11 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
          * for a moment: waited for as a reader's lock is, then refused naming it */
         for (unsigned waited = 0;; waited += 50) {
                 r = check_processes(d, &ms, o, own, &allowed_osd, err);
-                if (r != -EAGAIN)
+                if (r != -EAGAIN && r != -EINPROGRESS)
                         break;
-                if (waited >= BLOCK_LOCK_WAIT_MS || o->read_only || agent_lease_over()) {
+                /* -EINPROGRESS: a udev worker, given udev's longer bound */
+                if (waited >= (r == -EINPROGRESS ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS) || o->read_only ||
+                    agent_lease_over()) {
                         r = -EBUSY;
                         break;
                 }

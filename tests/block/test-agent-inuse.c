@@ -180,6 +180,28 @@ static pid_t hold_agent(const char *dev, unsigned ms, ClaimHow how) {
         return pid;
 }
 
+/* `comm` with the device open for writing, no lock, for `ms`. */
+static pid_t hold_writer(const char *dev, const char *comm, unsigned ms) {
+        int p[2];
+        if (pipe(p) < 0)
+                exit(1);
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(p[0]);
+                prctl(PR_SET_NAME, comm);
+                int fd = open(dev, O_RDWR);
+                ssize_t _unused_ n = write(p[1], fd >= 0 ? "1" : "0", 1);
+                struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+                nanosleep(&ts, NULL);
+                _exit(0);
+        }
+        close(p[1]);
+        char c = 0;
+        CHECK(read(p[0], &c, 1) == 1 && c == '1');
+        close(p[0]);
+        return pid;
+}
+
 static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         return hold_lock(dev, comm, ms, false);
 }
@@ -191,6 +213,16 @@ static void test_udev_lock(void) {
         AgentState *s = agent_for(L, false);
         json_object *r;
         CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
+
+        /* a udev worker with the disk open for writing for 1 s (an event of it handled, as
+         * after bcache's teardown): waited for, not refused */
+        {
+                pid_t w = hold_writer(L, "(udev-worker)", 1000);
+                double w0 = bu_now_s();
+                CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
+                CHECK(bu_now_s() - w0 >= 0.5);
+                waitpid(w, NULL, 0);
+        }
 
         /* a udev worker busy for 5 s (longer than the 3 s any reader gets): waited for */
         pid_t pid = hold_shared(L, "(udev-worker)", 5000);
