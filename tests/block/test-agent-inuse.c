@@ -142,19 +142,20 @@ static pid_t hold_lock(const char *dev, const char *comm, unsigned ms, bool clai
         return pid;
 }
 
-/* An agent's claim as create-partition holds it: the lock on one descriptor and libparted's
- * own descriptor, open for writing without a lock, opened before or after it; or (no lock)
- * an agent writing the disk outside any claim. ms 0: held until killed. */
+/* A process named `comm` holding the device as an agent's claim does (create-partition's):
+ * the lock on one descriptor and libparted's own descriptor, open for writing without a
+ * lock, opened before or after it; or (CLAIM_WRITE_ONLY) open for writing, no lock: an agent
+ * outside any claim, or a udev worker handling an event. ms 0: held until killed. */
 typedef enum { CLAIM_LOCK_FIRST, CLAIM_WRITE_FIRST, CLAIM_WRITE_ONLY } ClaimHow;
 
-static pid_t hold_agent(const char *dev, unsigned ms, ClaimHow how) {
+static pid_t hold_agent(const char *dev, const char *comm, unsigned ms, ClaimHow how) {
         int p[2];
         if (pipe(p) < 0)
                 exit(1);
         pid_t pid = fork();
         if (pid == 0) {
                 close(p[0]);
-                prctl(PR_SET_NAME, "cephprov");
+                prctl(PR_SET_NAME, comm);
                 int w = how != CLAIM_LOCK_FIRST ? open(dev, O_RDWR) : -1;
                 bool ok = true;
                 if (how != CLAIM_WRITE_ONLY) {
@@ -180,28 +181,6 @@ static pid_t hold_agent(const char *dev, unsigned ms, ClaimHow how) {
         return pid;
 }
 
-/* `comm` with the device open for writing, no lock, for `ms`. */
-static pid_t hold_writer(const char *dev, const char *comm, unsigned ms) {
-        int p[2];
-        if (pipe(p) < 0)
-                exit(1);
-        pid_t pid = fork();
-        if (pid == 0) {
-                close(p[0]);
-                prctl(PR_SET_NAME, comm);
-                int fd = open(dev, O_RDWR);
-                ssize_t _unused_ n = write(p[1], fd >= 0 ? "1" : "0", 1);
-                struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
-                nanosleep(&ts, NULL);
-                _exit(0);
-        }
-        close(p[1]);
-        char c = 0;
-        CHECK(read(p[0], &c, 1) == 1 && c == '1');
-        close(p[0]);
-        return pid;
-}
-
 static pid_t hold_shared(const char *dev, const char *comm, unsigned ms) {
         return hold_lock(dev, comm, ms, false);
 }
@@ -217,7 +196,7 @@ static void test_udev_lock(void) {
         /* a udev worker with the disk open for writing for 1 s (an event of it handled, as
          * after bcache's teardown): waited for, not refused */
         {
-                pid_t w = hold_writer(L, "(udev-worker)", 1000);
+                pid_t w = hold_agent(L, "(udev-worker)", 1000, CLAIM_WRITE_ONLY);
                 double w0 = bu_now_s();
                 CHECK(call_ok(s, "create-gpt", "{\"device\":\"%s\"}", L));
                 CHECK(bu_now_s() - w0 >= 0.5);
@@ -400,7 +379,7 @@ static void test_agent_disk_lock(void) {
          * locked one (CI: pacific's apply refused osd.2 with "its disk ... is open for
          * writing by pid N (cephprov)" while create-partition ran on the same SSD) */
         for (ClaimHow how = CLAIM_LOCK_FIRST; how <= CLAIM_WRITE_FIRST; how++) {
-                pid = hold_agent(L, 1000, how);
+                pid = hold_agent(L, "cephprov", 1000, how);
                 t0 = bu_now_s();
                 r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
                 dt = bu_now_s() - t0;
@@ -411,7 +390,7 @@ static void test_agent_disk_lock(void) {
         }
 
         /* an agent writing the disk without the lock is no claim: refused at once, naming it */
-        pid = hold_agent(L, 0, CLAIM_WRITE_ONLY);
+        pid = hold_agent(L, "cephprov", 0, CLAIM_WRITE_ONLY);
         _cleanup_(freep) char *writer = strprintf("its disk '%s' is open for writing by pid %d (cephprov)", L, (int) pid);
         t0 = bu_now_s();
         r = call(s, "wipe", "{\"device\":\"%s\"}", p1);
