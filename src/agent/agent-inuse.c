@@ -903,6 +903,23 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
                 else
                         locked_by_other = !lock_device(c.fd, &lock_pid);
         }
+        /* The kernel refused the exclusive open, and nobody above was named: an exclusive
+         * reader of a moment (seen in CI under the sanitizers: a whole-disk wipe right after
+         * its partitions' wipes, while udev handled their events). Retried as a reader's lock
+         * is waited for; a holder that stays is refused below. */
+        bool excl_ignored = excl_refused && ((allowed_osd && o->check_only) ||
+                                             (o->partitions_in_use_ok && some_partition_claimed(d)));
+        for (unsigned waited = 0; excl_refused && !excl_ignored && !locked_by_other && waited < BLOCK_LOCK_WAIT_MS &&
+                                  !agent_lease_over();
+             waited += 50) {
+                sleep_ms(50);
+                c.excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
+                if (c.excl_fd < 0 && errno != EBUSY)
+                        return error_set(err, errno, "cannot open '%s' to %s it: %m", d->path, o->what);
+                excl_refused = c.excl_fd < 0;
+                if (c.excl_fd >= 0 && (r = fd_is(c.excl_fd, d, err)) < 0)
+                        return r;
+        }
         /* the request's lease (docs/agent.md "The lease"): checked once the locks are ours (or
          * waited for in vain), right before the descriptor is handed out to write through */
         if (!o->read_only && (r = agent_lease_start(o->what, d->path, err)) < 0) {
@@ -931,7 +948,7 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         }
         /* the running OSD allowed above holds its device exclusively (BlueStore opens it
          * O_EXCL): for a check on its behalf, that is its own claim, not someone else's */
-        if (excl_refused && !(allowed_osd && o->check_only) && !(o->partitions_in_use_ok && some_partition_claimed(d)))
+        if (excl_refused && !excl_ignored)
                 return busy(d, NULL, o->what, err, "claimed exclusively by another user (the kernel refused an exclusive open)");
         c.exclusive = !excl_refused && !o->read_only && !o->no_excl;
 

@@ -972,10 +972,24 @@ static void test_delete_partition(void) {
         kill(holder, SIGKILL);
         waitpid(holder, NULL, 0);
         CHECK(sh("test -b %sp2", L) == 0);
-
+        /* an exclusive reader of a moment (nobody the agent can name): waited for, not refused */
+        holder = fork();
+        if (holder == 0) {
+                char node[64];
+                snprintf(node, sizeof node, "%s", L);
+                int fd = open(node, O_RDONLY | O_EXCL);
+                if (fd < 0)
+                        _exit(1);
+                usleep(800000);
+                _exit(0);
+        }
+        usleep(200000);
         r = call(s, "delete-partition", "{\"device\":\"%s\",\"number\":2,\"name\":\"cp:db:0:node1\"}", L);
         CHECK(resp_ok(r) && jbool(r, "result.deleted"));
         json_object_put(r);
+        int st = -1;
+        waitpid(holder, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* it did hold the disk */
         CHECK(sh("test -e %sp2", L) != 0);                          /* the kernel's node is gone */
         CHECK(sh("sgdisk -i 2 %s 2>/dev/null | grep -q 'does not exist'", L) == 0);
         CHECK(sh("sgdisk -v %s 2>&1 | grep -q 'No problems found'", L) == 0); /* both GPT copies agree */
