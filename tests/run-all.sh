@@ -52,7 +52,7 @@ suites=${SUITES:-unit cli block vm lab uml}
 lab_jobs=${LAB_JOBS:-3}
 uml_budget=${UML_BUDGET:-600}
 passed=0 failed=0 skipped=0
-failures=() timings=() budget=()
+failures=() details=() timings=() budget=()
 export CEPHPROV_LAB_STATS=$top/build/lab-stats.txt
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -77,6 +77,14 @@ for line in open(sys.argv[1]):
     else:
         f += 1
         rest.append("F %s: %s (%s)" % (sys.argv[2], t.get("name"), r))
+        # its failed checks and the lines right after each (what a run that printed only
+        # the end of a long log would cut): at most 60 lines a test
+        out = (t.get("stdout") or "").splitlines()
+        keep = sorted({j for i, l in enumerate(out) if l.startswith(("FAIL", "not ok"))
+                       for j in range(i, min(i + 21, len(out)))})
+        if keep:
+            rest.append("D --- %s: %s" % (sys.argv[2], t.get("name")))
+        rest.extend("D " + out[j][:300] for j in keep[:60])
     d = t.get("duration", 0)
     rest.append("T %6.0f s  %s: %s" % (d, sys.argv[2], t.get("name")))
     suite = t.get("name", "?").split(":")[-1].split(" / ")[0]
@@ -95,6 +103,7 @@ PY
         while IFS= read -r l; do
                 case $l in
                 "F "*) failures+=("${l#F }") ;;
+                "D "*) details+=("${l#D }") ;;
                 "T "*) timings+=("${l#T }") ;;
                 "B "*) budget+=("  suite ${l#B }") ;;
                 esac
@@ -146,7 +155,7 @@ rm -f "$CEPHPROV_LAB_STATS"
 # its counts, failures, test times and budget lines to this run's.
 chain_log=$top/build/chain.log chain_state=$top/build/chain.state chain_pid=
 chain() {
-        passed=0 failed=0 skipped=0 failures=() timings=() budget=()
+        passed=0 failed=0 skipped=0 failures=() details=() timings=() budget=()
         t=$SECONDS
         step "unit and block suites under address and undefined-behaviour sanitizers"
         if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
@@ -184,7 +193,7 @@ chain() {
                 skipped=$((skipped + 1))
         fi
         phase "fuzz build: build and ${fuzz_seconds} s of fuzzing" $t
-        declare -p passed failed skipped failures timings budget >"$chain_state"
+        declare -p passed failed skipped failures details timings budget >"$chain_state"
 }
 
 start_chain() {
@@ -198,15 +207,15 @@ finish_chain() {
         wait "$chain_pid"
         cat "$chain_log"
         local p=$passed f=$failed s=$skipped
-        local fl=("${failures[@]}") tl=("${timings[@]}") bl=("${budget[@]}")
+        local fl=("${failures[@]}") dl=("${details[@]}") tl=("${timings[@]}") bl=("${budget[@]}")
         if [ -s "$chain_state" ]; then
                 # (declare -g: the chain's values replace the globals, not locals of here)
                 source <(sed 's/^declare -/declare -g -/' "$chain_state")
         else
-                passed=0 failed=1 skipped=0 failures=("sanitizer/valgrind/fuzz chain: no result (see build/chain.log)") timings=() budget=()
+                passed=0 failed=1 skipped=0 failures=("sanitizer/valgrind/fuzz chain: no result (see build/chain.log)") details=() timings=() budget=()
         fi
         passed=$((p + passed)) failed=$((f + failed)) skipped=$((s + skipped))
-        failures=("${fl[@]}" "${failures[@]}") timings=("${tl[@]}" "${timings[@]}")
+        failures=("${fl[@]}" "${failures[@]}") details=("${dl[@]}" "${details[@]}") timings=("${tl[@]}" "${timings[@]}")
         budget=("${bl[@]}" "${budget[@]}")
         phase "sanitizers, valgrind, fuzz (in the background)" $chain_start
 }
@@ -290,6 +299,10 @@ printf '%s\n' "${timings[@]}" | sort -rn | head -n 12
 if [ ${#failures[@]} -gt 0 ]; then
         step "failed"
         printf '%s\n' "${failures[@]}"
+        if [ ${#details[@]} -gt 0 ]; then
+                step "failed checks (each with the lines after it)"
+                printf '%s\n' "${details[@]}"
+        fi
 fi
 echo "wall time: $SECONDS s"
 
