@@ -46,8 +46,12 @@ static int test_checks_;
                 }                                                                            \
         } while (0)
 
+/* TEST_ONLY=NAME in the environment runs only the test function NAME (while working on it) */
 #define TEST_RUN(fn)                                                   \
         do {                                                           \
+                const char *only_ = getenv("TEST_ONLY");               \
+                if (only_ && *only_ && strcmp(only_, #fn) != 0)        \
+                        break;                                         \
                 int before_ = test_failures_;                          \
                 fn();                                                  \
                 fprintf(stderr, "%s %s\n",                             \

@@ -195,6 +195,11 @@ typedef struct BlockClaim {
  * seconds under load or emulation, measured in the vm tier). Then: EBUSY "locked by". */
 #define BLOCK_LOCK_WAIT_MS 3000U
 #define BLOCK_UDEV_LOCK_WAIT_MS 30000U
+/* Another agent's lock on the very device: under the cluster lock, the agent of a run that
+ * was killed (or lost its connection) mid-op, killing what it runs and exiting (SIGTERM, 5 s,
+ * SIGKILL: PROCESS_TERM_GRACE_MS_DEFAULT) while the re-run's agent already claims the device
+ * (docs/agent.md "run"). Waited for that long and more; held past it, refused naming it. */
+#define BLOCK_AGENT_LOCK_WAIT_MS 15000U
 
 void block_claim_done(BlockClaim *c);
 void block_claim_drop_excl(BlockClaim *c);

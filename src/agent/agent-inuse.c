@@ -601,7 +601,7 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                 return error_set(err, errno, "cannot list processes: %m");
         pid_t self = getpid();
         int r = 0;
-        bool agent_lock = false;
+        bool agent_lock = false, agent_self = false;
         char agent_why[2 * PATH_MAX] = "", udev_why[2 * PATH_MAX] = "";
         const Member *agent_hit = NULL, *udev_hit = NULL;
         struct dirent *de;
@@ -662,12 +662,15 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
                                 snprintf(udev_why, sizeof(udev_why), "open for writing by pid %d (%s)", (int) pid, comm);
                                 continue;
                         }
-                        if (is_agent && m->relation && (lock || w)) {
+                        if (is_agent && (lock || (w && m->relation))) {
                                 /* another agent's claim of the disk (or a sibling partition):
-                                 * exclusive, open for writing (create-partition's) */
-                                if (lock)
+                                 * exclusive, open for writing (create-partition's); or its
+                                 * lock on the device itself (the agent of a killed run, on
+                                 * its way out: BLOCK_AGENT_LOCK_WAIT_MS) */
+                                if (lock) {
                                         agent_lock_m = m;
-                                else if (!agent_write_m)
+                                        agent_self |= !m->relation;
+                                } else if (!agent_write_m)
                                         agent_write_m = m;
                                 continue;
                         }
@@ -705,7 +708,7 @@ static int check_processes(const BlockDev *d, const Members *ms, const ClaimOpti
         closedir(proc);
         if (r == 0 && agent_lock) {
                 busy(d, agent_hit, o->what, err, "%s", agent_why);
-                return -EAGAIN;
+                return agent_self ? -EALREADY : -EAGAIN;
         }
         if (r == 0 && udev_hit) {
                 busy(d, udev_hit, o->what, err, "%s", udev_why);
@@ -866,11 +869,14 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
          * for a moment: waited for as a reader's lock is, then refused naming it */
         for (unsigned waited = 0;; waited += 50) {
                 r = check_processes(d, &ms, o, own, &allowed_osd, err);
-                if (r != -EAGAIN && r != -EINPROGRESS)
+                if (r != -EAGAIN && r != -EINPROGRESS && r != -EALREADY)
                         break;
-                /* -EINPROGRESS: a udev worker, given udev's longer bound */
-                if (waited >= (r == -EINPROGRESS ? BLOCK_UDEV_LOCK_WAIT_MS : BLOCK_LOCK_WAIT_MS) || o->read_only ||
-                    agent_lease_over()) {
+                /* -EINPROGRESS: a udev worker, given udev's longer bound; -EALREADY: another
+                 * agent's lock on the device itself, the bound of an agent on its way out */
+                unsigned bound = r == -EINPROGRESS ? BLOCK_UDEV_LOCK_WAIT_MS
+                                 : r == -EALREADY  ? BLOCK_AGENT_LOCK_WAIT_MS
+                                                   : BLOCK_LOCK_WAIT_MS;
+                if (waited >= bound || o->read_only || agent_lease_over()) {
                         r = -EBUSY;
                         break;
                 }

@@ -409,6 +409,29 @@ static void test_agent_disk_lock(void) {
         CHECK(dt >= BLOCK_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < 20.0);
         json_object_put(r);
         unhold(pid);
+
+        /* another agent's lock on the device itself: the agent of a killed run killing its
+         * ceph-volume on the way out while the re-run's agent claims the same device (CI:
+         * convert-kill's re-run after a kill at 'created'): waited for, longer than a
+         * reader (its SIGTERM-to-SIGKILL grace), then refused naming it */
+        pid = hold_lock(L, "cephprov", 4000, true);
+        t0 = bu_now_s();
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        dt = bu_now_s() - t0;
+        CHECK(resp_ok(r));
+        CHECK(dt >= 3.5 && dt < 20.0);
+        json_object_put(r);
+        waitpid(pid, NULL, 0);
+        pid = hold_lock(L, "cephprov", 0, true);
+        free(who);
+        who = strprintf("locked by pid %d (cephprov)", (int) pid);
+        t0 = bu_now_s();
+        r = call(s, "wipe", "{\"device\":\"%s\"}", L);
+        dt = bu_now_s() - t0;
+        CHECK(refused(r, "EBUSY", L, who, NULL));
+        CHECK(dt >= BLOCK_AGENT_LOCK_WAIT_MS / 1000.0 - 0.5 && dt < 30.0);
+        json_object_put(r);
+        unhold(pid);
         agent_state_free(s);
 }
 
