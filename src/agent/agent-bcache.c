@@ -887,6 +887,14 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                                  strerror(errno));
         json_add_string(o, "wiped", "bcache");
         json_add_u64(o, "zeroed", zero);
+        /* and the tuning rule bcache-tune installed for it: it would match nothing any more */
+        _cleanup_(freep) char *rule = strprintf("%s/69-cephprov-bcache-%s.rules", agent_udev_rules_dir(), sb.uuid);
+        if (!rule)
+                return error_set(err, ENOMEM, "out of memory");
+        if (unlink(rule) >= 0)
+                json_add_string(o, "udev_rule_removed", rule);
+        else if (errno != ENOENT)
+                return error_set(err, errno, "cannot remove '%s': %m", rule);
         *ret = TAKE_PTR(o);
         return 0;
 }

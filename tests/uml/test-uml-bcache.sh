@@ -318,6 +318,8 @@ for s in $UML_SSDS; do
                 "$(uml "sgdisk -p /dev/disk/by-id/$UML_SERIAL_PREFIX$s" | awk '/^ +[0-9]+ / { print $1 ":" $NF }' | paste -sd' ' -)" \
                 "1:bios 2:os 3:swap"
 done
+check_eq "after destroy: no cephprov tuning rule left on uml1 (the teardown removed each)" \
+        "$(uml 'ls /etc/udev/rules.d/ | grep -c "^69-cephprov-bcache-"')" 0
 check "after destroy: md arrays running" md_running
 check "after destroy: md arrays and their members' data as made" md_identical
 check_eq "after destroy: uml1's host bucket is gone from CRUSH" \

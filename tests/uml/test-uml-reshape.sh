@@ -227,6 +227,10 @@ check_eq "each OSD's bcache torn down, its flush shown" \
         "$(grep -c "bcache-teardown: flushed .* of dirty data of '/dev/[^']*' in [0-9.]* s (" "$DIR/convert-back.out")" 2
 check_eq "the ids kept: ${ids_before}" "$(ceph_ osd ls-tree uml1 2>/dev/null | sort -n | paste -sd' ' -)" "$ids_before"
 check "each OSD on a plain HDD again (osd metadata): $(bdevs)" test "$(bdevs | tr ' ' '\n' | grep -c '^ubd[a-z]*$')" = 2
+# (the teardowns removed hdd0's and the new disk's rules; the failed hdd1's stays: its disk is
+# gone and nothing on the host names its bcache uuid any more; it matches no device)
+check_eq "one cephprov tuning rule left on uml1, the failed disk's (the teardowns removed the others)" \
+        "$(uml 'ls /etc/udev/rules.d/ | grep -c "^69-cephprov-bcache-"')" 1
 check_eq "no bcache device and no cache set left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"; ls /sys/fs/bcache | grep -c -- -')" "0
 0"
 check "back on plain disks: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }

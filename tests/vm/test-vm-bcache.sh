@@ -273,6 +273,10 @@ echo "  progress: ${progress//$'\n'/ }"
 check "progress while flushing dirty data" grep -q '"message":"flushing .* dirty data of' <<<"$progress"
 check_eq "teardown result" "$(get '.result | [.wiped, .unregistered_set, .wiped_cache, .zeroed] | tostring')" \
         "[\"bcache\",\"$cset\",\"$cache_node\",$zero]"
+check_eq "teardown removed the tuning rule bcache-tune installed" "$(get .result.udev_rule_removed)" "$rule"
+guest ls "$(dirname "$rule")"
+check "the rule is gone from the guest (its directory listed: exit $gexit)" \
+        test "$gexit" = 0 -a -z "$(grep -xF "$(basename "$rule")" <<<"$gout")"
 guest ls /sys/block /sys/fs/bcache
 check "bcache0 gone" test -z "$(grep -x bcache0 <<<"$gout")"
 check "cache set unregistered" test -z "$(grep -x "$cset" <<<"$gout")"
