@@ -64,6 +64,17 @@ awk '/^  uml:$/ { u = 1 } /^  [a-z]/ && !/^  uml:$/ { u = 0 }
      u && /^    bcache:$/ { skip = 1; next } skip && /^      / { next } { skip = 0; print }' \
         "$DIR/layout.yaml" >"$dir/layout-plain.yaml"
 check "the plain layout has no bcache" test "$(grep -c 'cache_size' "$dir/layout-plain.yaml")" = 0
+# UML_RESHAPE_ENCRYPTED=1 (issue 28, item 7; what CI runs): the guest's profile has `osd:
+# {encrypted: true}` in both layouts, so its OSDs are ceph-volume's dmcrypt ones on plain
+# disks (apply), on bcache (the conversion, the replacement) and on plain disks again (back)
+ENC=${UML_RESHAPE_ENCRYPTED:-0}
+if [ "$ENC" = 1 ]; then
+        for f in "$DIR/layout.yaml" "$dir/layout-plain.yaml"; do
+                awk '/^  uml:$/ { print; print "    osd:"; print "      encrypted: true"; next } { print }' "$f" >"$f.new" &&
+                        mv "$f.new" "$f"
+        done
+        check_eq "both layouts encrypt the guest's OSDs" "$(grep -c 'encrypted: true' "$DIR/layout.yaml" "$dir/layout-plain.yaml" | cut -d: -f2 | paste -sd' ' -)" "1 1"
+fi
 
 "$CEPHPROV" apply "$DIR/layout.yaml" --hosts node1 --yes >"$DIR/apply-node1.out" 2>&1
 check_eq "apply on node1 (2 raw OSDs) exits 0" "$?" 0 || tail -n 20 "$DIR/apply-node1.out"
@@ -76,6 +87,32 @@ host_up() { # HOST's OSDs that are up
                  [.nodes[] | select(.type == "osd" and .status == "up" and (.id as $i | $k | index($i)))] | length'
 }
 journal() { cat "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null; }
+crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
+# the encryption of uml1's OSDs as STAGE left it: with ENC, each OSD's block tagged encrypted,
+# 4 LUKS mappings open (2 LVs, 2 DB partitions), and the mon's LUKS and lockbox keys exactly
+# those of uml1's OSDs now (a destroyed OSD's go with its `osd destroy`, as Ceph does); without,
+# none of them
+check_encryption() {
+        local stage=$1 fsids keys auth f have=0 all
+        fsids=$(ceph_ osd dump -f json 2>/dev/null | jq -r --argjson ids "[$(ceph_ osd ls-tree uml1 2>/dev/null | paste -sd, -)]" \
+                '.osds[] | select(.osd as $i | $ids | index($i)) | .uuid')
+        keys=$(ceph_ config-key ls 2>/dev/null)
+        auth=$(ceph_ auth ls -f json 2>/dev/null | jq -r '.auth_dump[].entity')
+        for f in $fsids; do
+                grep -qF "\"dm-crypt/osd/$f/luks\"" <<<"$keys" && have=$((have + 1))
+                grep -qxF "client.osd-lockbox.$f" <<<"$auth" && have=$((have + 1))
+        done
+        all=$(( $(grep -c '"dm-crypt/osd/.*/luks"' <<<"$keys") + $(grep -c '^client.osd-lockbox\.' <<<"$auth") ))
+        check_eq "$stage: each OSD's block tagged ceph.encrypted $ENC" \
+                "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .tags["ceph.encrypted"]] | "\(length) \(unique)"')" \
+                "2 [\"$ENC\"]"
+        if [ "$ENC" = 1 ]; then
+                check_eq "$stage: 4 dm-crypt mappings open on uml1 (2 LVs, 2 DB partitions)" "$(crypt_open)" 4
+                check_eq "$stage: the mon's LUKS and lockbox keys are those of uml1's 2 OSDs, no others" "$have $all" "4 4"
+        else
+                check_eq "$stage: no dm-crypt mapping on uml1, no LUKS key in the mon" "$(crypt_open) $all" "0 0"
+        fi
+}
 
 # --- 1. plain BlueStore on the guest
 t_apply=$SECONDS
@@ -88,6 +125,7 @@ check_eq "2 OSDs up on uml1" "$(host_up uml1)" 2
 ids_before=$(ceph_ osd ls-tree uml1 2>/dev/null | sort -n | paste -sd' ' -)
 check_eq "uml1's OSDs on plain LVM (no bcache device)" \
         "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .devices[]] | map(test("^/dev/ubd[a-z]+$")) | all and length == 2')" true
+check_encryption "apply of the plain profile"
 put_objects 8 4194304 "$dir/objects"
 check "HEALTH_OK, every PG active+clean before the conversion" wait_healthy 300 || { ceph_ health detail; ceph_ pg stat; }
 check "8 objects of 4 MiB written and read back identical" objects_identical 8 "$dir/objects" "$dir/back"
@@ -141,7 +179,12 @@ check_eq "each OSD on LVM on a bcache device" \
         "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .devices[]] | map(test("^/dev/bcache[0-9]+$")) | all and length == 2')" true
 inv=$("$CEPHPROV" inventory "$DIR/layout.yaml" --hosts uml1 --json 2>/dev/null)
 dbs=$(jq -r '[.inventories[0].devices[].partitions[]? | select(.name | startswith("cp:db:")) | .node] | sort | join(" ")' <<<"$inv")
-got=$(for id in $ids_before; do ceph_ osd metadata "$id" -f json 2>/dev/null | jq -r .bluefs_db_partition_path; done | sort | paste -sd' ' -)
+# (an encrypted OSD's DB is its LUKS mapping, /dev/dm-N, over the partition: its slave)
+got=$(for id in $ids_before; do
+        p=$(ceph_ osd metadata "$id" -f json 2>/dev/null | jq -r .bluefs_db_partition_path)
+        case $p in /dev/dm-*) p=/dev/$(uml "ls /sys/block/${p#/dev/}/slaves");; esac
+        echo "$p"
+done | sort | paste -sd' ' -)
 check_eq "each OSD's DB on a planned partition" "$got" "$dbs"
 check_eq "bcache writeback, sequential_cutoff 0 on both HDDs" \
         "$(jq -r '[.inventories[0].devices[] | select(.content.bcache.role == "backing") | "\(.content.bcache.cache_mode):\(.content.bcache.sequential_cutoff)"] | join(" ")' <<<"$inv")" \
@@ -152,6 +195,7 @@ check_eq "each cache partition attached: its set has its HDD" \
         "$(jq -r '[.inventories[0].devices[] | select(.content.bcache.role == "backing") | .content.bcache.set_uuid] | map(select(. != null)) | length' <<<"$inv")" 2
 check_eq "CRUSH class hdd kept for both" \
         "$(ceph_ osd tree -f json 2>/dev/null | jq -r --argjson ids "[$(echo "$ids_before" | tr ' ' ,)]" '[.nodes[] | select(.type == "osd" and (.id as $i | $ids | index($i))) | .device_class] | unique | join(" ")')" hdd
+check_encryption "after the conversion onto bcache"
 check "after the conversion: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "after the conversion: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 check_eq "each OSD's phases journaled up to converted" \
@@ -212,6 +256,7 @@ check_eq "the new disk a bcache backing device, attached, writeback, sequential_
 check_eq "osd.$failed on the new disk's bcache device" \
         "/dev/$(ceph_ osd metadata "$failed" -f json 2>/dev/null | jq -r .bluestore_bdev_devices)" \
         "$(jq -r --arg l "$new" '.inventories[0].devices[] | select(.links // [] | index($l)) | .content.bcache.bcache_device' <<<"$inv")"
+check_encryption "after the replacement"
 check "after the replacement: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "after the replacement: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 
@@ -233,6 +278,7 @@ check_eq "one cephprov tuning rule left on uml1, the failed disk's (the teardown
         "$(uml 'ls /etc/udev/rules.d/ | grep -c "^69-cephprov-bcache-"')" 1
 check_eq "no bcache device and no cache set left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"; ls /sys/fs/bcache | grep -c -- -')" "0
 0"
+check_encryption "back on plain disks"
 check "back on plain disks: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "back on plain disks: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 
@@ -240,5 +286,6 @@ echo "figures: apply plain on uml1 ${t_apply} s (create-osd, 2 in parallel: ${os
 echo "figures: convert --reshape onto bcache ${t_convert} s in all (killed after ${t_kill} s, the re-run ${t_rerun} s; create-osd on bcache: ${osd_bcache:-?} s)"
 echo "figures: reboot with hdd1 swapped to the other OSD up ${t_reboot} s; replace ${t_replace} s (create-osd ${osd_replace:-?} s)"
 echo "figures: convert --reshape back onto plain disks ${t_back} s"
+echo "figures: encrypted OSDs: $([ "$ENC" = 1 ] && echo yes || echo no)"
 guest_done=1
 finish

@@ -387,6 +387,47 @@ static void test_reshape_db_size(void) {
                     "extent is 2.6 GiB, 2.6 GiB is free in all");
 }
 
+/* An encrypted OSD (ceph-volume's dmcrypt): its metadata names its DB's LUKS mapping
+ * (/dev/dm-N), which holds the DB partition: the partition is found through its holders
+ * and replaced as a plain OSD's is (on the UML guest the reshape plan said "is no partition
+ * of this host's inventory: nothing to replace there" and left the old DBs behind) */
+static void test_reshape_encrypted_db(void) {
+        static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
+        _cleanup_(layout_freep) Layout *l = layout(edits);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
+        /* every fs1 OSD's DB behind a mapping dm-(10+i) */
+        size_t mapped = 0;
+        for (size_t i = 0; i < m->n_osds; i++) {
+                CephOsdMetadata *o = &m->osds[i];
+                for (size_t h = 0; o->db_path && streq_ptr(o->hostname, "fs1") && h < s->n_hosts; h++)
+                        for (size_t d = 0; d < s->hosts[h]->n_devices; d++)
+                                for (size_t k = 0; k < s->hosts[h]->devices[d].n_partitions; k++) {
+                                        InvPartition *pt = &s->hosts[h]->devices[d].partitions[k];
+                                        if (!streq_ptr(pt->node, o->db_path) || !streq(s->hosts[h]->host, "fs1"))
+                                                continue;
+                                        char dm[32];
+                                        snprintf(dm, sizeof dm, "dm-%zu", 10 + i);
+                                        CHECK(strv_extend(&pt->content.holders, dm) >= 0);
+                                        free(o->db_path);
+                                        o->db_path = strprintf("/dev/%s", dm);
+                                        mapped++;
+                                        goto next;
+                                }
+        next:;
+        }
+        CHECK_INTEQ(mapped, 6);
+        ConvertOptions o = { .reshape = true };
+        _cleanup_(convert_plan_freep) ConvertPlan *r = convert_ok(l, s, t, m, &o);
+        const ConvertHost *h = host_of(r, "fs1");
+        CHECK(h && h->n_replaced == 6 && h->n_created == 6);
+        if (h && h->n_replaced == 6)
+                CHECK(h->replaced[0].role == PART_ROLE_DB && h->replaced[0].partnum == 4);
+        _cleanup_(freep) char *txt = text_of(r);
+        CHECK(!strstr(txt, "is no partition of this host's inventory"));
+}
+
 /* A host is its CRUSH bucket, by exact name: converting node1 never takes node11's OSDs,
  * even when their metadata says hostname node1 */
 static void test_node1_node11(void) {
@@ -1373,6 +1414,7 @@ int main(void) {
         TEST_RUN(test_filestore_to_bluestore);
         TEST_RUN(test_converged_nothing_to_do);
         TEST_RUN(test_reshape_db_size);
+        TEST_RUN(test_reshape_encrypted_db);
         TEST_RUN(test_node1_node11);
         TEST_RUN(test_journal_lookalike_kept);
         TEST_RUN(test_db_missing_and_journal_file);
