@@ -327,11 +327,27 @@ static void *creation_worker(void *userdata) {
 }
 
 /* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
-static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *meta, int id, const char *db_node) {
+/* The DB an OSD's metadata names (bluefs_db_partition_path) is the planned partition `db`:
+ * its node, or for an encrypted OSD (ceph-volume's dmcrypt) its LUKS mapping /dev/dm-N,
+ * which holds the partition (inv read once the mapping was open). */
+static bool db_is_planned(const Inventory *inv, const ConvertPart *db, const char *db_path) {
+        const InvDevice *d = inv ? inventory_find_device(inv, db->device) : NULL;
+        for (size_t i = 0; d && db_path && i < d->n_partitions; i++) {
+                const InvPartition *p = &d->partitions[i];
+                if (!streq_ptr(p->name, db->partname))
+                        continue;
+                return streq_ptr(p->node, db_path) ||
+                       (startswith(db_path, "/dev/dm-") && strv_contains(p->content.holders, db_path + strlen("/dev/")));
+        }
+        return false;
+}
+
+static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *meta, int id, const Inventory *inv,
+                          const ConvertPart *db) {
         const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, id);
         const CephOsdMetadata *m = ceph_osd_metadata_find(meta, id);
         return d && d->up && !d->destroyed && m && streq_ptr(m->objectstore, "bluestore") &&
-               (!db_node || streq_ptr(m->db_path, db_node));
+               (!db || db_is_planned(inv, db, m->db_path));
 }
 
 /* Its metadata's data device is a bcache device, or one on it (bluestore_bdev_devices:
@@ -407,7 +423,7 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                         return error_set(err, EIO, "host '%s': the DB partition '%s' of osd.%d is not on '%s' after it "
                                                    "was made", host, db->partname, o->id, db->device);
                 }
-                if (osd_converted(dump, meta, o->id, db_node)) {
+                if (osd_converted(dump, meta, o->id, inv, db)) {
                         /* made by a run that died before it journaled it (its ceph-volume went on) */
                         json_object_array_add(already, json_object_new_int(o->id));
                         convert_phase(c->j, host, o->data_device, o->id, "created");
@@ -529,6 +545,10 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
          * metadata is what the OSD reported when it booted: allowed a few seconds to come */
         const char *problem = NULL;
         int bad = -1;
+        /* the host as the creations left it: an encrypted OSD's DB is a mapping opened by them */
+        inv = inventory_free(inv);
+        if ((r = host_session_inventory(c->session, &inv, err)) < 0)
+                return r;
         for (unsigned tries = 0; tries < 15; tries++) {
                 meta = ceph_osd_metadata_list_free(meta);
                 if ((r = ceph_admin_osd_metadata(c->admin, &meta, err)) < 0)
@@ -537,7 +557,6 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                 for (size_t i = 0; i < n && !problem; i++) {
                         const ConvertOsd *o = convert_host_find_osd(c->plan, ids[i]);
                         const ConvertPart *db = convert_host_created(c->plan, o->id, PART_ROLE_DB);
-                        const char *db_node = db ? part_node(inv, db->device, db->partname) : NULL;
                         const CephTreeOsd *t = ceph_osd_tree_find_osd(tree, o->id);
                         const CephOsdMetadata *m = ceph_osd_metadata_find(meta, o->id);
                         bad = o->id;
@@ -545,7 +564,7 @@ int convert_step_rebuild(ConvertStepCtx *c, json_object *args, json_object **ret
                                 problem = "is not under the host's CRUSH bucket";
                         else if (!m || !streq_ptr(m->objectstore, "bluestore"))
                                 problem = "is not BlueStore in osd metadata";
-                        else if (db_node && !streq_ptr(m->db_path, db_node))
+                        else if (db && !db_is_planned(inv, db, m->db_path))
                                 problem = "has its DB elsewhere than the planned partition in osd metadata";
                         else if (o->wanted.bcache && !on_bcache(m))
                                 problem = "is not on a bcache device in osd metadata";
