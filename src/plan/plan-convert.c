@@ -299,6 +299,12 @@ static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slo
                 bool have = role == PART_ROLE_DB ? m->dedicated_db : m->dedicated_wal;
                 const char *path = role == PART_ROLE_DB ? m->db_path : m->wal_path;
                 uint64_t size = role == PART_ROLE_DB ? m->db_size : m->wal_size;
+                /* an encrypted OSD's DB/WAL is its LUKS mapping: BlueFS sees the partition less
+                 * the LUKS header, and the partition is what the layout sized */
+                const InvDevice *pd = NULL;
+                const InvPartition *pp = path && startswith(path, "/dev/dm-") ? find_partition(c->inv, path, &pd) : NULL;
+                if (pp)
+                        size = pp->size;
                 const char *key = role == PART_ROLE_DB ? "db_size" : "wal_size";
                 uint64_t wanted = want ? plan_resolve_size(spec, f->size) : 0;
                 char *why;

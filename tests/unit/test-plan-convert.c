@@ -387,17 +387,10 @@ static void test_reshape_db_size(void) {
                     "extent is 2.6 GiB, 2.6 GiB is free in all");
 }
 
-/* An encrypted OSD (ceph-volume's dmcrypt): its metadata names its DB's LUKS mapping
- * (/dev/dm-N), which holds the DB partition: the partition is found through its holders
- * and replaced as a plain OSD's is (on the UML guest the reshape plan said "is no partition
- * of this host's inventory: nothing to replace there" and left the old DBs behind) */
-static void test_reshape_encrypted_db(void) {
-        static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
-        _cleanup_(layout_freep) Layout *l = layout(edits);
-        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
-        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
-        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
-        /* every fs1 OSD's DB behind a mapping dm-(10+i) */
+/* Every fs1 OSD's DB behind a LUKS mapping dm-(10+i), as ceph-volume's dmcrypt makes it: its
+ * metadata names the mapping, the mapping holds the partition, and BlueFS sees the mapping's
+ * size, the partition's less LUKS2's 16 MiB header. Returns how many were mapped. */
+static size_t map_dbs_encrypted(InventorySet *s, CephOsdMetadataList *m) {
         size_t mapped = 0;
         for (size_t i = 0; i < m->n_osds; i++) {
                 CephOsdMetadata *o = &m->osds[i];
@@ -412,18 +405,46 @@ static void test_reshape_encrypted_db(void) {
                                         CHECK(strv_extend(&pt->content.holders, dm) >= 0);
                                         free(o->db_path);
                                         o->db_path = strprintf("/dev/%s", dm);
+                                        o->db_size = pt->size - 16 * 1024 * 1024;
                                         mapped++;
                                         goto next;
                                 }
         next:;
         }
-        CHECK_INTEQ(mapped, 6);
+        return mapped;
+}
+
+/* An encrypted OSD (ceph-volume's dmcrypt): its DB is found as the partition its mapping
+ * holds, and has the partition's size. On the UML guest the reshape plan said "is no partition
+ * of this host's inventory: nothing to replace there" and left the old DBs behind, and once
+ * that was fixed, every re-run converted the OSDs again ("DB of 496 MiB, the layout's db_size
+ * is 512 MiB": the mapping's size) */
+static void test_reshape_encrypted_db(void) {
+        _cleanup_(layout_freep) Layout *l0 = layout(NULL);
+        _cleanup_(inventory_set_freep) InventorySet *s0 = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = scenario_tree();
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m0 = scenario_meta("converged");
+        CHECK_INTEQ(map_dbs_encrypted(s0, m0), 6);
+        for (int reshape = 0; reshape < 2; reshape++) {
+                ConvertOptions o = { .reshape = reshape };
+                _cleanup_(convert_plan_freep) ConvertPlan *p = convert_ok(l0, s0, t, m0, &o);
+                CHECK_INTEQ(convert_plan_count(p, true), 0);
+                CHECK_INTEQ(convert_plan_count(p, false), 0);
+        }
+
+        static const char *const edits[] = { "db_size: 60G", "db_size: 30G", NULL };
+        _cleanup_(layout_freep) Layout *l = layout(edits);
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-converged.json");
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = scenario_meta("converged");
+        CHECK_INTEQ(map_dbs_encrypted(s, m), 6);
         ConvertOptions o = { .reshape = true };
         _cleanup_(convert_plan_freep) ConvertPlan *r = convert_ok(l, s, t, m, &o);
         const ConvertHost *h = host_of(r, "fs1");
         CHECK(h && h->n_replaced == 6 && h->n_created == 6);
         if (h && h->n_replaced == 6)
                 CHECK(h->replaced[0].role == PART_ROLE_DB && h->replaced[0].partnum == 4);
+        if (h && h->n_osds > 0)
+                CHECK_STREQ(h->osds[0].reasons[0], "DB of 60 GiB, the layout's db_size is 30 GiB");
         _cleanup_(freep) char *txt = text_of(r);
         CHECK(!strstr(txt, "is no partition of this host's inventory"));
 }
