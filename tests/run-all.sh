@@ -80,8 +80,8 @@ for line in open(sys.argv[1]):
         rest.append("F %s: %s (%s)" % (sys.argv[2], t.get("name"), r))
         # its failed checks and the lines right after each (what a run that printed only
         # the end of a long log would cut): at most 60 lines a test
-        out = (t.get("stdout") or "").splitlines()
-        keep = sorted({j for i, l in enumerate(out) if l.startswith(("FAIL", "not ok"))
+        out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+        keep = sorted({j for i, l in enumerate(out) if l.startswith(("FAIL", "not ok")) or "check failed" in l
                        for j in range(i, min(i + 21, len(out)))})
         if keep:
             rest.append("D --- %s: %s" % (sys.argv[2], t.get("name")))

@@ -33,6 +33,7 @@
 #include <blkid/blkid.h>
 
 #include "agent-internal.h"
+#include "basic/clock-util.h"
 
 /* ---- what the plan saw ---- */
 
@@ -867,7 +868,11 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         /* another agent changing the partitions of this device's disk (the same host's plan
          * runs an OSD creation beside a partition creation on one SSD) holds the disk's lock
          * for a moment: waited for as a reader's lock is, then refused naming it */
-        for (unsigned waited = 0;; waited += 50) {
+        /* the bounds are wall time (a scan of /proc under load or the sanitizers can take
+         * far longer than the 50 ms between them: counted in sleeps, an asan run in CI waited
+         * past its test's bound) */
+        uint64_t t_wait = clock_mono_ms();
+        for (uint64_t waited = 0;; waited = clock_mono_ms() - t_wait) {
                 r = check_processes(d, &ms, o, own, &allowed_osd, err);
                 if (r != -EAGAIN && r != -EINPROGRESS && r != -EALREADY)
                         break;
@@ -889,7 +894,8 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
          * shared lock, gone in a moment (3 s at most), or udev's lock while it processes an
          * event on the disk, waited for longer (bounded: a stuck worker is still refused). */
         unsigned bound = BLOCK_LOCK_WAIT_MS;
-        for (unsigned waited = 0; locked_by_other && !o->read_only && !allowed_osd; waited += 50) {
+        t_wait = clock_mono_ms();
+        for (uint64_t waited = 0; locked_by_other && !o->read_only && !allowed_osd; waited = clock_mono_ms() - t_wait) {
                 struct stat st;
                 pid_t holder = lock_pid > 0 ? lock_pid
                                : fstat(c.fd, &st) == 0 ? proc_locks_holder(st.st_dev, st.st_ino, true) : 0;
@@ -915,9 +921,10 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
          * is waited for; a holder that stays is refused below. */
         bool excl_ignored = excl_refused && ((allowed_osd && o->check_only) ||
                                              (o->partitions_in_use_ok && some_partition_claimed(d)));
-        for (unsigned waited = 0; excl_refused && !excl_ignored && !locked_by_other && waited < BLOCK_LOCK_WAIT_MS &&
+        t_wait = clock_mono_ms();
+        for (uint64_t waited = 0; excl_refused && !excl_ignored && !locked_by_other && waited < BLOCK_LOCK_WAIT_MS &&
                                   !agent_lease_over();
-             waited += 50) {
+             waited = clock_mono_ms() - t_wait) {
                 sleep_ms(50);
                 c.excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
                 if (c.excl_fd < 0 && errno != EBUSY)
