@@ -326,7 +326,6 @@ static void *creation_worker(void *userdata) {
         }
 }
 
-/* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
 /* The DB an OSD's metadata names (bluefs_db_partition_path) is the planned partition `db`:
  * its node, or for an encrypted OSD (ceph-volume's dmcrypt) its LUKS mapping /dev/dm-N,
  * which holds the partition (inv read once the mapping was open). */
@@ -342,6 +341,7 @@ static bool db_is_planned(const Inventory *inv, const ConvertPart *db, const cha
         return false;
 }
 
+/* An OSD already converted: up, BlueStore, its metadata's DB on the planned partition. */
 static bool osd_converted(const CephOsdDump *dump, const CephOsdMetadataList *meta, int id, const Inventory *inv,
                           const ConvertPart *db) {
         const CephDumpOsd *d = ceph_osd_dump_find_osd(dump, id);
