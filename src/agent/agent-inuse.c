@@ -802,6 +802,16 @@ static bool some_partition_claimed(const BlockDev *d) {
         return false;
 }
 
+/* The claim's exclusive open of `d` into c->excl_fd: *ret_refused when the kernel refused it
+ * (EBUSY: someone holds it exclusively); other failures are errors. */
+static int open_excl(const BlockDev *d, const ClaimOptions *o, BlockClaim *c, bool *ret_refused, Error *err) {
+        c->excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
+        if (c->excl_fd < 0 && errno != EBUSY)
+                return error_set(err, errno, "cannot open '%s' to %s it: %m", d->path, o->what);
+        *ret_refused = c->excl_fd < 0;
+        return c->excl_fd >= 0 ? fd_is(c->excl_fd, d, err) : 0;
+}
+
 int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error *err) {
         _cleanup_(block_claim_done) BlockClaim c = { .fd = -1, .excl_fd = -1 };
         _cleanup_(members_done) Members ms = {};
@@ -828,11 +838,7 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
         if (r < 0)
                 return r;
         if (o->handoff && !o->no_excl && !o->read_only) {
-                c.excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
-                if (c.excl_fd < 0 && errno != EBUSY)
-                        return error_set(err, errno, "cannot open '%s' to %s it: %m", d->path, o->what);
-                excl_refused = c.excl_fd < 0;
-                if (c.excl_fd >= 0 && (r = fd_is(c.excl_fd, d, err)) < 0)
+                if ((r = open_excl(d, o, &c, &excl_refused, err)) < 0)
                         return r;
         }
 
@@ -926,11 +932,7 @@ int block_claim(const BlockDev *d, const ClaimOptions *o, BlockClaim *ret, Error
                                   !agent_lease_over();
              waited = clock_mono_ms() - t_wait) {
                 sleep_ms(50);
-                c.excl_fd = open(d->node, O_RDONLY | O_EXCL | O_CLOEXEC);
-                if (c.excl_fd < 0 && errno != EBUSY)
-                        return error_set(err, errno, "cannot open '%s' to %s it: %m", d->path, o->what);
-                excl_refused = c.excl_fd < 0;
-                if (c.excl_fd >= 0 && (r = fd_is(c.excl_fd, d, err)) < 0)
+                if ((r = open_excl(d, o, &c, &excl_refused, err)) < 0)
                         return r;
         }
         /* the request's lease (docs/agent.md "The lease"): checked once the locks are ours (or
