@@ -188,6 +188,17 @@ static const CephBenchOsd *find_osd(const CephBench *b, int id) {
         return NULL;
 }
 
+void ceph_bench_merge_best(CephBench *b, const CephBench *more) {
+        for (size_t i = 0; i < b->n_osds; i++) {
+                const CephBenchOsd *m = find_osd(more, b->osds[i].id);
+                if (m) {
+                        b->osds[i].small_iops = MAX(b->osds[i].small_iops, m->small_iops);
+                        b->osds[i].large_mbps = MAX(b->osds[i].large_mbps, m->large_mbps);
+                }
+        }
+        b->rounds += more->rounds;
+}
+
 /* after ÷ before − 1 as a signed percentage */
 static double change_pct(double before, double after) {
         return before > 0 ? (after / before - 1) * 100 : 0;

@@ -57,8 +57,8 @@ double ceph_bench_best(const double *v, size_t n);
 
 typedef struct CephBenchOsd {
         int id;
-        double small_iops; /* median over the rounds, 4 KiB writes per second */
-        double large_mbps; /* median over the rounds, 4 MiB writes: MB (10^6 bytes) per second */
+        double small_iops; /* best of the rounds, 4 KiB writes per second */
+        double large_mbps; /* best of the rounds, 4 MiB writes: MB (10^6 bytes) per second */
 } CephBenchOsd;
 
 /* One host's measurement, as recorded in the cluster (config-key) between the two steps. */
@@ -74,6 +74,10 @@ typedef struct CephBench {
 void ceph_bench_done(CephBench *b);
 /* The OSDs in id order */
 void ceph_bench_sort(CephBench *b);
+
+/* More rounds of the same OSDs into *b: per OSD id the better of each figure, the rounds
+ * added (an OSD only in `more` is not added) */
+void ceph_bench_merge_best(CephBench *b, const CephBench *more);
 
 /* {"label","host","time","rounds","osds":[{"id","small_iops","large_mbps"}]}; NULL: ENOMEM */
 json_object *ceph_bench_to_json(const CephBench *b);

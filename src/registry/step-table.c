@@ -463,7 +463,8 @@ const StepEntry step_table[] = {
                         ARG_END,
                 },
                 .doc = "measure each OSD with `ceph tell osd.N bench` (4 KiB and 4 MiB writes, rounds × each), record the "
-                       "best round of each, and with compare_to fail when the OSDs got slower than max_regression allows",
+                       "best round of each, and with compare_to fail when the OSDs got slower than max_regression allows (a "
+                       "slower verdict is measured again with as many rounds, the best of all kept, before it fails)",
                 .verify = "each bench answer parsed; the record read back from the cluster; with compare_to, the "
                           "figures side by side in the result and the error",
                 .progress = "the OSD and round being measured",

@@ -172,11 +172,51 @@ static void test_compare(void) {
         error_reset(&err);
 }
 
+/* a second pass: the better figure per OSD kept, the rounds added; an OSD only in the second
+ * pass not added; a passing slow spell is outlived, a slower device stays slower */
+static void test_merge_best(void) {
+        int ids[] = { 0, 1 }, ids_more[] = { 1, 7 };
+        double s[] = { 2000, 1000 }, l[] = { 200, 100 };
+        double s_noisy[] = { 2000, 400 }, l_noisy[] = { 90, 100 };
+        double s_more[] = { 1100, 900 }, l_more[] = { 180, 95 };
+        double s_slow[] = { 900, 450 }, l_slow[] = { 200, 100 };
+        _cleanup_(ceph_bench_done) CephBench before = bench("before", ids, s, l, 2),
+                                             noisy = bench("after", ids, s_noisy, l_noisy, 2),
+                                             more = bench("after", ids, s_more, l_more, 2),
+                                             slow = bench("after", ids, s_slow, l_slow, 2),
+                                             slow2 = bench("after", ids, s_slow, l_slow, 2),
+                                             other = bench("after", ids_more, s_more, l_more, 2);
+        CephBenchVerdict v = {};
+        Error err = {};
+        unsigned rounds = noisy.rounds;
+
+        CHECK_INTEQ(ceph_bench_compare(&before, &noisy, 50, &v, &err), 0);
+        CHECK(v.regressed);
+        ceph_bench_verdict_done(&v);
+        ceph_bench_merge_best(&noisy, &more);
+        CHECK(noisy.rounds == rounds + more.rounds);
+        CHECK(noisy.osds[0].small_iops == 2000 && noisy.osds[0].large_mbps == 180);
+        CHECK(noisy.osds[1].small_iops == 900 && noisy.osds[1].large_mbps == 100);
+        CHECK_INTEQ(ceph_bench_compare(&before, &noisy, 50, &v, &err), 0);
+        CHECK(!v.regressed);
+        ceph_bench_verdict_done(&v);
+
+        ceph_bench_merge_best(&slow, &slow2);
+        CHECK_INTEQ(ceph_bench_compare(&before, &slow, 50, &v, &err), 0);
+        CHECK(v.regressed);
+        ceph_bench_verdict_done(&v);
+
+        ceph_bench_merge_best(&slow, &other);
+        CHECK(slow.n_osds == 2 && slow.osds[0].id == 0 && slow.osds[1].id == 1);
+        CHECK(slow.osds[0].small_iops == 900 && slow.osds[1].small_iops == 1100 && slow.osds[1].large_mbps == 180);
+}
+
 int main(void) {
         TEST_RUN(test_argv);
         TEST_RUN(test_parse);
         TEST_RUN(test_median);
         TEST_RUN(test_json);
         TEST_RUN(test_compare);
+        TEST_RUN(test_merge_best);
         return test_result();
 }

@@ -128,6 +128,32 @@ int cluster_step_benchmark(ClusterSteps *cs, json_object *args, WaveCall *c, jso
 
         if ((r = bench_osds(cs, c, ids, n, (unsigned) rounds, &now, err)) < 0)
                 return error_prefix(err, r, "benchmark '%s'%s", label, where);
+
+        /* A verdict of "slower" is confirmed before it stops a rolling conversion: as many
+         * rounds again, the best of all of them kept. Others' load only ever slows a round
+         * down (ceph_bench_best()), so a passing spell of it is outlived by the second pass
+         * (seen in CI: an unchanged OSD's 4 MiB writes -51 % while a UML guest created OSDs
+         * beside it), and a device that got slower is slower in every round of both. */
+        _cleanup_(ceph_bench_verdict_done) CephBenchVerdict v = {};
+        bool confirmed = false;
+        if (compare_to) {
+                if ((r = ceph_bench_compare(&before, &now, (unsigned) max_regression, &v, err)) < 0)
+                        return r;
+                if (v.regressed) {
+                        _cleanup_(ceph_bench_done) CephBench more = {};
+                        log_notice("benchmark '%s' against '%s'%s: slower than the limit (4 KiB writes %+.0f%%, "
+                                   "4 MiB writes %+.0f%%): measuring %u rounds more to confirm",
+                                   label, compare_to, where, (1 / v.small_slowdown - 1) * 100,
+                                   (1 / v.large_slowdown - 1) * 100, (unsigned) rounds);
+                        if ((r = bench_osds(cs, c, ids, n, (unsigned) rounds, &more, err)) < 0)
+                                return error_prefix(err, r, "benchmark '%s'%s", label, where);
+                        ceph_bench_merge_best(&now, &more);
+                        ceph_bench_verdict_done(&v);
+                        if ((r = ceph_bench_compare(&before, &now, (unsigned) max_regression, &v, err)) < 0)
+                                return r;
+                        confirmed = true;
+                }
+        }
         now.time = (int64_t) time(NULL);
         ceph_bench_sort(&now);
         if (!(now.label = strdup(label)) || (host && !(now.host = strdup(host))))
@@ -145,11 +171,9 @@ int cluster_step_benchmark(ClusterSteps *cs, json_object *args, WaveCall *c, jso
         if (!compare_to)
                 return 0;
 
-        _cleanup_(ceph_bench_verdict_done) CephBenchVerdict v = {};
-        if ((r = ceph_bench_compare(&before, &now, (unsigned) max_regression, &v, err)) < 0)
-                return r;
         json_add_string(*ret, "compared_to", compare_to);
         json_add_bool(*ret, "regressed", v.regressed);
+        json_add_bool(*ret, "remeasured", confirmed);
         json_add(*ret, "small_change_pct", json_object_new_double(round((1 / v.small_slowdown - 1) * 1000) / 10));
         json_add(*ret, "large_change_pct", json_object_new_double(round((1 / v.large_slowdown - 1) * 1000) / 10));
         json_add(*ret, "limit_pct", json_object_new_double(round((1 / v.limit - 1) * 1000) / 10));
