@@ -53,7 +53,7 @@ suites=${SUITES:-unit cli block vm lab uml}
 lab_jobs=${LAB_JOBS:-3}
 uml_budget=${UML_BUDGET:-600}
 passed=0 failed=0 skipped=0
-failures=() details=() timings=() budget=()
+failures=() details=() firsts=() timings=() budget=()
 export CEPHPROV_LAB_STATS=$top/build/lab-stats.txt
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -86,6 +86,14 @@ for line in open(sys.argv[1]):
         if keep:
             rest.append("D --- %s: %s" % (sys.argv[2], t.get("name")))
         rest.extend("D " + out[j][:300] for j in keep[:60])
+        # and its first failed check alone, short, for the very end of the output: that
+        # line, the 12 after it and any error line among the 40 after it
+        first = next((i for i, l in enumerate(out) if l.startswith(("FAIL", "not ok")) or "check failed" in l), None)
+        if first is not None:
+            rest.append("E --- %s: %s" % (sys.argv[2], t.get("name")))
+            near = range(first, min(first + 13, len(out)))
+            errs = [j for j in range(first + 13, min(first + 41, len(out))) if "error" in out[j].lower()][:8]
+            rest.extend("E " + out[j][:200] for j in list(near) + errs)
     d = t.get("duration", 0)
     rest.append("T %6.0f s  %s: %s" % (d, sys.argv[2], t.get("name")))
     suite = t.get("name", "?").split(":")[-1].split(" / ")[0]
@@ -105,6 +113,7 @@ PY
                 case $l in
                 "F "*) failures+=("${l#F }") ;;
                 "D "*) details+=("${l#D }") ;;
+                "E "*) firsts+=("${l#E }") ;;
                 "T "*) timings+=("${l#T }") ;;
                 "B "*) budget+=("  suite ${l#B }") ;;
                 esac
@@ -156,7 +165,7 @@ rm -f "$CEPHPROV_LAB_STATS"
 # its counts, failures, test times and budget lines to this run's.
 chain_log=$top/build/chain.log chain_state=$top/build/chain.state chain_pid=
 chain() {
-        passed=0 failed=0 skipped=0 failures=() details=() timings=() budget=()
+        passed=0 failed=0 skipped=0 failures=() details=() firsts=() timings=() budget=()
         t=$SECONDS
         step "unit and block suites under address and undefined-behaviour sanitizers"
         if { [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; } && ninja -C build-asan; then
@@ -194,7 +203,7 @@ chain() {
                 skipped=$((skipped + 1))
         fi
         phase "fuzz build: build and ${fuzz_seconds} s of fuzzing" $t
-        declare -p passed failed skipped failures details timings budget >"$chain_state"
+        declare -p passed failed skipped failures details firsts timings budget >"$chain_state"
 }
 
 # The uml suite in the background (its own meson log, testlog-uml): start_uml starts it,
@@ -240,15 +249,16 @@ finish_chain() {
         wait "$chain_pid"
         cat "$chain_log"
         local p=$passed f=$failed s=$skipped
-        local fl=("${failures[@]}") dl=("${details[@]}") tl=("${timings[@]}") bl=("${budget[@]}")
+        local fl=("${failures[@]}") dl=("${details[@]}") el=("${firsts[@]}") tl=("${timings[@]}") bl=("${budget[@]}")
         if [ -s "$chain_state" ]; then
                 # (declare -g: the chain's values replace the globals, not locals of here)
                 source <(sed 's/^declare -/declare -g -/' "$chain_state")
         else
-                passed=0 failed=1 skipped=0 failures=("sanitizer/valgrind/fuzz chain: no result (see build/chain.log)") details=() timings=() budget=()
+                passed=0 failed=1 skipped=0 failures=("sanitizer/valgrind/fuzz chain: no result (see build/chain.log)") details=() firsts=() timings=() budget=()
         fi
         passed=$((p + passed)) failed=$((f + failed)) skipped=$((s + skipped))
-        failures=("${fl[@]}" "${failures[@]}") details=("${dl[@]}" "${details[@]}") timings=("${tl[@]}" "${timings[@]}")
+        failures=("${fl[@]}" "${failures[@]}") details=("${dl[@]}" "${details[@]}") firsts=("${el[@]}" "${firsts[@]}")
+        timings=("${tl[@]}" "${timings[@]}")
         budget=("${bl[@]}" "${budget[@]}")
         phase "sanitizers, valgrind, fuzz (in the background)" $chain_start
 }
@@ -316,14 +326,20 @@ print("lab bring-ups: %s; %.0f s in all" % (
     ", ".join("%d %s (%.0f s)" % (c, kind, s) for kind, (c, s) in sorted(kinds.items())), total))
 PY
 fi
+if [ ${#details[@]} -gt 0 ]; then
+        step "failed checks (each with the lines after it)"
+        printf '%s\n' "${details[@]}"
+fi
 step "slowest tests"
 printf '%s\n' "${timings[@]}" | sort -rn | head -n 12
 if [ ${#failures[@]} -gt 0 ]; then
         step "failed"
         printf '%s\n' "${failures[@]}"
-        if [ ${#details[@]} -gt 0 ]; then
-                step "failed checks (each with the lines after it)"
-                printf '%s\n' "${details[@]}"
+        # last, where the shortest tail of this output still shows it: each failed test's
+        # first failed check, the lines after it and the errors near it
+        if [ ${#firsts[@]} -gt 0 ]; then
+                step "the first failed check of each failed test"
+                printf '%s\n' "${firsts[@]}"
         fi
 fi
 echo "wall time: $SECONDS s"

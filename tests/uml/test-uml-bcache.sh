@@ -289,7 +289,8 @@ t_destroy=$SECONDS
 timeout 1200 "$CEPHPROV" destroy "$DIR/layout.yaml" uml1 --yes >"$DIR/destroy.out" 2>&1
 rc=$?
 t_destroy=$((SECONDS - t_destroy))
-check_eq "cephprov destroy uml1 exits 0" "$rc" 0 || tail -n 30 "$DIR/destroy.out"
+check_eq "cephprov destroy uml1 exits 0" "$rc" 0 ||
+        { grep -iE "error|refus|fail" "$DIR/destroy.out" | tail -n 8; echo "  --- its end:"; tail -n 30 "$DIR/destroy.out"; }
 flushed=$(grep -c "^cephprov: host 'uml1': bcache-teardown: flushed .* of dirty data of '/dev/[^']*' in [0-9.]* s (" "$DIR/destroy.out")
 check_eq "destroy showed each HDD's flush on the terminal (its end, size and rate)" "$flushed" 4 ||
         grep -i "flush" "$DIR/destroy.out"
