@@ -577,6 +577,51 @@ int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json
         return 0;
 }
 
+/* `path` (sysfs) gone, waited for by the clock up to BCACHE_STOP_WAIT_MS: the kernel removes
+ * an unregistered cache set's directory on a work queue */
+static void wait_gone(const char *path) {
+        for (uint64_t t0 = clock_mono_ms(); access(path, F_OK) >= 0 && clock_mono_ms() - t0 < BCACHE_STOP_WAIT_MS;)
+                sleep_ms(50);
+}
+
+/* After its stop the kernel frees bcacheN on a work queue (its writeback thread stopped, its
+ * disk deleted) and only then lets go of the backing device (the backing's holders/ entry
+ * goes): waited for by the clock, up to BCACHE_STOP_WAIT_MS (the 5 s counted before this ran
+ * out once in CI, the guest's one CPU shared with three labs, and the wipe after it found the
+ * backing "held by bcache0"). Still there after that: who holds bcacheN open is named, else
+ * the time the kernel took. *ret_ms: how long the stop took. */
+static int wait_stopped(const BlockDev *backing, const char *top, uint64_t *ret_ms, Error *err) {
+        char dir[PATH_MAX], holder[PATH_MAX];
+        snprintf(dir, sizeof(dir), "/sys/class/block/%s/bcache", backing->name);
+        snprintf(holder, sizeof(holder), "/sys/class/block/%s/holders/%s", backing->name, top);
+        uint64_t t0 = clock_mono_ms();
+        for (;;) {
+                *ret_ms = clock_mono_ms() - t0;
+                if (access(dir, F_OK) < 0 && (!top[0] || access(holder, F_OK) < 0))
+                        return 0;
+                if (*ret_ms >= BCACHE_STOP_WAIT_MS)
+                        break;
+                sleep_ms(50);
+        }
+        if (top[0]) {
+                _cleanup_(freep) char *node = strprintf("/dev/%s", top);
+                Error e = {};
+                if (node && block_check_node(node,
+                                             &(ClaimOptions) { .what = "let bcache stop", .check_only = true,
+                                                               .no_excl = true, .allow_osd_id = { -1, -1 } },
+                                             &e) < 0 && e.message[0]) {
+                        int r = error_set(err, EBUSY, "bcache on '%s' did not stop within %u s: %s", backing->path,
+                                          BCACHE_STOP_WAIT_MS / 1000, e.message);
+                        error_reset(&e);
+                        return r;
+                }
+                error_reset(&e);
+        }
+        return error_set(err, EBUSY, "bcache on '%s' did not stop within %u s: the kernel still holds it as %s, "
+                                     "opened by no process", backing->path, BCACHE_STOP_WAIT_MS / 1000,
+                         top[0] ? top : "a bcache device");
+}
+
 /* `d` claimed to wipe its bcache superblock once bcache let go of it: the kernel releases a
  * device shortly after its stop or its set's unregister, so an EBUSY for a few seconds (100
  * tries 50 ms apart) is bcache letting go, not another user. */
@@ -675,8 +720,7 @@ static int teardown_cache(AgentState *s, json_object *args, json_object **ret, E
                         return error_set(err, r, "cannot unregister cache set %s on '%s': %s", sb.set_uuid, cache.path,
                                          strerror(-r));
                 snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
-                for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
-                        sleep_ms(50);
+                wait_gone(path);
                 json_add_string(o, "unregistered_set", sb.set_uuid);
         }
         if ((r = wipe_cache_super(cache.name, sb.set_uuid, err)) < 0)
@@ -751,6 +795,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
         if (!o)
                 return error_set(err, ENOMEM, "out of memory");
         _cleanup_(block_claim_done) BlockClaim top = { .fd = -1, .excl_fd = -1 };
+        char top_name[NAME_MAX + 1] = "";
         if (registered) {
                 /* The bcacheN device must not be in use (an OSD still running on it): claimed
                  * (O_EXCL, flock, OFD lock) across the detach, which can take minutes of
@@ -758,6 +803,8 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                  * use the backing device itself either. */
                 InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };
                 bcache_fill_sysfs(backing.name, &b);
+                if (b.bcache_device)
+                        snprintf(top_name, sizeof(top_name), "%s", strrchr(b.bcache_device, '/') + 1);
                 if (b.bcache_device) {
                         _cleanup_(block_dev_done) BlockDev bd = {};
                         r = block_dev_resolve(b.bcache_device, &bd, err);
@@ -829,8 +876,10 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                 r = file_write_string(path, "1");
                 if (r < 0)
                         return error_set(err, r, "cannot stop bcache on '%s': %s", backing.path, strerror(-r));
-                for (int i = 0; i < 100 && access(dir, F_OK) >= 0; i++)
-                        sleep_ms(50);
+                uint64_t stop_ms = 0;
+                if ((r = wait_stopped(&backing, top_name, &stop_ms, err)) < 0)
+                        return r;
+                json_add(o, "stop_seconds", json_object_new_double((double) stop_ms / 1000.0));
         }
 
         /* the cache set, if nobody else uses it */
@@ -854,8 +903,7 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                         /* the kernel releases the cache device asynchronously: wait, so that
                          * a wipe of it right after this answer does not find it held */
                         snprintf(path, sizeof(path), "/sys/fs/bcache/%s", sb.set_uuid);
-                        for (int i = 0; i < 100 && access(path, F_OK) >= 0; i++)
-                                sleep_ms(50);
+                        wait_gone(path);
                         /* and its superblock goes at once: while it is there, any udev event on
                          * the cache device (bcache-tools' rule registers every bcache
                          * superblock it sees) registers the set again, and the owned wipe that

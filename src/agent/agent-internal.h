@@ -288,6 +288,8 @@ uint64_t bcache_parse_hsize(const char *s);
  * its superblock, and what lay at the start of /dev/bcacheN (8 KiB in: a BlueStore label, or
  * an LVM PV's label and metadata with the OSD's label 1 MiB further) */
 #define BCACHE_TEARDOWN_ZERO (16u << 20)
+/* how long a stopped bcacheN may take to let go of its backing device */
+#define BCACHE_STOP_WAIT_MS 60000u
 /* Is the volume group on bcache device `node` ceph-volume's, one bcache-teardown may
  * remove? `pvs_out`: the VG's PVs, one a line (`lvm pvs -o pv_name`); `lvs_out`: its LVs'
  * tags, one LV a line (`lvm lvs -o lv_tags`). 0 when the only PV is `node` and every LV
