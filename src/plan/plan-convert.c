@@ -43,6 +43,7 @@ typedef struct ConvertCtx {
         int replace_fast;        /* its index among the fast devices, -1: not one */
         char **intact;           /* "osd.N" of each OSD that depends on it and is intact */
         int gone_osd;            /* the OSD whose data device is gone, taken for the device replaced; -1: none */
+        int on_replaced;         /* the OSD being planned, when its data device is the device replaced; -1: not */
 } ConvertCtx;
 
 static int oom(ConvertCtx *c) {
@@ -230,6 +231,69 @@ static int note(ConvertCtx *c, char *s) {
 
 /* ---- the OSDs ---- */
 
+/* The cephprov partition of `role` left by the OSD whose data device was replaced
+ * (c->on_replaced), when its metadata names a device-mapper node no partition holds: an encrypted OSD's DB or
+ * WAL is its LUKS mapping (/dev/dm-N), which the boot without its disk did not open, so the
+ * partition under it is found by its name instead. cephprov's partition names carry the tag
+ * of the data device they were made for (cp:ROLE:@TAG:HOST, plan_device_tag()): the one on
+ * a fast device whose tag is no device's of this host, held by nothing, not mounted. Only
+ * when exactly one tag is orphaned so: two (a disk gone earlier, left uncleaned) and which is
+ * this OSD's is not known; a note says so and nothing is replaced there. An encrypted OSD's
+ * partition must carry LUKS. NULL: none; *ret_r then < 0 (an error), 1 (a note says why) or 0. */
+static const InvPartition *orphan_partition(ConvertCtx *c, int id, PartRole role, const char *path,
+                                            const InvDevice **ret_dev, int *ret_r) {
+        const InvPartition *found = NULL;
+        const InvDevice *found_dev = NULL;
+        char found_tag[PLAN_TAG_MAX] = "";
+        unsigned n_tags = 0;
+        *ret_r = 0;
+        for (size_t j = 0; j < c->n_fast; j++) {
+                const InvDevice *f = c->fast[j];
+                for (size_t k = 0; k < f->n_partitions; k++) {
+                        const InvPartition *pt = &f->partitions[k];
+                        char tag[PLAN_TAG_MAX] = "";
+                        PartRole r;
+                        if (!pt->name || !plan_partition_name_parse(pt->name, &r, NULL, tag) || r != role || tag[0] != '@')
+                                continue;
+                        _cleanup_(freep) char *mine = plan_partition_name(c->host->name, role, tag);
+                        if (!mine) {
+                                *ret_r = oom(c);
+                                return NULL;
+                        }
+                        if (!streq(mine, pt->name) || strv_length(pt->content.holders) > 0 || pt->content.mountpoint)
+                                continue;
+                        bool present = false;
+                        for (size_t i = 0; i < c->inv->n_devices && !present; i++) {
+                                char t[PLAN_TAG_MAX];
+                                plan_device_tag(&c->inv->devices[i], t);
+                                present = streq(t, tag);
+                        }
+                        if (present || streq(tag, found_tag))
+                                continue;
+                        n_tags++;
+                        found = pt;
+                        found_dev = f;
+                        memcpy(found_tag, tag, PLAN_TAG_MAX);
+                }
+        }
+        if (n_tags > 1) {
+                *ret_r = note(c, strprintf("osd.%d's %s %s (from its metadata) is held by no partition, and the %s "
+                                           "partitions of %u data devices gone from the host are left: which one is "
+                                           "osd.%d's is not known, none replaced (delete the others by hand)",
+                                           id, part_role_title(role), path, part_role_title(role), n_tags, id)) ?: 1;
+                return NULL;
+        }
+        if (found && !streq_ptr(found->content.fstype, "crypto_LUKS") && startswith(path, "/dev/dm-")) {
+                *ret_r = note(c, strprintf("osd.%d's %s %s (from its metadata) is held by no partition, and %s "
+                                           "partition %u '%s' of the gone data device carries no LUKS: not taken as "
+                                           "its", id, part_role_title(role), path, found_dev->path, found->number,
+                                           found->name)) ?: 1;
+                return NULL;
+        }
+        *ret_dev = found_dev;
+        return found;
+}
+
 /* An old partition of osd `id` the cluster names (journal, DB, WAL): to replace if the
  * OSD is rebuilt. Returns 1 when found on a fast device of the layout, 0 when not (a note
  * says why: note() returns 0), < 0 on error. */
@@ -237,6 +301,14 @@ static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path,
         const InvDevice *d = NULL;
         const InvPartition *p = find_partition(c->inv, path, &d);
         char buf[SIZE_FORMAT_MAX];
+        bool orphan = false;
+        if (!p && c->on_replaced == id && startswith(path, "/dev/dm-")) {
+                int r;
+                p = orphan_partition(c, id, role, path, &d, &r);
+                if (r != 0)
+                        return r < 0 ? r : 0; /* an error, or a note said why none is taken */
+                orphan = p != NULL;
+        }
         if (!p)
                 return note(c, strprintf("osd.%d's %s %s (from its metadata) is no partition of this host's inventory: "
                                          "nothing to replace there", id, part_role_title(role), path));
@@ -252,12 +324,19 @@ static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path,
                                          c->profile->name));
         *ret = (ConvertPart) {
                 .device = strdup(d->path), .partnum = p->number, .partname = p->name ? strdup(p->name) : NULL,
-                .node = strdup(path), .offset = p->start, .size = p->size, .role = role, .osd = id,
-                .kept_listed = keep_listed(c->profile, p->number),
+                .node = strdup(orphan && p->node ? p->node : path), .offset = p->start, .size = p->size,
+                .role = role, .osd = id, .kept_listed = keep_listed(c->profile, p->number),
         };
         if (!ret->device || !ret->node || (p->name && !ret->partname)) {
                 part_done(ret);
                 return oom(c);
+        }
+        if (orphan && note(c, strprintf("osd.%d's %s %s (from its metadata: its LUKS mapping, not opened at the boot "
+                                        "without its disk) is taken to be %s partition %u '%s': the only cephprov %s "
+                                        "partition left of a data device gone from the host", id, part_role_title(role),
+                                        path, d->path, p->number, p->name, part_role_title(role))) < 0) {
+                part_done(ret);
+                return -ENOMEM;
         }
         return 1;
 }
@@ -670,6 +749,7 @@ static int plan_osd(ConvertCtx *c, int id) {
                 return 0;
         }
         bool rebuilt = action == CONVERT_REBUILD || c->opts->reshape;
+        c->on_replaced = c->replace && d == c->replace ? id : -1;
 
         /* the partitions the cluster names as this OSD's: replaced when it is rebuilt */
         if (rebuilt) {
@@ -1109,7 +1189,7 @@ int plan_convert(const Layout *l, const InventorySet *inv, const CephOsdTree *tr
                         return error_set(err, ENOMEM, "out of memory");
                 ConvertCtx c = {
                         .layout = l, .host = h, .profile = h->profile, .inv = hi, .tree = tree, .meta = meta,
-                        .opts = opts, .ch = ch, .err = err, .gone_osd = -1,
+                        .opts = opts, .ch = ch, .err = err, .gone_osd = -1, .on_replaced = -1,
                 };
                 int r = convert_host(&c);
                 if (r >= 0 && c.replace &&

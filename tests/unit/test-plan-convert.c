@@ -797,6 +797,97 @@ static void test_replace_hdd(void) {
                                            "OSD's label: wiped)"));
 }
 
+/* The replace plan of fs1's failed /dev/sdd (osd.1) with osd.1 encrypted (ceph-volume's
+ * dmcrypt): its metadata names its DB as its LUKS mapping /dev/dm-11, which the boot without
+ * the disk did not open, so no partition holds it (the UML guest's replace kept the dead
+ * OSD's DB and cache partitions: "is no partition of this host's inventory"). `edit` changes
+ * fs1's inventory first. */
+static ConvertPlan *replace_encrypted_plan(const Layout *l, void (*edit)(Inventory *fs1)) {
+        _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-sdd-replaced.json");
+        Inventory *fs1 = (Inventory *) inventory_set_find(s, "fs1");
+        for (size_t i = 0; i < fs1->n_devices; i++)
+                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
+                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sda5"))
+                                fs1->devices[i].partitions[k].content.fstype = strdup("crypto_LUKS");
+        if (edit)
+                edit(fs1);
+        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
+        _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
+        _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
+        for (size_t i = 0; i < m->n_osds; i++)
+                if (m->osds[i].id == 1 && streq_ptr(m->osds[i].hostname, "fs1")) {
+                        CHECK_STREQ(m->osds[i].db_path, "/dev/sda5");
+                        free(m->osds[i].db_path);
+                        m->osds[i].db_path = strdup("/dev/dm-11");
+                }
+        char *hosts[] = { (char *) "fs1", NULL };
+        ConvertOptions o = { .hosts = hosts, .replace_device = "/dev/sdd" };
+        ConvertPlan *p = NULL;
+        Error err = {};
+        CHECK_INTEQ(plan_convert(l, s, t, m, &o, &p, &err), 0);
+        if (!p)
+                fprintf(stderr, "%s\n", err.message);
+        return p;
+}
+
+static void drop_luks(Inventory *fs1) {
+        for (size_t i = 0; i < fs1->n_devices; i++)
+                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
+                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sda5")) {
+                                free(fs1->devices[i].partitions[k].content.fstype);
+                                fs1->devices[i].partitions[k].content.fstype = NULL;
+                        }
+}
+
+/* another DB partition whose data device is gone too: sdb6 renamed to a tag of no device */
+static void second_orphan(Inventory *fs1) {
+        for (size_t i = 0; i < fs1->n_devices; i++)
+                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
+                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sdb6")) {
+                                free(fs1->devices[i].partitions[k].name);
+                                fs1->devices[i].partitions[k].name = strdup("cp:db:@00000000:fs1");
+                        }
+}
+
+/* ... its DB partition (sda5) found by its name: the tag of the gone disk, the only cephprov
+ * DB partition of a data device no longer on the host, LUKS on it; taken with a note. Not
+ * taken when it carries no LUKS, nor when two such tags are left (which is osd.1's is not
+ * known): a note each, and nothing of another OSD is ever taken */
+static void test_replace_hdd_encrypted(void) {
+        _cleanup_(layout_freep) Layout *l = layout(NULL);
+        _cleanup_(convert_plan_freep) ConvertPlan *p = replace_encrypted_plan(l, NULL);
+        const ConvertHost *h = p ? host_of(p, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->osds[0].id == 1 && h->n_replaced == 1 && h->n_created == 1);
+        if (h && h->n_replaced == 1)
+                CHECK(h->replaced[0].partnum == 5 && streq_ptr(h->replaced[0].node, "/dev/sda5") &&
+                      h->replaced[0].role == PART_ROLE_DB && h->replaced[0].osd == 1 &&
+                      streq_ptr(h->replaced[0].partname, "cp:db:@ef45e769:fs1"));
+        if (h && h->n_created == 1)
+                CHECK(h->created[0].partnum == 5 && h->created[0].offset == h->replaced[0].offset);
+        _cleanup_(freep) char *txt = p ? text_of(p) : NULL;
+        CHECK(txt && strstr(txt, "osd.1's DB /dev/dm-11 (from its metadata: its LUKS mapping, not opened at the boot "
+                                 "without its disk) is taken to be /dev/sda partition 5 'cp:db:@ef45e769:fs1'"));
+
+        /* (a layout whose 10 GiB DB fits beside the old partitions: with the layout's 60 GiB,
+         * the plan is refused for want of space, and the note is not seen) */
+        static const char *const db10[] = { "    db_size: 60G\n", "    db_size: 10G\n", NULL };
+        _cleanup_(layout_freep) Layout *l10 = layout(db10);
+        _cleanup_(convert_plan_freep) ConvertPlan *nl = replace_encrypted_plan(l10, drop_luks);
+        h = nl ? host_of(nl, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->n_replaced == 0);
+        _cleanup_(freep) char *nltxt = nl ? text_of(nl) : NULL;
+        CHECK(nltxt && strstr(nltxt, "/dev/sda partition 5 'cp:db:@ef45e769:fs1' of the gone data device carries no "
+                                     "LUKS: not taken as its"));
+
+        _cleanup_(convert_plan_freep) ConvertPlan *two = replace_encrypted_plan(l10, second_orphan);
+        h = two ? host_of(two, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->n_replaced == 0);
+        _cleanup_(freep) char *twotxt = two ? text_of(two) : NULL;
+        CHECK(twotxt && strstr(twotxt, "the DB partitions of 2 data devices gone from the host are left: which one is "
+                                       "osd.1's is not known"));
+}
+
 /* A failed SSD swapped for a new blank one (fs1's /dev/sda): every OSD whose slot is there
  * (osd.0-2) rebuilt; their old DB partitions are gone with the old disk (notes); the new ones
  * made on a new GPT. With keep_partitions, refused: they are not on the new disk */
@@ -1442,6 +1533,7 @@ int main(void) {
         TEST_RUN(test_names_moved);
         TEST_RUN(test_destroyed_osd);
         TEST_RUN(test_replace_hdd);
+        TEST_RUN(test_replace_hdd_encrypted);
         TEST_RUN(test_replace_ssd);
         TEST_RUN(test_replace_refused);
         TEST_RUN(test_bcache_rebuilds);
