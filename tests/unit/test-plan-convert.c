@@ -797,6 +797,16 @@ static void test_replace_hdd(void) {
                                            "OSD's label: wiped)"));
 }
 
+/* fs1's partition whose node is `node` (the test's fixture has it) */
+static InvPartition *fs1_partition(Inventory *fs1, const char *node) {
+        for (size_t i = 0; i < fs1->n_devices; i++)
+                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
+                        if (streq_ptr(fs1->devices[i].partitions[k].node, node))
+                                return &fs1->devices[i].partitions[k];
+        CHECK(!"no such partition");
+        exit(1);
+}
+
 /* The replace plan of fs1's failed /dev/sdd (osd.1) with osd.1 encrypted (ceph-volume's
  * dmcrypt): its metadata names its DB as its LUKS mapping /dev/dm-11, which the boot without
  * the disk did not open, so no partition holds it (the UML guest's replace kept the dead
@@ -805,10 +815,7 @@ static void test_replace_hdd(void) {
 static ConvertPlan *replace_encrypted_plan(const Layout *l, void (*edit)(Inventory *fs1)) {
         _cleanup_(inventory_set_freep) InventorySet *s = inventories("inventory-scenario-3-filestore-sdd-replaced.json");
         Inventory *fs1 = (Inventory *) inventory_set_find(s, "fs1");
-        for (size_t i = 0; i < fs1->n_devices; i++)
-                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
-                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sda5"))
-                                fs1->devices[i].partitions[k].content.fstype = strdup("crypto_LUKS");
+        fs1_partition(fs1, "/dev/sda5")->content.fstype = strdup("crypto_LUKS");
         if (edit)
                 edit(fs1);
         _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
@@ -832,22 +839,24 @@ static ConvertPlan *replace_encrypted_plan(const Layout *l, void (*edit)(Invento
 }
 
 static void drop_luks(Inventory *fs1) {
-        for (size_t i = 0; i < fs1->n_devices; i++)
-                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
-                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sda5")) {
-                                free(fs1->devices[i].partitions[k].content.fstype);
-                                fs1->devices[i].partitions[k].content.fstype = NULL;
-                        }
+        InvPartition *p = fs1_partition(fs1, "/dev/sda5");
+        free(p->content.fstype);
+        p->content.fstype = NULL;
 }
 
 /* another DB partition whose data device is gone too: sdb6 renamed to a tag of no device */
 static void second_orphan(Inventory *fs1) {
-        for (size_t i = 0; i < fs1->n_devices; i++)
-                for (size_t k = 0; k < fs1->devices[i].n_partitions; k++)
-                        if (streq_ptr(fs1->devices[i].partitions[k].node, "/dev/sdb6")) {
-                                free(fs1->devices[i].partitions[k].name);
-                                fs1->devices[i].partitions[k].name = strdup("cp:db:@00000000:fs1");
-                        }
+        InvPartition *p = fs1_partition(fs1, "/dev/sdb6");
+        free(p->name);
+        p->name = strdup("cp:db:@00000000:fs1");
+}
+
+/* the plan with `edit` made rebuilds osd.1, replaces no partition, and says `why` */
+static bool replace_not_taken(const Layout *l, void (*edit)(Inventory *fs1), const char *why) {
+        _cleanup_(convert_plan_freep) ConvertPlan *p = replace_encrypted_plan(l, edit);
+        const ConvertHost *h = p ? host_of(p, "fs1") : NULL;
+        _cleanup_(freep) char *txt = p ? text_of(p) : NULL;
+        return h && h->n_osds == 1 && h->n_replaced == 0 && txt && strstr(txt, why);
 }
 
 /* ... its DB partition (sda5) found by its name: the tag of the gone disk, the only cephprov
@@ -873,19 +882,10 @@ static void test_replace_hdd_encrypted(void) {
          * the plan is refused for want of space, and the note is not seen) */
         static const char *const db10[] = { "    db_size: 60G\n", "    db_size: 10G\n", NULL };
         _cleanup_(layout_freep) Layout *l10 = layout(db10);
-        _cleanup_(convert_plan_freep) ConvertPlan *nl = replace_encrypted_plan(l10, drop_luks);
-        h = nl ? host_of(nl, "fs1") : NULL;
-        CHECK(h && h->n_osds == 1 && h->n_replaced == 0);
-        _cleanup_(freep) char *nltxt = nl ? text_of(nl) : NULL;
-        CHECK(nltxt && strstr(nltxt, "/dev/sda partition 5 'cp:db:@ef45e769:fs1' of the gone data device carries no "
-                                     "LUKS: not taken as its"));
-
-        _cleanup_(convert_plan_freep) ConvertPlan *two = replace_encrypted_plan(l10, second_orphan);
-        h = two ? host_of(two, "fs1") : NULL;
-        CHECK(h && h->n_osds == 1 && h->n_replaced == 0);
-        _cleanup_(freep) char *twotxt = two ? text_of(two) : NULL;
-        CHECK(twotxt && strstr(twotxt, "the DB partitions of 2 data devices gone from the host are left: which one is "
-                                       "osd.1's is not known"));
+        CHECK(replace_not_taken(l10, drop_luks, "/dev/sda partition 5 'cp:db:@ef45e769:fs1' of the gone data device "
+                                                "carries no LUKS: not taken as its"));
+        CHECK(replace_not_taken(l10, second_orphan, "the DB partitions of 2 data devices gone from the host are left: "
+                                                    "which one is osd.1's is not known"));
 }
 
 /* A failed SSD swapped for a new blank one (fs1's /dev/sda): every OSD whose slot is there
