@@ -506,6 +506,60 @@ int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char
         return 0;
 }
 
+char **bcache_lvm_volume_units(const char *lvs_out) {
+        _cleanup_strv_free_ char **units = calloc(1, sizeof(char *));
+        if (!units)
+                return NULL;
+        for (const char *l = lvs_out; l && *l;) {
+                const char *e = strchrnul(l, '\n');
+                _cleanup_(freep) char *line = strndup(l, (size_t) (e - l));
+                if (!line)
+                        return NULL;
+                l = *e ? e + 1 : e;
+                const char *id = NULL, *fsid = NULL;
+                for (char *t = line, *tok; (tok = strsep(&t, ", \t"));) {
+                        if (startswith(tok, "ceph.osd_id="))
+                                id = tok + strlen("ceph.osd_id=");
+                        else if (startswith(tok, "ceph.osd_fsid="))
+                                fsid = tok + strlen("ceph.osd_fsid=");
+                }
+                /* what a unit name may carry: digits, and a uuid's hex digits and dashes */
+                if (!id || !fsid || !*id || !*fsid || id[strspn(id, "0123456789")] ||
+                    fsid[strspn(fsid, "0123456789abcdefABCDEF-")])
+                        continue;
+                if (strv_consume(&units, strprintf("ceph-volume@lvm-%s-%s", id, fsid)) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(units);
+}
+
+/* `systemctl disable` of each unit of bcache_lvm_volume_units(lvs_out), each added to `done`.
+ * No systemctl on the host: nothing to disable. */
+static int disable_volume_units(AgentState *s, const char *lvs_out, json_object *done, Error *err) {
+        _cleanup_strv_free_ char **units = bcache_lvm_volume_units(lvs_out);
+        if (!units)
+                return error_set(err, ENOMEM, "out of memory");
+        STRV_FOREACH(unit, units) {
+                char *argv[] = { (char *) "systemctl", (char *) "disable", *unit, NULL };
+                _cleanup_(run_result_done) RunResult rr = {};
+                int r = agent_spawn(s, argv, NULL, NULL, 120, &rr, err);
+                if (r == -ENOENT || (r >= 0 && !rr.timed_out && rr.exit_status == 127)) {
+                        error_reset(err); /* no systemctl here */
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+                if (rr.timed_out || rr.exit_status != 0)
+                        return error_set(err, rr.timed_out ? ETIMEDOUT : EIO,
+                                         "cannot disable '%s' on '%s' (the boot activation of an OSD being removed): "
+                                         "systemctl disable: %s", *unit, agent_host(s),
+                                         rr.timed_out ? "timed out" : rr.err && rr.err[0] ? rr.err : "failed");
+                if (json_object_array_add(done, json_object_new_string(*unit)) < 0)
+                        return error_set(err, ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
 /* An OSD of `ceph-volume lvm create` on /dev/bcacheN or on a disk: its logical volume holds the
  * device, so neither a claim of it nor a bcache stop gets through while the LV exists. Its
  * volume group goes (vgremove, then pvremove of the device), only when it is ceph-volume's: a
@@ -560,6 +614,15 @@ int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json
                         l = *e ? e + 1 : e;
                 }
         }
+        /* the boot units `ceph-volume lvm create` enabled for these OSDs go first (while a
+         * failure can still be run again: with the VG gone nothing names them): left, each
+         * boot would run an activation of an OSD that is gone (ceph-volume retries it for
+         * minutes; seen on the UML guest: 300 s of its boot after two conversions) */
+        json_object *units = json_object_new_array();
+        if (!units || json_add(o, "units_disabled", units) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        if ((r = disable_volume_units(s, lvs_out, units, err)) < 0)
+                return r;
         /* an encrypted OSD (ceph-volume's dmcrypt): its LUKS mapping over the LV holds it open,
          * and LVM would refuse to remove it */
         json_object *closed = json_object_new_array();

@@ -295,6 +295,10 @@ uint64_t bcache_parse_hsize(const char *s);
  * tags, one LV a line (`lvm lvs -o lv_tags`). 0 when the only PV is `node` and every LV
  * carries ceph.osd_id; else -EBUSY naming what is not (-ENOMEM on no memory, err unset). */
 int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char *node, Error *err);
+/* The boot units `ceph-volume lvm create` enabled for the OSD logical volumes of `lvs_out` (one
+ * LV's tags a line): "ceph-volume@lvm-ID-FSID" from each line's ceph.osd_id and ceph.osd_fsid
+ * (a line without both, or with anything else in them, names none). NULL: out of memory. */
+char **bcache_lvm_volume_units(const char *lvs_out);
 /* The volume group of a ceph-volume OSD on device `name` (kernel name: bcacheN, or a disk)
  * removed, when device-mapper holds the device and the VG is that OSD's alone
  * (bcache_lvm_check_osd_vg()) — with only_osd_id >= 0, every LV of it tagged

@@ -299,6 +299,8 @@ check "the flushes wrote data back (not all 0 B)" \
         test "$(grep -c "bcache-teardown: flushed 0 B of dirty" "$DIR/destroy.out")" -lt "${flushed:-0}"
 check_eq "no bcache device left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"')" 0
 check_eq "no cache set left registered on uml1" "$(uml 'ls /sys/fs/bcache | grep -c -- -')" 0
+check_eq "no ceph-volume@lvm boot unit left enabled on uml1 (each OSD's disabled with its LVM)" \
+        "$(uml 'ls /var/lib/ceph/lab-systemd/enabled/ | grep -c "^ceph-volume@lvm-"')" 0
 check_eq "no volume group left on uml1 (the OSDs' LVM removed)" "$(uml 'vgs --noheadings 2>/dev/null | wc -l')" 0
 if [ "$ENC" = 1 ]; then
         check_eq "no dm-crypt mapping left on uml1 (destroy closed them)" "$(crypt_open)" 0

@@ -87,6 +87,13 @@ host_up() { # HOST's OSDs that are up
                  [.nodes[] | select(.type == "osd" and .status == "up" and (.id as $i | $k | index($i)))] | length'
 }
 journal() { cat "$CEPHPROV_STATE_DIR"/*.journal 2>/dev/null; }
+stale_units() { # uml1's enabled ceph-volume@lvm-ID-FSID units whose FSID is no OSD's of the cluster
+        local fsids
+        fsids=$(ceph_ osd dump -f json 2>/dev/null | jq -r '.osds[].uuid')
+        [ -n "$fsids" ] || { echo "?"; return; }
+        uml 'ls /var/lib/ceph/lab-systemd/enabled/' | sed -n 's/^ceph-volume@lvm-[0-9]*-\(.*\)\.service$/\1/p' |
+                grep -cvxF -f <(echo "$fsids")
+}
 crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
 # the encryption of uml1's OSDs as STAGE left it: with ENC, each OSD's block tagged encrypted,
 # 4 LUKS mappings open (2 LVs, 2 DB partitions), and the mon's LUKS and lockbox keys exactly
@@ -196,6 +203,8 @@ check_eq "each cache partition attached: its set has its HDD" \
 check_eq "CRUSH class hdd kept for both" \
         "$(ceph_ osd tree -f json 2>/dev/null | jq -r --argjson ids "[$(echo "$ids_before" | tr ' ' ,)]" '[.nodes[] | select(.type == "osd" and (.id as $i | $ids | index($i))) | .device_class] | unique | join(" ")')" hdd
 check_encryption "after the conversion onto bcache"
+check_eq "after the conversion onto bcache: no boot unit left of the OSDs it replaced (ceph-volume@lvm-ID-FSID)" \
+        "$(stale_units)" 0 || uml 'ls /var/lib/ceph/lab-systemd/enabled/'
 check "after the conversion: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "after the conversion: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 check_eq "each OSD's phases journaled up to converted" \
@@ -279,6 +288,9 @@ check_eq "one cephprov tuning rule left on uml1, the failed disk's (the teardown
 check_eq "no bcache device and no cache set left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"; ls /sys/fs/bcache | grep -c -- -')" "0
 0"
 check_encryption "back on plain disks"
+# (the failed hdd1's OSD's unit stays: its LV went with its disk, and nothing names its fsid)
+check_eq "back on plain disks: one boot unit left of a replaced OSD, the failed disk's" "$(stale_units)" 1 ||
+        uml 'ls /var/lib/ceph/lab-systemd/enabled/'
 check "back on plain disks: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "back on plain disks: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "agent/agent-internal.h"
+#include "basic/strv.h"
 #include "test.h"
 
 #define TAGS "  ceph.block_device=/dev/ceph-4e1c/osd-block-9a2f,ceph.block_uuid=x,ceph.cephx_lockbox_secret=," \
@@ -49,10 +50,33 @@ static void test_no_pv_refused(void) {
         CHECK(strstr(err.message, "no LVM physical volume") != NULL);
 }
 
+/* the boot units of the OSDs whose LVs go: one per LV with both tags, nothing made of
+ * anything else (a unit name is what systemctl gets) */
+static void test_volume_units(void) {
+        _cleanup_strv_free_ char **one = bcache_lvm_volume_units(TAGS);
+        CHECK(one && strv_length(one) == 1);
+        CHECK_STREQ(one ? one[0] : NULL, "ceph-volume@lvm-3-9a2f");
+        _cleanup_strv_free_ char **two = bcache_lvm_volume_units(
+                "  ceph.osd_id=2,ceph.osd_fsid=6a420aa5-55d7-4fac-a582-e3ea01a8746f,ceph.type=block\n"
+                "  ceph.type=db,ceph.osd_id=2,ceph.osd_fsid=6A420AA5-55d7-4fac-a582-e3ea01a8746f\n");
+        CHECK(two && strv_length(two) == 2);
+        CHECK_STREQ(two ? two[0] : NULL, "ceph-volume@lvm-2-6a420aa5-55d7-4fac-a582-e3ea01a8746f");
+        static const char *const none[] = {
+                "", "  \n", "  owner=backup\n", "  ceph.osd_id=3\n", "  ceph.osd_fsid=9a2f\n",
+                "  ceph.osd_id=3x,ceph.osd_fsid=9a2f\n", "  ceph.osd_id=3,ceph.osd_fsid=9a2f;reboot\n",
+                "  ceph.osd_id=,ceph.osd_fsid=9a2f\n", "  ceph.osd_id=3,ceph.osd_fsid=../x\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                _cleanup_strv_free_ char **u = bcache_lvm_volume_units(none[i]);
+                CHECK(u && strv_length(u) == 0);
+        }
+}
+
 int main(void) {
         TEST_RUN(test_osd_vg_removable);
         TEST_RUN(test_other_pv_refused);
         TEST_RUN(test_foreign_lv_refused);
         TEST_RUN(test_no_pv_refused);
+        TEST_RUN(test_volume_units);
         return test_result();
 }
