@@ -64,7 +64,7 @@ awk '/^  uml:$/ { u = 1 } /^  [a-z]/ && !/^  uml:$/ { u = 0 }
      u && /^    bcache:$/ { skip = 1; next } skip && /^      / { next } { skip = 0; print }' \
         "$DIR/layout.yaml" >"$dir/layout-plain.yaml"
 check "the plain layout has no bcache" test "$(grep -c 'cache_size' "$dir/layout-plain.yaml")" = 0
-# UML_RESHAPE_ENCRYPTED=1 (issue 28, item 7; by hand for now, tests/uml/meson.build says why): the guest's profile has `osd:
+# UML_RESHAPE_ENCRYPTED=1 (issue 28, item 7; as CI runs it): the guest's profile has `osd:
 # {encrypted: true}` in both layouts, so its OSDs are ceph-volume's dmcrypt ones on plain
 # disks (apply), on bcache (the conversion, the replacement) and on plain disks again (back)
 ENC=${UML_RESHAPE_ENCRYPTED:-0}
