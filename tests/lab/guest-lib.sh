@@ -70,6 +70,23 @@ guest_up() {
 uml() { ssh "${UML_SSH_OPTS[@]}" "root@$UML_ADDR" "$@"; }
 vm() { ssh "${VM_SSH_OPTS[@]}" "root@$VM_ADDR" "$@"; }
 
+# the dm-crypt (LUKS) mappings open on the uml guest
+crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
+# mon_crypt_keys FSID...: "HAVE ALL": how many of the mon's LUKS keys (config-key
+# dm-crypt/osd/FSID/luks) and lockbox entities (client.osd-lockbox.FSID) those OSDs have, and
+# how many of each kind the cluster holds in all
+mon_crypt_keys() {
+        local keys auth f have=0 all
+        keys=$(ceph_ config-key ls 2>/dev/null)
+        auth=$(ceph_ auth ls -f json 2>/dev/null | jq -r '.auth_dump[].entity')
+        for f in "$@"; do
+                grep -qF "\"dm-crypt/osd/$f/luks\"" <<<"$keys" && have=$((have + 1))
+                grep -qxF "client.osd-lockbox.$f" <<<"$auth" && have=$((have + 1))
+        done
+        all=$(( $(grep -c '"dm-crypt/osd/.*/luks"' <<<"$keys") + $(grep -c '^client.osd-lockbox\.' <<<"$auth") ))
+        echo "$have $all"
+}
+
 # guest_kept_ok: every kept partition, read in the guest, has the sum written when the
 # contrib script made it (its kept.sha256: disk, partition number, sum)
 guest_kept_ok() {

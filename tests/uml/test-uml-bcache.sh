@@ -114,19 +114,11 @@ check_eq "cephprov apply of profile uml on uml1 converges (exit 0)" "$rc" 0 || g
 osd_s=$(jq -r 'select(.event == "osd-created" and .host == "uml1") | .seconds | . * 10 | round / 10' "$CEPHPROV_STATE_DIR"/*.journal | paste -sd' ' -)
 check_eq "4 OSDs of class hdd up on host uml1" "$(host_up uml1 hdd)" 4
 # what ceph-volume, the guest's kernel and the mon say of the OSDs' encryption
-crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
 uml_fsids=$(ceph_ osd dump -f json 2>/dev/null | jq -r --argjson ids "[$(ceph_ osd ls-tree uml1 2>/dev/null | paste -sd, -)]" \
         '.osds[] | select(.osd as $i | $ids | index($i)) | .uuid' | sort)
-keys_of_uml1() { # the config-key dm-crypt keys and lockbox auth entities of uml1's OSDs
-        local keys auth f n=0
-        keys=$(ceph_ config-key ls 2>/dev/null)
-        auth=$(ceph_ auth ls -f json 2>/dev/null | jq -r '.auth_dump[].entity')
-        for f in $uml_fsids; do
-                grep -qF "\"dm-crypt/osd/$f/luks\"" <<<"$keys" && n=$((n + 1))
-                grep -qxF "client.osd-lockbox.$f" <<<"$auth" && n=$((n + 1))
-        done
-        echo "$n"
-}
+# the config-key dm-crypt keys and lockbox auth entities of uml1's OSDs (guest-lib.sh)
+# shellcheck disable=SC2086
+keys_of_uml1() { mon_crypt_keys $uml_fsids | cut -d' ' -f1; }
 check_eq "ceph-volume: each OSD's block tagged ceph.encrypted $ENC" \
         "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .tags["ceph.encrypted"]] | "\(length) \(unique)"')" \
         "4 [\"$ENC\"]"

@@ -94,22 +94,16 @@ stale_units() { # uml1's enabled ceph-volume@lvm-ID-FSID units whose FSID is no 
         uml 'ls /var/lib/ceph/lab-systemd/enabled/' | sed -n 's/^ceph-volume@lvm-[0-9]*-\(.*\)\.service$/\1/p' |
                 grep -cvxF -f <(echo "$fsids")
 }
-crypt_open() { uml 'cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep -c "^CRYPT-"'; }
 # the encryption of uml1's OSDs as STAGE left it: with ENC, each OSD's block tagged encrypted,
 # 4 LUKS mappings open (2 LVs, 2 DB partitions), and the mon's LUKS and lockbox keys exactly
 # those of uml1's OSDs now (a destroyed OSD's go with its `osd destroy`, as Ceph does); without,
 # none of them
 check_encryption() {
-        local stage=$1 fsids keys auth f have=0 all
+        local stage=$1 fsids have all
         fsids=$(ceph_ osd dump -f json 2>/dev/null | jq -r --argjson ids "[$(ceph_ osd ls-tree uml1 2>/dev/null | paste -sd, -)]" \
                 '.osds[] | select(.osd as $i | $ids | index($i)) | .uuid')
-        keys=$(ceph_ config-key ls 2>/dev/null)
-        auth=$(ceph_ auth ls -f json 2>/dev/null | jq -r '.auth_dump[].entity')
-        for f in $fsids; do
-                grep -qF "\"dm-crypt/osd/$f/luks\"" <<<"$keys" && have=$((have + 1))
-                grep -qxF "client.osd-lockbox.$f" <<<"$auth" && have=$((have + 1))
-        done
-        all=$(( $(grep -c '"dm-crypt/osd/.*/luks"' <<<"$keys") + $(grep -c '^client.osd-lockbox\.' <<<"$auth") ))
+        # shellcheck disable=SC2086
+        read -r have all <<<"$(mon_crypt_keys $fsids)"
         check_eq "$stage: each OSD's block tagged ceph.encrypted $ENC" \
                 "$(uml 'ceph-volume lvm list --format json' 2>/dev/null | jq -r '[.[][] | select(.type == "block") | .tags["ceph.encrypted"]] | "\(length) \(unique)"')" \
                 "2 [\"$ENC\"]"
