@@ -333,10 +333,8 @@ static bool db_is_planned(const Inventory *inv, const ConvertPart *db, const cha
         const InvDevice *d = inv ? inventory_find_device(inv, db->device) : NULL;
         for (size_t i = 0; d && db_path && i < d->n_partitions; i++) {
                 const InvPartition *p = &d->partitions[i];
-                if (!streq_ptr(p->name, db->partname))
-                        continue;
-                return streq_ptr(p->node, db_path) ||
-                       (startswith(db_path, "/dev/dm-") && strv_contains(p->content.holders, db_path + strlen("/dev/")));
+                if (streq_ptr(p->name, db->partname))
+                        return inventory_partition_is(p, db_path);
         }
         return false;
 }

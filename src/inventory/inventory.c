@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "basic/json-util.h"
 #include "basic/size.h"
@@ -190,6 +191,15 @@ const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or
                         return d;
         }
         return NULL;
+}
+
+bool inventory_partition_is(const InvPartition *p, const char *path) {
+        if (!p || !path)
+                return false;
+        return streq_ptr(p->node, path) ||
+               (startswith(path, "/dev/dm-") && strv_contains(p->content.holders, path + strlen("/dev/"))) ||
+               (p->partuuid && startswith(path, "/dev/disk/by-partuuid/") &&
+                strcasecmp(path + strlen("/dev/disk/by-partuuid/"), p->partuuid) == 0);
 }
 
 /* ---- to JSON ---- */

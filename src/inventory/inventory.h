@@ -139,6 +139,10 @@ int inventory_set_add(InventorySet *s, Inventory *inv);
 const Inventory *inventory_set_find(const InventorySet *s, const char *host);
 /* Find a device by path, kernel name or any of its links. */
 const InvDevice *inventory_find_device(const Inventory *inv, const char *path_or_link);
+/* `path` (an OSD's metadata names it) is partition `p`: its node, its PARTUUID link
+ * (/dev/disk/by-partuuid/...), or a device-mapper node /dev/dm-N that holds it (an encrypted
+ * OSD's DB/WAL: ceph-volume's LUKS mapping over the partition) */
+bool inventory_partition_is(const InvPartition *p, const char *path);
 
 /* A device's stable identity: "wwn 0x5000c500a1b2c3d4", else "serial MODEL SERIAL" (what
  * by-id names are made of), else, for a loop device, "file /path/of/the/backing/file"; NULL

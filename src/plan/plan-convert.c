@@ -161,16 +161,13 @@ int convert_plan_check_built(const ConvertPlan *p, char * const *hosts, Error *e
 
 /* The partition whose node (or a link of it, or its PARTUUID link) is `path`, and its device. */
 static const InvPartition *find_partition(const Inventory *inv, const char *path, const InvDevice **ret_dev) {
-        /* an encrypted OSD's DB or WAL is its LUKS mapping over the partition (/dev/dm-N in
-         * its metadata): the partition is the one the mapping holds */
-        const char *dm = path && startswith(path, "/dev/dm-") ? path + strlen("/dev/") : NULL;
+        /* (an encrypted OSD's DB or WAL is its LUKS mapping over the partition, /dev/dm-N in
+         * its metadata: the partition is the one the mapping holds) */
         for (size_t i = 0; path && i < inv->n_devices; i++) {
                 const InvDevice *d = &inv->devices[i];
                 for (size_t k = 0; k < d->n_partitions; k++) {
                         const InvPartition *p = &d->partitions[k];
-                        if (streq_ptr(p->node, path) || (dm && strv_contains(p->content.holders, dm)) ||
-                            (p->partuuid && startswith(path, "/dev/disk/by-partuuid/") &&
-                             strcasecmp(path + strlen("/dev/disk/by-partuuid/"), p->partuuid) == 0)) {
+                        if (inventory_partition_is(p, path)) {
                                 *ret_dev = d;
                                 return p;
                         }
