@@ -614,15 +614,6 @@ int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json
                         l = *e ? e + 1 : e;
                 }
         }
-        /* the boot units `ceph-volume lvm create` enabled for these OSDs go first (while a
-         * failure can still be run again: with the VG gone nothing names them): left, each
-         * boot would run an activation of an OSD that is gone (ceph-volume retries it for
-         * minutes; seen on the UML guest: 300 s of its boot after two conversions) */
-        json_object *units = json_object_new_array();
-        if (!units || json_add(o, "units_disabled", units) < 0)
-                return error_set(err, ENOMEM, "out of memory");
-        if ((r = disable_volume_units(s, lvs_out, units, err)) < 0)
-                return r;
         /* an encrypted OSD (ceph-volume's dmcrypt): its LUKS mapping over the LV holds it open,
          * and LVM would refuse to remove it */
         json_object *closed = json_object_new_array();
@@ -637,6 +628,20 @@ int agent_release_osd_lvm(AgentState *s, const char *name, int only_osd_id, json
             (r = lvm_call(s, pvremove, "remove the LVM label of an OSD's device", NULL, err)) < 0)
                 return r;
         json_add_string(o, "lvm_removed", vg);
+        /* and the boot units `ceph-volume lvm create` enabled for these OSDs: left, each boot
+         * would run the activation of an OSD that is gone (ceph-volume retries it for
+         * minutes; seen on the UML guest: 300 s of its boot after two conversions). Only
+         * once the LVs are gone (LVM refuses to remove one still open: a running OSD's units
+         * are never touched), and a failure is said in the answer, not the step's: the
+         * teardown is done, and nothing names the units any more to run it again */
+        json_object *units = json_object_new_array();
+        if (!units || json_add(o, "units_disabled", units) < 0)
+                return error_set(err, ENOMEM, "out of memory");
+        Error ue = {};
+        if (disable_volume_units(s, lvs_out, units, &ue) < 0) {
+                log_warning("%s", ue.message);
+                json_add_string(o, "units_error", ue.message);
+        }
         return 0;
 }
 
@@ -866,9 +871,8 @@ int agent_op_bcache_teardown(AgentState *s, json_object *args, json_object **ret
                  * use the backing device itself either. */
                 InvBcache b = { .role = BCACHE_ROLE_BACKING, .writeback_percent = -1, .hit_ratio = -1 };
                 bcache_fill_sysfs(backing.name, &b);
-                if (b.bcache_device)
-                        snprintf(top_name, sizeof(top_name), "%s", strrchr(b.bcache_device, '/') + 1);
                 if (b.bcache_device) {
+                        snprintf(top_name, sizeof(top_name), "%s", strrchr(b.bcache_device, '/') + 1);
                         _cleanup_(block_dev_done) BlockDev bd = {};
                         r = block_dev_resolve(b.bcache_device, &bd, err);
                         /* an OSD's LVM on bcacheN goes first: it holds the device */
