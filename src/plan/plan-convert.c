@@ -229,9 +229,9 @@ static int note(ConvertCtx *c, char *s) {
 /* ---- the OSDs ---- */
 
 /* The cephprov partition of `role` left by the OSD whose data device was replaced
- * (c->on_replaced), when its metadata names a device-mapper node no partition holds: an encrypted OSD's DB or
- * WAL is its LUKS mapping (/dev/dm-N), which the boot without its disk did not open, so the
- * partition under it is found by its name instead. cephprov's partition names carry the tag
+ * (c->on_replaced), when its metadata names a device-mapper node no partition holds: an
+ * encrypted OSD's DB or WAL is its LUKS mapping (/dev/dm-N), which the boot without its disk
+ * did not open, so the partition under it is found by its name instead. cephprov's partition names carry the tag
  * of the data device they were made for (cp:ROLE:@TAG:HOST, plan_device_tag()): the one on
  * a fast device whose tag is no device's of this host, held by nothing, not mounted. Only
  * when exactly one tag is orphaned so: two (a disk gone earlier, left uncleaned) and which is
