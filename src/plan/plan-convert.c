@@ -44,6 +44,7 @@ typedef struct ConvertCtx {
         char **intact;           /* "osd.N" of each OSD that depends on it and is intact */
         int gone_osd;            /* the OSD whose data device is gone, taken for the device replaced; -1: none */
         int on_replaced;         /* the OSD being planned, when its data device is the device replaced; -1: not */
+        bool meta_current;       /* the OSD being planned is up: its metadata's /dev/dm-N names are today's */
 } ConvertCtx;
 
 static int oom(ConvertCtx *c) {
@@ -176,6 +177,17 @@ static const InvPartition *find_partition(const Inventory *inv, const char *path
         return NULL;
 }
 
+/* The partition a path of the metadata of the OSD being planned names (find_partition()). A
+ * down OSD's metadata is from its last boot: a /dev/dm-N in it may name another mapping since
+ * the host's next boot (seen on the UML guest: the failed disk's OSD's /dev/dm-N was another
+ * OSD's LUKS mapping over its DB partition after the boot without the disk), so for a down
+ * OSD such a path names no partition. */
+static const InvPartition *meta_partition(const ConvertCtx *c, const char *path, const InvDevice **ret_dev) {
+        if (!c->meta_current && path && startswith(path, "/dev/dm-"))
+                return NULL;
+        return find_partition(c->inv, path, ret_dev);
+}
+
 /* The whole device behind a data path of the metadata: the device itself, the device of a
  * partition, or the backing device of a bcache device. *ret_bcache says it was a bcache. */
 static const InvDevice *find_data_device(const Inventory *inv, const char *path, bool *ret_bcache) {
@@ -296,7 +308,7 @@ static const InvPartition *orphan_partition(ConvertCtx *c, int id, PartRole role
  * says why: note() returns 0), < 0 on error. */
 static int old_partition(ConvertCtx *c, int id, PartRole role, const char *path, ConvertPart *ret) {
         const InvDevice *d = NULL;
-        const InvPartition *p = find_partition(c->inv, path, &d);
+        const InvPartition *p = meta_partition(c, path, &d);
         char buf[SIZE_FORMAT_MAX];
         bool orphan = false;
         if (!p && c->on_replaced == id && startswith(path, "/dev/dm-")) {
@@ -355,7 +367,7 @@ static const InvDevice *partition_device(const ConvertCtx *c, const char *path) 
         const InvDevice *d = NULL;
         if (!path)
                 return NULL;
-        if (find_partition(c->inv, path, &d))
+        if (meta_partition(c, path, &d))
                 return d;
         return inventory_find_device(c->inv, path);
 }
@@ -378,7 +390,7 @@ static int bluestore_reasons(ConvertCtx *c, const CephOsdMetadata *m, size_t slo
                 /* an encrypted OSD's DB/WAL is its LUKS mapping: BlueFS sees the partition less
                  * the LUKS header, and the partition is what the layout sized */
                 const InvDevice *pd = NULL;
-                const InvPartition *pp = path && startswith(path, "/dev/dm-") ? find_partition(c->inv, path, &pd) : NULL;
+                const InvPartition *pp = path && startswith(path, "/dev/dm-") ? meta_partition(c, path, &pd) : NULL;
                 if (pp)
                         size = pp->size;
                 const char *key = role == PART_ROLE_DB ? "db_size" : "wal_size";
@@ -661,9 +673,14 @@ static int plan_osd(ConvertCtx *c, int id) {
         if (!m || !m->objectstore)
                 return note(c, strprintf("osd.%d has no metadata (it never booted?): not compared with the layout", id));
 
-        bool on_bcache;
+        bool on_bcache = false;
         const char *path = m->bdev_path ?: m->filestore_path;
-        const InvDevice *d = find_data_device(c->inv, path, &on_bcache);
+        c->meta_current = t && t->status == CEPH_OSD_TREE_UP;
+        /* (a down OSD's /dev/dm-N data path may be another device-mapper device since a boot:
+         * what lies under it, bluestore_bdev_devices, is looked at instead, below) */
+        const InvDevice *d = !c->meta_current && path && startswith(path, "/dev/dm-")
+                                     ? NULL
+                                     : find_data_device(c->inv, path, &on_bcache);
         _cleanup_(freep) char *raw = NULL;
         if ((!d || slot_of(c, d) < 0) && path && (startswith(path, "/dev/dm-") || startswith(path, "/dev/mapper/")) &&
             strv_length(m->bdev_devices) == 1) {

@@ -818,7 +818,7 @@ static ConvertPlan *replace_encrypted_plan(const Layout *l, void (*edit)(Invento
         fs1_partition(fs1, "/dev/sda5")->content.fstype = strdup("crypto_LUKS");
         if (edit)
                 edit(fs1);
-        _cleanup_(freep) char *tj = data_file("ceph/synthetic-osd-tree-scenario-3.json");
+        _cleanup_(freep) char *tj = replace_tree ? strdup(replace_tree) : data_file("ceph/synthetic-osd-tree-scenario-3.json");
         _cleanup_(freep) char *mj = data_file("ceph/synthetic-osd-metadata-scenario-3-converged.json");
         _cleanup_(ceph_osd_tree_freep) CephOsdTree *t = tree_from(tj);
         _cleanup_(ceph_osd_metadata_list_freep) CephOsdMetadataList *m = meta_from(mj);
@@ -849,6 +849,12 @@ static void second_orphan(Inventory *fs1) {
         InvPartition *p = fs1_partition(fs1, "/dev/sdb6");
         free(p->name);
         p->name = strdup("cp:db:@00000000:fs1");
+}
+
+/* after a boot without the failed disk, osd.1's (down) /dev/dm-11 is another OSD's mapping:
+ * the one over osd.0's DB partition sda4 */
+static void dm11_over_sda4(Inventory *fs1) {
+        CHECK(strv_extend(&fs1_partition(fs1, "/dev/sda4")->content.holders, "dm-11") >= 0);
 }
 
 /* the plan with `edit` made rebuilds osd.1, replaces no partition, and says `why` */
@@ -882,6 +888,19 @@ static void test_replace_hdd_encrypted(void) {
          * the plan is refused for want of space, and the note is not seen) */
         static const char *const db10[] = { "    db_size: 60G\n", "    db_size: 10G\n", NULL };
         _cleanup_(layout_freep) Layout *l10 = layout(db10);
+        /* osd.1 down, its metadata from before the boot: its /dev/dm-11 now holds osd.0's DB
+         * partition sda4, which is never taken for osd.1's (the UML guest's replace refused
+         * "no OSD depends on" the new disk once, the down OSD's stale /dev/dm-N data path
+         * resolved the same way); sda5 is found by its name */
+        _cleanup_(freep) char *down = tree_with_status("osd.1", "down");
+        replace_tree = down;
+        _cleanup_(convert_plan_freep) ConvertPlan *st = replace_encrypted_plan(l, dm11_over_sda4);
+        replace_tree = NULL;
+        h = st ? host_of(st, "fs1") : NULL;
+        CHECK(h && h->n_osds == 1 && h->osds[0].id == 1 && h->n_replaced == 1);
+        if (h && h->n_replaced == 1)
+                CHECK_STREQ(h->replaced[0].node, "/dev/sda5");
+
         CHECK(replace_not_taken(l10, drop_luks, "/dev/sda partition 5 'cp:db:@ef45e769:fs1' of the gone data device "
                                                 "carries no LUKS: not taken as its"));
         CHECK(replace_not_taken(l10, second_orphan, "the DB partitions of 2 data devices gone from the host are left: "
