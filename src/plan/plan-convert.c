@@ -181,9 +181,13 @@ static const InvPartition *find_partition(const Inventory *inv, const char *path
  * down OSD's metadata is from its last boot: a /dev/dm-N in it may name another mapping since
  * the host's next boot (seen on the UML guest: the failed disk's OSD's /dev/dm-N was another
  * OSD's LUKS mapping over its DB partition after the boot without the disk), so for a down
- * OSD such a path names no partition. */
+ * OSD such a path names no partition (meta_path_stale(), the rule for its data path too). */
+static bool meta_path_stale(const ConvertCtx *c, const char *path) {
+        return !c->meta_current && path && startswith(path, "/dev/dm-");
+}
+
 static const InvPartition *meta_partition(const ConvertCtx *c, const char *path, const InvDevice **ret_dev) {
-        if (!c->meta_current && path && startswith(path, "/dev/dm-"))
+        if (meta_path_stale(c, path))
                 return NULL;
         return find_partition(c->inv, path, ret_dev);
 }
@@ -678,9 +682,7 @@ static int plan_osd(ConvertCtx *c, int id) {
         c->meta_current = t && t->status == CEPH_OSD_TREE_UP;
         /* (a down OSD's /dev/dm-N data path may be another device-mapper device since a boot:
          * what lies under it, bluestore_bdev_devices, is looked at instead, below) */
-        const InvDevice *d = !c->meta_current && path && startswith(path, "/dev/dm-")
-                                     ? NULL
-                                     : find_data_device(c->inv, path, &on_bcache);
+        const InvDevice *d = meta_path_stale(c, path) ? NULL : find_data_device(c->inv, path, &on_bcache);
         _cleanup_(freep) char *raw = NULL;
         if ((!d || slot_of(c, d) < 0) && path && (startswith(path, "/dev/dm-") || startswith(path, "/dev/mapper/")) &&
             strv_length(m->bdev_devices) == 1) {
