@@ -136,7 +136,8 @@ def report(d, x, load_name, modes):
 
 
 def rates(row):
-    """objects/s moved per phase, from the timeline's misplaced counts"""
+    """objects/s moved per phase, from the timeline's misplaced counts, and the objects the
+    drain had to move (the most misplaced at once)"""
     shape, tl, acc = row[8], row[10], {}
     for (t0, _, _, m0), (t1, _, _, m1) in zip(tl, tl[1:]):
         if t1 > t0 and m1 <= m0:
@@ -144,33 +145,51 @@ def rates(row):
             a = acc.setdefault(p, [0.0, 0.0])
             a[0] += m0 - m1
             a[1] += t1 - t0
-    return {p: (a[0] / a[1] if a[1] else 0.0) for p, a in acc.items()}, (tl[0][3] if tl else 0)
+    return {p: (a[0] / a[1] if a[1] else 0.0) for p, a in acc.items()}, max((m for *_, m in tl), default=0)
+
+
+def phase_seconds(row):
+    """the seconds of the drain (start to end, the client's clock) in each phase of its shape"""
+    start, shape, secs = row[9], row[8], {}
+    t = start
+    while t < start + row[0]:
+        step = min(1.0, start + row[0] - t)
+        p = phase(shape, t)
+        secs[p] = secs.get(p, 0.0) + step
+        t += step
+    return secs
 
 
 def oracle(rows, per_phase, statics, x):
     """the best fixed schedule (one static rung in the quiet phases, one in the rest) that keeps
-    the budget, from the static runs' per-phase rates and shares over: its time to clean"""
+    the budget, from the static runs' per-phase rates (objects moved, client ops and ops over
+    the SLO, each per second of that phase in that run): its time to clean, or None"""
     best = None
-    info = {m: rates(rows[m]) for m in statics}
+    info = {}
+    for m in statics:
+        moved, total = rates(rows[m])
+        secs = phase_seconds(rows[m])
+        ops = {p: (len(v) / secs[p], sum(1 for l in v if l > x) / secs[p])
+               for p, v in per_phase[m].items() if secs.get(p)}
+        info[m] = (moved, total, ops)
+    start = min(rows[m][9] for m in statics)
     for q in statics:
         for b in statics:
-            rq, total = info[q]
-            rb, _ = info[b]
+            total = max(info[q][1], info[b][1])
             if not total:
                 continue
-            left, t, n_ops, n_over, shape = float(total), 0.0, 0.0, 0.0, rows[q][8]
-            while left > 0 and t < 36000:
+            left, t, n_ops, n_over, shape = float(total), start, 0.0, 0.0, rows[q][8]
+            while left > 0 and t < start + 36000:
                 p = phase(shape, t)
-                m = q if p == "quiet" else b
-                r = (rq if m == q else rb).get(p, 0.0)
-                v = per_phase[m].get(p, [])
-                if v:
-                    n_ops += len(v) / max(1.0, rows[m][0])
-                    n_over += sum(1 for l in v if l > x) / max(1.0, rows[m][0])
-                left -= r
+                moved, _, ops = info[q if p == "quiet" else b]
+                if p not in moved or p not in ops:
+                    break  # that rung's run never saw this phase: no estimate
+                left -= moved[p]
+                n_ops += ops[p][0]
+                n_over += ops[p][1]
                 t += 1.0
-            if left <= 0 and n_over <= 0.01 * n_ops and (best is None or t < best):
-                best = t
+            if left <= 0 and n_over <= 0.01 * n_ops and (best is None or t - start < best):
+                best = t - start
     return best
 
 

@@ -8,7 +8,8 @@ slot waits on the clock, as a VM's would), so stalls are not under-sampled as a 
 
 Runs on the lab's admin host (python3-rados; `lab exec admin python3 - ARGS < this file`),
 writes one line per op to stdout, "T KIND MS" (T: the intended start in seconds since the
-client started; KIND w or r; MS the latency, or "over" for a failed op or one past 10 s), and
+client started; KIND w or r; MS the latency, or "over" for a failed op or one past 10 s), once
+its objects are written and its clock started "t0 EPOCH" on stderr (the wall time of T = 0), and
 stops on SIGTERM or SIGINT after the ops in flight have finished or timed out.
 
 usage: open-loop-load.py POOL SHAPE
@@ -68,6 +69,10 @@ slots = threading.Semaphore(MAX_IN_FLIGHT)
 out = sys.stdout
 pending = {}  # completion → (intended start, kind, monotonic start)
 t0 = time.monotonic()
+# the client's clock starts now: its wall time on stderr, so that the drain is started once the
+# load runs and the report puts the drain and the timeline on the client's clock
+sys.stderr.write("t0 %.3f\n" % time.time())
+sys.stderr.flush()
 
 
 def done(kind, intended):
