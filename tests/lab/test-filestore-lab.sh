@@ -88,11 +88,22 @@ print(next(o["uuid"] for o in json.load(sys.stdin)["osds"] if o["osd"] == int(sy
                 "$data xfs filestore $id"
 done < "$osds"
 
-# the data: 50 objects of 4 MiB in pool 'data', read back identical
-check_eq "pool 'data' holds 50 objects, 200 MiB" "$(ceph_ df -f json 2>/dev/null | py '
+# the data: 50 objects of 4 MiB in pool 'data', read back identical. `ceph df` counts what the
+# OSDs last reported to the manager (every few seconds: mgr_stats_period): right after the
+# lab's writes it can lag by an object or two (48 of 50 seen once), so its reading is waited
+# for, up to 60 s, before it is checked
+pool_data_stats() {
+        ceph_ df -f json 2>/dev/null | py '
 import json, sys
 p = next(p for p in json.load(sys.stdin)["pools"] if p["name"] == "data")
-print(p["stats"]["objects"], p["stats"]["stored"])')" "50 209715200"
+print(p["stats"]["objects"], p["stats"]["stored"])'
+}
+for i in $(seq 30); do
+        stats=$(pool_data_stats)
+        [ "$stats" = "50 209715200" ] && break
+        sleep 2
+done
+check_eq "pool 'data' holds 50 objects, 200 MiB (as the manager reports them)" "$stats" "50 209715200"
 check_eq "50 checksums recorded" "$(wc -l < "$dir/lab/filestore/objects.sha256")" 50
 check "every object reads back identical" lab_filestore_objects_identical "$dir/lab"
 # the comparison itself can fail: one checksum wrong on purpose (still hex: sha256sum
