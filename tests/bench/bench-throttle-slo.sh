@@ -25,9 +25,9 @@
 #     ops with its 95 % interval, p50/p99/p99.9 over the move and per load phase, and the
 #     targets of the issue.
 # BENCH_RUNGS: the static rungs (default "1 2 3 4"). BENCH_SLO=MS: the SLO given, not picked (to
-# run the loads in separate runs, each after the first with the SLO it picked). BENCH_CEPH=reef|tentacle: mClock (its
-# ladder is the profiles 0..2: BENCH_RUNGS "0 1 2"). Prints the machine's load before each
-# run. Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
+# run the loads in separate sittings, each after the first with the SLO it picked).
+# BENCH_CEPH=reef|tentacle: mClock (its ladder is the profiles 0..2: BENCH_RUNGS "0 1 2").
+# Prints the machine's load before each run. Not a pass/fail test of the targets: it fails only when a drain or a cancel fails.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lab/lab-lib.sh"
