@@ -25,10 +25,11 @@ lab_pkgs=(util-linux fdisk gdisk parted xfsprogs uuid-runtime iproute2 procps ps
 # initramfs; the test speaks the protocol with jq; qemu-img makes the lab guest's root
 # overlays (contrib/vm/host), mmdebstrap (below) its root, e2fsprogs its ext4 image
 vm_pkgs=(qemu-system-x86 qemu-utils e2fsprogs cpio jq)
-# uml tier (contrib/uml/host): Debian's User-mode Linux kernel and its modules (bcache,
-# dm-mod, md, overlay), the guest's lvm2 and mdadm (its root is this machine's /; bcache-tools
-# and udev are above)
-uml_pkgs=(user-mode-linux lvm2 mdadm)
+# uml tier (contrib/uml/host): the guests' lvm2 and mdadm (their root is this machine's /;
+# bcache-tools and udev are above); patchelf points the kernel contrib/uml/kernel fetches
+# from a later suite at that suite's glibc; Debian 12's own User-mode Linux kernel (6.1) and
+# modules for UML_KERNEL=/usr/bin/linux.uml
+uml_pkgs=(user-mode-linux patchelf lvm2 mdadm)
 # lab on Reef and Tentacle: roots of later Debian suites (contrib/lab/ceph-root)
 release_pkgs=(mmdebstrap)
 

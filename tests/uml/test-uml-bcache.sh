@@ -325,6 +325,6 @@ rate=$(grep -o "flushed .* in [0-9.]* s ([^)]*)" "$DIR/destroy.out" | paste -sd'
 
 echo "figures: destroy of uml1 ${t_destroy} s (${dirty_before:-?} bytes dirty before; ${rate:-no flush})"
 echo "figures: encrypted OSDs: $([ "$ENC" = 1 ] && echo yes || echo no)"
-echo "figures: boot to SSH $(printf '%.1f' "$UML_BOOT_S") s; apply on uml1 ${t_apply} s (create-osd, 4 in parallel: ${osd_s:-?} s); re-apply ${t_reapply} s; reboot: down to SSH again $(printf '%.1f' "$boot_warm") s, OSDs up ${t_osds} s, active+clean ${t_clean} s after the halt began"
+echo "figures: kernel $UML_KERNEL_RELEASE; boot to SSH $(printf '%.1f' "$UML_BOOT_S") s; apply on uml1 ${t_apply} s (create-osd, 4 in parallel: ${osd_s:-?} s); re-apply ${t_reapply} s; reboot: down to SSH again $(printf '%.1f' "$boot_warm") s, OSDs up ${t_osds} s, active+clean ${t_clean} s after the halt began"
 guest_done=1
 finish

@@ -19,9 +19,11 @@
 # works), the same disk sizes, one host at a time; twice: with Ceph's defaults, then with
 # bluestore_fsck_on_mkfs false; prints each create-osd's time and their ratio, the first
 # (Ceph's defaults) checked against UML_HOST_MAX_RATIO (default 5; the bench suite, where
-# this test runs alone on the machine, gives 3, the issue's target: met on a quiet machine,
-# 2.92x at load 2.5, not beside other work, 3.54x at load ~3, 4.3-4.9x at load ~6; 5 still
-# catches a regression of the guest's I/O path — the qemu/TCG guest was ~50x).
+# this test runs alone on the machine, gives 3, the issue's target). Alone on the machine
+# (7 December 2026): 1.76x and 1.91x (uml1 18.6-19.9 s against node1 10.4-10.6 s) with the
+# kernel contrib/uml/kernel fetches (7.2, seccomp=on); 3.33x with that kernel and
+# seccomp=off (ptrace); 5.2-5.4x with Debian 12's 6.1 (ptrace), which met 3x only on some
+# machines (2.92-3.54x in November). The qemu/TCG guest was ~50x.
 #
 # usage: test-uml-host.sh CEPHPROV
 # Env: LAB, CEPH_LAB, UML_HOST (the contrib scripts), LAB_BASE (where the test's directory,
@@ -177,6 +179,6 @@ if [ "$ROUNDS" -gt 0 ]; then
                 test "$(echo "$ratio_default <= $MAX_RATIO" | bc)" = 1
 fi
 
-echo "figures: boot to SSH ${boot_cold} s cold, ${UML_BOOT_S} s again; kernel RSS $rss MiB; guest used $guest_used MiB of $(uml free -m | awk '/^Mem:/ { print $2 }') MiB"
+echo "figures: kernel $UML_KERNEL_RELEASE; boot to SSH ${boot_cold} s cold, ${UML_BOOT_S} s again; kernel RSS $rss MiB; guest used $guest_used MiB of $(uml free -m | awk '/^Mem:/ { print $2 }') MiB"
 guest_done=1
 finish
