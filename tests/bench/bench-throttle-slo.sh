@@ -95,7 +95,7 @@ run() { # run LOAD MODE [SLO_MS]: one drain from the starting state
         # the drain starts once the load runs, everything on the client's clock (its T = 0)
         local i
         for i in $(seq 600); do
-                t0=$(sed -n 's/^t0 //p' "$out/$name.client.err")
+                t0=$(sed -n 's/^t0 //p' "$out/$name.client.err" 2>/dev/null)
                 [ -n "$t0" ] && break
                 kill -0 "$LOAD_PID" 2>/dev/null || break
                 sleep 0.1
