@@ -104,6 +104,8 @@ typedef struct Probe {
         const char *cluster, *client, *conf, *keyring, *pool;
         char **objects;
         int64_t seconds, op_timeout, size;
+        int64_t rate;     /* ops a second on a fixed schedule (open loop); 0: one op after the other */
+        int64_t inflight; /* at most this many ops at once on the schedule */
         bool reads, writes;
 } Probe;
 
@@ -111,7 +113,8 @@ static int probe_args(AgentState *s, json_object *args, Probe *p, Error *err) {
         json_object *objs = NULL;
         const char *mode = "mixed";
         int r;
-        *p = (Probe) { .cluster = "ceph", .client = "client.admin", .seconds = 5, .op_timeout = 10, .size = 4096 };
+        *p = (Probe) { .cluster = "ceph", .client = "client.admin", .seconds = 5, .op_timeout = 10, .size = 4096,
+                       .inflight = 8 };
 #define OPT_STR(key, field)                                                                         \
         if ((r = json_get_string(args, key, false, &p->field, "rados-probe", err)) < 0 && r != -ENOENT) \
                 return r
@@ -125,6 +128,8 @@ static int probe_args(AgentState *s, json_object *args, Probe *p, Error *err) {
         OPT_INT("seconds", seconds);
         OPT_INT("op_timeout", op_timeout);
         OPT_INT("size", size);
+        OPT_INT("rate", rate);
+        OPT_INT("inflight", inflight);
 #undef OPT_STR
 #undef OPT_INT
         if ((r = json_get_string(args, "pool", true, &p->pool, "rados-probe", err)) < 0)
@@ -148,6 +153,10 @@ static int probe_args(AgentState *s, json_object *args, Probe *p, Error *err) {
                                  p->op_timeout);
         if (p->size < 1 || p->size > 4 << 20)
                 return error_set(err, EINVAL, "rados-probe: size %" PRId64 " is not in 1..4194304 bytes", p->size);
+        if (p->rate < 0 || p->rate > 1000)
+                return error_set(err, EINVAL, "rados-probe: rate %" PRId64 " is not in 0..1000 ops a second", p->rate);
+        if (p->inflight < 1 || p->inflight > 64)
+                return error_set(err, EINVAL, "rados-probe: inflight %" PRId64 " is not in 1..64", p->inflight);
         if (streq(mode, "mixed"))
                 p->reads = p->writes = true;
         else if (streq(mode, "write"))
@@ -207,6 +216,101 @@ static void rados_ioctx_destroyp(rados_ioctx_t *io) {
                 R.ioctx_destroy(*io);
 }
 
+/* One probe request's ops, shared by its workers: on a schedule (Probe.rate > 0: op i is due
+ * at start + i / rate, up to Probe.inflight at once, each timed from when it was due, so a
+ * stall shows in every op that waited for it) or one after the other (rate 0: each timed
+ * from its own start). An op due more than op_timeout ago when a worker is free is not sent:
+ * it counts as an error (late), as one that timed out would. */
+typedef struct ProbeRun {
+        const Probe *p;
+        rados_ioctx_t io;
+        AgentProgress *prog;
+        size_t n_obj;
+        double start, end; /* monotonic ms: no op is due at or after end */
+        atomic_size_t next;
+        atomic_bool reporter; /* taken by the one worker that reports progress */
+        pthread_mutex_t mu;   /* what follows */
+        double *w, *rd;
+        size_t nw, cw, nr, cr, errors, late;
+        int first_errno;
+        char first_error[256];
+        bool oom;
+} ProbeRun;
+
+static void sleep_until_ms(double t) {
+        double ms = t - now_ms();
+        if (ms <= 0)
+                return;
+        struct timespec ts = { .tv_sec = (time_t) (ms / 1000.0), .tv_nsec = (long) (fmod(ms, 1000.0) * 1e6) };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+static void *probe_worker(void *userdata) {
+        ProbeRun *run = userdata;
+        const Probe *p = run->p;
+        bool reporter = !atomic_exchange(&run->reporter, true);
+        double last_progress = run->start;
+        char *buf = malloc((size_t) p->size);
+        if (!buf) {
+                pthread_mutex_lock(&run->mu);
+                run->oom = true;
+                pthread_mutex_unlock(&run->mu);
+                return NULL;
+        }
+        memset(buf, 'c', (size_t) p->size);
+        for (;;) {
+                size_t i = atomic_fetch_add(&run->next, 1);
+                double due = p->rate > 0 ? run->start + (double) i * 1000.0 / (double) p->rate : now_ms();
+                if (due >= run->end)
+                        break;
+                sleep_until_ms(due);
+                /* mixed: write an object, then read it back, then the next object */
+                bool is_write = p->writes && (!p->reads || i % 2 == 0);
+                const char *oid = p->objects[(p->writes && p->reads ? i / 2 : i) % run->n_obj];
+                int e;
+                bool late = now_ms() - due > (double) p->op_timeout * 1000.0;
+                if (late)
+                        e = -ETIMEDOUT;
+                else if (is_write)
+                        e = R.write_full(run->io, oid, buf, (size_t) p->size);
+                else {
+                        e = R.read(run->io, oid, buf, (size_t) p->size, 0);
+                        /* a read still goes to the OSD when the object is not there: a read
+                         * probe of objects not written yet, or a read on the schedule that
+                         * overtook its object's first write */
+                        if (e == -ENOENT && (!p->writes || p->rate > 0))
+                                e = 0;
+                        else if (e > 0)
+                                e = 0;
+                }
+                double lat = now_ms() - due;
+                pthread_mutex_lock(&run->mu);
+                if (e < 0) {
+                        run->late += late;
+                        if (run->errors++ == 0) {
+                                run->first_errno = -e;
+                                snprintf(run->first_error, sizeof run->first_error, "%s of '%s': %s",
+                                         is_write ? "write" : "read", oid,
+                                         late ? "not sent: due more than op_timeout ago" : strerror(-e));
+                        }
+                } else if ((is_write ? push(&run->w, &run->nw, &run->cw, lat) : push(&run->rd, &run->nr, &run->cr, lat)) < 0)
+                        run->oom = true;
+                size_t n = run->nw + run->nr, errors = run->errors;
+                bool oom = run->oom;
+                pthread_mutex_unlock(&run->mu);
+                if (oom)
+                        break;
+                if (reporter && now_ms() - last_progress >= 1000) {
+                        last_progress = now_ms();
+                        agent_progress(run->prog, (uint64_t) (last_progress - run->start),
+                                       (uint64_t) (run->end - run->start), "%zu ops, %zu errors", n, errors);
+                }
+        }
+        free(buf);
+        return NULL;
+}
+
 int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, AgentProgress *prog, Error *err) {
         _cleanup_(strv_freep) char **objects = NULL;
         Probe p;
@@ -249,57 +353,26 @@ int agent_op_rados_probe(AgentState *s, json_object *args, json_object **ret, Ag
                                  r == -ENOENT ? "no such pool" : strerror(-r));
         }
 
-        _cleanup_(freep) char *buf = malloc((size_t) p.size);
-        _cleanup_(freep) double *w = NULL, *rd = NULL;
-        size_t nw = 0, cw = 0, nr = 0, cr = 0, errors = 0, n_obj = strv_length(p.objects), k = 0;
-        int first_errno = 0;
-        char first_error[256] = "";
-        if (!buf)
+        ProbeRun run = { .p = &p, .io = io, .prog = prog, .n_obj = strv_length(p.objects),
+                         .mu = PTHREAD_MUTEX_INITIALIZER };
+        run.start = now_ms();
+        run.end = run.start + (double) p.seconds * 1000.0;
+        workers_run(p.rate > 0 ? (unsigned) p.inflight : 1, probe_worker, &run);
+        _cleanup_(freep) double *w = run.w, *rd = run.rd;
+        size_t nw = run.nw, nr = run.nr, errors = run.errors;
+        if (run.oom)
                 return error_set(err, ENOMEM, "out of memory");
-        memset(buf, 'c', (size_t) p.size);
-        double start = now_ms(), end = start + (double) p.seconds * 1000.0, last_progress = start;
-        while (now_ms() < end) {
-                /* mixed: write an object, then read it back, then the next object */
-                size_t i = k++;
-                bool is_write = p.writes && (!p.reads || i % 2 == 0);
-                const char *oid = p.objects[(p.writes && p.reads ? i / 2 : i) % n_obj];
-                double a = now_ms();
-                int e;
-                if (is_write)
-                        e = R.write_full(io, oid, buf, (size_t) p.size);
-                else {
-                        e = R.read(io, oid, buf, (size_t) p.size, 0);
-                        if (e == -ENOENT && !p.writes)
-                                e = 0; /* a read probe of objects not written yet still goes to the OSD */
-                        else if (e > 0)
-                                e = 0;
-                }
-                double lat = now_ms() - a;
-                if (e < 0) {
-                        if (errors++ == 0) {
-                                first_errno = -e;
-                                snprintf(first_error, sizeof first_error, "%s of '%s': %s",
-                                         is_write ? "write" : "read", oid, strerror(-e));
-                        }
-                } else if ((is_write ? push(&w, &nw, &cw, lat) : push(&rd, &nr, &cr, lat)) < 0)
-                        return error_set(err, ENOMEM, "out of memory");
-                if (now_ms() - last_progress >= 1000) {
-                        last_progress = now_ms();
-                        agent_progress(prog, (uint64_t) (last_progress - start), (uint64_t) (end - start),
-                                       "%zu ops, %zu errors", nw + nr, errors);
-                }
-        }
-        double elapsed = now_ms() - start;
+        double elapsed = now_ms() - run.start;
 
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || json_add_string(o, "pool", p.pool) < 0 || json_add_u64(o, "ops", nw + nr) < 0 ||
-            json_add_u64(o, "errors", errors) < 0 ||
+            json_add_u64(o, "errors", errors) < 0 || json_add_u64(o, "late", run.late) < 0 ||
             json_add(o, "elapsed_ms", json_object_new_double(round(elapsed * 1000.0) / 1000.0)) < 0 ||
             json_add(o, "connect_ms", json_object_new_double(round(connect_ms * 1000.0) / 1000.0)) < 0 ||
             json_add(o, "write_ms", latencies_json(w, nw)) < 0 || json_add(o, "read_ms", latencies_json(rd, nr)) < 0)
                 return error_set(err, ENOMEM, "out of memory");
-        if (errors && (json_add_string(o, "first_error", first_error) < 0 ||
-                       json_add_string(o, "first_errno", errno_name(first_errno)) < 0))
+        if (errors && (json_add_string(o, "first_error", run.first_error) < 0 ||
+                       json_add_string(o, "first_errno", errno_name(run.first_errno)) < 0))
                 return error_set(err, ENOMEM, "out of memory");
         *ret = TAKE_PTR(o);
         return 0;

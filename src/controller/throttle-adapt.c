@@ -69,6 +69,8 @@ static json_object *probe_args(CephAdmin *admin, char **objects, unsigned second
                         return NULL;
         if (json_add_string(a, "pool", THROTTLE_ADAPT_POOL) < 0 || json_add_string(a, "mode", "mixed") < 0 ||
             json_add_int(a, "seconds", seconds) < 0 || json_add_int(a, "op_timeout", 10) < 0 ||
+            json_add_int(a, "rate", THROTTLE_ADAPT_PROBE_RATE) < 0 ||
+            json_add_int(a, "inflight", THROTTLE_ADAPT_PROBE_INFLIGHT) < 0 ||
             json_add_string(a, "cluster", admin->cluster ? admin->cluster : "ceph") < 0)
                 return NULL;
         return TAKE_PTR(a);

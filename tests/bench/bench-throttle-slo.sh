@@ -4,9 +4,9 @@
 # The fair throttle benchmark (issue 31, item 2): the adaptive throttle judged against a client
 # SLO, beside every static rung run as the controller pinned to that rung
 # (CEPHPROV_TEST_ADAPT_PIN), so that every mode pays the same probe and baseline.
-#   - one lab (3 fake hosts, 6 BlueStore OSDs, BENCH_MB of 4 MiB objects in 'data', default
-#     600: the fast rung's drain should take at least 5 minutes, and a warning says when it did
-#     not; bench-throttle's 200 MB took 124 s under the fast preset, 309 s under the slow), every
+#   - one lab (3 fake hosts, 6 BlueStore OSDs on HDDs of BENCH_HDD_SIZE, default 4G, BENCH_MB
+#     of 4 MiB objects in 'data', default 2400: the fast rung's drain should take at least 5
+#     minutes, and a warning says when it did not; 600 MB took 62 s at the slow rung), every
 #     storage host's disks slow (`lab slow`: BENCH_IOPS, default 150; BENCH_BPS, default 20 MB/s);
 #   - an open-loop client (tests/bench/open-loop-load.py: 4 KiB write and read at a fixed rate
 #     that follows the load shape, latency from each op's intended start, up to 32 in
@@ -38,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 lab_test_setup bench-throttle-slo cpbs 10.99.29
 blk=/sys/fs/cgroup/blkio
 [ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make the disks slow"
-iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} mb=${BENCH_MB:-600}
+iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} mb=${BENCH_MB:-2400} hdd_size=${BENCH_HDD_SIZE:-4G}
 loads=${BENCH_LOADS:-steady varying bursts} rate=${BENCH_RATE:-100} busy=${BENCH_BUSY:-300}
 release=${BENCH_CEPH:-pacific}
 if [ "$release" = pacific ]; then rungs=${BENCH_RUNGS:-1 2 3 4}; else rungs=${BENCH_RUNGS:-0 1 2}; fi
@@ -54,7 +54,7 @@ lab_cleanup_hook() {
 }
 
 throttle_lab_up adaptive
-put_objects $((mb / 4)) 4194304 "$dir/data"
+put_bulk $((mb / 4)) 4194304 || { echo "FAIL: the data could not be written"; exit 1; }
 wait_clean 600 || { echo "FAIL: not clean with the data"; exit 1; }
 
 set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }

@@ -4,11 +4,11 @@
 # set: the lab with its data, the slow disks, the layout's throttle block and the way back to
 # the same starting state after a mode.
 
-# throttle_lab_up PRESET: 3 fake hosts of 1 SSD and 2 HDDs on $release, applied with the
+# throttle_lab_up PRESET: 3 fake hosts of 1 SSD and 2 HDDs ($hdd_size each, default 2G) on $release, applied with the
 # throttle PRESET ($layout is its layout), the pool 'data' of size 2 and short PG logs, as
 # production PGs have next to their objects, so that data moves by backfill
 throttle_lab_up() {
-        lab_bringup --hosts 3 --ssd 1 --hdd 2 --ceph "$release"
+        lab_bringup --hosts 3 --ssd 1 --hdd 2 --hdd-size "${hdd_size:-2G}" --ceph "$release"
         layout=$dir/lab/layout.yaml
         set_layout_throttle "throttle:\n  preset: $1"
         "$cephprov" apply "$layout" --yes >"$dir/apply.out" 2>&1 || { echo "FAIL apply"; exit 1; }
@@ -45,4 +45,24 @@ back_fast() {
                 ceph_ config rm osd "$k"
         done
         set_disks --iops "$iops" --bps "$bps"
+}
+
+# put_bulk COUNT BYTES: COUNT objects of BYTES random bytes each into the pool 'data', written by
+# one python3-rados process on the admin host (put_objects' one `rados put` an object takes
+# ~0.5 s each: minutes for gigabytes)
+put_bulk() {
+        on admin /usr/bin/python3 - "$1" "$2" <<'PY'
+import os, sys
+import rados
+n, size = int(sys.argv[1]), int(sys.argv[2])
+c = rados.Rados(conffile="/etc/ceph/ceph.conf")
+c.connect()
+io = c.open_ioctx("data")
+buf = os.urandom(size)
+for i in range(n):
+    # each object its own bytes: its name in front of one random buffer
+    io.write_full("bulk%d" % i, ("bulk%d " % i).encode() + buf[: size - 16])
+io.close()
+c.shutdown()
+PY
 }

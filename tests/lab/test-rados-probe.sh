@@ -5,7 +5,8 @@
 # 2 fake hosts, 4 BlueStore OSDs made by `cephprov apply`, the agent started on the admin host
 # as the controller starts it (`cephprov agent`, the JSON-lines protocol on stdin/stdout).
 #   - a 3 s mixed probe of 8 objects: hundreds of ops at queue depth 1, writes and reads each
-#     timed, no error, the window as long as asked, the objects in the pool afterwards
+#     timed, no error, the window as long as asked, the objects in the pool afterwards; and on
+#     a schedule (the adaptive throttle's: `rate`, `inflight`): every op due answered or counted
 #   - a pool that does not exist: ENOENT naming it
 #   - a paused cluster (`osd pause`): every op times out after op_timeout, counted as errors
 #     (ETIMEDOUT named), and the probe still ends in time
@@ -70,6 +71,19 @@ check_eq "the 8 objects are in the pool" "$listed" "probe-0 probe-1 probe-2 prob
 qw99=$(pct "$quiet" write_ms 99) qr99=$(pct "$quiet" read_ms 99) qw50=$(pct "$quiet" write_ms 50)
 echo "quiet: $ops ops in $el ms; write p50 $qw50 ms p99 $qw99 ms; read p99 $qr99 ms"
 
+# 1b. on a schedule (the adaptive throttle's probe): 50 ops a second for 3 s are 150 ops due,
+# each answered or counted, whatever the latency; reads of objects not written yet are answers
+sched=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":[\"sched-0\",\"sched-1\",\"sched-2\"],\"seconds\":3,\"rate\":50,\"inflight\":8}")
+check_eq "on a schedule: the 150 ops due, each answered or counted (${sched:0:120})" \
+        "$(py 'import json, sys; r = json.loads(sys.argv[1]); print(r["ops"] + r["errors"])' "$sched")" 150
+check_eq "on a schedule: no errors on a quiet cluster" "$(field "$sched" errors)" 0
+check "on a schedule: writes and reads both timed, every latency positive" py 'import json, sys; r = json.loads(sys.argv[1]); sys.exit(0 if len(r["write_ms"]) == 75 and len(r["read_ms"]) == 75 and all(x > 0 for x in r["write_ms"] + r["read_ms"]) else 1)' "$sched"
+el=$(field "$sched" elapsed_ms)
+check "on a schedule: the window lasted about the 3 s asked ($el ms)" py 'import sys; sys.exit(0 if 2900 <= float(sys.argv[1]) < 3500 else 1)' "$el"
+bad=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":[\"a\"],\"rate\":1001}")
+check_contains "a rate out of range is refused (${bad:0:120})" "$bad" "rate 1001 is not in 0..1000 ops a second"
+echo "on a schedule: $(field "$sched" ops) ops in $el ms; write p50 $(pct "$sched" write_ms 50) ms p99 $(pct "$sched" write_ms 99) ms"
+
 # 2. no such pool
 nopool=$(probe "{\"pool\":\"no-such-pool\",\"objects\":[\"a\"],\"seconds\":1}")
 check_contains "a missing pool is named ($nopool)" "$nopool" "pool 'no-such-pool': no such pool"
@@ -86,6 +100,16 @@ check_eq "paused: the failure is a timeout" "$(field "$paused" first_errno)" ETI
 check_eq "paused: no op completed" "$(field "$paused" ops)" 0
 check "paused: the probe ended within its window plus one op timeout and start-up ($took s)" test "$took" -le 12
 echo "paused: $(field "$paused" errors) errors ($(field "$paused" first_error)) in $took s"
+# ... and on a schedule: every op due is counted (30), those due while the 8 in flight hung
+# more than op_timeout before a slot freed are not sent (late), and it still ends in time
+ceph_ osd pause >/dev/null 2>&1
+t0=$SECONDS
+psched=$(probe "{\"pool\":\"cephprov-probe\",\"objects\":$objs,\"seconds\":3,\"op_timeout\":2,\"rate\":10,\"inflight\":8}")
+took=$((SECONDS - t0))
+ceph_ osd unpause >/dev/null 2>&1
+check_eq "paused, on a schedule: the 30 ops due all failed (${psched:0:160})" "$(field "$psched" errors)/$(field "$psched" ops)" 30/0
+check "paused, on a schedule: some were not sent, due more than op_timeout ago ($(field "$psched" late))" test "$(field "$psched" late)" -ge 1
+check "paused, on a schedule: ended within the window plus two op timeouts and start-up ($took s)" test "$took" -le 14
 check "clean again after unpause" wait_clean 120
 
 # 4. node2's disks slow: the probe sees it
