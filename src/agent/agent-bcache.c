@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,6 +529,27 @@ char **bcache_lvm_volume_units(const char *lvs_out) {
                     fsid[strspn(fsid, "0123456789abcdefABCDEF-")])
                         continue;
                 if (strv_consume(&units, strprintf("ceph-volume@lvm-%s-%s", id, fsid)) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(units);
+}
+
+char **osd_stale_volume_units(const char *wants, int osd, const char *fsid) {
+        _cleanup_strv_free_ char **units = calloc(1, sizeof(char *));
+        _cleanup_(freep) char *prefix = strprintf("ceph-volume@lvm-%d-", osd), *copy = strdup(wants ? wants : "");
+        if (!units || !prefix || !copy)
+                return NULL;
+        for (char *t = copy, *tok; (tok = strsep(&t, " \t\n"));) {
+                if (!startswith(tok, prefix) || !endswith(tok, ".service") ||
+                    strlen(tok) <= strlen(prefix) + strlen(".service"))
+                        continue;
+                const char *f = tok + strlen(prefix);
+                size_t n = strlen(f) - strlen(".service");
+                /* a uuid's hex digits and dashes, and not the current one */
+                if (n == 0 || strspn(f, "0123456789abcdefABCDEF-") != n ||
+                    (fsid && strlen(fsid) == n && strncasecmp(f, fsid, n) == 0))
+                        continue;
+                if (strv_consume(&units, strndup(tok, (size_t) (f - tok) + n)) < 0)
                         return NULL;
         }
         return TAKE_PTR(units);

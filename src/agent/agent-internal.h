@@ -299,6 +299,13 @@ int bcache_lvm_check_osd_vg(const char *pvs_out, const char *lvs_out, const char
  * LV's tags a line): "ceph-volume@lvm-ID-FSID" from each line's ceph.osd_id and ceph.osd_fsid
  * (a line without both, or with anything else in them, names none). NULL: out of memory. */
 char **bcache_lvm_volume_units(const char *lvs_out);
+/* Of `wants` (`systemctl show --property=Wants --value multi-user.target`: unit names apart
+ * by blanks), the boot activations of osd.`osd` that are not its current one: every
+ * "ceph-volume@lvm-OSD-FSID.service" whose FSID is not `fsid` (an OSD made again under the
+ * same id on another disk leaves the old disk's enabled, and at a boot it would try to
+ * activate an OSD that is gone). Names as systemctl takes them, without ".service". NULL:
+ * no memory. */
+char **osd_stale_volume_units(const char *wants, int osd, const char *fsid);
 /* The volume group of a ceph-volume OSD on device `name` (kernel name: bcacheN, or a disk)
  * removed, when device-mapper holds the device and the VG is that OSD's alone
  * (bcache_lvm_check_osd_vg()) — with only_osd_id >= 0, every LV of it tagged

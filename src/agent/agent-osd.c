@@ -444,6 +444,49 @@ static int systemctl(AgentState *s, const char *verb, int id, Error *err) {
         return run_checked(s, argv, NULL, SYSTEMCTL_TIMEOUT, &rr, err);
 }
 
+/* After osd.`osd` is made with LVM: the boot activations of the OSDs that had its id before
+ * (an OSD made again under the same id, on another disk: `replace`, a conversion) disabled,
+ * so that a boot does not try to activate a disk that is gone. Its current one is named by
+ * its fsid (/var/lib/ceph/osd/ceph-N/fsid, written by the activation). Each disabled unit is
+ * added to `done`; what cannot be done is said in `*ret_problem` (NULL when none) and does
+ * not fail the creation: the OSD is made and runs. No systemctl here, no fsid: nothing. */
+static void disable_stale_volume_units(AgentState *s, int osd, json_object *done, char **ret_problem) {
+        _cleanup_(freep) char *path = strprintf("/var/lib/ceph/osd/ceph-%d/fsid", osd), *fsid = NULL;
+        char buf[64] = "";
+        *ret_problem = NULL;
+        _cleanup_(fclosep) FILE *f = path ? fopen(path, "re") : NULL;
+        if (!f || !fgets(buf, sizeof buf, f))
+                return;
+        buf[strcspn(buf, " \n")] = 0;
+        char *argv[] = { (char *) "systemctl", (char *) "show", (char *) "--property=Wants", (char *) "--value",
+                         (char *) "multi-user.target", NULL };
+        _cleanup_(run_result_done) RunResult rr = {};
+        Error e = {};
+        if (agent_spawn(s, argv, NULL, NULL, SYSTEMCTL_TIMEOUT, &rr, &e) < 0 || rr.timed_out || rr.exit_status != 0) {
+                if (!(e.code == ENOENT || (!e.code && rr.exit_status == 127)))
+                        *ret_problem = strprintf("cannot list the boot units (systemctl show multi-user.target): %s",
+                                                 e.code ? e.message : rr.timed_out ? "timed out" : rr.err ? rr.err : "failed");
+                error_reset(&e);
+                return;
+        }
+        _cleanup_strv_free_ char **units = osd_stale_volume_units(rr.out, osd, buf);
+        if (!units) {
+                *ret_problem = strdup("out of memory");
+                return;
+        }
+        STRV_FOREACH(u, units) {
+                char *dis[] = { (char *) "systemctl", (char *) "disable", *u, NULL };
+                _cleanup_(run_result_done) RunResult dr = {};
+                if (agent_spawn(s, dis, NULL, NULL, SYSTEMCTL_TIMEOUT, &dr, &e) < 0 || dr.timed_out || dr.exit_status != 0) {
+                        *ret_problem = strprintf("cannot disable '%s' (the boot activation of an earlier osd.%d): %s",
+                                                 *u, osd, e.code ? e.message : dr.timed_out ? "timed out" : dr.err ? dr.err : "failed");
+                        error_reset(&e);
+                        return;
+                }
+                json_object_array_add(done, json_object_new_string(*u));
+        }
+}
+
 static int parse_args(json_object *args, OsdArgs *a, Error *err) {
         int r;
         *a = (OsdArgs) { .osd_id = -1 };
@@ -717,6 +760,12 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         if (!running && (r = systemctl(s, "start", osd, err)) < 0)
                 return r;
         double t_end = clock_mono_sec();
+        _cleanup_json_ json_object *stale_units = json_object_new_array();
+        _cleanup_(freep) char *stale_problem = NULL;
+        if (!stale_units)
+                return error_set(err, ENOMEM, "out of memory");
+        if (lvm)
+                disable_stale_volume_units(s, osd, stale_units, &stale_problem);
 
         json_object *o = json_object_new_object();
         if (!o)
@@ -735,6 +784,9 @@ int agent_op_osd_create(AgentState *s, json_object *args, json_object **ret, Age
         json_add_bool(o, "adopted", adopted);
         json_add_int(o, "links_made", links_made);
         json_add_int(o, "stale_labels_erased", stale_erased);
+        json_add(o, "stale_units_disabled", TAKE_PTR(stale_units));
+        if (stale_problem)
+                json_add_string(o, "stale_units_problem", stale_problem);
         json_add(o, "seconds_lock_wait", json_object_new_double(t_lock - t0));
         json_add(o, "seconds_prepare", json_object_new_double(t_prep - t_lock));
         json_add(o, "seconds_activate", json_object_new_double(t_act - t_prep));

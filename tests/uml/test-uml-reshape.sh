@@ -260,6 +260,11 @@ check_eq "osd.$failed on the new disk's bcache device" \
         "/dev/$(ceph_ osd metadata "$failed" -f json 2>/dev/null | jq -r .bluestore_bdev_devices)" \
         "$(jq -r --arg l "$new" '.inventories[0].devices[] | select(.links // [] | index($l)) | .content.bcache.bcache_device' <<<"$inv")"
 check_encryption "after the replacement"
+# the failed disk's boot unit (ceph-volume@lvm-ID-OLDFSID): its LV went with the disk, and
+# the new osd.ID's creation disables it (multi-user.target's wants: a boot would try to
+# activate an OSD that is gone)
+check_eq "after the replacement: no boot unit left of the failed disk's OSD" "$(stale_units)" 0 ||
+        uml 'ls /var/lib/ceph/lab-systemd/enabled/'
 check "after the replacement: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "after the replacement: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"
 
@@ -282,8 +287,7 @@ check_eq "one cephprov tuning rule left on uml1, the failed disk's (the teardown
 check_eq "no bcache device and no cache set left on uml1" "$(uml 'ls /sys/block | grep -c "^bcache"; ls /sys/fs/bcache | grep -c -- -')" "0
 0"
 check_encryption "back on plain disks"
-# (the failed hdd1's OSD's unit stays: its LV went with its disk, and nothing names its fsid)
-check_eq "back on plain disks: one boot unit left of a replaced OSD, the failed disk's" "$(stale_units)" 1 ||
+check_eq "back on plain disks: no boot unit left of a replaced OSD" "$(stale_units)" 0 ||
         uml 'ls /var/lib/ceph/lab-systemd/enabled/'
 check "back on plain disks: HEALTH_OK, every PG active+clean" wait_healthy 600 || { ceph_ health detail; ceph_ pg stat; }
 check "back on plain disks: the 8 objects read back identical" objects_identical 8 "$dir/objects" "$dir/back"

@@ -72,11 +72,30 @@ static void test_volume_units(void) {
         }
 }
 
+/* after osd.3 is made again: the boot units of earlier osd.3s among multi-user.target's
+ * wants, not its current one (any case of its fsid), not another OSD's, nothing else */
+static void test_stale_volume_units(void) {
+        const char *wants = "ceph-osd@3.service ceph-volume@lvm-3-aaaa-bbbb.service\n"
+                            "ceph-volume@lvm-3-9A2F.service ceph-volume@lvm-3-cc11.service\t"
+                            "ceph-volume@lvm-31-dd22.service ceph-volume@lvm-4-ee33.service "
+                            "ceph-volume@lvm-3-.service ceph-volume@lvm-3-x;y.service ceph-volume@lvm-3-ff44 "
+                            "ceph-volume@simple-3-ab12.service ssh.service\n";
+        _cleanup_strv_free_ char **u = osd_stale_volume_units(wants, 3, "9a2f");
+        CHECK(u && strv_length(u) == 2);
+        CHECK_STREQ(u && u[0] ? u[0] : NULL, "ceph-volume@lvm-3-aaaa-bbbb");
+        CHECK_STREQ(u && u[0] && u[1] ? u[1] : NULL, "ceph-volume@lvm-3-cc11");
+        _cleanup_strv_free_ char **none = osd_stale_volume_units("", 3, "9a2f");
+        CHECK(none && strv_length(none) == 0);
+        _cleanup_strv_free_ char **only = osd_stale_volume_units("ceph-volume@lvm-3-9a2f.service\n", 3, "9a2f");
+        CHECK(only && strv_length(only) == 0);
+}
+
 int main(void) {
         TEST_RUN(test_osd_vg_removable);
         TEST_RUN(test_other_pv_refused);
         TEST_RUN(test_foreign_lv_refused);
         TEST_RUN(test_no_pv_refused);
         TEST_RUN(test_volume_units);
+        TEST_RUN(test_stale_volume_units);
         return test_result();
 }
