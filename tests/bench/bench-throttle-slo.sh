@@ -4,17 +4,19 @@
 # The fair throttle benchmark (issue 31, item 2): the adaptive throttle judged against a client
 # SLO, beside every static rung run as the controller pinned to that rung
 # (CEPHPROV_TEST_ADAPT_PIN), so that every mode pays the same probe and baseline.
-#   - one lab (3 fake hosts, 6 BlueStore OSDs on HDDs of BENCH_HDD_SIZE, default 4G, BENCH_MB
-#     of 4 MiB objects in 'data', default 2400: the fast rung's drain should take at least 5
-#     minutes, and a warning says when it did not; 600 MB took 62 s at the slow rung), every
+#   - one lab (3 fake hosts, 6 BlueStore OSDs on HDDs of BENCH_HDD_SIZE, default 8G, BENCH_MB
+#     of 4 MiB objects in 'data', default 6000: the fast rung's drain should take at least 5
+#     minutes, and a warning says when it did not; 2400 MB took 280 s at the slow rung), every
 #     storage host's disks slow (`lab slow`: BENCH_IOPS, default 150; BENCH_BPS, default 20 MB/s);
 #   - an open-loop client (tests/bench/open-loop-load.py: 4 KiB write and read at a fixed rate
 #     that follows the load shape, latency from each op's intended start, up to 32 in
 #     flight, an op over 10 s or failed is over), started with the drain so that every mode
-#     sees the same phases: BENCH_LOADS of steady (BENCH_RATE op/s, default 100), varying
-#     (quiet at a tenth of BENCH_BUSY, default 300 — about half the disks' IOPS at 1.5 I/O a
-#     mixed op on 6 OSDs of 150 IOPS — 45 s ramps, 120 s plateaus) and bursts (BENCH_RATE,
-#     and every 120 s 20 s at 5 ×);
+#     sees the same phases: BENCH_LOADS of steady (BENCH_RATE op/s, default 40), varying
+#     (quiet at a tenth of BENCH_BUSY, default 60: about half the knee below, 45 s ramps, 120 s
+#     plateaus) and bursts (BENCH_RATE, and every 120 s 20 s at 5 ×). The lab's knee: at 100
+#     op/s its clients alone had a p50 of 174 ms (the disks' queues full: BlueStore's deferred
+#     writes and RocksDB behind each 4 KiB write), and a drain at rung 2 sent 93 % of the ops
+#     past 10 s; at 40 op/s the p50 was 2.7 ms;
 #   - each run from the same starting state: `drain node3`, a timeline every 5 s (rung, brake,
 #     misplaced objects), `drain --cancel`, the data back on unlimited disks, the disks slow
 #     again;
@@ -38,8 +40,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 lab_test_setup bench-throttle-slo cpbs 10.99.29
 blk=/sys/fs/cgroup/blkio
 [ -w "$blk" ] || skip "no writable blkio cgroup ($blk) to make the disks slow"
-iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} mb=${BENCH_MB:-2400} hdd_size=${BENCH_HDD_SIZE:-4G}
-loads=${BENCH_LOADS:-steady varying bursts} rate=${BENCH_RATE:-100} busy=${BENCH_BUSY:-300}
+iops=${BENCH_IOPS:-150} bps=${BENCH_BPS:-20971520} mb=${BENCH_MB:-6000} hdd_size=${BENCH_HDD_SIZE:-8G}
+loads=${BENCH_LOADS:-steady varying bursts} rate=${BENCH_RATE:-40} busy=${BENCH_BUSY:-60}
 release=${BENCH_CEPH:-pacific}
 if [ "$release" = pacific ]; then rungs=${BENCH_RUNGS:-1 2 3 4}; else rungs=${BENCH_RUNGS:-0 1 2}; fi
 slow_rung=${rungs%% *} fast_rung=${rungs##* }
