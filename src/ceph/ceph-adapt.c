@@ -211,7 +211,7 @@ void ceph_adapt_config_default(CephScheduler scheduler, CephAdaptConfig *ret) {
                 .target_floor_ms = 2,
                 .budget = 0.01,
                 .confidence_z = 1.96,
-                .horizon = 12,
+                .horizon = 24,
                 .dwell = 3,
                 .slow_windows = 2,
                 .load_change = 2,

@@ -11,7 +11,7 @@
  * The operator states a client SLO, a p99 (`throttle: {preset: adaptive, client_p99: 50ms}`);
  * without one it is the idle baseline's p99 × 2 (at least + 2 ms). A p99 is an error budget:
  * at most `budget` (1 %) of the ops over it. The rule (docs/ceph.md "The adaptive throttle"):
- *   - the budget is judged over a horizon: the last `horizon` (12) windows at the current
+ *   - the budget is judged over a horizon: the last `horizon` (24) windows at the current
  *     setting and load. A change of rung or brake starts a new horizon (what was measured at
  *     another setting says nothing of this one), and so does a change of the client op rate
  *     by more than 2 × (a busy spell after a quiet one); the first windows after a change of
@@ -88,7 +88,7 @@ typedef struct CephAdaptConfig {
         double ceiling_ms;     /* the latency that puts the brake on (see the rule); 0: target × 3 */
         double budget;         /* 0: 0.01; the fraction of ops allowed over the target (p99) */
         double confidence_z;   /* 0: 1.96; the budget's bounds are Wilson's at this z (95 %) */
-        unsigned horizon;      /* 0: 12; windows the budget is counted over, at most */
+        unsigned horizon;      /* 0: 24; windows the budget is counted over, at most */
         unsigned dwell;        /* 0: 3; windows without a trip before a release */
         unsigned slow_windows; /* 0: 2; windows in a row with slow ops on refilled OSDs that brake */
         double load_change;    /* 0: 2; a client op rate this many times the horizon's, or below
