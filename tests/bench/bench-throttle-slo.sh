@@ -48,9 +48,23 @@ slow_rung=${rungs%% *} fast_rung=${rungs##* }
 out=$dir/runs
 mkdir -p "$out"
 
-LOAD_PID= TL_PID=
-lab_cleanup_hook() {
+LOAD_PID= TL_PID= CLIENT=
+# stop_client: the open-loop client stopped by its own pid (its `t0` line's neighbour on
+# stderr) and waited for; a TERM to `on admin` alone leaves it running
+stop_client() {
+        local pid i
+        pid=$(sed -n 's/^pid //p' "$CLIENT" 2>/dev/null)
+        if [ -n "$pid" ]; then
+                kill -TERM "$pid" 2>/dev/null
+                for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+                kill -KILL "$pid" 2>/dev/null
+        fi
         [ -n "$LOAD_PID" ] && kill -TERM "$LOAD_PID" 2>/dev/null
+        wait "$LOAD_PID" 2>/dev/null
+        LOAD_PID=
+}
+lab_cleanup_hook() {
+        [ -n "$CLIENT" ] && stop_client
         [ -n "$TL_PID" ] && kill "$TL_PID" 2>/dev/null
         wait 2>/dev/null
 }
@@ -93,7 +107,7 @@ run() { # run LOAD MODE [SLO_MS]: one drain from the starting state
         wait_clean 900 || { echo "FAIL: not clean before $name"; exit 1; }
         echo "$name: machine load $(cut -d' ' -f1-3 /proc/loadavg)"
         on admin /usr/bin/python3 - data "$(shape_of "$load")" <"$here/open-loop-load.py" >"$out/$name.ops" 2>"$out/$name.client.err" &
-        LOAD_PID=$!
+        LOAD_PID=$! CLIENT=$out/$name.client.err
         # the drain starts once the load runs, everything on the client's clock (its T = 0)
         local i
         for i in $(seq 600); do
@@ -112,7 +126,9 @@ run() { # run LOAD MODE [SLO_MS]: one drain from the starting state
                 CEPHPROV_TEST_ADAPT_PIN=${mode#rung} "$cephprov" drain "$layout" node3 --yes >"$out/$name.drain" 2>&1
         fi || { echo "FAIL drain $name"; tail -5 "$out/$name.drain"; exit 1; }
         te=$(now)
-        kill -TERM "$LOAD_PID"; wait "$LOAD_PID" 2>/dev/null; LOAD_PID=
+        stop_client
+        ! kill -0 "$(sed -n 's/^pid //p' "$CLIENT")" 2>/dev/null || { echo "FAIL: the client of $name did not stop"; exit 1; }
+        CLIENT=
         kill "$TL_PID"; wait "$TL_PID" 2>/dev/null; TL_PID=
         printf 'start %s\nend %s\nshape %s\n' "$(py "print($ts - $t0)")" "$(py "print($te - $t0)")" "$(shape_of "$load")" >"$out/$name.meta"
         echo "  drain $(py "print('%.1f' % ($te - $ts))") s; $(wc -l <"$out/$name.ops") client ops"

@@ -71,6 +71,10 @@ pending = {}  # completion → (intended start, kind, monotonic start)
 t0 = time.monotonic()
 # the client's clock starts now: its wall time on stderr, so that the drain is started once the
 # load runs and the report puts the drain and the timeline on the client's clock
+# and its pid: `lab exec` runs it in the admin host's namespaces, not as its child, so the
+# bench stops it by this pid (a TERM to `lab exec` left it running: every later run had
+# the earlier runs' clients on top of its own)
+sys.stderr.write("pid %d\n" % os.getpid())
 sys.stderr.write("t0 %.3f\n" % time.time())
 sys.stderr.flush()
 
