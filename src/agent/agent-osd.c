@@ -451,7 +451,7 @@ static int systemctl(AgentState *s, const char *verb, int id, Error *err) {
  * added to `done`; what cannot be done is said in `*ret_problem` (NULL when none) and does
  * not fail the creation: the OSD is made and runs. No systemctl here, no fsid: nothing. */
 static void disable_stale_volume_units(AgentState *s, int osd, json_object *done, char **ret_problem) {
-        _cleanup_(freep) char *path = strprintf("/var/lib/ceph/osd/ceph-%d/fsid", osd), *fsid = NULL;
+        _cleanup_(freep) char *path = strprintf("/var/lib/ceph/osd/ceph-%d/fsid", osd);
         char buf[64] = "";
         *ret_problem = NULL;
         _cleanup_(fclosep) FILE *f = path ? fopen(path, "re") : NULL;
