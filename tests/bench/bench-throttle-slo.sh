@@ -13,10 +13,9 @@
 #     flight, an op over 10 s or failed is over), started with the drain so that every mode
 #     sees the same phases: BENCH_LOADS of steady (BENCH_RATE op/s, default 40), varying
 #     (quiet at a tenth of BENCH_BUSY, default 60: about half the knee below, 45 s ramps, 120 s
-#     plateaus) and bursts (BENCH_RATE, and every 120 s 20 s at 5 ×). The lab's knee: at 100
-#     op/s its clients alone had a p50 of 174 ms (the disks' queues full: BlueStore's deferred
-#     writes and RocksDB behind each 4 KiB write), and a drain at rung 2 sent 93 % of the ops
-#     past 10 s; at 40 op/s the p50 was 2.7 ms;
+#     plateaus) and bursts (BENCH_RATE, and every 120 s 20 s at 5 ×). Before any data moved,
+#     the probe's p50 was 174 ms under a client at 100 op/s and 2.7 ms under one at 40 op/s
+#     (the disks' queues: BlueStore's deferred writes and RocksDB behind each 4 KiB write);
 #   - each run from the same starting state: `drain node3`, a timeline every 5 s (rung, brake,
 #     misplaced objects), `drain --cancel`, the data back on unlimited disks, the disks slow
 #     again;
@@ -58,6 +57,7 @@ stop_client() {
                 kill -TERM "$pid" 2>/dev/null
                 for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
                 kill -KILL "$pid" 2>/dev/null
+                for i in $(seq 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
         fi
         [ -n "$LOAD_PID" ] && kill -TERM "$LOAD_PID" 2>/dev/null
         wait "$LOAD_PID" 2>/dev/null
