@@ -12,7 +12,7 @@
 #     that follows the load shape, latency from each op's intended start, up to 32 in
 #     flight, an op over 10 s or failed is over), started with the drain so that every mode
 #     sees the same phases: BENCH_LOADS of steady (BENCH_RATE op/s, default 40), varying
-#     (quiet at a tenth of BENCH_BUSY, default 60: about half the knee below, 45 s ramps, 120 s
+#     (quiet at a tenth of BENCH_BUSY, default 60, between the loads below; 45 s ramps, 120 s
 #     plateaus) and bursts (BENCH_RATE, and every 120 s 20 s at 5 ×). Before any data moved,
 #     the probe's p50 was 174 ms under a client at 100 op/s and 2.7 ms under one at 40 op/s
 #     (the disks' queues: BlueStore's deferred writes and RocksDB behind each 4 KiB write);
