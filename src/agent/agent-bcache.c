@@ -555,12 +555,7 @@ char **osd_stale_volume_units(const char *wants, int osd, const char *fsid) {
         return TAKE_PTR(units);
 }
 
-/* `systemctl disable` of each unit of bcache_lvm_volume_units(lvs_out), each added to `done`.
- * No systemctl on the host: nothing to disable. */
-static int disable_volume_units(AgentState *s, const char *lvs_out, json_object *done, Error *err) {
-        _cleanup_strv_free_ char **units = bcache_lvm_volume_units(lvs_out);
-        if (!units)
-                return error_set(err, ENOMEM, "out of memory");
+int agent_disable_units(AgentState *s, char **units, const char *why, json_object *done, Error *err) {
         STRV_FOREACH(unit, units) {
                 char *argv[] = { (char *) "systemctl", (char *) "disable", *unit, NULL };
                 _cleanup_(run_result_done) RunResult rr = {};
@@ -573,13 +568,21 @@ static int disable_volume_units(AgentState *s, const char *lvs_out, json_object 
                         return r;
                 if (rr.timed_out || rr.exit_status != 0)
                         return error_set(err, rr.timed_out ? ETIMEDOUT : EIO,
-                                         "cannot disable '%s' on '%s' (the boot activation of an OSD being removed): "
-                                         "systemctl disable: %s", *unit, agent_host(s),
+                                         "cannot disable '%s' on '%s' (%s): systemctl disable: %s", *unit,
+                                         agent_host(s), why,
                                          rr.timed_out ? "timed out" : rr.err && rr.err[0] ? rr.err : "failed");
                 if (json_object_array_add(done, json_object_new_string(*unit)) < 0)
                         return error_set(err, ENOMEM, "out of memory");
         }
         return 0;
+}
+
+/* `systemctl disable` of each unit of bcache_lvm_volume_units(lvs_out), each added to `done` */
+static int disable_volume_units(AgentState *s, const char *lvs_out, json_object *done, Error *err) {
+        _cleanup_strv_free_ char **units = bcache_lvm_volume_units(lvs_out);
+        if (!units)
+                return error_set(err, ENOMEM, "out of memory");
+        return agent_disable_units(s, units, "the boot activation of an OSD being removed", done, err);
 }
 
 /* An OSD of `ceph-volume lvm create` on /dev/bcacheN or on a disk: its logical volume holds the

@@ -306,6 +306,9 @@ char **bcache_lvm_volume_units(const char *lvs_out);
  * activate an OSD that is gone). Names as systemctl takes them, without ".service". NULL:
  * no memory. */
 char **osd_stale_volume_units(const char *wants, int osd, const char *fsid);
+/* `systemctl disable` of each of `units`, each added to `done`; `why` names them in an error
+ * ("the boot activation of ..."). No systemctl on the host: nothing to disable (0). */
+int agent_disable_units(AgentState *s, char **units, const char *why, json_object *done, Error *err);
 /* The volume group of a ceph-volume OSD on device `name` (kernel name: bcacheN, or a disk)
  * removed, when device-mapper holds the device and the VG is that OSD's alone
  * (bcache_lvm_check_osd_vg()) — with only_osd_id >= 0, every LV of it tagged

@@ -474,16 +474,10 @@ static void disable_stale_volume_units(AgentState *s, int osd, json_object *done
                 *ret_problem = strdup("out of memory");
                 return;
         }
-        STRV_FOREACH(u, units) {
-                char *dis[] = { (char *) "systemctl", (char *) "disable", *u, NULL };
-                _cleanup_(run_result_done) RunResult dr = {};
-                if (agent_spawn(s, dis, NULL, NULL, SYSTEMCTL_TIMEOUT, &dr, &e) < 0 || dr.timed_out || dr.exit_status != 0) {
-                        *ret_problem = strprintf("cannot disable '%s' (the boot activation of an earlier osd.%d): %s",
-                                                 *u, osd, e.code ? e.message : dr.timed_out ? "timed out" : dr.err ? dr.err : "failed");
-                        error_reset(&e);
-                        return;
-                }
-                json_object_array_add(done, json_object_new_string(*u));
+        _cleanup_(freep) char *why = strprintf("the boot activation of an earlier osd.%d", osd);
+        if (!why || agent_disable_units(s, units, why, done, &e) < 0) {
+                *ret_problem = strdup(why ? e.message : "out of memory");
+                error_reset(&e);
         }
 }
 

@@ -25,7 +25,7 @@
 /* The probe's schedule: 4 KiB ops due at a fixed rate, up to as many in flight, each timed
  * from when it was due (open loop: a stall shows in every op due during it, where one op at a
  * time shows it once). 20 a second is 100 ops a 5 s window whatever the latency — at queue
- * depth 1 a loaded lab gave 13 ops in 10 s — and 1,200 over the 12-window horizon, enough for
+ * depth 1 a loaded lab gave 13 ops in 10 s — and 2,400 over the 24-window horizon, enough for
  * the 1 % budget's bounds; at ~30 disk I/Os a second it asks less of an idle cluster than one
  * op after the other did (~140 ops a second at 7 ms). */
 #define THROTTLE_ADAPT_PROBE_RATE 20
