@@ -173,6 +173,8 @@ struct CephAdapt {
         double *ring_rate;
         unsigned ring_len, ring_pos;
         size_t h_n, h_over;
+        unsigned h_windows;    /* windows counted in this horizon, not capped at cfg.horizon */
+        unsigned *overruns;    /* per rung: lowers from it for the budget at this load */
         int rung;
         bool brake;
         int brake_point;       /* the rung the brake was put on at */
@@ -262,6 +264,7 @@ CephAdapt *ceph_adapt_free(CephAdapt *a) {
         free(a->ring_n);
         free(a->ring_over);
         free(a->ring_rate);
+        free(a->overruns);
         free(a);
         return NULL;
 }
@@ -311,7 +314,8 @@ int ceph_adapt_new(const CephAdaptConfig *cfg, const CephLatencyWindow *baseline
 
         _cleanup_(ceph_adapt_freep) CephAdapt *a = calloc(1, sizeof(CephAdapt));
         if (!a || !(a->ring_n = calloc(c.horizon, sizeof(size_t))) ||
-            !(a->ring_over = calloc(c.horizon, sizeof(size_t))) || !(a->ring_rate = calloc(c.horizon, sizeof(double))))
+            !(a->ring_over = calloc(c.horizon, sizeof(size_t))) || !(a->ring_rate = calloc(c.horizon, sizeof(double))) ||
+            !(a->overruns = calloc((size_t) ceph_adapt_n_rungs(c.scheduler), sizeof(unsigned))))
                 return -ENOMEM;
         a->cfg = c;
         if (baseline)
@@ -403,7 +407,7 @@ static size_t over_ceiling(const CephLatencyWindow *w, double ceiling) {
 }
 
 static void horizon_reset(CephAdapt *a) {
-        a->ring_len = a->ring_pos = 0;
+        a->ring_len = a->ring_pos = a->h_windows = 0;
         a->h_n = a->h_over = 0;
 }
 
@@ -428,8 +432,20 @@ static void horizon_add(CephAdapt *a, size_t n, size_t over, double rate) {
         a->ring_over[a->ring_pos] = over;
         a->ring_rate[a->ring_pos] = rate;
         a->ring_pos = (a->ring_pos + 1) % a->cfg.horizon;
+        a->h_windows++;
         a->h_n += n;
         a->h_over += over;
+}
+
+/* The back-off of a raise to `rung`: the counted windows at the rung below it first, 0 when it
+ * never overran the budget at this load, else the horizon, doubled at each overrun after the
+ * first (at most 16 horizons). The bounds can say a rung is within the budget from its probe
+ * ops; when the rung above overran it anyway, the raise back costs the effect lag and a window
+ * or two over the budget each time, and a retry after every 4 clean windows spent a third of
+ * a steady run there (the slo bench, 7 December): each retry waits longer. */
+static unsigned raise_backoff(const CephAdapt *a, int rung) {
+        unsigned k = a->overruns[rung];
+        return k == 0 ? 0 : a->cfg.horizon << MIN(k - 1, 4u);
 }
 
 int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops, CephAdaptDecision *ret,
@@ -518,6 +534,9 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                         }
                 }
                 ceph_budget_bounds(h_over, h_n, a->cfg.confidence_z, &lower, &upper);
+                /* the raise's back-off (another load clears it) and this horizon's counted windows */
+                const unsigned backoff = reset || a->rung >= a->cfg.rung_max ? 0 : raise_backoff(a, a->rung + 1);
+                const unsigned h_win = (reset ? 0 : a->h_windows) + (counted ? 1 : 0);
                 reading = strprintf("%sp99 %.1f ms, %zu of %zu op%s over the %.1f ms target%s; %zu of %zu over in "
                                     "this horizon, %.2f..%.2f %% at 95 %%, budget %g %%",
                                     load ? load : "", w->p99_ms, over, total, total == 1 ? "" : "s", a->target_ms,
@@ -556,6 +575,12 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                                 what = strprintf("over the budget at the slow preset's rung, the lowest without the "
                                                  "brake: holding (%s)",
                                                  now);
+                } else if (upper < a->cfg.budget && a->rung < a->cfg.rung_max && h_win < backoff) {
+                        why = TAKE_PTR(reading);
+                        what = strprintf("within the budget, but rung %d overran it %u time%s at this load: a raise "
+                                         "after %u counted windows here (%u so far) (%s)",
+                                         a->rung + 1, a->overruns[a->rung + 1], a->overruns[a->rung + 1] == 1 ? "" : "s",
+                                         backoff, h_win, now);
                 } else if (upper < a->cfg.budget && a->rung < a->cfg.rung_max) {
                         why = TAKE_PTR(reading);
                         d.action = CEPH_ADAPT_RAISE;
@@ -587,6 +612,11 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         if (!d.reason)
                 return -ENOMEM;
 
+        /* an overrun of the rung it leaves: a lower for the budget, or a trip of the brake at a rung
+         * raised to less than a horizon of counted windows ago (the raise did it; a pause does not) */
+        const bool overrun = d.action == CEPH_ADAPT_LOWER ||
+                             (d.action == CEPH_ADAPT_BRAKE && !a->paused && a->last_action == CEPH_ADAPT_RAISE &&
+                              a->h_windows < a->cfg.horizon);
         bool changed = d.action != CEPH_ADAPT_HOLD;
         if (changed) {
                 char *r = strdup(d.reason);
@@ -598,8 +628,12 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->last_reason = r;
                 a->last_action = d.action;
         }
-        if (reset)
+        if (reset) { /* another load: what overran at the last one may not at this */
                 horizon_reset(a);
+                memset(a->overruns, 0, (size_t) ceph_adapt_n_rungs(a->cfg.scheduler) * sizeof(unsigned));
+        }
+        if (overrun)
+                a->overruns[d.rung_before]++;
         if (counted)
                 horizon_add(a, total, over, w->client_ops_sec);
         if (changed)

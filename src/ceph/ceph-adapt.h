@@ -21,6 +21,11 @@
  *     over the horizon is below the budget; lower ONE rung while its lower bound is above
  *     it; hold between. The bounds need no per-window threshold: at ~150 ops a window one op
  *     over is 0.7 %, noise, and the horizon's count decides;
+ *   - a raise back to a rung that overran the budget at this load (a lower from it, or a brake
+ *     tripped there less than a horizon of counted windows after the raise to it) waits for
+ *     `horizon` counted windows at the rung below, doubled at each further overrun (at most 16
+ *     horizons); a change of the client load clears it. The probe's bounds can call a rung
+ *     within the budget when the clients' share over is higher than the probe's;
  *   - never below the slow preset's rung (wpq 1, mClock 0) unless the brake is on: adaptive is
  *     never slower than the slow preset;
  *   - the brake (`osd set nobackfill` and the bottom rung: lowering a limit does not pre-empt
