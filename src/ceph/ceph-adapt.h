@@ -25,7 +25,9 @@
  *     tripped there less than a horizon of counted windows after the raise to it) waits for
  *     `horizon` counted windows at the rung below, doubled at each further overrun (at most 16
  *     horizons); a change of the client load clears it. The probe's bounds can call a rung
- *     within the budget when the clients' share over is higher than the probe's;
+ *     within the budget when the clients' share over is higher than the probe's. A raise
+ *     back also needs the upper bound at the rung below under half the budget: while that
+ *     rung uses over half of it, the rung above overruns it again;
  *   - never below the slow preset's rung (wpq 1, mClock 0) unless the brake is on: adaptive is
  *     never slower than the slow preset;
  *   - the brake (`osd set nobackfill` and the bottom rung: lowering a limit does not pre-empt
