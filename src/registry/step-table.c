@@ -303,6 +303,20 @@ const StepEntry step_table[] = {
                 .verify = "osd dump shows in 0 for each OSD",
         },
         {
+                .name = "wait-peered", .target = STEP_TARGET_CLUSTER,
+                .concurrency = STEP_CONCURRENCY_WAIT,
+                .args = (const StepArgSpec[]) {
+                        ARG_OSDS_OF_HOST,
+                        ARG_TIMEOUT("10m", "until the PGs of the OSDs have peered"),
+                        ARG_END,
+                },
+                .doc = "after out: wait until every PG of the OSDs has peered at the OSD map that has them out (a drain "
+                       "holds norebalance over out and this wait, so that no backfill starts while PGs peer)",
+                .verify = "pg dump pgs_brief, every second: no PG has one of the OSDs in its up set, and every PG with "
+                          "one in its acting set is active, not peering nor stale",
+                .progress = "PGs of the OSDs not peered yet",
+        },
+        {
                 .name = "in", .target = STEP_TARGET_CLUSTER,
                 .concurrency = STEP_CONCURRENCY_CLUSTER_SERIAL,
                 .args = (const StepArgSpec[]) { ARG_OSDS_OF_HOST, ARG_END },

@@ -55,9 +55,12 @@ int cs_result_new(json_object **ret, Error *err);
 
 /* waits.c */
 int cs_wait_for(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec, int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata, Error *err);
+/* cs_wait_for polling every poll_ms (cs->poll_ms, when set, wins: the tests' fast polls) */
+int cs_wait_for_every(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec, unsigned poll_ms, int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata, Error *err);
 int cs_probe_clean(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err);
 int cluster_step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
+int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_safe_to_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_ok_to_stop(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_health_gate(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);

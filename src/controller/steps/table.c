@@ -68,6 +68,7 @@ static const StepBody bodies[] = {
         { "pause-autoscaler", cluster_step_pause_autoscaler },
         { "restore-autoscaler", cluster_step_restore_autoscaler },
         { "out", cluster_step_out },
+        { "wait-peered", cluster_step_wait_peered },
         { "in", cluster_step_in },
         { "crush-reweight", cluster_step_crush_reweight },
         { "wait-ok-to-stop", cluster_step_wait_ok_to_stop },

@@ -10,8 +10,14 @@
 int cs_wait_for(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec,
                     int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata,
                     Error *err) {
+        return cs_wait_for_every(cs, c, what, timeout_sec, 2000, probe, userdata, err);
+}
+
+int cs_wait_for_every(ClusterSteps *cs, WaveCall *c, const char *what, unsigned timeout_sec, unsigned poll_ms,
+                      int (*probe)(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err), void *userdata,
+                      Error *err) {
         double t0 = clock_mono_sec();
-        unsigned poll = cs->poll_ms ? cs->poll_ms : 2000;
+        unsigned poll = cs->poll_ms ? cs->poll_ms : poll_ms;
         for (;;) {
                 int r = probe(cs, c, userdata, err);
                 if (r != 0)
@@ -301,6 +307,68 @@ int cluster_step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, js
         int r = cs_wait_for(cs, c, "waiting for every PG to be active+clean", cs_arg_timeout(args, 86400), cs_probe_clean, &p,
                          err);
         return r < 0 ? r : cs_result_new(ret, err);
+}
+
+/* wait-peered: the PGs of the OSDs just marked out peered at the map that has them out
+ * (ceph_pg_dump_count_unpeered), polled every second: a drain holds norebalance over it, so
+ * that no backfill starts while their PGs peer (docs/ceph.md "Out, then peered"). */
+typedef struct PeerProbe {
+        const int *osds;
+        size_t n_osds;
+        size_t first, left;
+        const char *list;
+} PeerProbe;
+
+static int probe_peered(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err) {
+        PeerProbe *p = userdata;
+        _cleanup_(freep) char *out = NULL;
+        int r = ceph_admin_run(cs->admin, ceph_argv_pg_dump_pgs_brief(cs_cli(cs), err), NULL, &out, err);
+        if (r < 0)
+                return r;
+        _cleanup_(ceph_pg_dump_freep) CephPgDump *d = NULL;
+        Error e = {};
+        if ((r = ceph_pg_dump_parse(out ? out : "", &d, &e)) < 0)
+                return error_set(err, EBADMSG, "'ceph pg dump pgs_brief' on '%s': %s", cs->admin->host->name, e.message);
+        p->left = ceph_pg_dump_count_unpeered(d, p->osds, p->n_osds);
+        if (p->first == 0)
+                p->first = p->left;
+        if (c && p->left > 0) {
+                _cleanup_(freep) char *text = strprintf("%zu PG%s of %s not peered yet", p->left, p->left == 1 ? "" : "s",
+                                                        p->list);
+                wave_call_progress(c, p->first ? 1.0 - (double) p->left / (double) p->first : 0, -1, text);
+        }
+        return p->left == 0 ? 1 : 0;
+}
+
+int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err) {
+        _cleanup_(freep) int *ids = NULL;
+        size_t n = 0;
+        int r = cs_osds_arg(args, &ids, &n, err);
+        if (r < 0 || (r = cs_existing_osds(cs, ids, &n, err)) < 0)
+                return r;
+        if (n == 0)
+                return cs_result_new(ret, err);
+        _cleanup_(freep) char *list = cs_osds_text(ids, n);
+        PeerProbe p = { .osds = ids, .n_osds = n, .list = list ? list : "the OSDs" };
+        _cleanup_(freep) char *what = strprintf("waiting until the PGs of %s have peered", p.list);
+        const unsigned timeout = cs_arg_timeout(args, 600);
+        double t0 = clock_mono_sec();
+        Error e = {};
+        r = cs_wait_for_every(cs, c, what ? what : "waiting for peering", timeout, 1000, probe_peered, &p, &e);
+        if (r == -ETIMEDOUT)
+                return error_set(err, ETIMEDOUT,
+                                 "the PGs of %s: %zu still not peered after %u s, at the OSD map that has them out "
+                                 "(ceph pg dump pgs_brief)",
+                                 p.list, p.left, timeout);
+        if (r < 0)
+                return error_set(err, e.code, "%s", e.message);
+        _cleanup_json_ json_object *res = NULL;
+        if ((r = cs_result_new(&res, err)) < 0)
+                return r;
+        json_add(res, "pgs_waited_for", json_object_new_int64((int64_t) p.first));
+        json_add(res, "seconds", json_object_new_double(round((clock_mono_sec() - t0) * 10) / 10));
+        *ret = TAKE_PTR(res);
+        return 0;
 }
 
 /* The waits on a gate about the step's OSDs ("safe to destroy", "ok to stop"). */
