@@ -462,7 +462,8 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         if (!now)
                 return -ENOMEM;
         /* the new state, committed once every string is made */
-        const unsigned slow_run = slow_ops > 0 ? a->slow_run + 1 : 0;
+        const bool peering = w && w->peering;
+        const unsigned slow_run = slow_ops > 0 && !peering ? a->slow_run + 1 : 0;
         /* an op past the ceiling in this window: its p99 over it, or an op that failed or
          * timed out (at queue depth 1 an op stuck on a slow OSD times out, and the window's
          * other ops are fast: its p99 does not show it) */
@@ -471,7 +472,7 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         const size_t bad = w ? over_ceiling(w, a->ceiling_ms) + errors : 0, total = n + errors;
         /* the ceiling: what cannot be one late op — 2 ops and 5 % of the window over it or
          * failed, or an op past it two windows in a row */
-        const bool ceiling_trip = (bad >= 2 && bad * 20 >= total) || (p99_over && a->over_ceiling);
+        const bool ceiling_trip = !peering && ((bad >= 2 && bad * 20 >= total) || (p99_over && a->over_ceiling));
         const bool slow_trip = slow_run >= a->cfg.slow_windows;
         bool reset = false, counted = false;
         double lower = 0, upper = 1;
@@ -506,6 +507,11 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                                 what = strprintf("brake on (%s)", CEPH_ADAPT_BRAKE_FLAG);
                 } else
                         what = strprintf("the brake stays on");
+        } else if (peering) {
+                why = strprintf("p99 %.1f ms, %zu of %zu probe ops over the %.1f ms target, while the PGs of the OSDs "
+                                "just marked out peered (no backfill starts until they have)",
+                                w->p99_ms, over, total, a->target_ms);
+                what = strprintf("not judged (%s%s)", a->brake ? "the brake stays on, " : "", now);
         } else if (!w) {
                 why = strprintf("no reading (the probe call failed)%s",
                                 slow_ops ? "; slow ops on the OSDs being refilled, one window so far" : "");
@@ -652,13 +658,13 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 a->brake_point = a->rung;
         a->rung = d.rung_after;
         a->brake = d.brake_after;
-        if (w) /* no reading says nothing of the ceiling */
-                a->over_ceiling = p99_over;
+        if (w) /* no reading says nothing of the ceiling, nor does a peering window */
+                a->over_ceiling = p99_over && !peering;
         a->slow_run = slow_run;
         a->untripped = changed ? 0 : untripped;
         a->since_change = changed ? 0 : a->since_change + 1;
         a->n_windows++;
-        if (w && (d.brake_before || d.action == CEPH_ADAPT_BRAKE)) {
+        if (w && (d.brake_before || d.action == CEPH_ADAPT_BRAKE || peering)) { /* not the rung's */
                 a->run_n_braked += total;
                 a->run_over_braked += over;
         } else if (w) {
@@ -809,7 +815,7 @@ char *ceph_adapt_run_summary(json_object *state) {
             !json_object_object_get_ex(state, "target_p99_ms", &t) || !json_object_object_get_ex(state, "budget", &b))
                 return NULL;
         return strprintf("the SLO over the run: %" PRIu64 " of %" PRIu64 " probe ops over the %.1f ms target at a rung "
-                         "(%.2f %%, budget %g %%); %" PRIu64 " of %" PRIu64 " in braked or tripped windows",
+                         "(%.2f %%, budget %g %%); %" PRIu64 " of %" PRIu64 " in braked, tripped or peering windows",
                          over, n, json_object_get_double(t), n ? 100.0 * (double) over / (double) n : 0.0,
                          100 * json_object_get_double(b), ob, nb);
 }

@@ -28,6 +28,9 @@
  *     within the budget when the clients' share over is higher than the probe's. A raise
  *     back also needs the upper bound at the rung below under half the budget: while that
  *     rung uses over half of it, the rung above overruns it again;
+ *   - a window in which the PGs of OSDs just marked out peered (a drain's wait-peered, under
+ *     norebalance: no backfill starts until they have) is not judged: neither a trip nor the
+ *     budget; the stall is the peering's, and a brake would only hold back the backfill after it;
  *   - never below the slow preset's rung (wpq 1, mClock 0) unless the brake is on: adaptive is
  *     never slower than the slow preset;
  *   - the brake (`osd set nobackfill` and the bottom rung: lowering a limit does not pre-empt
@@ -72,6 +75,7 @@ typedef struct CephLatencyWindow {
         size_t n_top;     /* min(n, CEPH_LATENCY_TOP) from ceph_latency_window(); 0: not known */
         double top_ms[CEPH_LATENCY_TOP]; /* the n_top largest latencies, largest first */
         double client_ops_sec; /* the clients' op rate during the window (pgmap); 0: not known */
+        bool peering;     /* PGs of OSDs just marked out peered during the window (wait-peered) */
 } CephLatencyWindow;
 
 /* The percentiles of `n` latencies in milliseconds (not modified; order does not matter), and
@@ -194,7 +198,7 @@ int ceph_adapt_start_rung(json_object *last, const CephAdaptConfig *cfg);
  * last change and its reason. */
 json_object *ceph_adapt_to_json(const CephAdapt *a);
 /* "the SLO over the run: 3 of 1200 probe ops over the 200.0 ms target at a rung (0.25 %,
- * budget 1 %); 40 of 90 in braked or tripped windows" from that state; NULL when it says
+ * budget 1 %); 40 of 90 in braked, tripped or peering windows" from that state; NULL when it says
  * too little or out of memory */
 char *ceph_adapt_run_summary(json_object *state);
 

@@ -28,6 +28,8 @@ struct ThrottleAdapt {
         size_t n_probes, n_probe_failures;
         char *last_error;
         bool publish_failed; /* said once on the log, until a publication works again */
+        bool peering;        /* a wait-peered runs (throttle_adapt_set_peering) */
+        bool peering_seen;   /* ... or ran at some time in the current window */
 };
 
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
@@ -218,6 +220,9 @@ static void *adapt_thread(void *userdata) {
         while (!stopping(t)) {
                 CephLatencyWindow w = {};
                 Error err = {};
+                pthread_mutex_lock(&t->mu);
+                t->peering_seen = t->peering;
+                pthread_mutex_unlock(&t->mu);
                 int r = probe_on(t->admin, &t->ch, t->objects, seconds, ceph_adapt_target_ms(t->ctl), &w, &err);
                 if (r < 0) {
                         /* a probe call that failed is no reading, not a spike: the controller
@@ -247,6 +252,7 @@ static void *adapt_thread(void *userdata) {
                 }
                 CephAdaptDecision d = {};
                 pthread_mutex_lock(&t->mu);
+                w.peering = t->peering_seen || t->peering;
                 if (paused >= 0)
                         ceph_adapt_set_paused(t->ctl, paused > 0);
                 t->n_probes++;
@@ -327,6 +333,16 @@ int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, Thrott
         t->started = true;
         *ret = t;
         return 0;
+}
+
+void throttle_adapt_set_peering(ThrottleAdapt *t, bool peering) {
+        if (!t)
+                return;
+        pthread_mutex_lock(&t->mu);
+        t->peering = peering;
+        if (peering)
+                t->peering_seen = true;
+        pthread_mutex_unlock(&t->mu);
 }
 
 json_object *throttle_adapt_state(ThrottleAdapt *t) {

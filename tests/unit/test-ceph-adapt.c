@@ -320,6 +320,13 @@ static size_t replay(const char *name) {
                         }
                         memset(rp, ' ', 6 + (size_t) len);
                 }
+                /* " peering" before "->": the PGs of OSDs just marked out peered in the window */
+                bool peering = false;
+                char *pp = strstr(line, " peering");
+                if (pp && arrow && pp < arrow) {
+                        peering = true;
+                        memset(pp, ' ', 8);
+                }
                 unsigned long ops = 0, over = 0, errors = 0;
                 unsigned slow = 0;
                 double p99 = 0;
@@ -340,6 +347,7 @@ static size_t replay(const char *name) {
                 const char *reason = used > 0 && line[used] ? line + used : NULL;
                 CephLatencyWindow w = winv(ops, over, errors, p99);
                 w.client_ops_sec = rate;
+                w.peering = peering;
                 if (have_top) {
                         w.n_top = MIN((size_t) ops, (size_t) CEPH_LATENCY_TOP);
                         for (size_t i = 0; i < w.n_top; i++)
@@ -419,7 +427,7 @@ static void test_json(void) {
         /* the run's account: the tripped window is the brake's, not the rung's */
         _cleanup_(freep) char *sum0 = ceph_adapt_run_summary(o);
         CHECK_STREQ(sum0, "the SLO over the run: 0 of 0 probe ops over the 8.0 ms target at a rung (0.00 %, budget 1 %); "
-                          "150 of 200 in braked or tripped windows");
+                          "150 of 200 in braked, tripped or peering windows");
         _cleanup_(ceph_adapt_freep) CephAdapt *b2 = NULL;
         CHECK_INTEQ(ceph_adapt_new(&c, &base, &b2, &err), 0);
         CephLatencyWindow some = winv(300, 2, 1, 7);
@@ -429,7 +437,7 @@ static void test_json(void) {
         _cleanup_json_ json_object *o2 = ceph_adapt_to_json(b2);
         _cleanup_(freep) char *sum = ceph_adapt_run_summary(o2);
         CHECK_STREQ(sum, "the SLO over the run: 3 of 301 probe ops over the 8.0 ms target at a rung (1.00 %, budget 1 %); "
-                         "0 of 0 in braked or tripped windows");
+                         "0 of 0 in braked, tripped or peering windows");
         CHECK(ceph_adapt_run_summary(NULL) == NULL);
         ceph_adapt_decision_done(&d);
         CHECK(d.reason == NULL);
@@ -456,6 +464,7 @@ static void test_traces(void) {
         CHECK_INTEQ(replay("load-change-blind.trace"), 10);
         CHECK_INTEQ(replay("mclock-ladder.trace"), 14);
         CHECK_INTEQ(replay("raise-backoff.trace"), 196);
+        CHECK_INTEQ(replay("peering.trace"), 15);
 }
 
 /* xorshift: the same traces every run */

@@ -61,6 +61,8 @@ int cs_probe_clean(ClusterSteps *cs, WaveCall *c, void *userdata, Error *err);
 int cluster_step_drain_check(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
+/* throttle.c: tells the adaptive throttle, if one runs, that a wait-peered runs (or ended) */
+void cs_adapt_peering(ClusterSteps *cs, bool peering);
 int cluster_step_wait_safe_to_destroy(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_wait_ok_to_stop(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);
 int cluster_step_health_gate(ClusterSteps *cs, json_object *args, WaveCall *c, json_object **ret, Error *err);

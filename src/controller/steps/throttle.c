@@ -331,6 +331,12 @@ int cluster_steps_resume_adaptive(ClusterSteps *cs, Error *err) {
         return 1;
 }
 
+void cs_adapt_peering(ClusterSteps *cs, bool peering) {
+        pthread_mutex_lock(&cs->adapt_mu);
+        throttle_adapt_set_peering(cs->adapt, peering);
+        pthread_mutex_unlock(&cs->adapt_mu);
+}
+
 void cluster_steps_done(ClusterSteps *cs) {
         pthread_mutex_lock(&cs->adapt_mu);
         cs->adapt = throttle_adapt_stop(cs->adapt);

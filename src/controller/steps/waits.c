@@ -354,7 +354,10 @@ int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, j
         const unsigned timeout = cs_arg_timeout(args, 600);
         double t0 = clock_mono_sec();
         Error e = {};
+        /* the adaptive throttle does not judge the windows this wait overlaps */
+        cs_adapt_peering(cs, true);
         r = cs_wait_for_every(cs, c, what ? what : "waiting for peering", timeout, 1000, probe_peered, &p, &e);
+        cs_adapt_peering(cs, false);
         if (r == -ETIMEDOUT)
                 return error_set(err, ETIMEDOUT,
                                  "the PGs of %s: %zu still not peered after %u s, at the OSD map that has them out "
