@@ -344,14 +344,11 @@ size_t ceph_pg_dump_count_unpeered(const CephPgDump *d, const int *osds, size_t 
         size_t n = 0;
         for (size_t i = 0; d && i < d->n_pgs; i++) {
                 const CephPgBrief *pg = &d->pgs[i];
-                bool in_up = false, in_acting = false;
-                for (size_t k = 0; k < n_osds; k++) {
+                bool in_up = false;
+                for (size_t k = 0; k < n_osds; k++)
                         in_up = in_up || int_in(pg->up, pg->n_up, osds[k]);
-                        in_acting = in_acting || int_in(pg->acting, pg->n_acting, osds[k]);
-                }
-                if (in_up || (in_acting && (!ceph_pg_state_has(pg->state, "active") ||
-                                            ceph_pg_state_has(pg->state, "peering") ||
-                                            ceph_pg_state_has(pg->state, "stale"))))
+                if (in_up || !ceph_pg_state_has(pg->state, "active") || ceph_pg_state_has(pg->state, "peering") ||
+                    ceph_pg_state_has(pg->state, "stale"))
                         n++;
         }
         return n;

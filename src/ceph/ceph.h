@@ -296,8 +296,9 @@ int ceph_pg_dump_parse(const char *json, CephPgDump **ret, Error *err);
 CephPgDump *ceph_pg_dump_free(CephPgDump *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CephPgDump *, ceph_pg_dump_free);
 /* After `osd out` of `osds`: the PGs not peered yet at the map that has them out. A PG with
- * one of them in its up set (its stats are of an earlier map), or in its acting set (pg_temp
- * keeps a drained OSD acting while it backfills) and not active, or peering, or stale. */
+ * one of them in its up set (its stats are of an earlier map), or any PG not active, or
+ * peering, or stale: the out re-peers PGs that no longer have them in any set too (the lab,
+ * seconds after `osd out 4 5`: 20 PGs peering with neither in up nor acting). */
 size_t ceph_pg_dump_count_unpeered(const CephPgDump *d, const int *osds, size_t n_osds);
 /* PGs with `osd` in their up or acting set that are not active+clean */
 size_t ceph_pg_dump_count_unclean_on_osd(const CephPgDump *d, int osd);

@@ -312,8 +312,8 @@ const StepEntry step_table[] = {
                 },
                 .doc = "after out: wait until every PG of the OSDs has peered at the OSD map that has them out (a drain "
                        "holds norebalance over out and this wait, so that no backfill starts while PGs peer)",
-                .verify = "pg dump pgs_brief, every second: no PG has one of the OSDs in its up set, and every PG with "
-                          "one in its acting set is active, not peering nor stale",
+                .verify = "pg dump pgs_brief, every second: no PG has one of the OSDs in its up set, and every PG is "
+                          "active, not peering nor stale (the out re-peers PGs that no longer have them in any set)",
                 .progress = "PGs of the OSDs not peered yet",
         },
         {
