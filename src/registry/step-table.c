@@ -307,14 +307,14 @@ const StepEntry step_table[] = {
                 .concurrency = STEP_CONCURRENCY_WAIT,
                 .args = (const StepArgSpec[]) {
                         ARG_OSDS_OF_HOST,
-                        ARG_TIMEOUT("10m", "until the PGs of the OSDs have peered"),
+                        ARG_TIMEOUT("10m", "until every PG has peered"),
                         ARG_END,
                 },
-                .doc = "after out: wait until every PG of the OSDs has peered at the OSD map that has them out (a drain "
-                       "holds norebalance over out and this wait, so that no backfill starts while PGs peer)",
+                .doc = "after out: wait until every PG has peered at the OSD map that has the OSDs out (a drain holds "
+                       "norebalance over out and this wait, so that no backfill starts while PGs peer)",
                 .verify = "pg dump pgs_brief, every second: no PG has one of the OSDs in its up set, and every PG is "
                           "active, not peering nor stale (the out re-peers PGs that no longer have them in any set)",
-                .progress = "PGs of the OSDs not peered yet",
+                .progress = "PGs not peered yet since the OSDs went out",
         },
         {
                 .name = "in", .target = STEP_TARGET_CLUSTER,

@@ -309,9 +309,9 @@ int cluster_step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, js
         return r < 0 ? r : cs_result_new(ret, err);
 }
 
-/* wait-peered: the PGs of the OSDs just marked out peered at the map that has them out
+/* wait-peered: after the OSDs were marked out, every PG peered at the map that has them out
  * (ceph_pg_dump_count_unpeered), polled every second: a drain holds norebalance over it, so
- * that no backfill starts while their PGs peer (docs/ceph.md "Out, then peered"). */
+ * that no backfill starts while PGs peer (docs/ceph.md "Out, then peered"). */
 typedef struct PeerProbe {
         const int *osds;
         size_t n_osds;
@@ -333,8 +333,8 @@ static int probe_peered(ClusterSteps *cs, WaveCall *c, void *userdata, Error *er
         if (p->first == 0)
                 p->first = p->left;
         if (c && p->left > 0) {
-                _cleanup_(freep) char *text = strprintf("%zu PG%s of %s not peered yet", p->left, p->left == 1 ? "" : "s",
-                                                        p->list);
+                _cleanup_(freep) char *text = strprintf("%zu PG%s not peered yet since %s went out", p->left,
+                                                        p->left == 1 ? "" : "s", p->list);
                 wave_call_progress(c, p->first ? 1.0 - (double) p->left / (double) p->first : 0, -1, text);
         }
         return p->left == 0 ? 1 : 0;
@@ -350,7 +350,7 @@ int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, j
                 return cs_result_new(ret, err);
         _cleanup_(freep) char *list = cs_osds_text(ids, n);
         PeerProbe p = { .osds = ids, .n_osds = n, .list = list ? list : "the OSDs" };
-        _cleanup_(freep) char *what = strprintf("waiting until the PGs of %s have peered", p.list);
+        _cleanup_(freep) char *what = strprintf("waiting until every PG has peered since %s went out", p.list);
         const unsigned timeout = cs_arg_timeout(args, 600);
         double t0 = clock_mono_sec();
         Error e = {};
@@ -360,9 +360,9 @@ int cluster_step_wait_peered(ClusterSteps *cs, json_object *args, WaveCall *c, j
         cs_adapt_peering(cs, false);
         if (r == -ETIMEDOUT)
                 return error_set(err, ETIMEDOUT,
-                                 "the PGs of %s: %zu still not peered after %u s, at the OSD map that has them out "
-                                 "(ceph pg dump pgs_brief)",
-                                 p.list, p.left, timeout);
+                                 "%zu PG%s still not peered %u s after %s went out (active, not peering nor stale, "
+                                 "at the OSD map that has them out: ceph pg dump pgs_brief)",
+                                 p.left, p.left == 1 ? "" : "s", timeout, p.list);
         if (r < 0)
                 return error_set(err, e.code, "%s", e.message);
         _cleanup_json_ json_object *res = NULL;
