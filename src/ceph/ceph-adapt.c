@@ -508,8 +508,8 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
                 } else
                         what = strprintf("the brake stays on");
         } else if (peering) {
-                why = strprintf("p99 %.1f ms, %zu of %zu probe ops over the %.1f ms target, while the PGs of the OSDs "
-                                "just marked out peered (no backfill starts until they have)",
+                why = strprintf("p99 %.1f ms, %zu of %zu probe ops over the %.1f ms target, while PGs peered after OSDs "
+                                "went out (the stall is the peering's)",
                                 w->p99_ms, over, total, a->target_ms);
                 what = strprintf("not judged (%s%s)", a->brake ? "the brake stays on, " : "", now);
         } else if (!w) {

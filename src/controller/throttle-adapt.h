@@ -70,7 +70,7 @@ int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, Thrott
  * left to the caller's restore (its record says whether it is on). NULL-safe. */
 ThrottleAdapt *throttle_adapt_stop(ThrottleAdapt *t);
 
-/* While a wait-peered runs (the PGs of OSDs just marked out peer, under norebalance): the
+/* While a wait-peered runs (PGs peer at the map that has OSDs just marked out): the
  * windows it overlaps are not judged (ceph_adapt_step, CephLatencyWindow.peering). */
 void throttle_adapt_set_peering(ThrottleAdapt *t, bool peering);
 double throttle_adapt_target_ms(ThrottleAdapt *t);

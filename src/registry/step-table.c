@@ -310,8 +310,8 @@ const StepEntry step_table[] = {
                         ARG_TIMEOUT("10m", "until every PG has peered"),
                         ARG_END,
                 },
-                .doc = "after out: wait until every PG has peered at the OSD map that has the OSDs out (a drain holds "
-                       "norebalance over out and this wait, so that no backfill starts while PGs peer)",
+                .doc = "after out: wait until every PG has peered at the OSD map that has the OSDs out (client I/O "
+                       "waits while PGs peer; the adaptive throttle does not judge those seconds)",
                 .verify = "pg dump pgs_brief, every second: no PG has one of the OSDs in its up set, and every PG is "
                           "active, not peering nor stale (the out re-peers PGs that no longer have them in any set)",
                 .progress = "PGs not peered yet since the OSDs went out",

@@ -6,8 +6,6 @@
 #   - a drain that would push an OSD past its backfillfull ratio is refused, nothing changed
 #   - --dry-run prints the plan and the projection and changes nothing
 #   - a drain killed (SIGKILL) while data moves, then the same command again, converges
-#   - a drain killed in wait-peered (norebalance set over the out and its peering), then
-#     `drain --cancel`: norebalance unset, node4 back; the drain again converges
 #   - a drain killed in its restore, then `drain --cancel`, then the drain again: a real
 #     drain (out, data moved, OSDs stopped), node4 recorded drained only once its OSDs are
 #     empty (issue 26 (b))
@@ -86,7 +84,6 @@ print(sorted((e["section"], e["name"], e["value"]) for e in json.load(sys.stdin)
         ceph_ osd pool ls detail -f json 2>/dev/null | py 'import json,sys; print(sorted((p["pool_name"], p.get("pg_autoscale_mode")) for p in json.load(sys.stdin)))'
 }
 before=$(settings)
-osd_flags() { ceph_ osd dump -f json 2>/dev/null | py 'import json,sys; print("\n".join(json.load(sys.stdin)["flags"].split(",")))'; }
 tree0=$(ceph_ osd tree -f json 2>/dev/null)
 
 # refused: past backfillfull (ratios lowered just above today's fullest OSD)
@@ -188,7 +185,6 @@ ids = {int(x) for x in sys.argv[1].split()}
 print(sum(1 for p in pgs if ids & set(p["up"] + p["acting"])))' "$n4")
         check_eq "$what: no PG is mapped to node4's OSDs" "$mapped" 0
         check_eq "$what: throttle, balancer and autoscaler as they were" "$(settings)" "$before"
-        check_eq "$what: norebalance is not left set" "$(osd_flags | grep -c norebalance)" 0
         check_eq "$what: no saved record is left" "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/saved/')" 0
         check_contains "$what: node4 is recorded as drained" "$(ceph_ config-key get cephprov/ceph/drained/node4 2>/dev/null)" '"drained"'
 }
@@ -197,7 +193,7 @@ print(sum(1 for p in pgs if ids & set(p["up"] + p["acting"])))' "$n4")
 # playbook: node4's OSDs in and started, the data back on them), the drain again must drain
 # for real (out, data moved, OSDs stopped; no step "done in an earlier run") and record
 # node4 drained only once its OSDs are out, down and in no PG.
-points=${DRAIN_KILL_POINTS:-throttle:0 wait-peered:0:cancel wait-safe-to-destroy:1 stop-osd:0 restore-throttle:0:cancel}
+points=${DRAIN_KILL_POINTS:-throttle:0 wait-peered:0 wait-safe-to-destroy:1 stop-osd:0 restore-throttle:0:cancel}
 last=${points##* }
 drain_s=
 for point in $points; do
@@ -215,7 +211,6 @@ for point in $points; do
                 check_eq "[$point] node4's OSDs are up and in after the cancel" \
                         "$(state_of node4 | awk '{print $2, $3}' | sort -u)" "1 1"
                 check "[$point] clean after the cancel" wait_clean 300
-                check_eq "[$point] the cancel unset the killed drain's norebalance" "$(osd_flags | grep -c norebalance)" 0
                 check_eq "[$point] the cancel removed the drained record" \
                         "$(ceph_ config-key ls 2>/dev/null | grep -c 'cephprov/ceph/drained/')" 0
                 # a runtime override on one OSD that stays: the throttle's check of every up

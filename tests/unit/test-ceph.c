@@ -465,7 +465,7 @@ static void test_pg_dump(void) {
                                        &d, &err),
                     0);
         static const int out45[] = { 4, 5 };
-        /* all but 1.2 (active, its backfill waits: what norebalance holds) and 1.6 */
+        /* all but 1.2 (active, its backfill waits) and 1.6 */
         CHECK_INTEQ(ceph_pg_dump_count_unpeered(d, out45, 2), 5);
         CHECK_INTEQ(ceph_pg_dump_count_unpeered(d, NULL, 0), 4);
         d = ceph_pg_dump_free(d);

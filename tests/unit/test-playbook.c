@@ -59,25 +59,21 @@ static void test_drain_node(void) {
         /* refused before anything changes: drain-check first */
         CHECK_STREQ(step_name(pb, PLAYBOOK_BEFORE, 0), "drain-check");
         CHECK_STREQ(step_name(pb, PLAYBOOK_BEFORE, 1), "throttle");
-        static const char * const per_host[] = { "set-flag", "out", "wait-peered", "unset-flag", "wait-safe-to-destroy",
-                                                 "wait-clean", "wait-ok-to-stop", "stop-osd" };
+        static const char * const per_host[] = { "out", "wait-peered", "wait-safe-to-destroy", "wait-clean",
+                                                 "wait-ok-to-stop", "stop-osd" };
         CHECK_INTEQ(pb->n_steps[PLAYBOOK_PER_HOST], ELEMENTSOF(per_host));
         for (size_t i = 0; i < ELEMENTSOF(per_host); i++)
                 CHECK_STREQ(step_name(pb, PLAYBOOK_PER_HOST, i), per_host[i]);
-        /* no destructive step, no host-scoped noout (drain marks out): the one flag is
-         * norebalance over the out and its peering, unset after it and in `after` */
+        /* no destructive step, no host-scoped noout: drain marks out */
         for (size_t s = 0; s < _PLAYBOOK_SECTION_MAX; s++)
                 for (size_t i = 0; i < pb->n_steps[s]; i++) {
                         CHECK(!pb->steps[s][i].entry->destructive);
-                        if (streq(pb->steps[s][i].entry->name, "set-flag"))
-                                CHECK_STREQ(json_object_to_json_string_ext(pb->steps[s][i].args, JSON_C_TO_STRING_PLAIN),
-                                            "{\"flag\":\"norebalance\",\"scope\":\"cluster\"}");
+                        CHECK(!streq(pb->steps[s][i].entry->name, "set-flag"));
                 }
-        CHECK_STREQ(step_name(pb, PLAYBOOK_AFTER, 0), "unset-flag");
-        CHECK_STREQ(step_name(pb, PLAYBOOK_AFTER, 3), "restore-throttle");
+        CHECK_STREQ(step_name(pb, PLAYBOOK_AFTER, 2), "restore-throttle");
         CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_BEFORE][1].args, JSON_C_TO_STRING_PLAIN),
                     "{\"preset\":\"layout\"}");
-        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][4].args, JSON_C_TO_STRING_PLAIN),
+        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][2].args, JSON_C_TO_STRING_PLAIN),
                     "{\"osds\":\"${host.osds}\",\"timeout\":86400}");
 }
 
@@ -88,16 +84,16 @@ static void test_destroy_node(void) {
         CHECK_STREQ(pb->name, "destroy-node");
         CHECK(pb->destructive);
         static const char * const per_host[] = {
-                "set-flag", "out", "wait-peered", "unset-flag", "wait-safe-to-destroy", "wait-clean",
-                "wait-ok-to-stop", "stop-osd", "purge-osd", "bcache-teardown", "wipe", "crush-remove-host",
+                "out", "wait-peered", "wait-safe-to-destroy", "wait-clean", "wait-ok-to-stop", "stop-osd",
+                "purge-osd", "bcache-teardown", "wipe", "crush-remove-host",
         };
         CHECK_INTEQ(pb->n_steps[PLAYBOOK_PER_HOST], ELEMENTSOF(per_host));
         for (size_t i = 0; i < ELEMENTSOF(per_host); i++)
                 CHECK_STREQ(step_name(pb, PLAYBOOK_PER_HOST, i), per_host[i]);
         /* only what cephprov owns is wiped */
-        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][10].args, JSON_C_TO_STRING_PLAIN),
+        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][8].args, JSON_C_TO_STRING_PLAIN),
                     "{\"owned\":true}");
-        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][11].args, JSON_C_TO_STRING_PLAIN),
+        CHECK_STREQ(json_object_to_json_string_ext(pb->steps[PLAYBOOK_PER_HOST][9].args, JSON_C_TO_STRING_PLAIN),
                     "{\"host\":\"${host}\"}");
 }
 

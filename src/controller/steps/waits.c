@@ -310,8 +310,8 @@ int cluster_step_wait_clean(ClusterSteps *cs, json_object *args, WaveCall *c, js
 }
 
 /* wait-peered: after the OSDs were marked out, every PG peered at the map that has them out
- * (ceph_pg_dump_count_unpeered), polled every second: a drain holds norebalance over it, so
- * that no backfill starts while PGs peer (docs/ceph.md "Out, then peered"). */
+ * (ceph_pg_dump_count_unpeered), polled every second; the adaptive throttle does not judge
+ * those seconds (docs/ceph.md "Out, then peered"). */
 typedef struct PeerProbe {
         const int *osds;
         size_t n_osds;
