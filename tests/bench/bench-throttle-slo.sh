@@ -17,8 +17,8 @@
 #     the probe's p50 was 174 ms under a client at 100 op/s and 2.7 ms under one at 40 op/s
 #     (the disks' queues: BlueStore's deferred writes and RocksDB behind each 4 KiB write);
 #   - each run from the same starting state: `drain node3`, a timeline every 5 s (rung, brake,
-#     misplaced objects), `drain --cancel`, the data back on unlimited disks, the disks slow
-#     again;
+#     misplaced objects), `drain --cancel`, the data back on unlimited disks, every OSD
+#     compacted (as after the fill), the disks slow again;
 #   - the SLO X from the static runs of the first load (tests/bench/bench-slo-report.py pick):
 #     the lowest value where the slow rung (1) has at most half the budget over it while the
 #     fast rung (4) overruns it; otherwise the run says the lab has no question to answer;
@@ -72,6 +72,7 @@ lab_cleanup_hook() {
 throttle_lab_up adaptive
 put_bulk $((mb / 4)) 4194304 || { echo "FAIL: the data could not be written"; exit 1; }
 wait_clean 600 || { echo "FAIL: not clean with the data"; exit 1; }
+compact_all || { echo "FAIL: ceph tell osd.N compact"; exit 1; }
 
 set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }
 echo "Ceph $release; disks: $iops IOPS and $((bps / 1048576)) MiB/s per device; $mb MB of objects"

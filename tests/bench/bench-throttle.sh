@@ -43,6 +43,7 @@ throttle_lab_up slow
 put_objects 50 4194304 "$dir/data"
 on admin rados -p data bench 10 write -b 4096 -t 8 --no-cleanup >/dev/null
 wait_clean 300 || { echo "FAIL: not clean with the data"; exit 1; }
+compact_all || { echo "FAIL: ceph tell osd.N compact"; exit 1; }
 
 set_disks --iops "$iops" --bps "$bps" || { echo "FAIL lab slow"; exit 1; }
 echo "disks: $iops IOPS and $((bps / 1048576)) MiB/s per device, reads and writes"
