@@ -174,7 +174,7 @@ struct CephAdapt {
         unsigned ring_len, ring_pos;
         size_t h_n, h_over;
         unsigned h_windows;    /* windows counted in this horizon, not capped at cfg.horizon */
-        unsigned *overruns;    /* per rung: lowers from it for the budget at this load */
+        unsigned *overruns;    /* per rung: its overruns at this load (lowers from it, brakes after a raise to it) */
         int rung;
         bool brake;
         int brake_point;       /* the rung the brake was put on at */
