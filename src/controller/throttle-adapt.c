@@ -30,7 +30,14 @@ struct ThrottleAdapt {
         bool publish_failed; /* said once on the log, until a publication works again */
         bool peering;        /* a wait-peered runs (throttle_adapt_set_peering) */
         bool peering_seen;   /* ... or ran at some time in the current window */
+        unsigned peering_left; /* windows it may still keep from being judged */
 };
+
+/* The windows a wait-peered may keep from being judged, from its start: the peering after an
+ * out stalled client ops about 5 s in the lab, and wait-peered took 10-13 s (the mgr's stats
+ * lag); a stall past these windows is judged, whatever waits (the brake must see a disk that
+ * fails while PGs peer: drain-adaptive's spike comes a second after the out) */
+#define PEERING_WINDOWS 3
 
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
         const CephCli *cli = ceph_admin_cli(admin);
@@ -252,7 +259,9 @@ static void *adapt_thread(void *userdata) {
                 }
                 CephAdaptDecision d = {};
                 pthread_mutex_lock(&t->mu);
-                w.peering = t->peering_seen || t->peering;
+                w.peering = (t->peering_seen || t->peering) && t->peering_left > 0;
+                if (w.peering)
+                        t->peering_left--;
                 if (paused >= 0)
                         ceph_adapt_set_paused(t->ctl, paused > 0);
                 t->n_probes++;
@@ -339,6 +348,8 @@ void throttle_adapt_set_peering(ThrottleAdapt *t, bool peering) {
         if (!t)
                 return;
         pthread_mutex_lock(&t->mu);
+        if (peering && !t->peering)
+                t->peering_left = PEERING_WINDOWS;
         t->peering = peering;
         if (peering)
                 t->peering_seen = true;

@@ -154,7 +154,9 @@ kill_at() {
         local step=$1 delay=$2 log=$3 base hold=
         shift 3
         case $step in
-        throttle | wait-peered | restore-throttle | crush-remove-host) hold=$step ;;
+        # (wait-safe-to-destroy: the data of a few hundred MB has moved while wait-peered ran
+        # before it, and the step would end within the second a kill waits)
+        throttle | wait-peered | wait-safe-to-destroy | restore-throttle | crush-remove-host) hold=$step ;;
         purge-osd) hold=$step:after ;;
         esac
         base=$(journal_lines)
