@@ -30,14 +30,16 @@ struct ThrottleAdapt {
         bool publish_failed; /* said once on the log, until a publication works again */
         bool peering;        /* a wait-peered runs (throttle_adapt_set_peering) */
         bool peering_seen;   /* ... or ran at some time in the current window */
-        unsigned peering_left; /* windows it may still keep from being judged */
+        double peering_since; /* when the last one started (clock_mono_sec) */
 };
 
-/* The windows a wait-peered may keep from being judged, from its start: the peering after an
- * out stalled client ops about 5 s in the lab, and wait-peered took 10-13 s (the mgr's stats
- * lag); a stall past these windows is judged, whatever waits (the brake must see a disk that
- * fails while PGs peer: drain-adaptive's spike comes a second after the out) */
-#define PEERING_WINDOWS 3
+/* The windows a wait-peered keeps from being judged: those that start less than this after
+ * it started. The peering after an out stalled client ops about 5 s in the lab, and
+ * wait-peered took 10-13 s (the mgr's stats lag); a stall past it is judged, whatever waits:
+ * the brake must see a disk that fails while PGs peer (drain-adaptive's spike comes a second
+ * after the out, and a window on a disk that slow lasts 10 s and more, so a count of windows
+ * kept the brake off for 50 s) */
+#define PEERING_SEC 10.0
 
 int throttle_adapt_pool_ensure(CephAdmin *admin, Error *err) {
         const CephCli *cli = ceph_admin_cli(admin);
@@ -227,6 +229,7 @@ static void *adapt_thread(void *userdata) {
         while (!stopping(t)) {
                 CephLatencyWindow w = {};
                 Error err = {};
+                const double window_start = clock_mono_sec();
                 pthread_mutex_lock(&t->mu);
                 t->peering_seen = t->peering;
                 pthread_mutex_unlock(&t->mu);
@@ -259,9 +262,7 @@ static void *adapt_thread(void *userdata) {
                 }
                 CephAdaptDecision d = {};
                 pthread_mutex_lock(&t->mu);
-                w.peering = (t->peering_seen || t->peering) && t->peering_left > 0;
-                if (w.peering)
-                        t->peering_left--;
+                w.peering = (t->peering_seen || t->peering) && window_start < t->peering_since + PEERING_SEC;
                 if (paused >= 0)
                         ceph_adapt_set_paused(t->ctl, paused > 0);
                 t->n_probes++;
@@ -349,7 +350,7 @@ void throttle_adapt_set_peering(ThrottleAdapt *t, bool peering) {
                 return;
         pthread_mutex_lock(&t->mu);
         if (peering && !t->peering)
-                t->peering_left = PEERING_WINDOWS;
+                t->peering_since = clock_mono_sec();
         t->peering = peering;
         if (peering)
                 t->peering_seen = true;

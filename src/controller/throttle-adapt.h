@@ -71,8 +71,8 @@ int throttle_adapt_start(CephAdmin *admin, const ThrottleAdaptOptions *o, Thrott
 ThrottleAdapt *throttle_adapt_stop(ThrottleAdapt *t);
 
 /* While a wait-peered runs (PGs peer at the map that has OSDs just marked out): the
- * windows it overlaps are not judged (ceph_adapt_step, CephLatencyWindow.peering), at most
- * the first 3 from its start (15 s): a longer stall is judged. */
+ * windows it overlaps are not judged (ceph_adapt_step, CephLatencyWindow.peering), those
+ * that start within 10 s of its start only: a longer stall is judged. */
 void throttle_adapt_set_peering(ThrottleAdapt *t, bool peering);
 double throttle_adapt_target_ms(ThrottleAdapt *t);
 double throttle_adapt_ceiling_ms(ThrottleAdapt *t);
