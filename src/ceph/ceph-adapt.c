@@ -462,7 +462,9 @@ int ceph_adapt_step(CephAdapt *a, const CephLatencyWindow *w, unsigned slow_ops,
         if (!now)
                 return -ENOMEM;
         /* the new state, committed once every string is made */
-        const bool peering = w && w->peering;
+        /* a peering window is not judged unless a probe op failed or timed out: the stall of
+         * a peering is seconds (5 s in the lab), an op past the probe's timeout is more */
+        const bool peering = w && w->peering && w->n_errors == 0;
         const unsigned slow_run = slow_ops > 0 && !peering ? a->slow_run + 1 : 0;
         /* an op past the ceiling in this window: its p99 over it, or an op that failed or
          * timed out (at queue depth 1 an op stuck on a slow OSD times out, and the window's

@@ -28,8 +28,9 @@
  *     within the budget when the clients' share over is higher than the probe's. A raise
  *     back also needs the upper bound at the rung below under half the budget: while that
  *     rung uses over half of it, the rung above overruns it again;
- *   - a window in which PGs peered after OSDs were marked out (a drain's wait-peered) is not
- *     judged: neither a trip nor the budget; the stall is the peering's, the same with backfill
+ *   - a window in which PGs peered after OSDs were marked out (a drain's wait-peered), and no
+ *     probe op failed or timed out, is not judged: neither a trip nor the budget; the stall is
+ *     the peering's (seconds, not past the probe's timeout), the same with backfill
  *     held back or not (docs/ceph.md "Out, then peered"), and a brake would only hold back the
  *     backfill after it;
  *   - never below the slow preset's rung (wpq 1, mClock 0) unless the brake is on: adaptive is
