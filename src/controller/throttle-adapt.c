@@ -29,7 +29,7 @@ struct ThrottleAdapt {
         char *last_error;
         bool publish_failed; /* said once on the log, until a publication works again */
         bool peering;        /* a wait-peered runs (throttle_adapt_set_peering) */
-        bool peering_seen;   /* ... or ran at some time in the current window */
+        bool peering_seen;   /* ... or ran at some time in the current window (set with it) */
         double peering_since; /* when the last one started (clock_mono_sec) */
 };
 
@@ -262,7 +262,7 @@ static void *adapt_thread(void *userdata) {
                 }
                 CephAdaptDecision d = {};
                 pthread_mutex_lock(&t->mu);
-                w.peering = (t->peering_seen || t->peering) && window_start < t->peering_since + PEERING_SEC;
+                w.peering = t->peering_seen && window_start < t->peering_since + PEERING_SEC;
                 if (paused >= 0)
                         ceph_adapt_set_paused(t->ctl, paused > 0);
                 t->n_probes++;
